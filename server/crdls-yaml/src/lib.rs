@@ -1,0 +1,19 @@
+//! YAML with positions for crdls: parsing never fails and yields documents whose every node and key
+//! keeps its byte range, plus located syntax, duplicate-key and aliasing diagnostics.
+
+mod diag;
+mod line_index;
+mod parse;
+mod path;
+mod scalar;
+mod tree;
+
+pub use diag::{Diagnostic, Severity, TextRange};
+pub use line_index::{ColumnUnit, LineCol, LineIndex};
+pub use parse::{parse, Document, Stream, MAX_EXPANDED_NODES};
+pub use path::{FieldPath, PathSegment};
+pub use scalar::{resolve_plain, resolve_tagged};
+pub use tree::{Entry, Node, Style, Value};
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,346 @@
+//! Parsing a YAML stream into documents. It never fails: each document is parsed on its own, so a
+//! syntax error leaves the documents around it intact, and the broken one keeps what came before the error.
+
+use std::collections::HashMap;
+
+use saphyr_parser::{Event, Parser, ScalarStyle, Span};
+
+use crate::scalar::{key_text, resolve_plain, resolve_tagged};
+use crate::{Diagnostic, Entry, Node, Severity, Style, TextRange, Value};
+
+/// The most nodes a document may expand to through aliases before it is refused, like the
+/// API server's decoder refuses a "billion laughs" document.
+pub const MAX_EXPANDED_NODES: usize = 1_000_000;
+
+/// A parsed YAML stream.
+#[derive(Clone, Debug, Default)]
+pub struct Stream {
+    /// The documents, in source order. Documents holding nothing (only comments) are left out.
+    pub documents: Vec<Document>,
+}
+
+/// One document of a stream.
+#[derive(Clone, Debug)]
+pub struct Document {
+    /// The text the document spans, its `---` line included.
+    pub range: TextRange,
+    /// The root node, or `None` for a document with no content.
+    pub root: Option<Node>,
+    /// Syntax errors, duplicate keys and aliasing errors in this document.
+    pub diagnostics: Vec<Diagnostic>,
+    /// Whether a syntax error cut the document short (the root then holds only what came before it).
+    pub has_syntax_error: bool,
+}
+
+/// Parses a whole stream. A leading byte-order mark is skipped; ranges still count it.
+pub fn parse(text: &str) -> Stream {
+    let bom = if text.starts_with('\u{feff}') { '\u{feff}'.len_utf8() } else { 0 };
+    let mut documents = Vec::new();
+    for chunk in split_documents(text, bom) {
+        if let Some(doc) = parse_document(text, chunk) {
+            documents.push(doc);
+        }
+    }
+    Stream { documents }
+}
+
+/// Splits the text at document markers (`---` or `...` at the start of a line). YAML gives these
+/// lines that meaning wherever they are, so splitting first is safe and isolates syntax errors.
+fn split_documents(text: &str, start: usize) -> Vec<TextRange> {
+    let mut chunks = Vec::new();
+    let mut chunk_start = start;
+    let mut line_start = start;
+    let bytes = text.as_bytes();
+    while line_start < text.len() {
+        let line_end = text[line_start..].find('\n').map_or(text.len(), |i| line_start + i + 1);
+        let line = &bytes[line_start..line_end];
+        let is_marker = |m: &[u8]| line.starts_with(m) && line.get(3).is_none_or(|c| matches!(c, b' ' | b'\t' | b'\r' | b'\n'));
+        if is_marker(b"---") {
+            if line_start > chunk_start {
+                chunks.push(TextRange::new(chunk_start, line_start));
+            }
+            chunk_start = line_start;
+        } else if is_marker(b"...") {
+            chunks.push(TextRange::new(chunk_start, line_end));
+            chunk_start = line_end;
+        }
+        line_start = line_end;
+    }
+    if chunk_start < text.len() || chunks.is_empty() {
+        chunks.push(TextRange::new(chunk_start, text.len()));
+    }
+    // A chunk with only directives (`%YAML`), comments and blank lines belongs to the next one.
+    let mut merged: Vec<TextRange> = Vec::new();
+    let mut carry: Option<usize> = None;
+    for chunk in chunks {
+        let only_preamble = text[chunk.start..chunk.end].lines().all(|l| {
+            let l = l.trim();
+            l.is_empty() || l.starts_with('#') || l.starts_with('%')
+        });
+        let start = carry.take().unwrap_or(chunk.start);
+        if only_preamble && text[chunk.start..chunk.end].lines().any(|l| l.trim_start().starts_with('%')) {
+            carry = Some(start);
+            continue;
+        }
+        merged.push(TextRange::new(start, chunk.end));
+    }
+    if let Some(start) = carry {
+        merged.push(TextRange::new(start, text.len()));
+    }
+    merged
+}
+
+/// Converts the parser's character indexes into byte offsets of the whole text.
+struct Offsets {
+    base: usize,
+    /// Byte offset of each character, when the chunk is not ASCII.
+    table: Option<Vec<u32>>,
+    len: usize,
+}
+
+impl Offsets {
+    fn new(chunk: &str, base: usize) -> Offsets {
+        let table = (!chunk.is_ascii()).then(|| chunk.char_indices().map(|(i, _)| i as u32).collect());
+        Offsets { base, table, len: chunk.len() }
+    }
+
+    fn byte(&self, char_index: usize) -> usize {
+        self.base
+            + match &self.table {
+                None => char_index.min(self.len),
+                Some(t) => t.get(char_index).map_or(self.len, |&b| b as usize),
+            }
+    }
+
+    fn range(&self, span: Span) -> TextRange {
+        TextRange::new(self.byte(span.start.index()), self.byte(span.end.index()))
+    }
+}
+
+enum Frame {
+    Seq { start: usize, anchor: usize, flow: bool, items: Vec<Node> },
+    Map { start: usize, anchor: usize, flow: bool, entries: Vec<Entry>, key: Option<(String, TextRange, bool)>, merges: Vec<Node> },
+}
+
+struct Builder<'a> {
+    text: &'a str,
+    stack: Vec<Frame>,
+    root: Option<Node>,
+    anchors: HashMap<usize, (Node, usize)>,
+    expanded: usize,
+    aliasing_reported: bool,
+    diagnostics: Vec<Diagnostic>,
+}
+
+fn parse_document(text: &str, chunk: TextRange) -> Option<Document> {
+    let src = &text[chunk.start..chunk.end];
+    let offsets = Offsets::new(src, chunk.start);
+    let mut builder = Builder {
+        text,
+        stack: Vec::new(),
+        root: None,
+        anchors: HashMap::new(),
+        expanded: 0,
+        aliasing_reported: false,
+        diagnostics: Vec::new(),
+    };
+    let mut parser = Parser::new_from_str(src);
+    let mut has_syntax_error = false;
+    while let Some(next) = parser.next_event() {
+        match next {
+            Ok((event, span)) => {
+                let range = offsets.range(span);
+                if !builder.event(event, range) {
+                    break;
+                }
+            }
+            Err(err) => {
+                has_syntax_error = true;
+                let at = offsets.byte(err.marker().index());
+                let line_end = text[at..chunk.end].find(['\n', '\r']).map_or(chunk.end, |i| at + i);
+                let range = if line_end > at { TextRange::new(at, line_end) } else { TextRange::new(at.saturating_sub(1).max(chunk.start), at) };
+                builder.diagnostics.push(
+                    Diagnostic::new(range, Severity::Error, "yaml/syntax", format!("YAML syntax error: {}", err.info()))
+                        .with_cause(format!("yaml: line {}: {}", err.marker().line() + line_of(text, chunk.start), err.info())),
+                );
+                builder.close_all(at);
+                break;
+            }
+        }
+    }
+    let mut diagnostics = builder.diagnostics;
+    diagnostics.sort_by_key(|d| d.range.start);
+    if matches!(&builder.root, Some(Node { style: Style::Empty, .. })) {
+        builder.root = None;
+    }
+    if builder.root.is_none() && diagnostics.is_empty() {
+        return None;
+    }
+    Some(Document { range: chunk, root: builder.root, diagnostics, has_syntax_error })
+}
+
+/// The number of lines before `offset`, so that chunk-relative line numbers become file line numbers.
+fn line_of(text: &str, offset: usize) -> usize {
+    text.as_bytes()[..offset].iter().filter(|&&b| b == b'\n').count()
+}
+
+impl Builder<'_> {
+    /// Feeds one event; returns false when the document should stop being read.
+    fn event(&mut self, event: Event<'_>, range: TextRange) -> bool {
+        match event {
+            Event::Scalar(value, style, anchor, tag) => {
+                let tag = tag.map(|t| format!("{}{}", t.handle, t.suffix));
+                let node_style = match style {
+                    ScalarStyle::Plain if range.is_empty() => Style::Empty,
+                    ScalarStyle::Plain => Style::Plain,
+                    ScalarStyle::SingleQuoted => Style::SingleQuoted,
+                    ScalarStyle::DoubleQuoted => Style::DoubleQuoted,
+                    ScalarStyle::Literal => Style::Literal,
+                    ScalarStyle::Folded => Style::Folded,
+                };
+                // A key about to be opened: keep the raw text so keys keep their spelling.
+                if let Some(Frame::Map { key: key @ None, .. }) = self.stack.last_mut() {
+                    let plain = matches!(style, ScalarStyle::Plain);
+                    let text = if plain && tag.is_none() { key_text(&value) } else { value.into_owned() };
+                    *key = Some((text, range, plain));
+                    return true;
+                }
+                let value = match (&tag, style) {
+                    (Some(tag), _) => resolve_tagged(tag, &value),
+                    (None, ScalarStyle::Plain) => resolve_plain(&value),
+                    (None, _) => Value::Str(value.into_owned()),
+                };
+                let node = Node { range, value, style: node_style };
+                self.finish(node, anchor);
+            }
+            Event::SequenceStart(anchor, _) => {
+                let flow = self.text[range.start..].starts_with('[');
+                self.stack.push(Frame::Seq { start: range.start, anchor, flow, items: Vec::new() });
+            }
+            Event::MappingStart(anchor, _) => {
+                let flow = self.text[range.start..].starts_with('{');
+                self.stack.push(Frame::Map { start: range.start, anchor, flow, entries: Vec::new(), key: None, merges: Vec::new() });
+            }
+            Event::SequenceEnd | Event::MappingEnd => self.close(range.end),
+            Event::Alias(id) => {
+                let node = match self.anchors.get(&id) {
+                    Some((node, count)) if self.expanded + count <= MAX_EXPANDED_NODES => {
+                        self.expanded += count;
+                        let mut node = node.clone();
+                        node.range = range;
+                        node
+                    }
+                    Some(_) => {
+                        if !self.aliasing_reported {
+                            self.aliasing_reported = true;
+                            self.diagnostics.push(
+                                Diagnostic::new(range, Severity::Error, "yaml/excessive-aliasing", format!("this document expands aliases to more than {MAX_EXPANDED_NODES} nodes; the rest of its aliases are not expanded"))
+                                    .with_cause("yaml: document contains excessive aliasing"),
+                            );
+                        }
+                        Node { range, value: Value::Null, style: Style::Plain }
+                    }
+                    None => Node { range, value: Value::Null, style: Style::Plain },
+                };
+                self.finish(node, 0);
+            }
+            Event::DocumentEnd | Event::StreamEnd => {}
+            Event::StreamStart | Event::DocumentStart(_) | Event::Nothing => {}
+        }
+        true
+    }
+
+    /// Closes the innermost collection, ending at `end`.
+    fn close(&mut self, end: usize) {
+        let Some(frame) = self.stack.pop() else { return };
+        let (node, anchor) = match frame {
+            Frame::Seq { start, anchor, flow, items } => {
+                let end = if flow { end } else { items.last().map_or(end, |n| n.range.end) };
+                (Node { range: TextRange::new(start, end), value: Value::Seq(items), style: if flow { Style::Flow } else { Style::Block } }, anchor)
+            }
+            Frame::Map { start, anchor, flow, mut entries, key, merges } => {
+                if let Some((key, key_range, _)) = key {
+                    // A key with no value yet (the stream was cut short): keep it with an empty value.
+                    let at = key_range.end;
+                    entries.push(Entry { key, key_range, value: Node { range: TextRange::empty(at), value: Value::Null, style: Style::Empty } });
+                }
+                let last_end = entries.iter().map(|e| e.value.range.end.max(e.key_range.end)).max();
+                let end = if flow { end } else { last_end.unwrap_or(end) };
+                self.report_duplicates(&entries);
+                apply_merges(&mut entries, merges);
+                (Node { range: TextRange::new(start, end), value: Value::Map(entries), style: if flow { Style::Flow } else { Style::Block } }, anchor)
+            }
+        };
+        self.finish(node, anchor);
+    }
+
+    /// Closes every open collection after a syntax error, so the partial tree stays usable.
+    fn close_all(&mut self, at: usize) {
+        while !self.stack.is_empty() {
+            self.close(at);
+        }
+    }
+
+    /// Records an anchor and attaches a finished node to its parent.
+    fn finish(&mut self, node: Node, anchor: usize) {
+        if anchor != 0 {
+            let count = node.count();
+            self.anchors.insert(anchor, (node.clone(), count));
+        }
+        match self.stack.last_mut() {
+            None => {
+                if self.root.is_none() {
+                    self.root = Some(node);
+                }
+            }
+            Some(Frame::Seq { items, .. }) => items.push(node),
+            Some(Frame::Map { entries, key, merges, .. }) => match key.take() {
+                Some((key, _, true)) if key == "<<" => match &node.value {
+                    Value::Map(_) => merges.push(node),
+                    Value::Seq(items) => merges.extend(items.iter().filter(|n| matches!(n.value, Value::Map(_))).cloned()),
+                    _ => {}
+                },
+                Some((key, key_range, _)) => entries.push(Entry { key, key_range, value: node }),
+                None => {
+                    // A collection used as a key: JSON cannot hold it.
+                    self.diagnostics.push(Diagnostic::new(node.range, Severity::Error, "yaml/complex-key", "a mapping or sequence cannot be used as a key in Kubernetes YAML").with_cause("yaml: invalid map key"));
+                    let text = self.text[node.range.start..node.range.end].to_string();
+                    if let Some(Frame::Map { key, .. }) = self.stack.last_mut() {
+                        *key = Some((text, node.range, false));
+                    }
+                }
+            },
+        }
+    }
+
+    fn report_duplicates(&mut self, entries: &[Entry]) {
+        if entries.len() < 2 {
+            return;
+        }
+        let mut seen: HashMap<&str, &Entry> = HashMap::with_capacity(entries.len());
+        for entry in entries {
+            if let Some(first) = seen.insert(entry.key.as_str(), entry) {
+                let first_line = line_of(self.text, first.key_range.start) + 1;
+                let line = line_of(self.text, entry.key_range.start) + 1;
+                self.diagnostics.push(
+                    Diagnostic::new(entry.key_range, Severity::Error, "yaml/duplicate-key", format!("duplicate key \"{}\": already set on line {first_line}; the API server rejects the object", entry.key))
+                        .with_cause(format!("yaml: unmarshal errors:\n  line {line}: key \"{}\" already set in map", entry.key)),
+                );
+            }
+        }
+    }
+}
+
+/// Applies YAML merge keys (`<<: *base`): merged entries fill in keys the mapping does not set itself,
+/// earlier merged mappings winning over later ones.
+fn apply_merges(entries: &mut Vec<Entry>, merges: Vec<Node>) {
+    for merged in merges {
+        if let Value::Map(merged_entries) = merged.value {
+            for entry in merged_entries {
+                if !entries.iter().any(|e| e.key == entry.key) {
+                    entries.push(entry);
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,173 @@
+//! Tests of the YAML layer: trees with their ranges, recovery from syntax errors, and the limits.
+
+use expect_test::{expect, Expect};
+
+use crate::{parse, Node, Value};
+
+/// Renders every document as an indented tree of `range value` lines plus its diagnostics.
+fn check(text: &str, expect: Expect) {
+    let stream = parse(text);
+    let mut out = String::new();
+    for doc in &stream.documents {
+        out.push_str(&format!("doc {}\n", doc.range));
+        if let Some(root) = &doc.root {
+            render(text, root, 1, &mut out);
+        }
+        for d in &doc.diagnostics {
+            out.push_str(&format!("  ! {} {} {}\n", d.code, d.range, d.message));
+        }
+    }
+    expect.assert_eq(&out);
+}
+
+fn render(text: &str, node: &Node, depth: usize, out: &mut String) {
+    let pad = "  ".repeat(depth);
+    let src = &text[node.range.start..node.range.end];
+    match &node.value {
+        Value::Map(entries) => {
+            out.push_str(&format!("{pad}map {}\n", node.range));
+            for e in entries {
+                out.push_str(&format!("{pad}  key {:?} {}\n", e.key, crate::TextRange::new(e.key_range.start, e.key_range.end)));
+                render(text, &e.value, depth + 2, out);
+            }
+        }
+        Value::Seq(items) => {
+            out.push_str(&format!("{pad}seq {}\n", node.range));
+            for item in items {
+                render(text, item, depth + 1, out);
+            }
+        }
+        v => out.push_str(&format!("{pad}{v:?} {} {src:?}\n", node.range)),
+    }
+}
+
+#[test]
+fn block_flow_quoted_and_block_scalars() {
+    check(
+        "a: h\u{e9}llo  # c\nb: \"q\\\"x\"\nc: |\n  l1\n  l2\nd:\n  - {x: 1, y: [on, 1.5]}\n  - 'it''s'\n",
+        expect![[r#"
+            doc 0..80
+              map 0..79
+                key "a" 0..1
+                  Str("héllo") 3..9 "héllo"
+                key "b" 15..16
+                  Str("q\"x") 18..24 "\"q\\\"x\""
+                key "c" 25..26
+                  Str("l1\nl2\n") 32..40 "l1\n  l2\n"
+                key "d" 40..41
+                  seq 45..79
+                    map 47..67
+                      key "x" 48..49
+                        Int(1) 51..52 "1"
+                      key "y" 54..55
+                        seq 57..66
+                          Bool(true) 58..60 "on"
+                          Float(1.5) 62..65 "1.5"
+                    Str("it's") 72..79 "'it''s'"
+        "#]],
+    );
+}
+
+#[test]
+fn syntax_error_keeps_other_documents_and_the_partial_tree() {
+    check(
+        "a: 1\n---\nb: 2\nc: [1, 2\nd: 3\n---\ne: 5\n",
+        expect![[r#"
+            doc 0..5
+              map 0..4
+                key "a" 0..1
+                  Int(1) 3..4 "1"
+            doc 5..28
+              map 9..24
+                key "b" 9..10
+                  Int(2) 12..13 "2"
+                key "c" 14..15
+                  seq 17..24
+                    Int(1) 18..19 "1"
+              ! yaml/syntax 24..27 YAML syntax error: illegal placement of ':' indicator
+            doc 28..37
+              map 32..36
+                key "e" 32..33
+                  Int(5) 35..36 "5"
+        "#]],
+    );
+}
+
+#[test]
+fn duplicate_keys_anchors_aliases_and_merge_keys() {
+    check(
+        "base: &b {x: 1, y: 2}\nuse:\n  <<: *b\n  y: 3\nuse: again\n",
+        expect![[r#"
+            doc 0..54
+              map 0..53
+                key "base" 0..4
+                  map 6..20
+                    key "x" 10..11
+                      Int(1) 13..14 "1"
+                    key "y" 16..17
+                      Int(2) 19..20 "2"
+                key "use" 22..25
+                  map 29..42
+                    key "y" 38..39
+                      Int(3) 41..42 "3"
+                    key "x" 10..11
+                      Int(1) 13..14 "1"
+                key "use" 43..46
+                  Str("again") 48..53 "again"
+              ! yaml/duplicate-key 43..46 duplicate key "use": already set on line 2; the API server rejects the object
+        "#]],
+    );
+}
+
+#[test]
+fn billion_laughs_is_refused() {
+    let mut text = String::from("a: &a [x, x, x, x, x, x, x, x, x, x]\n");
+    let names: Vec<String> = (b'b'..=b'j').map(|c| (c as char).to_string()).collect();
+    let mut prev = "a".to_string();
+    for n in &names {
+        text.push_str(&format!("{n}: &{n} [*{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}]\n"));
+        prev = n.clone();
+    }
+    let stream = parse(&text);
+    let doc = &stream.documents[0];
+    assert!(doc.diagnostics.iter().any(|d| d.code == "yaml/excessive-aliasing"), "{:?}", doc.diagnostics);
+    assert!(doc.root.as_ref().unwrap().count() <= crate::MAX_EXPANDED_NODES + 1000);
+}
+
+#[test]
+fn bom_crlf_and_json() {
+    check(
+        "\u{feff}a: 1\r\nb:\r\n  - x\r\n",
+        expect![[r#"
+            doc 3..20
+              map 3..18
+                key "a" 3..4
+                  Int(1) 6..7 "1"
+                key "b" 9..10
+                  seq 15..18
+                    Str("x") 17..18 "x"
+        "#]],
+    );
+    check("{\n\t\"kind\": \"X\",\n\t\"n\": [1, 2.5, null, true]\n}\n", expect![[r#"
+        doc 0..45
+          map 0..44
+            key "kind" 3..9
+              Str("X") 11..14 "\"X\""
+            key "n" 17..20
+              seq 22..42
+                Int(1) 23..24 "1"
+                Float(2.5) 26..29 "2.5"
+                Null 31..35 "null"
+                Bool(true) 37..41 "true"
+    "#]]);
+}
+
+#[test]
+fn empty_and_comment_only_documents() {
+    check("# just a comment\n---\n---\na: 1\n...\n", expect![[r#"
+        doc 21..34
+          map 25..29
+            key "a" 25..26
+              Int(1) 28..29 "1"
+    "#]]);
+}
