@@ -1,1 +1,15 @@
-//! placeholder
+//! CRD model and index for crdls: reads CustomResourceDefinitions (v1 and legacy v1beta1) from parsed
+//! YAML and maps (group, version, kind) to the version's schema, flags and source ranges.
+
+mod crd;
+mod index;
+mod schema;
+mod version;
+
+pub use crd::{is_crd, Crd, CrdApiVersion, CrdVersion, Names};
+pub use index::{split_api_version, CrdIndex, IndexedCrd, Resolution, SourceId};
+pub use schema::{AdditionalProperties, Property, Schema, ValidationRule};
+pub use version::compare_versions;
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,192 @@
+//! The CustomResourceDefinition model, read from `apiextensions.k8s.io/v1` and legacy `v1beta1` documents.
+
+use std::sync::Arc;
+
+use crdls_yaml::{Document, Node, TextRange};
+
+use crate::schema::Schema;
+use crate::version::compare_versions;
+
+/// Which API version of CustomResourceDefinition a document uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CrdApiVersion {
+    /// `apiextensions.k8s.io/v1`.
+    V1,
+    /// `apiextensions.k8s.io/v1beta1`, no longer served since Kubernetes 1.22.
+    V1beta1,
+}
+
+/// The `spec.names` of a CRD.
+#[derive(Clone, Debug, Default)]
+pub struct Names {
+    /// `kind`.
+    pub kind: String,
+    /// `plural`.
+    pub plural: String,
+    /// `singular`.
+    pub singular: Option<String>,
+    /// `listKind`.
+    pub list_kind: Option<String>,
+    /// `shortNames`.
+    pub short_names: Vec<String>,
+    /// `categories`.
+    pub categories: Vec<String>,
+}
+
+/// One CRD.
+#[derive(Clone, Debug)]
+pub struct Crd {
+    /// `metadata.name`.
+    pub name: String,
+    /// Which API version the CRD was written in.
+    pub api_version: CrdApiVersion,
+    /// `spec.group`.
+    pub group: String,
+    /// `spec.names`.
+    pub names: Names,
+    /// `spec.scope` (`Namespaced` or `Cluster`).
+    pub scope: String,
+    /// The versions, in Kubernetes version-priority order (highest first).
+    pub versions: Vec<CrdVersion>,
+    /// The range of the CRD object in its file.
+    pub range: TextRange,
+    /// The range of `spec.names.kind`'s value, or of the object when absent.
+    pub kind_range: TextRange,
+}
+
+/// One entry of `spec.versions`.
+#[derive(Clone, Debug)]
+pub struct CrdVersion {
+    /// `name`.
+    pub name: String,
+    /// The range of the version name in the CRD file.
+    pub name_range: TextRange,
+    /// `served`.
+    pub served: bool,
+    /// `storage`.
+    pub storage: bool,
+    /// `deprecated`.
+    pub deprecated: bool,
+    /// `deprecationWarning`.
+    pub deprecation_warning: Option<String>,
+    /// `schema.openAPIV3Schema`, when there is one.
+    pub schema: Option<Arc<Schema>>,
+}
+
+impl Crd {
+    /// Reads every CRD in a document: a CustomResourceDefinition, or a `List` of them.
+    pub fn from_document(doc: &Document) -> Vec<Crd> {
+        let Some(root) = &doc.root else { return Vec::new() };
+        let mut out = Vec::new();
+        collect(root, &mut out);
+        out
+    }
+
+    /// The version named `name`.
+    pub fn version(&self, name: &str) -> Option<&CrdVersion> {
+        self.versions.iter().find(|v| v.name == name)
+    }
+
+    /// The storage version, if exactly one is marked.
+    pub fn storage_version(&self) -> Option<&CrdVersion> {
+        self.versions.iter().find(|v| v.storage)
+    }
+
+    /// `group/version` for one of the CRD's versions.
+    pub fn api_version_of(&self, version: &str) -> String {
+        format!("{}/{}", self.group, version)
+    }
+}
+
+/// Whether a document's root is a CustomResourceDefinition (of either API version).
+pub fn is_crd(root: &Node) -> Option<CrdApiVersion> {
+    if root.get_str("kind") != Some("CustomResourceDefinition") {
+        return None;
+    }
+    match root.get_str("apiVersion") {
+        Some("apiextensions.k8s.io/v1") => Some(CrdApiVersion::V1),
+        Some("apiextensions.k8s.io/v1beta1") => Some(CrdApiVersion::V1beta1),
+        _ => None,
+    }
+}
+
+fn collect(root: &Node, out: &mut Vec<Crd>) {
+    if let Some(api_version) = is_crd(root) {
+        if let Some(crd) = read_crd(root, api_version) {
+            out.push(crd);
+        }
+        return;
+    }
+    let kind = root.get_str("kind").unwrap_or_default();
+    if kind == "List" || kind == "CustomResourceDefinitionList" {
+        for item in root.get("items").and_then(Node::as_seq).unwrap_or_default() {
+            collect(item, out);
+        }
+    }
+}
+
+fn read_crd(root: &Node, api_version: CrdApiVersion) -> Option<Crd> {
+    let spec = root.get("spec")?;
+    let names_node = spec.get("names");
+    let strings = |n: Option<&Node>| -> Vec<String> {
+        n.and_then(Node::as_seq).map(|s| s.iter().filter_map(|i| i.as_str().map(str::to_string)).collect()).unwrap_or_default()
+    };
+    let names = Names {
+        kind: names_node.and_then(|n| n.get_str("kind")).unwrap_or_default().to_string(),
+        plural: names_node.and_then(|n| n.get_str("plural")).unwrap_or_default().to_string(),
+        singular: names_node.and_then(|n| n.get_str("singular")).map(str::to_string),
+        list_kind: names_node.and_then(|n| n.get_str("listKind")).map(str::to_string),
+        short_names: strings(names_node.and_then(|n| n.get("shortNames"))),
+        categories: strings(names_node.and_then(|n| n.get("categories"))),
+    };
+    let kind_range = names_node.and_then(|n| n.get("kind")).map_or(root.range, |k| k.range);
+    let legacy_schema = (api_version == CrdApiVersion::V1beta1)
+        .then(|| spec.get("validation").and_then(|v| v.get("openAPIV3Schema")))
+        .flatten()
+        .map(|s| Arc::new(Schema::from_node(s)));
+    let mut versions: Vec<CrdVersion> = Vec::new();
+    for v in spec.get("versions").and_then(Node::as_seq).unwrap_or_default() {
+        let Some(name_node) = v.get("name") else { continue };
+        let schema = v.get("schema").and_then(|s| s.get("openAPIV3Schema")).map(|s| Arc::new(Schema::from_node(s))).or_else(|| legacy_schema.clone());
+        versions.push(CrdVersion {
+            name: name_node.as_str().unwrap_or_default().to_string(),
+            name_range: name_node.range,
+            served: bool_field(v, "served", api_version == CrdApiVersion::V1beta1),
+            storage: bool_field(v, "storage", false),
+            deprecated: bool_field(v, "deprecated", false),
+            deprecation_warning: v.get_str("deprecationWarning").map(str::to_string),
+            schema,
+        });
+    }
+    if versions.is_empty() && api_version == CrdApiVersion::V1beta1 {
+        if let Some(name_node) = spec.get("version") {
+            versions.push(CrdVersion {
+                name: name_node.as_str().unwrap_or_default().to_string(),
+                name_range: name_node.range,
+                served: true,
+                storage: true,
+                deprecated: false,
+                deprecation_warning: None,
+                schema: legacy_schema,
+            });
+        }
+    }
+    versions.sort_by(|a, b| compare_versions(&a.name, &b.name));
+    Some(Crd {
+        name: root.get("metadata").and_then(|m| m.get_str("name")).unwrap_or_default().to_string(),
+        api_version,
+        group: spec.get_str("group").unwrap_or_default().to_string(),
+        names,
+        scope: spec.get_str("scope").unwrap_or_default().to_string(),
+        versions,
+        range: root.range,
+        kind_range,
+    })
+}
+
+fn bool_field(node: &Node, key: &str, default: bool) -> bool {
+    match node.get(key).map(|n| &n.value) {
+        Some(crdls_yaml::Value::Bool(b)) => *b,
+        _ => default,
+    }
+}

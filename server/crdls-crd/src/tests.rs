@@ -1,0 +1,102 @@
+//! Tests of CRD reading and of the index.
+
+use std::sync::Arc;
+
+use crate::{Crd, CrdApiVersion, CrdIndex, Resolution};
+
+fn crds(text: &str) -> Vec<Crd> {
+    crdls_yaml::parse(text).documents.iter().flat_map(Crd::from_document).collect()
+}
+
+const V1: &str = "\
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: widgets.example.com
+spec:
+  group: example.com
+  scope: Namespaced
+  names: {kind: Widget, plural: widgets, shortNames: [wd]}
+  versions:
+  - name: v1alpha1
+    served: true
+    storage: false
+    deprecated: true
+    deprecationWarning: use v1
+    schema:
+      openAPIV3Schema:
+        type: object
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            required: [size]
+            properties:
+              size: {type: integer, maximum: 10}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: not-a-crd}
+";
+
+#[test]
+fn reads_v1_crds_in_priority_order() {
+    let crds = crds(V1);
+    assert_eq!(crds.len(), 1);
+    let crd = &crds[0];
+    assert_eq!(crd.api_version, CrdApiVersion::V1);
+    assert_eq!((crd.group.as_str(), crd.names.kind.as_str(), crd.names.plural.as_str()), ("example.com", "Widget", "widgets"));
+    let names: Vec<&str> = crd.versions.iter().map(|v| v.name.as_str()).collect();
+    assert_eq!(names, ["v1", "v1alpha1"]);
+    let alpha = crd.version("v1alpha1").unwrap();
+    assert!(alpha.deprecated && !alpha.storage && alpha.served);
+    assert_eq!(alpha.deprecation_warning.as_deref(), Some("use v1"));
+    let spec = crd.version("v1").unwrap().schema.as_ref().unwrap().property("spec").unwrap();
+    assert_eq!(spec.schema.required, ["size"]);
+    let size = &spec.schema.property("size").unwrap().schema;
+    assert_eq!((size.ty.as_deref(), size.maximum), (Some("integer"), Some(10.0)));
+    assert_eq!(&V1[size.range.start..size.range.end], "{type: integer, maximum: 10}");
+}
+
+#[test]
+fn reads_legacy_v1beta1_and_json_and_lists() {
+    let legacy = crds(
+        "apiVersion: apiextensions.k8s.io/v1beta1\nkind: CustomResourceDefinition\nmetadata: {name: olds.example.com}\nspec:\n  group: example.com\n  version: v1beta1\n  names: {kind: Old, plural: olds}\n  validation:\n    openAPIV3Schema:\n      type: object\n      properties:\n        spec: {type: string}\n",
+    );
+    assert_eq!(legacy[0].api_version, CrdApiVersion::V1beta1);
+    let v = legacy[0].version("v1beta1").unwrap();
+    assert!(v.served && v.storage);
+    assert!(v.schema.as_ref().unwrap().property("spec").is_some());
+
+    let json = crds(r#"{"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition", "metadata": {"name": "js.example.com"},
+        "spec": {"group": "example.com", "names": {"kind": "J", "plural": "js"}, "scope": "Cluster",
+        "versions": [{"name": "v1", "served": true, "storage": true, "schema": {"openAPIV3Schema": {"type": "object"}}}]}}"#);
+    assert_eq!(json[0].names.kind, "J");
+
+    let list = format!("apiVersion: v1\nkind: List\nitems:\n- {}\n", V1.split("---").next().unwrap().replace('\n', "\n  "));
+    assert_eq!(crds(&list).len(), 1);
+}
+
+#[test]
+fn index_resolves_and_updates_one_source_at_a_time() {
+    let mut index = CrdIndex::new();
+    index.set_source(Arc::from("a.yaml"), crds(V1));
+    index.set_source(Arc::from("b.yaml"), crds(&V1.replace("Widget", "Gadget").replace("widgets", "gadgets")));
+    assert_eq!(index.len(), 2);
+    assert!(matches!(index.resolve("example.com/v1", "Widget"), Resolution::Found { version, .. } if version.name == "v1"));
+    assert!(matches!(index.resolve("example.com/v2", "Widget"), Resolution::UnknownVersion { .. }));
+    match index.resolve("example.com/v1", "Widgit") {
+        Resolution::UnknownKind { known_kinds } => assert_eq!(known_kinds, ["Gadget", "Widget"]),
+        other => panic!("{other:?}"),
+    }
+    assert!(matches!(index.resolve("apps/v1", "Deployment"), Resolution::UnknownGroup));
+    index.set_source(Arc::from("a.yaml"), Vec::new());
+    assert_eq!(index.len(), 1);
+    assert!(matches!(index.resolve("example.com/v1", "Widget"), Resolution::UnknownKind { .. }));
+    assert!(matches!(index.resolve("example.com/v1", "Gadget"), Resolution::Found { .. }));
+}
