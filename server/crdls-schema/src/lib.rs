@@ -1,1 +1,20 @@
-//! placeholder
+//! Custom-resource validation for crdls: prune, default and validate an object against its CRD
+//! version's structural schema, with the API server's error types, paths and wording.
+
+mod builtin;
+mod check;
+mod field_error;
+pub mod formats;
+pub mod gofmt;
+mod listtype;
+mod metadata;
+pub mod names;
+pub mod pattern;
+mod prune;
+mod suggest;
+mod validate;
+
+pub use check::{check_document, check_stream, CheckOptions, DocumentCheck, DocumentKind, FileCheck};
+pub use field_error::{ErrorType, FieldError};
+pub use prune::{prune_and_default, PrunedField, OBJECT_META_FIELDS};
+pub use suggest::did_you_mean;

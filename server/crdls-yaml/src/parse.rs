@@ -161,7 +161,7 @@ fn parse_document(text: &str, chunk: TextRange) -> Option<Document> {
                 let range = if line_end > at { TextRange::new(at, line_end) } else { TextRange::new(at.saturating_sub(1).max(chunk.start), at) };
                 builder.diagnostics.push(
                     Diagnostic::new(range, Severity::Error, "yaml/syntax", format!("YAML syntax error: {}", err.info()))
-                        .with_cause(format!("yaml: line {}: {}", err.marker().line() + line_of(text, chunk.start), err.info())),
+                        .with_cause(format!("yaml: line {}: {}", line_of(text, range.start) + 1, err.info())),
                 );
                 builder.close_all(at);
                 break;
@@ -323,7 +323,7 @@ impl Builder<'_> {
                 let first_line = line_of(self.text, first.key_range.start) + 1;
                 let line = line_of(self.text, entry.key_range.start) + 1;
                 self.diagnostics.push(
-                    Diagnostic::new(entry.key_range, Severity::Error, "yaml/duplicate-key", format!("duplicate key \"{}\": already set on line {first_line}; the API server rejects the object", entry.key))
+                    Diagnostic::new(entry.key_range, Severity::Error, "yaml/duplicate-key", format!("duplicate key \"{}\" (first set on line {first_line}): kubectl silently keeps the last value, strict decoding rejects the object", entry.key))
                         .with_cause(format!("yaml: unmarshal errors:\n  line {line}: key \"{}\" already set in map", entry.key)),
                 );
             }

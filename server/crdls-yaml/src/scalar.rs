@@ -7,8 +7,8 @@ use crate::Value;
 pub fn resolve_plain(s: &str) -> Value {
     match s {
         "" | "~" | "null" | "Null" | "NULL" => return Value::Null,
-        "yes" | "Yes" | "YES" | "true" | "True" | "TRUE" | "on" | "On" | "ON" => return Value::Bool(true),
-        "no" | "No" | "NO" | "false" | "False" | "FALSE" | "off" | "Off" | "OFF" => return Value::Bool(false),
+        "y" | "Y" | "yes" | "Yes" | "YES" | "true" | "True" | "TRUE" | "on" | "On" | "ON" => return Value::Bool(true),
+        "n" | "N" | "no" | "No" | "NO" | "false" | "False" | "FALSE" | "off" | "Off" | "OFF" => return Value::Bool(false),
         ".inf" | ".Inf" | ".INF" | "+.inf" | "+.Inf" | "+.INF" => return Value::Float(f64::INFINITY),
         "-.inf" | "-.Inf" | "-.INF" => return Value::Float(f64::NEG_INFINITY),
         ".nan" | ".NaN" | ".NAN" => return Value::Float(f64::NAN),
@@ -162,6 +162,8 @@ mod tests {
         assert_eq!(resolve_plain("."), Value::Str(".".into()));
         assert_eq!(resolve_tagged("!!str", "10"), Value::Str("10".into()));
         assert_eq!(key_text("yes"), "true");
+        assert_eq!(key_text("y"), "true");
+        assert_eq!(resolve_plain("N"), Value::Bool(false));
         assert_eq!(key_text("80"), "80");
     }
 }

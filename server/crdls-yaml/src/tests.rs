@@ -59,7 +59,7 @@ fn block_flow_quoted_and_block_scalars() {
                     map 47..67
                       key "x" 48..49
                         Int(1) 51..52 "1"
-                      key "y" 54..55
+                      key "true" 54..55
                         seq 57..66
                           Bool(true) 58..60 "on"
                           Float(1.5) 62..65 "1.5"
@@ -104,17 +104,17 @@ fn duplicate_keys_anchors_aliases_and_merge_keys() {
                   map 6..20
                     key "x" 10..11
                       Int(1) 13..14 "1"
-                    key "y" 16..17
+                    key "true" 16..17
                       Int(2) 19..20 "2"
                 key "use" 22..25
                   map 29..42
-                    key "y" 38..39
+                    key "true" 38..39
                       Int(3) 41..42 "3"
                     key "x" 10..11
                       Int(1) 13..14 "1"
                 key "use" 43..46
                   Str("again") 48..53 "again"
-              ! yaml/duplicate-key 43..46 duplicate key "use": already set on line 2; the API server rejects the object
+              ! yaml/duplicate-key 43..46 duplicate key "use" (first set on line 2): kubectl silently keeps the last value, strict decoding rejects the object
         "#]],
     );
 }

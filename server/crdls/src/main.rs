@@ -1,1 +1,14 @@
-fn main() {}
+//! The `crdls` binary: `crdls check` for CI and the terminal.
+
+use std::io::IsTerminal;
+
+fn main() {
+    let stdin = std::io::stdin();
+    let stdout = std::io::stdout();
+    let stderr = std::io::stderr();
+    let stdout_is_terminal = stdout.is_terminal();
+    let cwd = std::env::current_dir().unwrap_or_default();
+    let mut io = crdls::cli::Io { stdin: &mut stdin.lock(), stdout: &mut stdout.lock(), stderr: &mut stderr.lock(), stdout_is_terminal, cwd };
+    let code = crdls::cli::run(std::env::args(), &mut io);
+    std::process::exit(code);
+}

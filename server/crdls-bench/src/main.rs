@@ -1,0 +1,118 @@
+//! `crdls-bench`: measures, on the shared corpus, the time and peak memory to parse, to index every
+//! CRD and to check every custom resource, and prints medians and ratios.
+//!
+//! Usage: `cargo run --release -p crdls-bench -- [CORPUS_DIR] [RUNS]` (defaults: `../shared/corpus`, 7).
+
+#![allow(clippy::print_stdout)]
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use crdls_crd::{Crd, CrdIndex};
+use crdls_schema::{check_stream, CheckOptions};
+
+fn yaml_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            yaml_files(&path, out);
+        } else if path.extension().is_some_and(|e| e == "yaml" || e == "yml" || e == "json") {
+            out.push(path);
+        }
+    }
+}
+
+fn read_all(dir: &Path) -> Vec<(String, String)> {
+    let mut files = Vec::new();
+    yaml_files(dir, &mut files);
+    files.sort();
+    files.into_iter().filter_map(|f| Some((f.display().to_string(), std::fs::read_to_string(&f).ok()?))).collect()
+}
+
+/// Peak resident memory of this process, in KiB (Linux `VmHWM`).
+fn peak_rss_kib() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
+}
+
+/// Resets the peak so the next phase is measured on its own (Linux: write 5 to clear_refs).
+fn reset_peak() {
+    let _ = std::fs::write("/proc/self/clear_refs", "5");
+}
+
+fn median(mut samples: Vec<Duration>) -> Duration {
+    samples.sort();
+    samples[samples.len() / 2]
+}
+
+fn index_corpus(crds: &[(String, String)]) -> CrdIndex {
+    let mut index = CrdIndex::new();
+    for (name, text) in crds {
+        let parsed: Vec<Crd> = crdls_yaml::parse(text).documents.iter().flat_map(Crd::from_document).collect();
+        index.set_source(Arc::from(name.as_str()), parsed);
+    }
+    index
+}
+
+fn main() {
+    let mut args = std::env::args().skip(1);
+    let corpus = PathBuf::from(args.next().unwrap_or_else(|| "../shared/corpus".into()));
+    let runs: usize = args.next().and_then(|r| r.parse().ok()).unwrap_or(7).max(1);
+    if !corpus.join("crds").is_dir() {
+        println!("no corpus at {} (expected crds/ and crs/ below it)", corpus.display());
+        std::process::exit(2);
+    }
+    let crds = read_all(&corpus.join("crds"));
+    let crs = read_all(&corpus.join("crs"));
+    let crd_bytes: usize = crds.iter().map(|(_, t)| t.len()).sum();
+    let cr_bytes: usize = crs.iter().map(|(_, t)| t.len()).sum();
+    println!("corpus: {} CRD files ({:.1} MiB), {} CR files ({:.1} MiB); {runs} runs each, medians", crds.len(), crd_bytes as f64 / 1048576.0, crs.len(), cr_bytes as f64 / 1048576.0);
+
+    reset_peak();
+    let base_rss = peak_rss_kib().unwrap_or(0);
+    let mut index_times = Vec::new();
+    let mut index = CrdIndex::new();
+    for _ in 0..runs {
+        let start = Instant::now();
+        index = index_corpus(&crds);
+        index_times.push(start.elapsed());
+    }
+    let index_peak = peak_rss_kib().unwrap_or(0).saturating_sub(base_rss);
+    println!("index:  {:>8.1} ms  ({} CRDs; peak RSS +{:.1} MiB)", median(index_times).as_secs_f64() * 1e3, index.len(), index_peak as f64 / 1024.0);
+
+    let mut parse_times = Vec::new();
+    for _ in 0..runs {
+        let start = Instant::now();
+        let mut documents = 0;
+        for (_, text) in &crs {
+            documents += crdls_yaml::parse(text).documents.len();
+        }
+        std::hint::black_box(documents);
+        parse_times.push(start.elapsed());
+    }
+
+    reset_peak();
+    let base_rss = peak_rss_kib().unwrap_or(0);
+    let options = CheckOptions::default();
+    let mut check_times = Vec::new();
+    let mut diagnostics = 0;
+    for _ in 0..runs {
+        let start = Instant::now();
+        diagnostics = 0;
+        for (_, text) in &crs {
+            let stream = crdls_yaml::parse(text);
+            diagnostics += check_stream(&stream, &index, &options).documents.iter().map(|d| d.diagnostics.len()).sum::<usize>();
+        }
+        check_times.push(start.elapsed());
+    }
+    let check_peak = peak_rss_kib().unwrap_or(0).saturating_sub(base_rss);
+    let parse = median(parse_times);
+    let check = median(check_times);
+    println!("parse:  {:>8.1} ms  (CR files, YAML only)", parse.as_secs_f64() * 1e3);
+    println!("check:  {:>8.1} ms  (parse + resolve + prune + default + validate; {diagnostics} diagnostics; peak RSS +{:.1} MiB)", check.as_secs_f64() * 1e3, check_peak as f64 / 1024.0);
+    println!("ratio check/parse: {:.2}", check.as_secs_f64() / parse.as_secs_f64());
+    println!("peak RSS of the process: {:.1} MiB", peak_rss_kib().unwrap_or(0) as f64 / 1024.0);
+}

@@ -1,0 +1,288 @@
+//! The one checking pipeline every front end calls: for each document of a file, resolve its
+//! `apiVersion`/`kind` against the CRD index, then prune, default and validate it as the API server would.
+
+use crdls_crd::{is_crd, split_api_version, CrdIndex, CrdVersion, IndexedCrd, Resolution, Schema};
+use crdls_yaml::{Diagnostic, Document, FieldPath, Node, Severity, Stream, TextRange};
+
+use crate::builtin;
+use crate::field_error::{ErrorType, FieldError};
+use crate::listtype::validate_lists;
+use crate::metadata::{validate_metadata, NameRules};
+use crate::prune::{prune_and_default, PrunedField};
+use crate::suggest::did_you_mean;
+use crate::validate::validate;
+
+/// Settings of a check.
+#[derive(Clone, Debug, Default)]
+pub struct CheckOptions {
+    /// Report unknown (pruned) fields as errors, like `kubectl --validate=strict`, instead of warnings.
+    pub strict: bool,
+}
+
+/// What a document turned out to be.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum DocumentKind {
+    /// A CustomResourceDefinition.
+    Crd,
+    /// A custom resource served by an indexed CRD.
+    CustomResource {
+        /// The CRD's name.
+        crd: String,
+        /// The version used.
+        version: String,
+    },
+    /// A Kubernetes object no indexed CRD serves (built-in kinds, or CRDs we do not know).
+    OtherObject,
+    /// Not a Kubernetes object (no `apiVersion`/`kind`), or empty.
+    NotAnObject,
+}
+
+/// The result of checking one document.
+#[derive(Clone, Debug)]
+pub struct DocumentCheck {
+    /// What the document is.
+    pub kind: DocumentKind,
+    /// Its diagnostics, sorted by position.
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// The result of checking one file.
+#[derive(Clone, Debug, Default)]
+pub struct FileCheck {
+    /// One entry per document.
+    pub documents: Vec<DocumentCheck>,
+}
+
+impl FileCheck {
+    /// Every diagnostic of the file, sorted by position.
+    pub fn diagnostics(&self) -> Vec<Diagnostic> {
+        let mut all: Vec<Diagnostic> = self.documents.iter().flat_map(|d| d.diagnostics.iter().cloned()).collect();
+        all.sort_by_key(|d| (d.range.start, d.range.end));
+        all
+    }
+
+    /// How many documents are CRDs.
+    pub fn crd_count(&self) -> usize {
+        self.documents.iter().filter(|d| d.kind == DocumentKind::Crd).count()
+    }
+}
+
+/// Checks every document of a parsed file.
+pub fn check_stream(stream: &Stream, index: &CrdIndex, options: &CheckOptions) -> FileCheck {
+    FileCheck { documents: stream.documents.iter().map(|doc| check_document(doc, index, options)).collect() }
+}
+
+/// Checks one document.
+pub fn check_document(doc: &Document, index: &CrdIndex, options: &CheckOptions) -> DocumentCheck {
+    let mut diagnostics = doc.diagnostics.clone();
+    let kind = match &doc.root {
+        Some(root) => check_object(root, index, options, !doc.has_syntax_error, &mut diagnostics),
+        None => DocumentKind::NotAnObject,
+    };
+    diagnostics.sort_by_key(|d| (d.range.start, d.range.end));
+    DocumentCheck { kind, diagnostics }
+}
+
+/// Checks one object. `complete` is false when a syntax error cut the document short: the object is
+/// then only resolved, since validating a partial tree would report errors that are not there.
+fn check_object(root: &Node, index: &CrdIndex, options: &CheckOptions, complete: bool, out: &mut Vec<Diagnostic>) -> DocumentKind {
+    if is_crd(root).is_some() {
+        return DocumentKind::Crd;
+    }
+    let (Some(api_version_node), Some(kind_node)) = (root.get("apiVersion"), root.get("kind")) else {
+        return DocumentKind::NotAnObject;
+    };
+    let (Some(api_version), Some(kind)) = (api_version_node.as_str(), kind_node.as_str()) else {
+        return DocumentKind::NotAnObject;
+    };
+    match index.resolve(api_version, kind) {
+        Resolution::Found { crd, version } => {
+            check_version_flags(crd, version, kind, api_version_node, out);
+            if complete {
+                match &version.schema {
+                    Some(schema) => validate_object(root, schema, kind_node.range, options, out),
+                    None => validate_metadata(root, &FieldPath::root(), NameRules::Object, kind_node.range, out),
+                }
+            }
+            DocumentKind::CustomResource { crd: crd.crd.name.clone(), version: version.name.clone() }
+        }
+        Resolution::UnknownVersion { crd } => {
+            let (_, version) = split_api_version(api_version);
+            let declared: Vec<&str> = crd.crd.versions.iter().map(|v| v.name.as_str()).collect();
+            let hint = match did_you_mean(version, declared.iter().copied()) {
+                Some(s) => format!("; did you mean {}?", crd.crd.api_version_of(s)),
+                None => String::new(),
+            };
+            out.push(
+                Diagnostic::new(
+                    api_version_node.range,
+                    Severity::Error,
+                    "resource/unknown-version",
+                    format!("CRD {} does not declare version \"{version}\" of {kind} (declared: {}){hint}", crd.crd.name, declared.join(", ")),
+                )
+                .with_path("apiVersion")
+                .with_cause(format!("no matches for kind \"{kind}\" in version \"{api_version}\"")),
+            );
+            DocumentKind::OtherObject
+        }
+        Resolution::UnknownKind { known_kinds } => {
+            let (group, _) = split_api_version(api_version);
+            let hint = match did_you_mean(kind, known_kinds.iter().copied()) {
+                Some(s) => format!("; did you mean {s}?"),
+                None => format!(" (it declares {})", known_kinds.join(", ")),
+            };
+            out.push(
+                Diagnostic::new(kind_node.range, Severity::Error, "resource/unknown-kind", format!("no CRD in group {group} declares kind {kind}{hint}"))
+                    .with_path("kind")
+                    .with_cause(format!("no matches for kind \"{kind}\" in version \"{api_version}\"")),
+            );
+            DocumentKind::OtherObject
+        }
+        Resolution::UnknownGroup => {
+            let (group, _) = split_api_version(api_version);
+            if let Some(kinds) = builtin::kinds(group) {
+                check_builtin(root, group, kind, kinds, kind_node, complete, out);
+            } else if !is_builtin_group(group) {
+                out.push(
+                    Diagnostic::new(
+                        api_version_node.range,
+                        Severity::Information,
+                        "resource/no-crd",
+                        format!("no CRD for group {group} is known, so {kind} is not checked; point crdls at its CRD (--crds) to check it"),
+                    )
+                    .with_path("apiVersion"),
+                );
+            }
+            DocumentKind::OtherObject
+        }
+    }
+}
+
+/// A built-in object: its kind must exist in its group, and ObjectMeta rules apply (its schema is not known).
+fn check_builtin(root: &Node, group: &str, kind: &str, kinds: &[&str], kind_node: &Node, complete: bool, out: &mut Vec<Diagnostic>) {
+    if kind.ends_with("List") {
+        return;
+    }
+    if !kinds.contains(&kind) {
+        // Only a near miss is reported: the group may serve kinds newer than this table.
+        if let Some(suggestion) = did_you_mean(kind, kinds.iter().copied()) {
+            let shown = if group.is_empty() { "the core group".to_string() } else { format!("group {group}") };
+            out.push(
+                Diagnostic::new(kind_node.range, Severity::Error, "resource/unknown-kind", format!("{shown} has no kind {kind}; did you mean {suggestion}?"))
+                    .with_path("kind")
+                    .with_cause(format!("no matches for kind \"{kind}\" in version \"{}\"", root.get_str("apiVersion").unwrap_or_default())),
+            );
+        }
+        return;
+    }
+    if complete {
+        validate_metadata(root, &FieldPath::root(), builtin::name_rules(group), kind_node.range, out);
+    }
+}
+
+/// Groups that belong to Kubernetes itself: the core group, dot-less groups (`apps`, `batch`) and `*.k8s.io`.
+fn is_builtin_group(group: &str) -> bool {
+    group.is_empty() || !group.contains('.') || group.ends_with(".k8s.io") || group == "k8s.io"
+}
+
+fn check_version_flags(crd: &IndexedCrd, version: &CrdVersion, kind: &str, at: &Node, out: &mut Vec<Diagnostic>) {
+    let api_version = crd.crd.api_version_of(&version.name);
+    if !version.served {
+        let served: Vec<&str> = crd.crd.versions.iter().filter(|v| v.served).map(|v| v.name.as_str()).collect();
+        let alternatives = if served.is_empty() { "no version is served".to_string() } else { format!("served: {}", served.join(", ")) };
+        out.push(
+            Diagnostic::new(at.range, Severity::Error, "resource/version-not-served", format!("version {} of {kind} is not served by CRD {} ({alternatives})", version.name, crd.crd.name))
+                .with_path("apiVersion")
+                .with_cause(format!("no matches for kind \"{kind}\" in version \"{api_version}\"")),
+        );
+    }
+    if version.deprecated {
+        let text = match &version.deprecation_warning {
+            Some(w) => w.clone(),
+            None => default_deprecation_warning(crd, version, kind),
+        };
+        out.push(Diagnostic::new(at.range, Severity::Warning, "resource/deprecated-version", text.clone()).with_path("apiVersion").with_cause(text));
+    }
+}
+
+/// The API server's warning for a deprecated version without `deprecationWarning`.
+fn default_deprecation_warning(crd: &IndexedCrd, version: &CrdVersion, kind: &str) -> String {
+    let mut text = format!("{} {kind} is deprecated", crd.crd.api_version_of(&version.name));
+    let better = crd.crd.versions.iter().find(|v| v.served && !v.deprecated && compare_stability(v, version));
+    if let Some(better) = better {
+        text.push_str(&format!("; use {} {kind}", crd.crd.api_version_of(&better.name)));
+    }
+    text
+}
+
+fn compare_stability(candidate: &CrdVersion, deprecated: &CrdVersion) -> bool {
+    crdls_crd::compare_versions(&candidate.name, &deprecated.name).is_lt()
+}
+
+/// Prune, default, validate: the API server's order for a custom resource.
+fn validate_object(root: &Node, schema: &Schema, anchor: TextRange, options: &CheckOptions, out: &mut Vec<Diagnostic>) {
+    let mut pruned = Vec::new();
+    let object = prune_and_default(root, schema, &mut pruned);
+    for field in &pruned {
+        out.push(unknown_field(field, options));
+    }
+    let root_path = FieldPath::root();
+    validate(&object, schema, &root_path, anchor, out);
+    validate_lists(&object, schema, &root_path, out);
+    validate_metadata(&object, &root_path, NameRules::Object, anchor, out);
+    validate_embedded(&object, schema, &root_path, out);
+}
+
+/// Embedded resources (`x-kubernetes-embedded-resource`) need `apiVersion`, `kind` and valid metadata.
+fn validate_embedded(node: &Node, schema: &Schema, path: &FieldPath, out: &mut Vec<Diagnostic>) {
+    use crdls_crd::AdditionalProperties;
+    use crdls_yaml::Value;
+    match &node.value {
+        Value::Map(entries) => {
+            if schema.embedded_resource && !path.is_root() {
+                for field in ["apiVersion", "kind"] {
+                    if node.get_str(field).is_none_or(str::is_empty) {
+                        let err = FieldError { ty: ErrorType::Required, path: path.field(field).to_string(), value: None, detail: String::new() };
+                        out.push(err.diagnostic(node.range, Severity::Error, "schema/embedded-resource", format!("an embedded resource needs {field}")));
+                    }
+                }
+                if node.get("metadata").is_some() {
+                    validate_metadata(node, path, NameRules::Embedded, node.range, out);
+                }
+            }
+            for entry in entries {
+                let child = schema.property(&entry.key).map(|p| &p.schema).or(match &schema.additional_properties {
+                    Some(AdditionalProperties::Schema(s)) => Some(s),
+                    _ => None,
+                });
+                if let Some(child) = child {
+                    validate_embedded(&entry.value, child, &path.field(&entry.key), out);
+                }
+            }
+        }
+        Value::Seq(items) => {
+            if let Some(item_schema) = &schema.items {
+                for (i, item) in items.iter().enumerate() {
+                    validate_embedded(item, item_schema, &path.index(i), out);
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+fn unknown_field(field: &PrunedField, options: &CheckOptions) -> Diagnostic {
+    let name = field.path.rsplit(['.', ']']).next().unwrap_or(&field.path);
+    let hint = match did_you_mean(name, field.known.iter().map(String::as_str)) {
+        Some(s) => format!("; did you mean \"{s}\"?"),
+        None => String::new(),
+    };
+    let (severity, what, cause) = if options.strict {
+        (Severity::Error, "is rejected (strict field validation)", format!("strict decoding error: unknown field \"{}\"", field.path))
+    } else {
+        (Severity::Warning, "would be pruned", format!("unknown field \"{}\"", field.path))
+    };
+    Diagnostic::new(field.key_range, severity, "schema/unknown-field", format!("unknown field \"{}\" {what}: it is not in the schema{hint}", field.path))
+        .with_path(field.path.clone())
+        .with_cause(cause)
+}

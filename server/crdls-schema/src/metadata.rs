@@ -1,0 +1,184 @@
+//! ObjectMeta rules the API server applies to every custom resource (and to embedded resources):
+//! the name is a DNS subdomain, label keys and values are well formed, annotations stay under the size limit.
+
+use crdls_yaml::{Diagnostic, FieldPath, Node, Severity, TextRange, Value};
+
+use crate::field_error::{ErrorType, FieldError};
+use crate::{gofmt, names};
+
+/// Which rules an object's name follows.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum NameRules {
+    /// A custom resource: the name is a DNS subdomain and is required.
+    Object,
+    /// An embedded resource: the name is a path segment and may be empty.
+    Embedded,
+    /// A built-in object whose name is a path segment (RBAC): required, with no `/` or `%`.
+    PathSegment,
+}
+
+/// Checks the `metadata` of `object` (the root, or an embedded resource at `object_path`). `anchor`
+/// locates a missing name when there is no `metadata` key to point at.
+pub fn validate_metadata(object: &Node, object_path: &FieldPath, rules: NameRules, anchor: TextRange, out: &mut Vec<Diagnostic>) {
+    let path = &object_path.field("metadata");
+    let metadata = object.get("metadata");
+    let name = metadata.and_then(|m| m.get("name"));
+    let generate_name = metadata.and_then(|m| m.get("generateName"));
+    let meta_anchor = object.entry("metadata").map_or(anchor, |e| e.key_range);
+    match name.map(|n| &n.value) {
+        None | Some(Value::Null) => {
+            if rules != NameRules::Embedded && generate_name.and_then(Node::as_str).is_none_or(str::is_empty) {
+                let err = FieldError { ty: ErrorType::Required, path: path.field("name").to_string(), value: None, detail: "name or generateName is required".into() };
+                out.push(err.diagnostic(key_or(metadata, "name", meta_anchor), Severity::Error, "metadata/name-required", "metadata.name is required (or metadata.generateName)"));
+            }
+        }
+        Some(Value::Str(s)) => {
+            let details = match rules {
+                NameRules::Object if s.is_empty() => Vec::new(),
+                NameRules::Object => names::dns1123_subdomain(s),
+                NameRules::Embedded | NameRules::PathSegment => names::path_segment_name(s),
+            };
+            for detail in details {
+                let err = FieldError { ty: ErrorType::Invalid, path: path.field("name").to_string(), value: Some(gofmt::quote(s)), detail: detail.clone() };
+                out.push(err.diagnostic(name.map_or(anchor, |n| n.range), Severity::Error, "metadata/name", format!("invalid name: {detail}")));
+            }
+        }
+        Some(_) => type_error(name.expect("present"), &path.field("name"), "string", out),
+    }
+    if let Some(g) = generate_name {
+        if let Some(s) = g.as_str() {
+            if !s.is_empty() {
+                let details = match rules {
+                    NameRules::Object => names::generate_name(s),
+                    NameRules::Embedded | NameRules::PathSegment => names::path_segment_prefix(s),
+                };
+                for detail in details {
+                    let err = FieldError { ty: ErrorType::Invalid, path: path.field("generateName").to_string(), value: Some(gofmt::quote(s)), detail: detail.clone() };
+                    out.push(err.diagnostic(g.range, Severity::Error, "metadata/name", format!("invalid generateName: {detail}")));
+                }
+            }
+        } else if g.value != Value::Null {
+            type_error(g, &path.field("generateName"), "string", out);
+        }
+    }
+    let Some(metadata) = metadata else { return };
+    if let Some(ns) = metadata.get("namespace") {
+        match &ns.value {
+            Value::Str(s) if !s.is_empty() => {
+                for detail in names::dns1123_label(s) {
+                    let err = FieldError { ty: ErrorType::Invalid, path: path.field("namespace").to_string(), value: Some(gofmt::quote(s)), detail: detail.clone() };
+                    out.push(err.diagnostic(ns.range, Severity::Error, "metadata/namespace", format!("invalid namespace: {detail}")));
+                }
+            }
+            Value::Str(_) | Value::Null => {}
+            _ => type_error(ns, &path.field("namespace"), "string", out),
+        }
+    }
+    if let Some(labels) = metadata.get("labels") {
+        labels_rules(labels, &path.field("labels"), out);
+    }
+    if let Some(annotations) = metadata.get("annotations") {
+        annotation_rules(annotations, &path.field("annotations"), out);
+    }
+    if let Some(finalizers) = metadata.get("finalizers") {
+        match &finalizers.value {
+            Value::Seq(items) => {
+                for (i, item) in items.iter().enumerate() {
+                    let Some(finalizer) = item.as_str() else {
+                        type_error(item, &path.field("finalizers").index(i), "string", out);
+                        continue;
+                    };
+                    for detail in names::qualified_name(finalizer) {
+                        let err = FieldError { ty: ErrorType::Invalid, path: path.field("finalizers").to_string(), value: Some(gofmt::quote(finalizer)), detail: detail.clone() };
+                        out.push(err.diagnostic(item.range, Severity::Error, "metadata/finalizer", format!("invalid finalizer: {detail}")));
+                    }
+                }
+            }
+            Value::Null => {}
+            _ => type_error(finalizers, &path.field("finalizers"), "array", out),
+        }
+    }
+}
+
+fn key_or(metadata: Option<&Node>, key: &str, fallback: TextRange) -> TextRange {
+    metadata.and_then(|m| m.entry(key)).map_or(fallback, |e| e.key_range)
+}
+
+/// A metadata field of the wrong type: the API server cannot decode the object into ObjectMeta at all,
+/// and answers with Go's JSON decoding error.
+fn type_error(node: &Node, path: &FieldPath, expected: &str, out: &mut Vec<Diagnostic>) {
+    let actual = node.value.type_name();
+    let json_word = match actual {
+        "integer" | "number" => "number",
+        "boolean" => "bool",
+        other => other,
+    };
+    let (field, go_type) = go_field(path, expected);
+    let d = Diagnostic::new(node.range, Severity::Error, "metadata/type", format!("expected {expected}, found {actual}"))
+        .with_path(path.to_string())
+        .with_cause(format!("json: cannot unmarshal {json_word} into Go struct field ObjectMeta.{field} of type {go_type}"));
+    out.push(d);
+}
+
+/// The ObjectMeta field a metadata path falls in, and the Go type expected there.
+fn go_field(path: &FieldPath, expected: &str) -> (String, &'static str) {
+    let text = path.to_string();
+    let field = text.rsplit_once("metadata.").map_or(text.as_str(), |(_, f)| f);
+    let top = field.split(['.', '[']).next().unwrap_or(field).to_string();
+    let go_type = match (top.as_str(), expected, field.contains(['.', '['])) {
+        ("labels" | "annotations", _, true) => "string",
+        ("labels" | "annotations", _, false) => "map[string]string",
+        ("finalizers", _, false) => "[]string",
+        _ => "string",
+    };
+    (top, go_type)
+}
+
+fn labels_rules(labels: &Node, path: &FieldPath, out: &mut Vec<Diagnostic>) {
+    let Value::Map(entries) = &labels.value else {
+        if labels.value != Value::Null {
+            type_error(labels, path, "object", out);
+        }
+        return;
+    };
+    for e in entries {
+        for detail in names::qualified_name(&e.key) {
+            let err = FieldError { ty: ErrorType::Invalid, path: path.to_string(), value: Some(gofmt::quote(&e.key)), detail: detail.clone() };
+            out.push(err.diagnostic(e.key_range, Severity::Error, "metadata/label-key", format!("invalid label key: {detail}")));
+        }
+        match &e.value.value {
+            Value::Str(v) => {
+                for detail in names::label_value(v) {
+                    let err = FieldError { ty: ErrorType::Invalid, path: path.to_string(), value: Some(gofmt::quote(v)), detail: detail.clone() };
+                    out.push(err.diagnostic(e.value.range, Severity::Error, "metadata/label-value", format!("invalid label value: {detail}")));
+                }
+            }
+            _ => type_error(&e.value, &path.field(&e.key), "string", out),
+        }
+    }
+}
+
+fn annotation_rules(annotations: &Node, path: &FieldPath, out: &mut Vec<Diagnostic>) {
+    let Value::Map(entries) = &annotations.value else {
+        if annotations.value != Value::Null {
+            type_error(annotations, path, "object", out);
+        }
+        return;
+    };
+    let mut total = 0usize;
+    for e in entries {
+        total += e.key.len();
+        for detail in names::qualified_name(&e.key.to_lowercase()) {
+            let err = FieldError { ty: ErrorType::Invalid, path: path.to_string(), value: Some(gofmt::quote(&e.key)), detail: detail.clone() };
+            out.push(err.diagnostic(e.key_range, Severity::Error, "metadata/annotation-key", format!("invalid annotation key: {detail}")));
+        }
+        match &e.value.value {
+            Value::Str(v) => total += v.len(),
+            _ => type_error(&e.value, &path.field(&e.key), "string", out),
+        }
+    }
+    if total > names::TOTAL_ANNOTATION_SIZE_LIMIT {
+        let err = FieldError { ty: ErrorType::TooLong, path: path.to_string(), value: None, detail: names::annotations_too_long_detail() };
+        out.push(err.diagnostic(annotations.range, Severity::Error, "metadata/annotations-size", format!("annotations total {total} bytes, over the limit of {} bytes", names::TOTAL_ANNOTATION_SIZE_LIMIT)));
+    }
+}

@@ -1,0 +1,150 @@
+//! Pruning and defaulting, the first two steps the API server applies to a custom resource before
+//! validating it: unknown fields are dropped (and reported), nulls of non-nullable fields are dropped
+//! or defaulted, and missing fields with a `default` are filled in.
+
+use crdls_crd::{AdditionalProperties, Schema};
+use crdls_yaml::{Entry, FieldPath, Node, Style, TextRange, Value};
+
+/// The fields of ObjectMeta, the only ones kept under `metadata`.
+pub const OBJECT_META_FIELDS: &[&str] = &[
+    "name",
+    "generateName",
+    "namespace",
+    "selfLink",
+    "uid",
+    "resourceVersion",
+    "generation",
+    "creationTimestamp",
+    "deletionTimestamp",
+    "deletionGracePeriodSeconds",
+    "labels",
+    "annotations",
+    "ownerReferences",
+    "finalizers",
+    "managedFields",
+];
+
+/// A field the API server would drop.
+#[derive(Clone, Debug)]
+pub struct PrunedField {
+    /// Its path, as the API server prints it in `unknown field "..."`.
+    pub path: String,
+    /// The range of its key.
+    pub key_range: TextRange,
+    /// The names declared where it was found, for a did-you-mean.
+    pub known: Vec<String>,
+}
+
+/// Prunes and defaults a whole custom resource against its version's root schema.
+pub fn prune_and_default(root: &Node, schema: &Schema, pruned: &mut Vec<PrunedField>) -> Node {
+    walk(root, Some(schema), &FieldPath::root(), Kind::Root, pruned)
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    /// The object's root: `apiVersion`, `kind` and `metadata` are always kept.
+    Root,
+    /// An embedded resource: the same three fields are implicit.
+    Embedded,
+    /// Anything else.
+    Plain,
+}
+
+fn walk(node: &Node, schema: Option<&Schema>, path: &FieldPath, kind: Kind, pruned: &mut Vec<PrunedField>) -> Node {
+    let Some(schema) = schema else { return node.clone() };
+    let kind = if kind == Kind::Plain && schema.embedded_resource { Kind::Embedded } else { kind };
+    match &node.value {
+        Value::Map(entries) => {
+            let mut out: Vec<Entry> = Vec::with_capacity(entries.len());
+            let preserve = schema.preserves_unknown_fields();
+            for entry in entries {
+                let child_path = path.field(&entry.key);
+                if kind != Kind::Plain && matches!(entry.key.as_str(), "apiVersion" | "kind" | "metadata") && schema.property(&entry.key).is_none() {
+                    let value = if entry.key == "metadata" { prune_metadata(&entry.value, &child_path, pruned) } else { entry.value.clone() };
+                    out.push(Entry { value, ..entry.clone() });
+                    continue;
+                }
+                if let Some(prop) = schema.property(&entry.key) {
+                    if entry.value.value == Value::Null && !prop.schema.nullable {
+                        // A null for a non-nullable field is dropped; its default, if any, fills it in below.
+                        continue;
+                    }
+                    let value = if kind != Kind::Plain && entry.key == "metadata" {
+                        prune_metadata(&entry.value, &child_path, pruned)
+                    } else {
+                        walk(&entry.value, Some(&prop.schema), &child_path, Kind::Plain, pruned)
+                    };
+                    out.push(Entry { value, ..entry.clone() });
+                } else if let Some(AdditionalProperties::Schema(extra)) = &schema.additional_properties {
+                    if entry.value.value == Value::Null && !extra.nullable {
+                        continue;
+                    }
+                    let value = walk(&entry.value, Some(extra), &child_path, Kind::Plain, pruned);
+                    out.push(Entry { value, ..entry.clone() });
+                } else if preserve || matches!(schema.additional_properties, Some(AdditionalProperties::Bool(true))) {
+                    out.push(entry.clone());
+                } else {
+                    pruned.push(PrunedField {
+                        path: child_path.to_string(),
+                        key_range: entry.key_range,
+                        known: schema.properties.iter().map(|p| p.name.clone()).collect(),
+                    });
+                }
+            }
+            // Defaults fill in missing fields, then get defaulted and pruned themselves.
+            let anchor = TextRange::empty(node.range.start);
+            for prop in &schema.properties {
+                let Some(default) = &prop.schema.default else { continue };
+                if out.iter().any(|e| e.key == prop.name) {
+                    continue;
+                }
+                let mut value = relocate(default, anchor);
+                value = walk(&value, Some(&prop.schema), &path.field(&prop.name), Kind::Plain, &mut Vec::new());
+                out.push(Entry { key: prop.name.clone(), key_range: anchor, value });
+            }
+            Node { range: node.range, value: Value::Map(out), style: node.style }
+        }
+        Value::Seq(items) => {
+            let item_schema = schema.items.as_deref();
+            let items = items
+                .iter()
+                .enumerate()
+                .map(|(i, item)| match item_schema.and_then(|s| s.default.as_ref().filter(|_| item.value == Value::Null && !s.nullable)) {
+                    // A null item of a non-nullable list is replaced by the items' default, when there is one.
+                    Some(default) => walk(&relocate(default, item.range), item_schema, &path.index(i), Kind::Plain, &mut Vec::new()),
+                    None => walk(item, item_schema, &path.index(i), Kind::Plain, pruned),
+                })
+                .collect();
+            Node { range: node.range, value: Value::Seq(items), style: node.style }
+        }
+        _ => node.clone(),
+    }
+}
+
+/// Keeps only ObjectMeta's fields under `metadata`.
+fn prune_metadata(node: &Node, path: &FieldPath, pruned: &mut Vec<PrunedField>) -> Node {
+    let Value::Map(entries) = &node.value else { return node.clone() };
+    let mut out = Vec::with_capacity(entries.len());
+    for entry in entries {
+        if OBJECT_META_FIELDS.contains(&entry.key.as_str()) {
+            out.push(entry.clone());
+        } else {
+            pruned.push(PrunedField {
+                path: path.field(&entry.key).to_string(),
+                key_range: entry.key_range,
+                known: OBJECT_META_FIELDS.iter().map(|s| s.to_string()).collect(),
+            });
+        }
+    }
+    Node { range: node.range, value: Value::Map(out), style: node.style }
+}
+
+/// A copy of a default value whose every node points at `at` (defaults have no place in the resource's text).
+fn relocate(node: &Node, at: TextRange) -> Node {
+    let value = match &node.value {
+        Value::Map(entries) => Value::Map(entries.iter().map(|e| Entry { key: e.key.clone(), key_range: at, value: relocate(&e.value, at) }).collect()),
+        Value::Seq(items) => Value::Seq(items.iter().map(|i| relocate(i, at)).collect()),
+        v => v.clone(),
+    };
+    Node { range: at, value, style: Style::Empty }
+}

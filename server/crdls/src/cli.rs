@@ -1,0 +1,245 @@
+//! The command line: `crdls check` (and, later, the language server). Kept in the library so tests
+//! drive it in-process with their own input and output.
+
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use clap::{Parser, Subcommand, ValueEnum};
+use crdls_crd::{Crd, CrdIndex};
+use crdls_schema::{check_stream, CheckOptions};
+use crdls_yaml::Severity;
+
+use crate::parallel;
+use crate::report::{self, FileReport, Format, RenderOptions, Summary};
+
+/// crdls: what the Kubernetes API server would say about your CRDs and custom resources, before you apply them.
+#[derive(Debug, Parser)]
+#[command(name = "crdls", version, about, long_about = None)]
+pub struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Check custom resources against the CRDs found among the paths and in --crds.
+    Check(CheckArgs),
+}
+
+#[derive(Debug, clap::Args)]
+struct CheckArgs {
+    /// Files or directories to check (directories are searched recursively for .yaml, .yml and .json);
+    /// `-` reads a stream from standard input (kustomize or helm output).
+    #[arg(value_name = "PATH", default_value = ".")]
+    paths: Vec<PathBuf>,
+    /// More files or directories to read CRDs from; their own problems are not reported.
+    #[arg(long = "crds", value_name = "PATH")]
+    crds: Vec<PathBuf>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = FormatArg::Human)]
+    format: FormatArg,
+    /// Report unknown fields as errors, like `kubectl apply --validate=strict`, instead of warnings.
+    #[arg(long)]
+    strict: bool,
+    /// When to colour human output.
+    #[arg(long, value_enum, default_value_t = ColorArg::Auto)]
+    color: ColorArg,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum FormatArg {
+    Human,
+    Json,
+    Github,
+    Sarif,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum ColorArg {
+    Auto,
+    Always,
+    Never,
+}
+
+/// Where the CLI reads and writes, so tests can supply their own.
+pub struct Io<'a> {
+    /// Standard input, for `-`.
+    pub stdin: &'a mut dyn Read,
+    /// Standard output: the report.
+    pub stdout: &'a mut dyn Write,
+    /// Standard error: usage and I/O errors.
+    pub stderr: &'a mut dyn Write,
+    /// Whether standard output is a terminal (for `--color auto`).
+    pub stdout_is_terminal: bool,
+    /// The directory relative paths start from; reported paths are shown relative to it.
+    pub cwd: PathBuf,
+}
+
+/// Exit code: no errors found.
+pub const EXIT_OK: i32 = 0;
+/// Exit code: the check found errors.
+pub const EXIT_ERRORS: i32 = 1;
+/// Exit code: bad usage or an unreadable input.
+pub const EXIT_USAGE: i32 = 2;
+
+/// Runs the command line with `args` (the program name first) and returns the exit code.
+pub fn run(args: impl IntoIterator<Item = String>, io: &mut Io<'_>) -> i32 {
+    let cli = match Cli::try_parse_from(args) {
+        Ok(cli) => cli,
+        Err(err) => {
+            let code = if err.use_stderr() { EXIT_USAGE } else { EXIT_OK };
+            let rendered = err.render().to_string();
+            let target: &mut dyn Write = if err.use_stderr() { io.stderr } else { io.stdout };
+            let _ = target.write_all(rendered.as_bytes());
+            return code;
+        }
+    };
+    match cli.command {
+        Some(Command::Check(args)) => check(args, io),
+        None => {
+            let _ = writeln!(io.stderr, "crdls: the language server is not available in this build yet; run `crdls check PATH...` (see `crdls --help`)");
+            EXIT_USAGE
+        }
+    }
+}
+
+/// One input file read into memory.
+struct Input {
+    display: String,
+    text: String,
+    /// Whether its problems are reported (false for `--crds` sources).
+    report: bool,
+}
+
+fn check(args: CheckArgs, io: &mut Io<'_>) -> i32 {
+    let mut inputs: Vec<Input> = Vec::new();
+    let mut failed = false;
+    for (paths, report) in [(&args.paths, true), (&args.crds, false)] {
+        for path in paths {
+            if path.as_os_str() == "-" {
+                let mut text = String::new();
+                match io.stdin.read_to_string(&mut text) {
+                    Ok(_) => inputs.push(Input { display: "<stdin>".into(), text, report }),
+                    Err(e) => {
+                        let _ = writeln!(io.stderr, "crdls: cannot read standard input: {e}");
+                        failed = true;
+                    }
+                }
+                continue;
+            }
+            let path = io.cwd.join(path);
+            match collect_files(&path) {
+                Ok(files) => {
+                    for file in files {
+                        match std::fs::read(&file) {
+                            Ok(bytes) => match String::from_utf8(bytes) {
+                                Ok(text) => inputs.push(Input { display: display_path(&file, &io.cwd), text, report }),
+                                Err(_) => {
+                                    let _ = writeln!(io.stderr, "crdls: {}: not UTF-8 text", file.display());
+                                    failed = true;
+                                }
+                            },
+                            Err(e) => {
+                                let _ = writeln!(io.stderr, "crdls: cannot read {}: {e}", file.display());
+                                failed = true;
+                            }
+                        }
+                    }
+                }
+                Err(e) => {
+                    let _ = writeln!(io.stderr, "crdls: {}: {e}", path.display());
+                    failed = true;
+                }
+            }
+        }
+    }
+    if failed {
+        return EXIT_USAGE;
+    }
+    // A file given both as a path and under --crds is read once, and reported.
+    let mut seen = std::collections::HashSet::new();
+    inputs.retain(|i| seen.insert(i.display.clone()));
+
+    let streams: Vec<crdls_yaml::Stream> = parallel::map(&inputs, |i| crdls_yaml::parse(&i.text));
+    let mut index = CrdIndex::new();
+    let crds = parallel::map(&streams, |stream| stream.documents.iter().flat_map(Crd::from_document).collect::<Vec<Crd>>());
+    for (input, crds) in inputs.iter().zip(crds) {
+        index.set_source(Arc::from(input.display.as_str()), crds);
+    }
+    let options = CheckOptions { strict: args.strict };
+    let mut summary = Summary { crds: index.len(), ..Summary::default() };
+    let reported: Vec<(&Input, &crdls_yaml::Stream)> = inputs.iter().zip(&streams).filter(|(i, _)| i.report).collect();
+    let results = parallel::map(&reported, |(_, stream)| check_stream(stream, &index, &options).diagnostics());
+    let mut all = Vec::new();
+    for ((_, stream), diagnostics) in reported.iter().zip(results) {
+        summary.files += 1;
+        summary.documents += stream.documents.len();
+        summary.errors += diagnostics.iter().filter(|d| d.severity == Severity::Error).count();
+        summary.warnings += diagnostics.iter().filter(|d| d.severity == Severity::Warning).count();
+        all.push(diagnostics);
+    }
+    let files: Vec<FileReport<'_>> = inputs
+        .iter()
+        .filter(|i| i.report)
+        .zip(&all)
+        .map(|(input, diagnostics)| FileReport { path: &input.display, text: &input.text, diagnostics })
+        .collect();
+    let format = match args.format {
+        FormatArg::Human => Format::Human,
+        FormatArg::Json => Format::Json,
+        FormatArg::Github => Format::Github,
+        FormatArg::Sarif => Format::Sarif,
+    };
+    let color = match args.color {
+        ColorArg::Always => true,
+        ColorArg::Never => false,
+        ColorArg::Auto => io.stdout_is_terminal && std::env::var_os("NO_COLOR").is_none(),
+    };
+    if let Err(e) = report::render(format, &files, &summary, &RenderOptions { color }, io.stdout) {
+        let _ = writeln!(io.stderr, "crdls: cannot write the report: {e}");
+        return EXIT_USAGE;
+    }
+    if summary.errors > 0 {
+        EXIT_ERRORS
+    } else {
+        EXIT_OK
+    }
+}
+
+/// The files a path stands for: itself, or the YAML and JSON files below a directory, sorted.
+/// Hidden directories (`.git`) and `node_modules`/`target` are skipped.
+fn collect_files(path: &Path) -> std::io::Result<Vec<PathBuf>> {
+    let meta = std::fs::metadata(path)?;
+    if meta.is_file() {
+        return Ok(vec![path.to_path_buf()]);
+    }
+    let mut out = Vec::new();
+    let mut stack = vec![path.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir)? {
+            let entry = entry?;
+            let p = entry.path();
+            let name = entry.file_name().to_string_lossy().into_owned();
+            let ty = entry.file_type()?;
+            if ty.is_dir() || (ty.is_symlink() && p.is_dir()) {
+                if !name.starts_with('.') && name != "node_modules" && name != "target" {
+                    stack.push(p);
+                }
+            } else if [".yaml", ".yml", ".json"].iter().any(|ext| name.ends_with(ext)) {
+                out.push(p);
+            }
+        }
+    }
+    out.sort();
+    Ok(out)
+}
+
+/// A path as users expect to see it: relative to the working directory when below it, with forward
+/// slashes, without `./`.
+fn display_path(path: &Path, cwd: &Path) -> String {
+    let shown = path.strip_prefix(cwd).unwrap_or(path);
+    let s = shown.to_string_lossy().replace('\\', "/");
+    let s = s.replace("/./", "/");
+    s.strip_prefix("./").map(str::to_string).unwrap_or(s)
+}

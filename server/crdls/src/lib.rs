@@ -1,0 +1,5 @@
+//! Library half of the crdls binary: the command line, its reporters and the work spreading they use.
+
+pub mod cli;
+pub mod parallel;
+pub mod report;

@@ -1,0 +1,141 @@
+//! The GitHub Actions report: one workflow command per diagnostic (`::error file=...::message`), which GitHub
+//! shows as an annotation on the line, then the closing count as a plain log line.
+//!
+//! Escaping follows GitHub's runner: in the message `%`, `\r` and `\n` are percent-encoded; in properties `:`
+//! and `,` are too, since they separate the properties.
+
+use std::io;
+
+use crdls_yaml::{ColumnUnit, LineIndex, Severity};
+
+use super::{span, summary_line, FileReport, Summary};
+
+pub(super) fn render(
+    files: &[FileReport<'_>],
+    summary: &Summary,
+    out: &mut dyn io::Write,
+) -> io::Result<()> {
+    for file in files {
+        if file.diagnostics.is_empty() {
+            continue;
+        }
+        let index = LineIndex::new(file.text);
+        let path = escape_property(file.path);
+        for diagnostic in file.diagnostics {
+            let (start, end) = span(&index, file.text, diagnostic.range, ColumnUnit::Char);
+            let command = match diagnostic.severity {
+                Severity::Error => "error",
+                Severity::Warning => "warning",
+                Severity::Information | Severity::Hint => "notice",
+            };
+            let mut message = diagnostic.message.clone();
+            if let Some(cause) = &diagnostic.cause {
+                message.push('\n');
+                message.push_str(cause);
+            }
+            writeln!(
+                out,
+                "::{command} file={path},line={},col={},endLine={},endColumn={},title={}::{}",
+                start.line,
+                start.column,
+                end.line,
+                end.column,
+                escape_property(diagnostic.code),
+                escape_data(&message)
+            )?;
+        }
+    }
+    writeln!(out, "crdls: {}", summary_line(summary))
+}
+
+/// Escapes a command's message.
+fn escape_data(text: &str) -> String {
+    let mut escaped = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '%' => escaped.push_str("%25"),
+            '\r' => escaped.push_str("%0D"),
+            '\n' => escaped.push_str("%0A"),
+            c => escaped.push(c),
+        }
+    }
+    escaped
+}
+
+/// Escapes a property's value.
+fn escape_property(text: &str) -> String {
+    let mut escaped = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '%' => escaped.push_str("%25"),
+            '\r' => escaped.push_str("%0D"),
+            '\n' => escaped.push_str("%0A"),
+            ':' => escaped.push_str("%3A"),
+            ',' => escaped.push_str("%2C"),
+            c => escaped.push(c),
+        }
+    }
+    escaped
+}
+
+#[cfg(test)]
+mod tests {
+    use crdls_yaml::{Diagnostic, Severity, TextRange};
+    use expect_test::expect;
+
+    use super::super::fixture::{render_files, render_fixture};
+    use super::super::{FileReport, Format, Summary};
+    use super::{escape_data, escape_property};
+
+    #[test]
+    fn fixture() {
+        expect![[r#"
+            ::notice file=deploy/my widget.yaml,line=1,col=13,endLine=1,endColumn=30,title=resource/deprecated-version::demo.crdls.dev/v1 Widget is deprecated; use demo.crdls.dev/v2 Widget
+            ::error file=deploy/my widget.yaml,line=6,col=11,endLine=6,endColumn=17,title=metadata/label-value::invalid label value%0Ametadata.labels: Invalid value: "日本語チーム": a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.'
+            ::error file=deploy/my widget.yaml,line=8,col=9,endLine=8,endColumn=11,title=schema/maximum::must be less than or equal to 10%0Aspec.size: Invalid value: 11: spec.size in body should be less than or equal to 10
+            ::warning file=deploy/my widget.yaml,line=9,col=13,endLine=9,endColumn=17,title=schema/pattern::should match '^[a-z]+$'
+            ::error file=deploy/my widget.yaml,line=11,col=3,endLine=14,endColumn=15,title=schema/list-map-duplicate::duplicate entries for key [name="http"]%0Aspec.ports[1]: Duplicate value: map[string]interface {}{"name":"http"}
+            ::error file=deploy/my widget.yaml,line=15,col=1,endLine=15,endColumn=1,title=yaml/syntax::unexpected end of the stream
+            crdls: 4 errors, 1 warning in 2 files (3 documents, 1 CRD)
+        "#]]
+        .assert_eq(&render_fixture(Format::Github, false));
+    }
+
+    #[test]
+    fn escaping() {
+        assert_eq!(
+            escape_data("100% sure\r\nnext: a, b"),
+            "100%25 sure%0D%0Anext: a, b"
+        );
+        assert_eq!(
+            escape_property("C:\\ci\\a,b%.yaml\n"),
+            "C%3A\\ci\\a%2Cb%25.yaml%0A"
+        );
+
+        let text = "a: 1\r\nb: 2\r\n";
+        let diagnostics = [Diagnostic::new(
+            TextRange::new(3, 4),
+            Severity::Hint,
+            "schema/type",
+            "50% of\r\nthe values, really",
+        )
+        .with_cause("a: Invalid value: \"1\": must be 100%")];
+        let files = [FileReport {
+            path: "dir,with:odd%chars/a.yaml",
+            text,
+            diagnostics: &diagnostics,
+        }];
+        let summary = Summary {
+            files: 1,
+            documents: 1,
+            crds: 0,
+            errors: 0,
+            warnings: 0,
+        };
+        expect![[r#"
+            ::notice file=dir%2Cwith%3Aodd%25chars/a.yaml,line=1,col=4,endLine=1,endColumn=5,title=schema/type::50%25 of%0D%0Athe values, really%0Aa: Invalid value: "1": must be 100%25
+            crdls: no problems in 1 file (1 document, 0 CRDs)
+        "#]]
+        .assert_eq(&render_files(Format::Github, &files, &summary, false));
+    }
+}

@@ -1,0 +1,271 @@
+//! The JSON report, a stable contract for scripts: every diagnostic with its file and 1-based range, then the
+//! run's counts. Keys keep the order of the structs below; absent paths and causes are `null`, never missing.
+
+use std::io;
+
+use crdls_yaml::{ColumnUnit, LineIndex};
+use serde::Serialize;
+
+use super::{span, FileReport, Position, Summary};
+
+#[derive(Serialize)]
+struct Report<'a> {
+    diagnostics: Vec<JsonDiagnostic<'a>>,
+    summary: JsonSummary,
+}
+
+#[derive(Serialize)]
+struct JsonDiagnostic<'a> {
+    file: &'a str,
+    range: JsonRange,
+    severity: &'static str,
+    code: &'static str,
+    message: &'a str,
+    path: Option<&'a str>,
+    cause: Option<&'a str>,
+}
+
+#[derive(Serialize)]
+struct JsonRange {
+    start: JsonPosition,
+    end: JsonPosition,
+}
+
+/// A 1-based line and column, the column counted in characters.
+#[derive(Serialize)]
+struct JsonPosition {
+    line: u32,
+    column: u32,
+}
+
+impl From<Position> for JsonPosition {
+    fn from(pos: Position) -> JsonPosition {
+        JsonPosition {
+            line: pos.line,
+            column: pos.column,
+        }
+    }
+}
+
+#[derive(Serialize)]
+struct JsonSummary {
+    files: usize,
+    documents: usize,
+    crds: usize,
+    errors: usize,
+    warnings: usize,
+}
+
+pub(super) fn render(
+    files: &[FileReport<'_>],
+    summary: &Summary,
+    out: &mut dyn io::Write,
+) -> io::Result<()> {
+    let mut diagnostics = Vec::new();
+    for file in files {
+        if file.diagnostics.is_empty() {
+            continue;
+        }
+        let index = LineIndex::new(file.text);
+        for diagnostic in file.diagnostics {
+            let (start, end) = span(&index, file.text, diagnostic.range, ColumnUnit::Char);
+            diagnostics.push(JsonDiagnostic {
+                file: file.path,
+                range: JsonRange {
+                    start: start.into(),
+                    end: end.into(),
+                },
+                severity: diagnostic.severity.as_str(),
+                code: diagnostic.code,
+                message: &diagnostic.message,
+                path: diagnostic.path.as_deref(),
+                cause: diagnostic.cause.as_deref(),
+            });
+        }
+    }
+    let Summary {
+        files,
+        documents,
+        crds,
+        errors,
+        warnings,
+    } = *summary;
+    let report = Report {
+        diagnostics,
+        summary: JsonSummary {
+            files,
+            documents,
+            crds,
+            errors,
+            warnings,
+        },
+    };
+    serde_json::to_writer_pretty(&mut *out, &report)?;
+    writeln!(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use expect_test::expect;
+
+    use super::super::fixture::{render_files, render_fixture};
+    use super::super::{FileReport, Format, Summary};
+
+    #[test]
+    fn fixture() {
+        let output = render_fixture(Format::Json, false);
+        expect![[r#"
+            {
+              "diagnostics": [
+                {
+                  "file": "deploy/my widget.yaml",
+                  "range": {
+                    "start": {
+                      "line": 1,
+                      "column": 13
+                    },
+                    "end": {
+                      "line": 1,
+                      "column": 30
+                    }
+                  },
+                  "severity": "info",
+                  "code": "resource/deprecated-version",
+                  "message": "demo.crdls.dev/v1 Widget is deprecated; use demo.crdls.dev/v2 Widget",
+                  "path": null,
+                  "cause": null
+                },
+                {
+                  "file": "deploy/my widget.yaml",
+                  "range": {
+                    "start": {
+                      "line": 6,
+                      "column": 11
+                    },
+                    "end": {
+                      "line": 6,
+                      "column": 17
+                    }
+                  },
+                  "severity": "error",
+                  "code": "metadata/label-value",
+                  "message": "invalid label value",
+                  "path": "metadata.labels.team",
+                  "cause": "metadata.labels: Invalid value: \"日本語チーム\": a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.'"
+                },
+                {
+                  "file": "deploy/my widget.yaml",
+                  "range": {
+                    "start": {
+                      "line": 8,
+                      "column": 9
+                    },
+                    "end": {
+                      "line": 8,
+                      "column": 11
+                    }
+                  },
+                  "severity": "error",
+                  "code": "schema/maximum",
+                  "message": "must be less than or equal to 10",
+                  "path": "spec.size",
+                  "cause": "spec.size: Invalid value: 11: spec.size in body should be less than or equal to 10"
+                },
+                {
+                  "file": "deploy/my widget.yaml",
+                  "range": {
+                    "start": {
+                      "line": 9,
+                      "column": 13
+                    },
+                    "end": {
+                      "line": 9,
+                      "column": 17
+                    }
+                  },
+                  "severity": "warning",
+                  "code": "schema/pattern",
+                  "message": "should match '^[a-z]+$'",
+                  "path": "spec.owner",
+                  "cause": null
+                },
+                {
+                  "file": "deploy/my widget.yaml",
+                  "range": {
+                    "start": {
+                      "line": 11,
+                      "column": 3
+                    },
+                    "end": {
+                      "line": 14,
+                      "column": 15
+                    }
+                  },
+                  "severity": "error",
+                  "code": "schema/list-map-duplicate",
+                  "message": "duplicate entries for key [name=\"http\"]",
+                  "path": "spec.ports[1]",
+                  "cause": "spec.ports[1]: Duplicate value: map[string]interface {}{\"name\":\"http\"}"
+                },
+                {
+                  "file": "deploy/my widget.yaml",
+                  "range": {
+                    "start": {
+                      "line": 15,
+                      "column": 1
+                    },
+                    "end": {
+                      "line": 15,
+                      "column": 1
+                    }
+                  },
+                  "severity": "error",
+                  "code": "yaml/syntax",
+                  "message": "unexpected end of the stream",
+                  "path": null,
+                  "cause": null
+                }
+              ],
+              "summary": {
+                "files": 2,
+                "documents": 3,
+                "crds": 1,
+                "errors": 4,
+                "warnings": 1
+              }
+            }
+        "#]]
+        .assert_eq(&output);
+        let value: serde_json::Value = serde_json::from_str(&output).expect("the report is JSON");
+        assert_eq!(value["diagnostics"].as_array().map(Vec::len), Some(6));
+    }
+
+    #[test]
+    fn a_clean_run_has_an_empty_list() {
+        let files = [FileReport {
+            path: "a.yaml",
+            text: "a: 1\n",
+            diagnostics: &[],
+        }];
+        let summary = Summary {
+            files: 1,
+            documents: 1,
+            crds: 0,
+            errors: 0,
+            warnings: 0,
+        };
+        expect![[r#"
+            {
+              "diagnostics": [],
+              "summary": {
+                "files": 1,
+                "documents": 1,
+                "crds": 0,
+                "errors": 0,
+                "warnings": 0
+              }
+            }
+        "#]]
+        .assert_eq(&render_files(Format::Json, &files, &summary, false));
+    }
+}

@@ -1,0 +1,338 @@
+//! Reports for `crdls check`: the same diagnostics rendered for people, scripts, GitHub Actions and code scanning.
+//!
+//! The checker speaks byte offsets; lines and columns are made here, at the edge, once per file. Every format
+//! counts lines and columns from 1. Columns count characters (Unicode scalar values), except in SARIF, whose
+//! default unit is the UTF-16 code unit. End positions are exclusive: they name the column just past the range.
+
+mod github;
+mod human;
+mod json;
+mod sarif;
+
+use std::io;
+use std::str::FromStr;
+
+use crdls_yaml::{ColumnUnit, Diagnostic, LineIndex, TextRange};
+
+/// An output format of `crdls check`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    /// Source excerpts with carets under each problem, for a terminal.
+    Human,
+    /// One JSON document whose shape is a stable contract for scripts.
+    Json,
+    /// GitHub Actions workflow commands, which GitHub turns into annotations.
+    Github,
+    /// SARIF 2.1.0, for GitHub code scanning and other SARIF viewers.
+    Sarif,
+}
+
+impl FromStr for Format {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Format, String> {
+        match s {
+            "human" => Ok(Format::Human),
+            "json" => Ok(Format::Json),
+            "github" => Ok(Format::Github),
+            "sarif" => Ok(Format::Sarif),
+            other => Err(format!(
+                "unknown format `{other}`; expected one of human, json, github, sarif"
+            )),
+        }
+    }
+}
+
+/// One checked file: its display path (as given on the command line, or "<stdin>"), its text and its
+/// diagnostics (sorted by position).
+#[derive(Clone, Copy, Debug)]
+pub struct FileReport<'a> {
+    /// The path shown to the user and written into machine-readable output.
+    pub path: &'a str,
+    /// The file's text, which the diagnostics' byte ranges point into.
+    pub text: &'a str,
+    /// What was found in the file, in the order to report it.
+    pub diagnostics: &'a [Diagnostic],
+}
+
+/// Counts over the whole run, for the closing line of the human report and the JSON `summary`.
+#[derive(Default, Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Summary {
+    /// Files whose problems are reported.
+    pub files: usize,
+    /// YAML documents in those files.
+    pub documents: usize,
+    /// CRDs known to the run, from the checked files and from `--crds`.
+    pub crds: usize,
+    /// Diagnostics of severity error.
+    pub errors: usize,
+    /// Diagnostics of severity warning.
+    pub warnings: usize,
+}
+
+/// How to render, beyond the format itself.
+#[derive(Default, Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RenderOptions {
+    /// Whether the human report uses ANSI colours. The other formats ignore it.
+    pub color: bool,
+}
+
+/// Writes the report for `files` to `out` in `format`.
+pub fn render(
+    format: Format,
+    files: &[FileReport<'_>],
+    summary: &Summary,
+    options: &RenderOptions,
+    out: &mut dyn io::Write,
+) -> io::Result<()> {
+    match format {
+        Format::Human => human::render(files, summary, options, out),
+        Format::Json => json::render(files, summary, out),
+        Format::Github => github::render(files, summary, out),
+        Format::Sarif => sarif::render(files, out),
+    }
+}
+
+/// A 1-based line and column; what the column counts depends on the call that made it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Position {
+    line: u32,
+    column: u32,
+}
+
+/// Both ends of `range` as 1-based positions, the column counted in `unit`. A range that runs past the text or
+/// backwards is clamped first, so that no diagnostic can make a reporter fail.
+fn span(index: &LineIndex, text: &str, range: TextRange, unit: ColumnUnit) -> (Position, Position) {
+    let range = clamp(range, text.len());
+    let at = |offset| {
+        let pos = index.line_col(text, offset, unit);
+        Position {
+            line: pos.line + 1,
+            column: pos.col + 1,
+        }
+    };
+    (at(range.start), at(range.end))
+}
+
+/// `range` made to lie inside a text of `len` bytes, its end never before its start.
+fn clamp(range: TextRange, len: usize) -> TextRange {
+    let start = range.start.min(len);
+    TextRange {
+        start,
+        end: range.end.clamp(start, len),
+    }
+}
+
+/// The closing line of a report: `2 errors, 1 warning in 3 files (5 documents, 2 CRDs)`, or `no problems in ...`.
+fn summary_line(summary: &Summary) -> String {
+    let problems = match (summary.errors, summary.warnings) {
+        (0, 0) => "no problems".to_owned(),
+        (errors, 0) => counted(errors, "error"),
+        (0, warnings) => counted(warnings, "warning"),
+        (errors, warnings) => format!(
+            "{}, {}",
+            counted(errors, "error"),
+            counted(warnings, "warning")
+        ),
+    };
+    format!(
+        "{problems} in {} ({}, {})",
+        counted(summary.files, "file"),
+        counted(summary.documents, "document"),
+        counted(summary.crds, "CRD")
+    )
+}
+
+/// `1 file`, `2 files`, `0 files`.
+fn counted(n: usize, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
+}
+
+/// The fixture every format's tests render: CRLF line endings, CJK, an emoji and a tab, diagnostics with and
+/// without a field path and a cause, a range over several lines and an empty range at the end of the file.
+#[cfg(test)]
+mod fixture {
+    use crdls_yaml::{Diagnostic, Severity, TextRange};
+
+    use super::{render, FileReport, Format, RenderOptions, Summary};
+
+    pub(super) const TEXT: &str = concat!(
+        "apiVersion: demo.crdls.dev/v1\r\n",
+        "kind: Widget\r\n",
+        "metadata:\r\n",
+        "  name: w\r\n",
+        "  labels:\r\n",
+        "    team: 日本語チーム\r\n",
+        "spec:\r\n",
+        "  size: 11\r\n",
+        "  owner: \"😀\tteam\"\r\n",
+        "  ports:\r\n",
+        "  - name: http\r\n",
+        "    port: 80\r\n",
+        "  - name: http\r\n",
+        "    port: 8080\r\n",
+    );
+
+    /// The range of the first `needle` in `TEXT` that comes after `after`.
+    pub(super) fn find(after: &str, needle: &str) -> TextRange {
+        let from = TEXT.find(after).expect("`after` is in the fixture");
+        let start = from
+            + TEXT[from..]
+                .find(needle)
+                .expect("`needle` is in the fixture");
+        TextRange::new(start, start + needle.len())
+    }
+
+    pub(super) fn diagnostics() -> Vec<Diagnostic> {
+        let ports = find("ports:", "- name").start;
+        let ports_end = find("port: 8080", "8080").end;
+        vec![
+            Diagnostic::new(
+                find("apiVersion", "demo.crdls.dev/v1"),
+                Severity::Information,
+                "resource/deprecated-version",
+                "demo.crdls.dev/v1 Widget is deprecated; use demo.crdls.dev/v2 Widget",
+            ),
+            Diagnostic::new(find("team:", "日本語チーム"), Severity::Error, "metadata/label-value", "invalid label value")
+                .with_path("metadata.labels.team")
+                .with_cause("metadata.labels: Invalid value: \"日本語チーム\": a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.'"),
+            Diagnostic::new(find("size", "11"), Severity::Error, "schema/maximum", "must be less than or equal to 10")
+                .with_path("spec.size")
+                .with_cause("spec.size: Invalid value: 11: spec.size in body should be less than or equal to 10"),
+            Diagnostic::new(find("owner", "team"), Severity::Warning, "schema/pattern", "should match '^[a-z]+$'").with_path("spec.owner"),
+            Diagnostic::new(TextRange::new(ports, ports_end), Severity::Error, "schema/list-map-duplicate", "duplicate entries for key [name=\"http\"]")
+                .with_path("spec.ports[1]")
+                .with_cause("spec.ports[1]: Duplicate value: map[string]interface {}{\"name\":\"http\"}"),
+            Diagnostic::new(TextRange::empty(TEXT.len()), Severity::Error, "yaml/syntax", "unexpected end of the stream"),
+        ]
+    }
+
+    pub(super) const SUMMARY: Summary = Summary {
+        files: 2,
+        documents: 3,
+        crds: 1,
+        errors: 4,
+        warnings: 1,
+    };
+
+    /// Renders the fixture, followed by a clean file, as `format` would print it.
+    pub(super) fn render_fixture(format: Format, color: bool) -> String {
+        let diagnostics = diagnostics();
+        let files = [
+            FileReport {
+                path: "deploy/my widget.yaml",
+                text: TEXT,
+                diagnostics: &diagnostics,
+            },
+            FileReport {
+                path: "clean.yaml",
+                text: "kind: Widget\n",
+                diagnostics: &[],
+            },
+        ];
+        render_files(format, &files, &SUMMARY, color)
+    }
+
+    /// Renders `files` into a string.
+    pub(super) fn render_files(
+        format: Format,
+        files: &[FileReport<'_>],
+        summary: &Summary,
+        color: bool,
+    ) -> String {
+        let mut out = Vec::new();
+        render(format, files, summary, &RenderOptions { color }, &mut out)
+            .expect("writing to a Vec does not fail");
+        String::from_utf8(out).expect("reports are UTF-8")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn formats_parse_from_their_names() {
+        assert_eq!("human".parse::<Format>(), Ok(Format::Human));
+        assert_eq!("json".parse::<Format>(), Ok(Format::Json));
+        assert_eq!("github".parse::<Format>(), Ok(Format::Github));
+        assert_eq!("sarif".parse::<Format>(), Ok(Format::Sarif));
+        assert_eq!(
+            "xml".parse::<Format>(),
+            Err("unknown format `xml`; expected one of human, json, github, sarif".to_owned())
+        );
+    }
+
+    #[test]
+    fn summary_lines_count_in_words() {
+        let mut summary = Summary {
+            files: 3,
+            documents: 5,
+            crds: 2,
+            errors: 2,
+            warnings: 1,
+        };
+        assert_eq!(
+            summary_line(&summary),
+            "2 errors, 1 warning in 3 files (5 documents, 2 CRDs)"
+        );
+        summary.warnings = 0;
+        assert_eq!(
+            summary_line(&summary),
+            "2 errors in 3 files (5 documents, 2 CRDs)"
+        );
+        summary = Summary {
+            files: 1,
+            documents: 1,
+            crds: 1,
+            errors: 0,
+            warnings: 2,
+        };
+        assert_eq!(
+            summary_line(&summary),
+            "2 warnings in 1 file (1 document, 1 CRD)"
+        );
+        summary.warnings = 0;
+        assert_eq!(
+            summary_line(&summary),
+            "no problems in 1 file (1 document, 1 CRD)"
+        );
+    }
+
+    #[test]
+    fn spans_are_one_based_and_clamped() {
+        let text = "a: é😀x\r\n";
+        let index = LineIndex::new(text);
+        let x = text.find('x').unwrap();
+        let range = TextRange::new(x, x + 1);
+        let char_span = span(&index, text, range, ColumnUnit::Char);
+        assert_eq!(
+            char_span,
+            (
+                Position { line: 1, column: 6 },
+                Position { line: 1, column: 7 }
+            )
+        );
+        let utf16_span = span(&index, text, range, ColumnUnit::Utf16);
+        assert_eq!(
+            utf16_span,
+            (
+                Position { line: 1, column: 7 },
+                Position { line: 1, column: 8 }
+            )
+        );
+        // A range past the end, or backwards, still yields positions inside the text.
+        let wild = TextRange { start: 100, end: 3 };
+        assert_eq!(
+            span(&index, text, wild, ColumnUnit::Char),
+            (
+                Position { line: 2, column: 1 },
+                Position { line: 2, column: 1 }
+            )
+        );
+    }
+}

@@ -1,0 +1,496 @@
+//! The SARIF 2.1.0 report, in the subset GitHub code scanning accepts: one run, one rule per diagnostic code,
+//! one result per diagnostic. Columns are UTF-16 code units (SARIF's default, stated in `columnKind`).
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::io;
+
+use crdls_yaml::{ColumnUnit, LineIndex, Severity};
+use serde::Serialize;
+
+use super::{span, FileReport};
+
+const SCHEMA: &str = "https://json.schemastore.org/sarif-2.1.0.json";
+const INFORMATION_URI: &str = "https://github.com/crdls/crdls";
+
+#[derive(Serialize)]
+struct Log<'a> {
+    #[serde(rename = "$schema")]
+    schema: &'static str,
+    version: &'static str,
+    runs: [Run<'a>; 1],
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Run<'a> {
+    tool: Tool<'a>,
+    column_kind: &'static str,
+    results: Vec<SarifResult<'a>>,
+}
+
+#[derive(Serialize)]
+struct Tool<'a> {
+    driver: Driver<'a>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Driver<'a> {
+    name: &'static str,
+    information_uri: &'static str,
+    version: &'static str,
+    rules: Vec<Rule<'a>>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Rule<'a> {
+    id: &'a str,
+    short_description: Message,
+}
+
+#[derive(Serialize)]
+struct Message {
+    text: String,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct SarifResult<'a> {
+    rule_id: &'a str,
+    rule_index: usize,
+    level: &'static str,
+    message: Message,
+    locations: [Location; 1],
+    #[serde(skip_serializing_if = "Properties::is_empty")]
+    properties: Properties<'a>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Location {
+    physical_location: PhysicalLocation,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct PhysicalLocation {
+    artifact_location: ArtifactLocation,
+    region: Region,
+}
+
+#[derive(Serialize)]
+struct ArtifactLocation {
+    uri: String,
+}
+
+/// 1-based; the end column is the one just past the region.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Region {
+    start_line: u32,
+    start_column: u32,
+    end_line: u32,
+    end_column: u32,
+}
+
+#[derive(Serialize)]
+struct Properties<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    path: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cause: Option<&'a str>,
+}
+
+impl Properties<'_> {
+    fn is_empty(&self) -> bool {
+        self.path.is_none() && self.cause.is_none()
+    }
+}
+
+pub(super) fn render(files: &[FileReport<'_>], out: &mut dyn io::Write) -> io::Result<()> {
+    // Rules are sorted by code, so that a rule's index does not depend on which file was checked first.
+    let mut rule_index: BTreeMap<&str, usize> = files
+        .iter()
+        .flat_map(|f| f.diagnostics)
+        .map(|d| (d.code, 0))
+        .collect();
+    for (i, index) in rule_index.values_mut().enumerate() {
+        *index = i;
+    }
+    let rules = rule_index
+        .keys()
+        .map(|&id| Rule {
+            id,
+            short_description: Message { text: describe(id) },
+        })
+        .collect();
+
+    let mut results = Vec::new();
+    for file in files {
+        if file.diagnostics.is_empty() {
+            continue;
+        }
+        let index = LineIndex::new(file.text);
+        let uri = artifact_uri(file.path);
+        for diagnostic in file.diagnostics {
+            let (start, end) = span(&index, file.text, diagnostic.range, ColumnUnit::Utf16);
+            results.push(SarifResult {
+                rule_id: diagnostic.code,
+                rule_index: rule_index[diagnostic.code],
+                level: match diagnostic.severity {
+                    Severity::Error => "error",
+                    Severity::Warning => "warning",
+                    Severity::Information | Severity::Hint => "note",
+                },
+                message: Message {
+                    text: diagnostic.message.clone(),
+                },
+                locations: [Location {
+                    physical_location: PhysicalLocation {
+                        artifact_location: ArtifactLocation { uri: uri.clone() },
+                        region: Region {
+                            start_line: start.line,
+                            start_column: start.column,
+                            end_line: end.line,
+                            end_column: end.column,
+                        },
+                    },
+                }],
+                properties: Properties {
+                    path: diagnostic.path.as_deref(),
+                    cause: diagnostic.cause.as_deref(),
+                },
+            });
+        }
+    }
+
+    let log = Log {
+        schema: SCHEMA,
+        version: "2.1.0",
+        runs: [Run {
+            tool: Tool {
+                driver: Driver {
+                    name: "crdls",
+                    information_uri: INFORMATION_URI,
+                    version: env!("CARGO_PKG_VERSION"),
+                    rules,
+                },
+            },
+            column_kind: "utf16CodeUnits",
+            results,
+        }],
+    };
+    serde_json::to_writer_pretty(&mut *out, &log)?;
+    writeln!(out)
+}
+
+/// A rule's short description, made from its code: `schema/max-length` is "Schema validation: max length".
+/// Codes are stable strings with a family before the slash; a family not known here leaves the code as it is.
+fn describe(code: &str) -> String {
+    let Some((family, name)) = code.split_once('/') else {
+        return code.to_owned();
+    };
+    let family = match family {
+        "schema" => "Schema validation",
+        "metadata" => "Object metadata",
+        "resource" => "Resource type",
+        "yaml" => "YAML",
+        "crd" => "CRD",
+        "cel" => "CEL validation rule",
+        _ => return code.to_owned(),
+    };
+    format!("{family}: {}", name.replace('-', " "))
+}
+
+/// The SARIF `uri` of a displayed path: a relative URI reference with forward slashes for a relative path, a
+/// `file://` URI for an absolute one, and every character outside the unreserved set and `/` percent-encoded.
+fn artifact_uri(path: &str) -> String {
+    let path = path.replace('\\', "/");
+    let path = path.strip_prefix("./").unwrap_or(&path);
+    let bytes = path.as_bytes();
+    let drive =
+        bytes.len() >= 3 && bytes[0].is_ascii_alphabetic() && bytes[1] == b':' && bytes[2] == b'/';
+    let mut uri = String::with_capacity(path.len() + 8);
+    if drive {
+        uri.push_str("file:///");
+    } else if path.starts_with('/') {
+        uri.push_str("file://");
+    }
+    for (i, &b) in bytes.iter().enumerate() {
+        match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' | b'/' => {
+                uri.push(b as char)
+            }
+            b':' if drive && i == 1 => uri.push(':'),
+            _ => {
+                let _ = write!(uri, "%{b:02X}");
+            }
+        }
+    }
+    uri
+}
+
+#[cfg(test)]
+mod tests {
+    use expect_test::expect;
+
+    use super::super::fixture::render_fixture;
+    use super::super::Format;
+    use super::{artifact_uri, describe};
+
+    #[test]
+    fn fixture() {
+        let output = render_fixture(Format::Sarif, false);
+        let value: serde_json::Value = serde_json::from_str(&output).expect("the report is JSON");
+        assert_eq!(
+            value["runs"][0]["tool"]["driver"]["version"],
+            env!("CARGO_PKG_VERSION")
+        );
+        // The version is left out of the snapshot, so that a release does not change it.
+        let output = output.replace(
+            &format!("\"version\": \"{}\"", env!("CARGO_PKG_VERSION")),
+            "\"version\": \"VERSION\"",
+        );
+        expect![[r#"
+            {
+              "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
+              "version": "2.1.0",
+              "runs": [
+                {
+                  "tool": {
+                    "driver": {
+                      "name": "crdls",
+                      "informationUri": "https://github.com/crdls/crdls",
+                      "version": "VERSION",
+                      "rules": [
+                        {
+                          "id": "metadata/label-value",
+                          "shortDescription": {
+                            "text": "Object metadata: label value"
+                          }
+                        },
+                        {
+                          "id": "resource/deprecated-version",
+                          "shortDescription": {
+                            "text": "Resource type: deprecated version"
+                          }
+                        },
+                        {
+                          "id": "schema/list-map-duplicate",
+                          "shortDescription": {
+                            "text": "Schema validation: list map duplicate"
+                          }
+                        },
+                        {
+                          "id": "schema/maximum",
+                          "shortDescription": {
+                            "text": "Schema validation: maximum"
+                          }
+                        },
+                        {
+                          "id": "schema/pattern",
+                          "shortDescription": {
+                            "text": "Schema validation: pattern"
+                          }
+                        },
+                        {
+                          "id": "yaml/syntax",
+                          "shortDescription": {
+                            "text": "YAML: syntax"
+                          }
+                        }
+                      ]
+                    }
+                  },
+                  "columnKind": "utf16CodeUnits",
+                  "results": [
+                    {
+                      "ruleId": "resource/deprecated-version",
+                      "ruleIndex": 1,
+                      "level": "note",
+                      "message": {
+                        "text": "demo.crdls.dev/v1 Widget is deprecated; use demo.crdls.dev/v2 Widget"
+                      },
+                      "locations": [
+                        {
+                          "physicalLocation": {
+                            "artifactLocation": {
+                              "uri": "deploy/my%20widget.yaml"
+                            },
+                            "region": {
+                              "startLine": 1,
+                              "startColumn": 13,
+                              "endLine": 1,
+                              "endColumn": 30
+                            }
+                          }
+                        }
+                      ]
+                    },
+                    {
+                      "ruleId": "metadata/label-value",
+                      "ruleIndex": 0,
+                      "level": "error",
+                      "message": {
+                        "text": "invalid label value"
+                      },
+                      "locations": [
+                        {
+                          "physicalLocation": {
+                            "artifactLocation": {
+                              "uri": "deploy/my%20widget.yaml"
+                            },
+                            "region": {
+                              "startLine": 6,
+                              "startColumn": 11,
+                              "endLine": 6,
+                              "endColumn": 17
+                            }
+                          }
+                        }
+                      ],
+                      "properties": {
+                        "path": "metadata.labels.team",
+                        "cause": "metadata.labels: Invalid value: \"日本語チーム\": a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.'"
+                      }
+                    },
+                    {
+                      "ruleId": "schema/maximum",
+                      "ruleIndex": 3,
+                      "level": "error",
+                      "message": {
+                        "text": "must be less than or equal to 10"
+                      },
+                      "locations": [
+                        {
+                          "physicalLocation": {
+                            "artifactLocation": {
+                              "uri": "deploy/my%20widget.yaml"
+                            },
+                            "region": {
+                              "startLine": 8,
+                              "startColumn": 9,
+                              "endLine": 8,
+                              "endColumn": 11
+                            }
+                          }
+                        }
+                      ],
+                      "properties": {
+                        "path": "spec.size",
+                        "cause": "spec.size: Invalid value: 11: spec.size in body should be less than or equal to 10"
+                      }
+                    },
+                    {
+                      "ruleId": "schema/pattern",
+                      "ruleIndex": 4,
+                      "level": "warning",
+                      "message": {
+                        "text": "should match '^[a-z]+$'"
+                      },
+                      "locations": [
+                        {
+                          "physicalLocation": {
+                            "artifactLocation": {
+                              "uri": "deploy/my%20widget.yaml"
+                            },
+                            "region": {
+                              "startLine": 9,
+                              "startColumn": 14,
+                              "endLine": 9,
+                              "endColumn": 18
+                            }
+                          }
+                        }
+                      ],
+                      "properties": {
+                        "path": "spec.owner"
+                      }
+                    },
+                    {
+                      "ruleId": "schema/list-map-duplicate",
+                      "ruleIndex": 2,
+                      "level": "error",
+                      "message": {
+                        "text": "duplicate entries for key [name=\"http\"]"
+                      },
+                      "locations": [
+                        {
+                          "physicalLocation": {
+                            "artifactLocation": {
+                              "uri": "deploy/my%20widget.yaml"
+                            },
+                            "region": {
+                              "startLine": 11,
+                              "startColumn": 3,
+                              "endLine": 14,
+                              "endColumn": 15
+                            }
+                          }
+                        }
+                      ],
+                      "properties": {
+                        "path": "spec.ports[1]",
+                        "cause": "spec.ports[1]: Duplicate value: map[string]interface {}{\"name\":\"http\"}"
+                      }
+                    },
+                    {
+                      "ruleId": "yaml/syntax",
+                      "ruleIndex": 5,
+                      "level": "error",
+                      "message": {
+                        "text": "unexpected end of the stream"
+                      },
+                      "locations": [
+                        {
+                          "physicalLocation": {
+                            "artifactLocation": {
+                              "uri": "deploy/my%20widget.yaml"
+                            },
+                            "region": {
+                              "startLine": 15,
+                              "startColumn": 1,
+                              "endLine": 15,
+                              "endColumn": 1
+                            }
+                          }
+                        }
+                      ]
+                    }
+                  ]
+                }
+              ]
+            }
+        "#]].assert_eq(&output);
+    }
+
+    #[test]
+    fn uris() {
+        assert_eq!(
+            artifact_uri("deploy/my widget.yaml"),
+            "deploy/my%20widget.yaml"
+        );
+        assert_eq!(artifact_uri("./a.yaml"), "a.yaml");
+        assert_eq!(artifact_uri("deploy\\a#1.yaml"), "deploy/a%231.yaml");
+        assert_eq!(artifact_uri("/abs/ü.yaml"), "file:///abs/%C3%BC.yaml");
+        assert_eq!(artifact_uri("C:\\ci\\a.yaml"), "file:///C:/ci/a.yaml");
+        assert_eq!(artifact_uri("<stdin>"), "%3Cstdin%3E");
+        assert_eq!(artifact_uri("a:b.yaml"), "a%3Ab.yaml");
+    }
+
+    #[test]
+    fn rule_descriptions() {
+        assert_eq!(
+            describe("schema/max-length"),
+            "Schema validation: max length"
+        );
+        assert_eq!(
+            describe("resource/unknown-kind"),
+            "Resource type: unknown kind"
+        );
+        assert_eq!(describe("other/thing"), "other/thing");
+        assert_eq!(describe("plain"), "plain");
+    }
+}

@@ -1,0 +1,71 @@
+//! The command line's contract: exit codes, stdin, `--crds`, `--strict` and the JSON output shape.
+
+use crdls_tests::run_cli;
+
+const WIDGET: &str = "apiVersion: demo.crdls.dev/v1\nkind: Widget\nmetadata:\n  name: w\nspec:\n  size: 11\n  owner: team\n  extra: 1\n";
+
+#[test]
+fn clean_input_exits_zero() {
+    let run = run_cli(&["check", "fixtures/resources/valid.yaml", "--crds", "fixtures/crds"], "");
+    assert_eq!(run.code, 0, "{run:?}");
+    assert!(run.stdout.contains("no problems"), "{}", run.stdout);
+}
+
+#[test]
+fn errors_exit_one_and_stdin_is_read() {
+    let run = run_cli(&["check", "-", "--crds", "fixtures/crds", "--format", "json"], WIDGET);
+    assert_eq!(run.code, 1, "{run:?}");
+    let json: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    let diagnostics = json["diagnostics"].as_array().unwrap();
+    let max = diagnostics.iter().find(|d| d["code"] == "schema/maximum").expect("a maximum error");
+    assert_eq!(max["file"], "<stdin>");
+    assert_eq!(max["severity"], "error");
+    assert_eq!(max["path"], "spec.size");
+    assert_eq!(max["cause"], "spec.size: Invalid value: 11: spec.size in body should be less than or equal to 10");
+    assert_eq!(max["range"]["start"], serde_json::json!({"line": 6, "column": 9}));
+    assert_eq!(max["range"]["end"], serde_json::json!({"line": 6, "column": 11}));
+    let unknown = diagnostics.iter().find(|d| d["code"] == "schema/unknown-field").expect("an unknown field");
+    assert_eq!(unknown["severity"], "warning");
+    assert_eq!(json["summary"], serde_json::json!({"files": 1, "documents": 1, "crds": 3, "errors": 1, "warnings": 1}));
+}
+
+#[test]
+fn strict_turns_unknown_fields_into_errors() {
+    let run = run_cli(&["check", "-", "--crds", "fixtures/crds", "--format", "json", "--strict"], WIDGET);
+    let json: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    let unknown = json["diagnostics"].as_array().unwrap().iter().find(|d| d["code"] == "schema/unknown-field").unwrap();
+    assert_eq!(unknown["severity"], "error");
+    assert_eq!(json["summary"]["errors"], 2);
+}
+
+#[test]
+fn missing_path_is_a_usage_error() {
+    let run = run_cli(&["check", "does/not/exist.yaml"], "");
+    assert_eq!(run.code, 2);
+    assert!(run.stderr.contains("does/not/exist.yaml"), "{}", run.stderr);
+    let run = run_cli(&["check", "--format", "xml", "fixtures"], "");
+    assert_eq!(run.code, 2);
+    assert!(run.stderr.contains("xml"), "{}", run.stderr);
+}
+
+#[test]
+fn directories_are_searched_and_crds_among_paths_are_used() {
+    let run = run_cli(&["check", "fixtures", "--format", "json"], "");
+    assert_eq!(run.code, 1, "the fixtures hold deliberate errors");
+    let json: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(json["summary"]["crds"], 3);
+    let files: std::collections::BTreeSet<&str> = json["diagnostics"].as_array().unwrap().iter().map(|d| d["file"].as_str().unwrap()).collect();
+    assert!(files.contains("fixtures/resources/schema-errors.yaml"), "{files:?}");
+    assert!(!files.contains("fixtures/resources/valid.yaml"), "{files:?}");
+}
+
+#[test]
+fn github_and_sarif_formats() {
+    let run = run_cli(&["check", "-", "--crds", "fixtures/crds", "--format", "github"], WIDGET);
+    assert!(run.stdout.lines().any(|l| l.starts_with("::error file=<stdin>,line=6,col=9")), "{}", run.stdout);
+    let run = run_cli(&["check", "-", "--crds", "fixtures/crds", "--format", "sarif"], WIDGET);
+    let sarif: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(sarif["version"], "2.1.0");
+    let results = sarif["runs"][0]["results"].as_array().unwrap();
+    assert!(results.iter().any(|r| r["ruleId"] == "schema/maximum" && r["level"] == "error"));
+}

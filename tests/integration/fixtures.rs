@@ -1,0 +1,55 @@
+//! Snapshot tests of `crdls check` on every fixture in `fixtures/resources`, rendered as the CLI
+//! renders them. Run with `UPDATE_EXPECT=1` to accept new output, then review the diff.
+
+use expect_test::expect_file;
+
+use crdls_tests::{repo_root, run_cli};
+
+fn snapshot(name: &str) {
+    let path = format!("fixtures/resources/{name}.yaml");
+    let run = run_cli(&["check", &path, "--crds", "fixtures/crds", "--color", "never"], "");
+    let rendered = format!("exit code: {}\n{}{}", run.code, run.stdout, run.stderr);
+    expect_file![repo_root().join(format!("tests/snapshots/{name}.txt"))].assert_eq(&rendered);
+}
+
+#[test]
+fn valid_resources_have_no_diagnostics() {
+    snapshot("valid");
+}
+
+#[test]
+fn schema_errors() {
+    snapshot("schema-errors");
+}
+
+#[test]
+fn unknown_fields() {
+    snapshot("unknown-fields");
+}
+
+#[test]
+fn resolution() {
+    snapshot("resolution");
+}
+
+#[test]
+fn metadata() {
+    snapshot("metadata");
+}
+
+#[test]
+fn yaml_errors() {
+    snapshot("yaml-errors");
+}
+
+#[test]
+fn every_fixture_has_a_snapshot() {
+    let mut missing = Vec::new();
+    for entry in std::fs::read_dir(repo_root().join("fixtures/resources")).unwrap() {
+        let name = entry.unwrap().file_name().to_string_lossy().trim_end_matches(".yaml").to_string();
+        if !repo_root().join(format!("tests/snapshots/{name}.txt")).exists() {
+            missing.push(name);
+        }
+    }
+    assert!(missing.is_empty(), "fixtures without a snapshot test: {missing:?}");
+}
