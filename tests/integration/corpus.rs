@@ -51,6 +51,10 @@ fn corpus_checks_without_panic() {
             }
         }
     }
-    eprintln!("corpus: {} CRDs indexed; {} files, {documents} documents, {custom_resources} custom resources checked, {with_errors} with errors", index.len(), cr_files.len());
+    eprintln!(
+        "corpus: {} CRDs indexed; {} files, {documents} documents, {custom_resources} custom resources checked, {with_errors} with errors",
+        index.len(),
+        cr_files.len()
+    );
     assert!(custom_resources > 1000, "expected the corpus's ~1500 custom resources, checked {custom_resources}");
 }

@@ -69,7 +69,13 @@ fn main() {
     let crs = read_all(&corpus.join("crs"));
     let crd_bytes: usize = crds.iter().map(|(_, t)| t.len()).sum();
     let cr_bytes: usize = crs.iter().map(|(_, t)| t.len()).sum();
-    println!("corpus: {} CRD files ({:.1} MiB), {} CR files ({:.1} MiB); {runs} runs each, medians", crds.len(), crd_bytes as f64 / 1048576.0, crs.len(), cr_bytes as f64 / 1048576.0);
+    println!(
+        "corpus: {} CRD files ({:.1} MiB), {} CR files ({:.1} MiB); {runs} runs each, medians",
+        crds.len(),
+        crd_bytes as f64 / 1048576.0,
+        crs.len(),
+        cr_bytes as f64 / 1048576.0
+    );
 
     reset_peak();
     let base_rss = peak_rss_kib().unwrap_or(0);
@@ -81,7 +87,12 @@ fn main() {
         index_times.push(start.elapsed());
     }
     let index_peak = peak_rss_kib().unwrap_or(0).saturating_sub(base_rss);
-    println!("index:  {:>8.1} ms  ({} CRDs; peak RSS +{:.1} MiB)", median(index_times).as_secs_f64() * 1e3, index.len(), index_peak as f64 / 1024.0);
+    println!(
+        "index:  {:>8.1} ms  ({} CRDs; peak RSS +{:.1} MiB)",
+        median(index_times).as_secs_f64() * 1e3,
+        index.len(),
+        index_peak as f64 / 1024.0
+    );
 
     let mut parse_times = Vec::new();
     for _ in 0..runs {
@@ -112,7 +123,11 @@ fn main() {
     let parse = median(parse_times);
     let check = median(check_times);
     println!("parse:  {:>8.1} ms  (CR files, YAML only)", parse.as_secs_f64() * 1e3);
-    println!("check:  {:>8.1} ms  (parse + resolve + prune + default + validate; {diagnostics} diagnostics; peak RSS +{:.1} MiB)", check.as_secs_f64() * 1e3, check_peak as f64 / 1024.0);
+    println!(
+        "check:  {:>8.1} ms  (parse + resolve + prune + default + validate; {diagnostics} diagnostics; peak RSS +{:.1} MiB)",
+        check.as_secs_f64() * 1e3,
+        check_peak as f64 / 1024.0
+    );
     println!("ratio check/parse: {:.2}", check.as_secs_f64() / parse.as_secs_f64());
     println!("peak RSS of the process: {:.1} MiB", peak_rss_kib().unwrap_or(0) as f64 / 1024.0);
 }

@@ -147,7 +147,11 @@ fn read_crd(root: &Node, api_version: CrdApiVersion) -> Option<Crd> {
     let mut versions: Vec<CrdVersion> = Vec::new();
     for v in spec.get("versions").and_then(Node::as_seq).unwrap_or_default() {
         let Some(name_node) = v.get("name") else { continue };
-        let schema = v.get("schema").and_then(|s| s.get("openAPIV3Schema")).map(|s| Arc::new(Schema::from_node(s))).or_else(|| legacy_schema.clone());
+        let schema = v
+            .get("schema")
+            .and_then(|s| s.get("openAPIV3Schema"))
+            .map(|s| Arc::new(Schema::from_node(s)))
+            .or_else(|| legacy_schema.clone());
         versions.push(CrdVersion {
             name: name_node.as_str().unwrap_or_default().to_string(),
             name_range: name_node.range,

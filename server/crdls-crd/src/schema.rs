@@ -159,7 +159,11 @@ impl Schema {
                     if let Some(props) = v.as_map() {
                         s.properties = props
                             .iter()
-                            .map(|p| Property { name: p.key.clone(), name_range: p.key_range, schema: Arc::new(Schema::from_node(&p.value)) })
+                            .map(|p| Property {
+                                name: p.key.clone(),
+                                name_range: p.key_range,
+                                schema: Arc::new(Schema::from_node(&p.value)),
+                            })
                             .collect();
                     }
                 }
@@ -187,7 +191,9 @@ impl Schema {
                 "x-kubernetes-list-type" => s.list_type = v.as_str().map(str::to_string),
                 "x-kubernetes-list-map-keys" => s.list_map_keys = strings(v),
                 "x-kubernetes-map-type" => s.map_type = v.as_str().map(str::to_string),
-                "x-kubernetes-validations" => s.validations = v.as_seq().map(|rules| rules.iter().map(ValidationRule::from_node).collect()).unwrap_or_default(),
+                "x-kubernetes-validations" => {
+                    s.validations = v.as_seq().map(|rules| rules.iter().map(ValidationRule::from_node).collect()).unwrap_or_default()
+                }
                 _ => {}
             }
         }

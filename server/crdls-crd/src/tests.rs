@@ -73,9 +73,11 @@ fn reads_legacy_v1beta1_and_json_and_lists() {
     assert!(v.served && v.storage);
     assert!(v.schema.as_ref().unwrap().property("spec").is_some());
 
-    let json = crds(r#"{"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition", "metadata": {"name": "js.example.com"},
+    let json = crds(
+        r#"{"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition", "metadata": {"name": "js.example.com"},
         "spec": {"group": "example.com", "names": {"kind": "J", "plural": "js"}, "scope": "Cluster",
-        "versions": [{"name": "v1", "served": true, "storage": true, "schema": {"openAPIV3Schema": {"type": "object"}}}]}}"#);
+        "versions": [{"name": "v1", "served": true, "storage": true, "schema": {"openAPIV3Schema": {"type": "object"}}}]}}"#,
+    );
     assert_eq!(json[0].names.kind, "J");
 
     let list = format!("apiVersion: v1\nkind: List\nitems:\n- {}\n", V1.split("---").next().unwrap().replace('\n', "\n  "));

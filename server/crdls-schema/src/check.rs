@@ -118,7 +118,11 @@ fn check_object(root: &Node, index: &CrdIndex, options: &CheckOptions, complete:
                     api_version_node.range,
                     Severity::Error,
                     "resource/unknown-version",
-                    format!("CRD {} does not declare version \"{version}\" of {kind} (declared: {}){hint}", crd.crd.name, declared.join(", ")),
+                    format!(
+                        "CRD {} does not declare version \"{version}\" of {kind} (declared: {}){hint}",
+                        crd.crd.name,
+                        declared.join(", ")
+                    ),
                 )
                 .with_path("apiVersion")
                 .with_cause(format!("no matches for kind \"{kind}\" in version \"{api_version}\"")),
@@ -132,9 +136,14 @@ fn check_object(root: &Node, index: &CrdIndex, options: &CheckOptions, complete:
                 None => format!(" (it declares {})", known_kinds.join(", ")),
             };
             out.push(
-                Diagnostic::new(kind_node.range, Severity::Error, "resource/unknown-kind", format!("no CRD in group {group} declares kind {kind}{hint}"))
-                    .with_path("kind")
-                    .with_cause(format!("no matches for kind \"{kind}\" in version \"{api_version}\"")),
+                Diagnostic::new(
+                    kind_node.range,
+                    Severity::Error,
+                    "resource/unknown-kind",
+                    format!("no CRD in group {group} declares kind {kind}{hint}"),
+                )
+                .with_path("kind")
+                .with_cause(format!("no matches for kind \"{kind}\" in version \"{api_version}\"")),
             );
             DocumentKind::OtherObject
         }
@@ -168,9 +177,14 @@ fn check_builtin(root: &Node, group: &str, kind: &str, kinds: &[&str], kind_node
         if let Some(suggestion) = did_you_mean(kind, kinds.iter().copied()) {
             let shown = if group.is_empty() { "the core group".to_string() } else { format!("group {group}") };
             out.push(
-                Diagnostic::new(kind_node.range, Severity::Error, "resource/unknown-kind", format!("{shown} has no kind {kind}; did you mean {suggestion}?"))
-                    .with_path("kind")
-                    .with_cause(format!("no matches for kind \"{kind}\" in version \"{}\"", root.get_str("apiVersion").unwrap_or_default())),
+                Diagnostic::new(
+                    kind_node.range,
+                    Severity::Error,
+                    "resource/unknown-kind",
+                    format!("{shown} has no kind {kind}; did you mean {suggestion}?"),
+                )
+                .with_path("kind")
+                .with_cause(format!("no matches for kind \"{kind}\" in version \"{}\"", root.get_str("apiVersion").unwrap_or_default())),
             );
         }
         return;
@@ -191,9 +205,14 @@ fn check_version_flags(crd: &IndexedCrd, version: &CrdVersion, kind: &str, at: &
         let served: Vec<&str> = crd.crd.versions.iter().filter(|v| v.served).map(|v| v.name.as_str()).collect();
         let alternatives = if served.is_empty() { "no version is served".to_string() } else { format!("served: {}", served.join(", ")) };
         out.push(
-            Diagnostic::new(at.range, Severity::Error, "resource/version-not-served", format!("version {} of {kind} is not served by CRD {} ({alternatives})", version.name, crd.crd.name))
-                .with_path("apiVersion")
-                .with_cause(format!("no matches for kind \"{kind}\" in version \"{api_version}\"")),
+            Diagnostic::new(
+                at.range,
+                Severity::Error,
+                "resource/version-not-served",
+                format!("version {} of {kind} is not served by CRD {} ({alternatives})", version.name, crd.crd.name),
+            )
+            .with_path("apiVersion")
+            .with_cause(format!("no matches for kind \"{kind}\" in version \"{api_version}\"")),
         );
     }
     if version.deprecated {
@@ -201,7 +220,11 @@ fn check_version_flags(crd: &IndexedCrd, version: &CrdVersion, kind: &str, at: &
             Some(w) => w.clone(),
             None => default_deprecation_warning(crd, version, kind),
         };
-        out.push(Diagnostic::new(at.range, Severity::Warning, "resource/deprecated-version", text.clone()).with_path("apiVersion").with_cause(text));
+        out.push(
+            Diagnostic::new(at.range, Severity::Warning, "resource/deprecated-version", text.clone())
+                .with_path("apiVersion")
+                .with_cause(text),
+        );
     }
 }
 
@@ -234,7 +257,7 @@ fn validate_object(root: &Node, schema: &Schema, anchor: TextRange, options: &Ch
 }
 
 /// Embedded resources (`x-kubernetes-embedded-resource`) need `apiVersion`, `kind` and valid metadata.
-fn validate_embedded(node: &Node, schema: &Schema, path: &FieldPath, out: &mut Vec<Diagnostic>) {
+fn validate_embedded(node: &Node, schema: &Schema, path: &FieldPath<'_>, out: &mut Vec<Diagnostic>) {
     use crdls_crd::AdditionalProperties;
     use crdls_yaml::Value;
     match &node.value {
@@ -242,8 +265,14 @@ fn validate_embedded(node: &Node, schema: &Schema, path: &FieldPath, out: &mut V
             if schema.embedded_resource && !path.is_root() {
                 for field in ["apiVersion", "kind"] {
                     if node.get_str(field).is_none_or(str::is_empty) {
-                        let err = FieldError { ty: ErrorType::Required, path: path.field(field).to_string(), value: None, detail: String::new() };
-                        out.push(err.diagnostic(node.range, Severity::Error, "schema/embedded-resource", format!("an embedded resource needs {field}")));
+                        let err =
+                            FieldError { ty: ErrorType::Required, path: path.field(field).to_string(), value: None, detail: String::new() };
+                        out.push(err.diagnostic(
+                            node.range,
+                            Severity::Error,
+                            "schema/embedded-resource",
+                            format!("an embedded resource needs {field}"),
+                        ));
                     }
                 }
                 if node.get("metadata").is_some() {
@@ -282,7 +311,12 @@ fn unknown_field(field: &PrunedField, options: &CheckOptions) -> Diagnostic {
     } else {
         (Severity::Warning, "would be pruned", format!("unknown field \"{}\"", field.path))
     };
-    Diagnostic::new(field.key_range, severity, "schema/unknown-field", format!("unknown field \"{}\" {what}: it is not in the schema{hint}", field.path))
-        .with_path(field.path.clone())
-        .with_cause(cause)
+    Diagnostic::new(
+        field.key_range,
+        severity,
+        "schema/unknown-field",
+        format!("unknown field \"{}\" {what}: it is not in the schema{hint}", field.path),
+    )
+    .with_path(field.path.clone())
+    .with_cause(cause)
 }

@@ -96,8 +96,9 @@ static RGB_COLOR: LazyLock<Regex> = LazyLock::new(|| {
 });
 // Standard base64 with padding, at least one group: the empty string is not valid `byte` data.
 static BASE64: LazyLock<Regex> = LazyLock::new(|| re("^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=|[A-Za-z0-9+/]{4})$"));
-static CREDIT_CARD: LazyLock<Regex> =
-    LazyLock::new(|| re("^(?:4[0-9]{12}(?:[0-9]{3})?|5[1-5][0-9]{14}|6(?:011|5[0-9][0-9])[0-9]{12}|3[47][0-9]{13}|3(?:0[0-5]|[68][0-9])[0-9]{11}|(?:2131|1800|35[0-9]{3})[0-9]{11})$"));
+static CREDIT_CARD: LazyLock<Regex> = LazyLock::new(|| {
+    re("^(?:4[0-9]{12}(?:[0-9]{3})?|5[1-5][0-9]{14}|6(?:011|5[0-9][0-9])[0-9]{12}|3[47][0-9]{13}|3(?:0[0-5]|[68][0-9])[0-9]{11}|(?:2131|1800|35[0-9]{3})[0-9]{11})$")
+});
 static ISBN10: LazyLock<Regex> = LazyLock::new(|| re("^(?:[0-9]{9}X|[0-9]{10})$"));
 static ISBN13: LazyLock<Regex> = LazyLock::new(|| re("^(?:[0-9]{13})$"));
 static K8S_SHORT_NAME: LazyLock<Regex> = LazyLock::new(|| re("^[a-z0-9]([-a-z0-9]*[a-z0-9])?$"));
@@ -107,14 +108,14 @@ static K8S_LONG_NAME: LazyLock<Regex> = LazyLock::new(|| re(r"^[a-z0-9]([-a-z0-9
 static TIME_OF_DAY: LazyLock<Regex> = LazyLock::new(|| re("^([0-9]{2}):([0-9]{2}):([0-9]{2})(.[0-9]+)?(z|([+-][0-9]{2}:[0-9]{2}))$"));
 // One "<number> <unit>" pair of kube-openapi's lenient duration syntax.
 static DURATION_PAIR: LazyLock<Regex> = LazyLock::new(|| re(r"([0-9]+)[\t\n\f\r ]*([A-Za-zµ]+)"));
-// A hostname: one label (which may end in a single '-' before up to 62 more characters), or
-// dot-terminated labels followed by a top-level domain of 2 to 63 letters. Symbols (`\p{S}`)
-// count as label characters, as upstream's pattern says.
+// A hostname is either a single label (one character, an optional '-', then at most 62 more
+// characters, so a dash may only come second: `a-b` passes, `my-host` fails) or dot-terminated
+// labels (dashes inside) followed by a top-level domain of 2 to 63 letters. Symbols (`\p{S}`,
+// such as '+' or '~') count as label characters, as upstream's pattern says.
 static HOSTNAME: LazyLock<Regex> = LazyLock::new(|| {
-    regex::RegexBuilder::new(r"^([a-zA-Z0-9\p{S}\p{L}]((-?[a-zA-Z0-9\p{S}\p{L}]{0,62})?)|([a-zA-Z0-9\p{S}\p{L}](([a-zA-Z0-9-\p{S}\p{L}]{0,61}[a-zA-Z0-9\p{S}\p{L}])?)(\.)){1,}([a-zA-Z\p{L}]){2,63})$")
-        .size_limit(64 << 20)
-        .build()
-        .expect("the hostname pattern is valid")
+    re(
+        r"^([a-zA-Z0-9\p{S}\p{L}]((-?[a-zA-Z0-9\p{S}\p{L}]{0,62})?)|([a-zA-Z0-9\p{S}\p{L}](([a-zA-Z0-9-\p{S}\p{L}]{0,61}[a-zA-Z0-9\p{S}\p{L}])?)(\.)){1,}([a-zA-Z\p{L}]){2,63})$",
+    )
 });
 
 /// `bsonobjectid`: 24 hexadecimal digits (12 bytes), either case.
@@ -185,7 +186,9 @@ fn is_date(s: &str) -> bool {
     if b.len() != 10 || b[4] != b'-' || b[7] != b'-' {
         return false;
     }
-    let number = |range: std::ops::Range<usize>| -> Option<u32> { b[range].iter().try_fold(0u32, |acc, &c| c.is_ascii_digit().then(|| acc * 10 + u32::from(c - b'0'))) };
+    let number = |range: std::ops::Range<usize>| -> Option<u32> {
+        b[range].iter().try_fold(0u32, |acc, &c| c.is_ascii_digit().then(|| acc * 10 + u32::from(c - b'0')))
+    };
     let (Some(year), Some(month), Some(day)) = (number(0..4), number(5..7), number(8..10)) else {
         return false;
     };
@@ -233,7 +236,16 @@ fn is_duration(s: &str) -> bool {
     if go_parse_duration(s) {
         return true;
     }
-    const UNITS: [&[&str]; 8] = [&["ns", "nano"], &["us", "µs", "micro"], &["ms", "milli"], &["s", "sec"], &["m", "min"], &["h", "hr", "hour"], &["d", "day"], &["w", "wk", "week"]];
+    const UNITS: [&[&str]; 8] = [
+        &["ns", "nano"],
+        &["us", "µs", "micro"],
+        &["ms", "milli"],
+        &["s", "sec"],
+        &["m", "min"],
+        &["h", "hr", "hour"],
+        &["d", "day"],
+        &["w", "wk", "week"],
+    ];
     let mut ok = false;
     for caps in DURATION_PAIR.captures_iter(s) {
         if caps[1].parse::<i64>().is_err() {
@@ -644,7 +656,11 @@ fn is_request_uri(raw: &str) -> bool {
     let Some((scheme, rest)) = split_scheme(raw) else {
         return false;
     };
-    let rest = if rest.ends_with('?') && rest.matches('?').count() == 1 { &rest[..rest.len() - 1] } else { rest.split_once('?').map_or(rest, |(before, _)| before) };
+    let rest = if rest.ends_with('?') && rest.matches('?').count() == 1 {
+        &rest[..rest.len() - 1]
+    } else {
+        rest.split_once('?').map_or(rest, |(before, _)| before)
+    };
     if !rest.starts_with('/') {
         // Opaque when there is a scheme; a relative reference is not allowed in a request.
         return !scheme.is_empty();
@@ -731,7 +747,9 @@ mod uri {
         if !host_ok(host) {
             return false;
         }
-        userinfo.is_none_or(|u| u.chars().all(|c| c.is_ascii_alphanumeric() || "-._:~!$&'()*+,;=%@".contains(c)) && unescape_ok(u, Mode::UserPassword))
+        userinfo.is_none_or(|u| {
+            u.chars().all(|c| c.is_ascii_alphanumeric() || "-._:~!$&'()*+,;=%@".contains(c)) && unescape_ok(u, Mode::UserPassword)
+        })
     }
 
     fn port_ok(colon_port: &str) -> bool {
@@ -961,7 +979,11 @@ mod mail {
             if self.s.is_empty() {
                 return false;
             }
-            let local_ok = if self.peek() == Some(b'"') { self.consume_quoted_string().is_some_and(|q| !q.is_empty()) } else { self.consume_atom(true, false) };
+            let local_ok = if self.peek() == Some(b'"') {
+                self.consume_quoted_string().is_some_and(|q| !q.is_empty())
+            } else {
+                self.consume_atom(true, false)
+            };
             if !local_ok || !self.consume(b'@') {
                 return false;
             }
@@ -1026,7 +1048,8 @@ mod mail {
             }
             let dtext = &self.s[..end];
             self.s = &self.s[end + 1..];
-            let is_ip = |t: &str| matches!(super::strict::parse_addr(t.as_bytes()), Some(super::strict::Addr::V4 | super::strict::Addr::V6));
+            let is_ip =
+                |t: &str| matches!(super::strict::parse_addr(t.as_bytes()), Some(super::strict::Addr::V4 | super::strict::Addr::V6));
             is_ip(dtext) || dtext.strip_prefix("IPv6:").is_some_and(is_ip)
         }
 
@@ -1070,7 +1093,9 @@ mod mail {
         }
     }
 
-    static BASE64_OR_EMPTY: LazyLock<Regex> = LazyLock::new(|| Regex::new("^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=|[A-Za-z0-9+/]{4})?$").expect("valid pattern"));
+    static BASE64_OR_EMPTY: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new("^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=|[A-Za-z0-9+/]{4})?$").expect("valid pattern")
+    });
 
     /// Whether `word` is an RFC 2047 encoded word (`=?charset?b|q?text?=`) whose text decodes
     /// but whose charset Go cannot convert (only UTF-8, US-ASCII and ISO-8859-1 are built in).
@@ -1149,7 +1174,21 @@ mod tests {
         valid("date", &["2024-02-29", "2000-02-29", "0000-01-01", "9999-12-31"]);
         invalid(
             "date",
-            &["2023-02-29", "1900-02-29", "2024-13-01", "2024-00-10", "2024-01-00", "2024-04-31", "2024-1-01", "24-01-01", "2024-01-01T00:00:00Z", "2024/01/01", " 2024-01-01", "", "+024-01-01"],
+            &[
+                "2023-02-29",
+                "1900-02-29",
+                "2024-13-01",
+                "2024-00-10",
+                "2024-01-00",
+                "2024-04-31",
+                "2024-1-01",
+                "24-01-01",
+                "2024-01-01T00:00:00Z",
+                "2024/01/01",
+                " 2024-01-01",
+                "",
+                "+024-01-01",
+            ],
         );
     }
 
@@ -1226,7 +1265,10 @@ mod tests {
                 "wait 5 secs please",
             ],
         );
-        invalid("duration", &["", "h", "1", "1x", "-", ".s", "forever", "1.5", "99999999999999999999ns", "1h 99999999999999999999x", "1 parsec"]);
+        invalid(
+            "duration",
+            &["", "h", "1", "1x", "-", ".s", "forever", "1.5", "99999999999999999999ns", "1h 99999999999999999999x", "1 parsec"],
+        );
     }
 
     #[test]
@@ -1249,7 +1291,16 @@ mod tests {
     #[test]
     fn uuids() {
         valid("uuid", &["123e4567-e89b-12d3-a456-426614174000", "123E4567E89B12D3A456426614174000", "123e4567-e89b12d3-a456-426614174000"]);
-        invalid("uuid", &["123e4567-e89b-12d3-a456-42661417400", "123e4567-e89b-12d3-a456-4266141740000", "g23e4567-e89b-12d3-a456-426614174000", "{123e4567-e89b-12d3-a456-426614174000}", ""]);
+        invalid(
+            "uuid",
+            &[
+                "123e4567-e89b-12d3-a456-42661417400",
+                "123e4567-e89b-12d3-a456-4266141740000",
+                "g23e4567-e89b-12d3-a456-426614174000",
+                "{123e4567-e89b-12d3-a456-426614174000}",
+                "",
+            ],
+        );
         valid("uuid3", &["a3bb189e-8bf9-3888-9912-ace4e6543002"]);
         invalid("uuid3", &["a3bb189e-8bf9-4888-9912-ace4e6543002"]);
         valid("uuid4", &["713ae7e3-cb32-45f9-adcb-7c4fa86b90c1", "713AE7E3-CB32-45F9-BDCB-7C4FA86B90C1"]);
@@ -1306,13 +1357,33 @@ mod tests {
 
     #[test]
     fn ipv4() {
-        valid("ipv4", &["192.168.0.1", "0.0.0.0", "255.255.255.255", "010.001.0.1", "0000000001.2.3.4", "::ffff:1.2.3.4", "1:2:3:4:5:6:1.2.3.4"]);
-        invalid("ipv4", &["", "256.0.0.1", "1.2.3", "1.2.3.4.5", "1..2.3", "1.2.3.4 ", "::1", "2001:db8::1", "a.b.c.d", "1.2.3.-4", "16777215.1.1.1"]);
+        valid(
+            "ipv4",
+            &["192.168.0.1", "0.0.0.0", "255.255.255.255", "010.001.0.1", "0000000001.2.3.4", "::ffff:1.2.3.4", "1:2:3:4:5:6:1.2.3.4"],
+        );
+        invalid(
+            "ipv4",
+            &["", "256.0.0.1", "1.2.3", "1.2.3.4.5", "1..2.3", "1.2.3.4 ", "::1", "2001:db8::1", "a.b.c.d", "1.2.3.-4", "16777215.1.1.1"],
+        );
     }
 
     #[test]
     fn ipv6() {
-        valid("ipv6", &["::", "::1", "2001:db8::1", "2001:0db8:0000:0000:0000:ff00:0042:8329", "FE80::1", "::ffff:1.2.3.4", "1:2:3:4:5:6:1.2.3.4", "1::", "1:2:3:4:5:6:7:8", "::1.2.3.4"]);
+        valid(
+            "ipv6",
+            &[
+                "::",
+                "::1",
+                "2001:db8::1",
+                "2001:0db8:0000:0000:0000:ff00:0042:8329",
+                "FE80::1",
+                "::ffff:1.2.3.4",
+                "1:2:3:4:5:6:1.2.3.4",
+                "1::",
+                "1:2:3:4:5:6:7:8",
+                "::1.2.3.4",
+            ],
+        );
         invalid(
             "ipv6",
             &[
@@ -1337,8 +1408,14 @@ mod tests {
 
     #[test]
     fn cidr() {
-        valid("cidr", &["10.0.0.0/8", "10.0.0.1/32", "0.0.0.0/0", "010.0.0.0/08", "2001:db8::/32", "::/0", "::1/128", "::ffff:1.2.3.4/120"]);
-        invalid("cidr", &["10.0.0.0", "10.0.0.0/33", "10.0.0.0/", "2001:db8::/129", "10.0.0.0/8/8", "10.0.0.0/-1", "10.0.0.0/ 8", "/8", "host/8"]);
+        valid(
+            "cidr",
+            &["10.0.0.0/8", "10.0.0.1/32", "0.0.0.0/0", "010.0.0.0/08", "2001:db8::/32", "::/0", "::1/128", "::ffff:1.2.3.4/120"],
+        );
+        invalid(
+            "cidr",
+            &["10.0.0.0", "10.0.0.0/33", "10.0.0.0/", "2001:db8::/129", "10.0.0.0/8/8", "10.0.0.0/-1", "10.0.0.0/ 8", "/8", "host/8"],
+        );
     }
 
     #[test]
@@ -1476,7 +1553,19 @@ mod tests {
 
     #[test]
     fn credit_card() {
-        valid("creditcard", &["4111111111111111", "4111-1111-1111-1111", "4111 1111 1111 1111", "5500000000000004", "340000000000009", "6011000000000004", "30000000000004", "x4111111111111111y"]);
+        valid(
+            "creditcard",
+            &[
+                "4111111111111111",
+                "4111-1111-1111-1111",
+                "4111 1111 1111 1111",
+                "5500000000000004",
+                "340000000000009",
+                "6011000000000004",
+                "30000000000004",
+                "x4111111111111111y",
+            ],
+        );
         invalid("creditcard", &["4111111111111112", "1234567812345678", "", "4111"]);
     }
 

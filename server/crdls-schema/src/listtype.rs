@@ -9,7 +9,7 @@ use crate::gofmt;
 use crate::validate::json_equal;
 
 /// Walks the whole object and reports duplicates in every set and map list.
-pub fn validate_lists(node: &Node, schema: &Schema, path: &FieldPath, out: &mut Vec<Diagnostic>) {
+pub fn validate_lists(node: &Node, schema: &Schema, path: &FieldPath<'_>, out: &mut Vec<Diagnostic>) {
     match &node.value {
         Value::Seq(items) => {
             match schema.list_type.as_deref() {
@@ -37,23 +37,38 @@ pub fn validate_lists(node: &Node, schema: &Schema, path: &FieldPath, out: &mut 
 }
 
 /// Only the second occurrence of a value is reported, as the API server does.
-fn set_duplicates(items: &[Node], path: &FieldPath, out: &mut Vec<Diagnostic>) {
+fn set_duplicates(items: &[Node], path: &FieldPath<'_>, out: &mut Vec<Diagnostic>) {
     for (i, item) in items.iter().enumerate() {
         let earlier: Vec<usize> = (0..i).filter(|&j| json_equal(&items[j], item)).collect();
         if let [first] = earlier[..] {
-            let err = FieldError { ty: ErrorType::Duplicate, path: path.index(i).to_string(), value: Some(gofmt::value(item)), detail: String::new() };
-            out.push(err.diagnostic(item.range, Severity::Error, "schema/list-set-duplicate", format!("duplicate item in a set list: same as item {first}")));
+            let err = FieldError {
+                ty: ErrorType::Duplicate,
+                path: path.index(i).to_string(),
+                value: Some(gofmt::value(item)),
+                detail: String::new(),
+            };
+            out.push(err.diagnostic(
+                item.range,
+                Severity::Error,
+                "schema/list-set-duplicate",
+                format!("duplicate item in a set list: same as item {first}"),
+            ));
         }
     }
 }
 
-fn map_duplicates(items: &[Node], keys: &[String], path: &FieldPath, out: &mut Vec<Diagnostic>) {
+fn map_duplicates(items: &[Node], keys: &[String], path: &FieldPath<'_>, out: &mut Vec<Diagnostic>) {
     // Items that are not objects make the list unusable as a map: each is reported, and duplicates are not looked for.
     let mut broken = false;
     for (i, item) in items.iter().enumerate() {
         if !matches!(item.value, Value::Map(_) | Value::Null) {
             broken = true;
-            let err = FieldError { ty: ErrorType::Invalid, path: path.index(i).to_string(), value: Some(gofmt::value(item)), detail: "must be an object for an array of list-type map".into() };
+            let err = FieldError {
+                ty: ErrorType::Invalid,
+                path: path.index(i).to_string(),
+                value: Some(gofmt::value(item)),
+                detail: "must be an object for an array of list-type map".into(),
+            };
             out.push(err.diagnostic(item.range, Severity::Error, "schema/list-map-item", "items of a map list must be objects"));
         }
     }
@@ -68,9 +83,19 @@ fn map_duplicates(items: &[Node], keys: &[String], path: &FieldPath, out: &mut V
     for (i, item) in items.iter().enumerate() {
         let earlier: Vec<usize> = (0..i).filter(|&j| json_equal(&tuples[j], &tuples[i])).collect();
         if let [first] = earlier[..] {
-            let err = FieldError { ty: ErrorType::Duplicate, path: path.index(i).to_string(), value: Some(gofmt::json(&tuples[i])), detail: String::new() };
+            let err = FieldError {
+                ty: ErrorType::Duplicate,
+                path: path.index(i).to_string(),
+                value: Some(gofmt::json(&tuples[i])),
+                detail: String::new(),
+            };
             let shown = keys.join(", ");
-            out.push(err.diagnostic(item.range, Severity::Error, "schema/list-map-duplicate", format!("duplicate item in a map list: same keys ({shown}) as item {first}")));
+            out.push(err.diagnostic(
+                item.range,
+                Severity::Error,
+                "schema/list-map-duplicate",
+                format!("duplicate item in a map list: same keys ({shown}) as item {first}"),
+            ));
         }
     }
 }

@@ -19,7 +19,7 @@ pub enum NameRules {
 
 /// Checks the `metadata` of `object` (the root, or an embedded resource at `object_path`). `anchor`
 /// locates a missing name when there is no `metadata` key to point at.
-pub fn validate_metadata(object: &Node, object_path: &FieldPath, rules: NameRules, anchor: TextRange, out: &mut Vec<Diagnostic>) {
+pub fn validate_metadata(object: &Node, object_path: &FieldPath<'_>, rules: NameRules, anchor: TextRange, out: &mut Vec<Diagnostic>) {
     let path = &object_path.field("metadata");
     let metadata = object.get("metadata");
     let name = metadata.and_then(|m| m.get("name"));
@@ -28,8 +28,18 @@ pub fn validate_metadata(object: &Node, object_path: &FieldPath, rules: NameRule
     match name.map(|n| &n.value) {
         None | Some(Value::Null) => {
             if rules != NameRules::Embedded && generate_name.and_then(Node::as_str).is_none_or(str::is_empty) {
-                let err = FieldError { ty: ErrorType::Required, path: path.field("name").to_string(), value: None, detail: "name or generateName is required".into() };
-                out.push(err.diagnostic(key_or(metadata, "name", meta_anchor), Severity::Error, "metadata/name-required", "metadata.name is required (or metadata.generateName)"));
+                let err = FieldError {
+                    ty: ErrorType::Required,
+                    path: path.field("name").to_string(),
+                    value: None,
+                    detail: "name or generateName is required".into(),
+                };
+                out.push(err.diagnostic(
+                    key_or(metadata, "name", meta_anchor),
+                    Severity::Error,
+                    "metadata/name-required",
+                    "metadata.name is required (or metadata.generateName)",
+                ));
             }
         }
         Some(Value::Str(s)) => {
@@ -39,8 +49,18 @@ pub fn validate_metadata(object: &Node, object_path: &FieldPath, rules: NameRule
                 NameRules::Embedded | NameRules::PathSegment => names::path_segment_name(s),
             };
             for detail in details {
-                let err = FieldError { ty: ErrorType::Invalid, path: path.field("name").to_string(), value: Some(gofmt::quote(s)), detail: detail.clone() };
-                out.push(err.diagnostic(name.map_or(anchor, |n| n.range), Severity::Error, "metadata/name", format!("invalid name: {detail}")));
+                let err = FieldError {
+                    ty: ErrorType::Invalid,
+                    path: path.field("name").to_string(),
+                    value: Some(gofmt::quote(s)),
+                    detail: detail.clone(),
+                };
+                out.push(err.diagnostic(
+                    name.map_or(anchor, |n| n.range),
+                    Severity::Error,
+                    "metadata/name",
+                    format!("invalid name: {detail}"),
+                ));
             }
         }
         Some(_) => type_error(name.expect("present"), &path.field("name"), "string", out),
@@ -53,7 +73,12 @@ pub fn validate_metadata(object: &Node, object_path: &FieldPath, rules: NameRule
                     NameRules::Embedded | NameRules::PathSegment => names::path_segment_prefix(s),
                 };
                 for detail in details {
-                    let err = FieldError { ty: ErrorType::Invalid, path: path.field("generateName").to_string(), value: Some(gofmt::quote(s)), detail: detail.clone() };
+                    let err = FieldError {
+                        ty: ErrorType::Invalid,
+                        path: path.field("generateName").to_string(),
+                        value: Some(gofmt::quote(s)),
+                        detail: detail.clone(),
+                    };
                     out.push(err.diagnostic(g.range, Severity::Error, "metadata/name", format!("invalid generateName: {detail}")));
                 }
             }
@@ -66,7 +91,12 @@ pub fn validate_metadata(object: &Node, object_path: &FieldPath, rules: NameRule
         match &ns.value {
             Value::Str(s) if !s.is_empty() => {
                 for detail in names::dns1123_label(s) {
-                    let err = FieldError { ty: ErrorType::Invalid, path: path.field("namespace").to_string(), value: Some(gofmt::quote(s)), detail: detail.clone() };
+                    let err = FieldError {
+                        ty: ErrorType::Invalid,
+                        path: path.field("namespace").to_string(),
+                        value: Some(gofmt::quote(s)),
+                        detail: detail.clone(),
+                    };
                     out.push(err.diagnostic(ns.range, Severity::Error, "metadata/namespace", format!("invalid namespace: {detail}")));
                 }
             }
@@ -89,7 +119,12 @@ pub fn validate_metadata(object: &Node, object_path: &FieldPath, rules: NameRule
                         continue;
                     };
                     for detail in names::qualified_name(finalizer) {
-                        let err = FieldError { ty: ErrorType::Invalid, path: path.field("finalizers").to_string(), value: Some(gofmt::quote(finalizer)), detail: detail.clone() };
+                        let err = FieldError {
+                            ty: ErrorType::Invalid,
+                            path: path.field("finalizers").to_string(),
+                            value: Some(gofmt::quote(finalizer)),
+                            detail: detail.clone(),
+                        };
                         out.push(err.diagnostic(item.range, Severity::Error, "metadata/finalizer", format!("invalid finalizer: {detail}")));
                     }
                 }
@@ -106,7 +141,7 @@ fn key_or(metadata: Option<&Node>, key: &str, fallback: TextRange) -> TextRange 
 
 /// A metadata field of the wrong type: the API server cannot decode the object into ObjectMeta at all,
 /// and answers with Go's JSON decoding error.
-fn type_error(node: &Node, path: &FieldPath, expected: &str, out: &mut Vec<Diagnostic>) {
+fn type_error(node: &Node, path: &FieldPath<'_>, expected: &str, out: &mut Vec<Diagnostic>) {
     let actual = node.value.type_name();
     let json_word = match actual {
         "integer" | "number" => "number",
@@ -121,7 +156,7 @@ fn type_error(node: &Node, path: &FieldPath, expected: &str, out: &mut Vec<Diagn
 }
 
 /// The ObjectMeta field a metadata path falls in, and the Go type expected there.
-fn go_field(path: &FieldPath, expected: &str) -> (String, &'static str) {
+fn go_field(path: &FieldPath<'_>, expected: &str) -> (String, &'static str) {
     let text = path.to_string();
     let field = text.rsplit_once("metadata.").map_or(text.as_str(), |(_, f)| f);
     let top = field.split(['.', '[']).next().unwrap_or(field).to_string();
@@ -134,7 +169,7 @@ fn go_field(path: &FieldPath, expected: &str) -> (String, &'static str) {
     (top, go_type)
 }
 
-fn labels_rules(labels: &Node, path: &FieldPath, out: &mut Vec<Diagnostic>) {
+fn labels_rules(labels: &Node, path: &FieldPath<'_>, out: &mut Vec<Diagnostic>) {
     let Value::Map(entries) = &labels.value else {
         if labels.value != Value::Null {
             type_error(labels, path, "object", out);
@@ -143,14 +178,21 @@ fn labels_rules(labels: &Node, path: &FieldPath, out: &mut Vec<Diagnostic>) {
     };
     for e in entries {
         for detail in names::qualified_name(&e.key) {
-            let err = FieldError { ty: ErrorType::Invalid, path: path.to_string(), value: Some(gofmt::quote(&e.key)), detail: detail.clone() };
+            let err =
+                FieldError { ty: ErrorType::Invalid, path: path.to_string(), value: Some(gofmt::quote(&e.key)), detail: detail.clone() };
             out.push(err.diagnostic(e.key_range, Severity::Error, "metadata/label-key", format!("invalid label key: {detail}")));
         }
         match &e.value.value {
             Value::Str(v) => {
                 for detail in names::label_value(v) {
-                    let err = FieldError { ty: ErrorType::Invalid, path: path.to_string(), value: Some(gofmt::quote(v)), detail: detail.clone() };
-                    out.push(err.diagnostic(e.value.range, Severity::Error, "metadata/label-value", format!("invalid label value: {detail}")));
+                    let err =
+                        FieldError { ty: ErrorType::Invalid, path: path.to_string(), value: Some(gofmt::quote(v)), detail: detail.clone() };
+                    out.push(err.diagnostic(
+                        e.value.range,
+                        Severity::Error,
+                        "metadata/label-value",
+                        format!("invalid label value: {detail}"),
+                    ));
                 }
             }
             _ => type_error(&e.value, &path.field(&e.key), "string", out),
@@ -158,7 +200,7 @@ fn labels_rules(labels: &Node, path: &FieldPath, out: &mut Vec<Diagnostic>) {
     }
 }
 
-fn annotation_rules(annotations: &Node, path: &FieldPath, out: &mut Vec<Diagnostic>) {
+fn annotation_rules(annotations: &Node, path: &FieldPath<'_>, out: &mut Vec<Diagnostic>) {
     let Value::Map(entries) = &annotations.value else {
         if annotations.value != Value::Null {
             type_error(annotations, path, "object", out);
@@ -169,7 +211,8 @@ fn annotation_rules(annotations: &Node, path: &FieldPath, out: &mut Vec<Diagnost
     for e in entries {
         total += e.key.len();
         for detail in names::qualified_name(&e.key.to_lowercase()) {
-            let err = FieldError { ty: ErrorType::Invalid, path: path.to_string(), value: Some(gofmt::quote(&e.key)), detail: detail.clone() };
+            let err =
+                FieldError { ty: ErrorType::Invalid, path: path.to_string(), value: Some(gofmt::quote(&e.key)), detail: detail.clone() };
             out.push(err.diagnostic(e.key_range, Severity::Error, "metadata/annotation-key", format!("invalid annotation key: {detail}")));
         }
         match &e.value.value {
@@ -179,6 +222,11 @@ fn annotation_rules(annotations: &Node, path: &FieldPath, out: &mut Vec<Diagnost
     }
     if total > names::TOTAL_ANNOTATION_SIZE_LIMIT {
         let err = FieldError { ty: ErrorType::TooLong, path: path.to_string(), value: None, detail: names::annotations_too_long_detail() };
-        out.push(err.diagnostic(annotations.range, Severity::Error, "metadata/annotations-size", format!("annotations total {total} bytes, over the limit of {} bytes", names::TOTAL_ANNOTATION_SIZE_LIMIT)));
+        out.push(err.diagnostic(
+            annotations.range,
+            Severity::Error,
+            "metadata/annotations-size",
+            format!("annotations total {total} bytes, over the limit of {} bytes", names::TOTAL_ANNOTATION_SIZE_LIMIT),
+        ));
     }
 }

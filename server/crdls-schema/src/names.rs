@@ -48,7 +48,8 @@ const LABEL_VALUE_FMT: &str = "(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?";
 const DNS1123_LABEL_MSG: &str = "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character";
 const DNS1123_SUBDOMAIN_MSG: &str = "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character";
 const DNS1035_LABEL_MSG: &str = "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character";
-const LABEL_KEY_MSG: &str = "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
+const LABEL_KEY_MSG: &str =
+    "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
 const LABEL_VALUE_MSG: &str = "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
 
 const DNS1123_LABEL_MAX: usize = 63;
@@ -281,7 +282,10 @@ mod tests {
             assert_eq!(dns1123_subdomain(bad), vec![SUBDOMAIN_REGEX_DETAIL.to_string()], "{bad}");
         }
         let long_and_bad = format!("{}_", "a".repeat(253));
-        assert_eq!(dns1123_subdomain(&long_and_bad), vec!["must be no more than 253 characters".to_string(), SUBDOMAIN_REGEX_DETAIL.to_string()]);
+        assert_eq!(
+            dns1123_subdomain(&long_and_bad),
+            vec!["must be no more than 253 characters".to_string(), SUBDOMAIN_REGEX_DETAIL.to_string()]
+        );
         // Go counts bytes: 127 two-byte characters are too long.
         assert_eq!(dns1123_subdomain(&"é".repeat(127))[0], "must be no more than 253 characters");
     }
@@ -332,7 +336,10 @@ mod tests {
         }
         assert_eq!(label_value("a b"), vec![LABEL_VALUE_REGEX_DETAIL.to_string()]);
         assert_eq!(label_value(&"a".repeat(64)), vec!["must be no more than 63 bytes".to_string()]);
-        assert_eq!(label_value(&format!("{}-", "a".repeat(63))), vec!["must be no more than 63 bytes".to_string(), LABEL_VALUE_REGEX_DETAIL.to_string()]);
+        assert_eq!(
+            label_value(&format!("{}-", "a".repeat(63))),
+            vec!["must be no more than 63 bytes".to_string(), LABEL_VALUE_REGEX_DETAIL.to_string()]
+        );
     }
 
     #[test]

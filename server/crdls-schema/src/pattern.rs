@@ -35,19 +35,21 @@ pub fn to_rust_syntax(pattern: &str) -> String {
     out
 }
 
-/// The compiled pattern, or `None` when it does not compile (the CRD is where that error belongs).
-/// Compiled once per thread, so checking takes no lock.
-pub fn compiled(pattern: &str) -> Option<Regex> {
+/// Whether `value` matches `pattern`, or `None` when the pattern does not compile (the CRD is where
+/// that error belongs). Patterns compile once per thread and are used in place: cloning a `Regex`
+/// would start its match cache from scratch on every call.
+pub fn matches(pattern: &str, value: &str) -> Option<bool> {
     thread_local! {
         static CACHE: RefCell<HashMap<String, Option<Regex>>> = RefCell::new(HashMap::new());
     }
     CACHE.with(|cache| {
         if let Some(re) = cache.borrow().get(pattern) {
-            return re.clone();
+            return re.as_ref().map(|re| re.is_match(value));
         }
         let re = Regex::new(&to_rust_syntax(pattern)).ok();
-        cache.borrow_mut().insert(pattern.to_string(), re.clone());
-        re
+        let result = re.as_ref().map(|re| re.is_match(value));
+        cache.borrow_mut().insert(pattern.to_string(), re);
+        result
     })
 }
 
@@ -57,16 +59,12 @@ mod tests {
 
     #[test]
     fn perl_classes_are_ascii_like_go() {
-        let digits = compiled(r"^\d+$").unwrap();
-        assert!(digits.is_match("123"));
-        assert!(!digits.is_match("١٢٣"), "Arabic-Indic digits are not \\d in Go");
-        let word = compiled(r"^\w+$").unwrap();
-        assert!(!word.is_match("h\u{e9}"));
-        let class = compiled(r"^[\d\-]+$").unwrap();
-        assert!(class.is_match("1-2"));
-        let escaped = compiled(r"^a\\d$").unwrap();
-        assert!(escaped.is_match("a\\d"));
-        assert!(compiled("(unclosed").is_none());
-        assert!(compiled("^caf\u{e9}.$").unwrap().is_match("caf\u{e9}\u{1F600}"));
+        assert_eq!(matches(r"^\d+$", "123"), Some(true));
+        assert_eq!(matches(r"^\d+$", "١٢٣"), Some(false), "Arabic-Indic digits are not \\d in Go");
+        assert_eq!(matches(r"^\w+$", "h\u{e9}"), Some(false));
+        assert_eq!(matches(r"^[\d\-]+$", "1-2"), Some(true));
+        assert_eq!(matches(r"^a\\d$", "a\\d"), Some(true));
+        assert_eq!(matches("(unclosed", "x"), None);
+        assert_eq!(matches("^caf\u{e9}.$", "caf\u{e9}\u{1F600}"), Some(true));
     }
 }

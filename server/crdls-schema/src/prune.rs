@@ -50,7 +50,7 @@ enum Kind {
     Plain,
 }
 
-fn walk(node: &Node, schema: Option<&Schema>, path: &FieldPath, kind: Kind, pruned: &mut Vec<PrunedField>) -> Node {
+fn walk(node: &Node, schema: Option<&Schema>, path: &FieldPath<'_>, kind: Kind, pruned: &mut Vec<PrunedField>) -> Node {
     let Some(schema) = schema else { return node.clone() };
     let kind = if kind == Kind::Plain && schema.embedded_resource { Kind::Embedded } else { kind };
     match &node.value {
@@ -59,9 +59,13 @@ fn walk(node: &Node, schema: Option<&Schema>, path: &FieldPath, kind: Kind, prun
             let preserve = schema.preserves_unknown_fields();
             for entry in entries {
                 let child_path = path.field(&entry.key);
-                if kind != Kind::Plain && matches!(entry.key.as_str(), "apiVersion" | "kind" | "metadata") && schema.property(&entry.key).is_none() {
-                    let value = if entry.key == "metadata" { prune_metadata(&entry.value, &child_path, pruned) } else { entry.value.clone() };
-                    out.push(Entry { value, ..entry.clone() });
+                if kind != Kind::Plain
+                    && matches!(entry.key.as_str(), "apiVersion" | "kind" | "metadata")
+                    && schema.property(&entry.key).is_none()
+                {
+                    let value =
+                        if entry.key == "metadata" { prune_metadata(&entry.value, &child_path, pruned) } else { entry.value.clone() };
+                    out.push(Entry { key: entry.key.clone(), key_range: entry.key_range, value });
                     continue;
                 }
                 if let Some(prop) = schema.property(&entry.key) {
@@ -74,13 +78,13 @@ fn walk(node: &Node, schema: Option<&Schema>, path: &FieldPath, kind: Kind, prun
                     } else {
                         walk(&entry.value, Some(&prop.schema), &child_path, Kind::Plain, pruned)
                     };
-                    out.push(Entry { value, ..entry.clone() });
+                    out.push(Entry { key: entry.key.clone(), key_range: entry.key_range, value });
                 } else if let Some(AdditionalProperties::Schema(extra)) = &schema.additional_properties {
                     if entry.value.value == Value::Null && !extra.nullable {
                         continue;
                     }
                     let value = walk(&entry.value, Some(extra), &child_path, Kind::Plain, pruned);
-                    out.push(Entry { value, ..entry.clone() });
+                    out.push(Entry { key: entry.key.clone(), key_range: entry.key_range, value });
                 } else if preserve || matches!(schema.additional_properties, Some(AdditionalProperties::Bool(true))) {
                     out.push(entry.clone());
                 } else {
@@ -122,7 +126,7 @@ fn walk(node: &Node, schema: Option<&Schema>, path: &FieldPath, kind: Kind, prun
 }
 
 /// Keeps only ObjectMeta's fields under `metadata`.
-fn prune_metadata(node: &Node, path: &FieldPath, pruned: &mut Vec<PrunedField>) -> Node {
+fn prune_metadata(node: &Node, path: &FieldPath<'_>, pruned: &mut Vec<PrunedField>) -> Node {
     let Value::Map(entries) = &node.value else { return node.clone() };
     let mut out = Vec::with_capacity(entries.len());
     for entry in entries {
@@ -142,7 +146,9 @@ fn prune_metadata(node: &Node, path: &FieldPath, pruned: &mut Vec<PrunedField>) 
 /// A copy of a default value whose every node points at `at` (defaults have no place in the resource's text).
 fn relocate(node: &Node, at: TextRange) -> Node {
     let value = match &node.value {
-        Value::Map(entries) => Value::Map(entries.iter().map(|e| Entry { key: e.key.clone(), key_range: at, value: relocate(&e.value, at) }).collect()),
+        Value::Map(entries) => {
+            Value::Map(entries.iter().map(|e| Entry { key: e.key.clone(), key_range: at, value: relocate(&e.value, at) }).collect())
+        }
         Value::Seq(items) => Value::Seq(items.iter().map(|i| relocate(i, at)).collect()),
         v => v.clone(),
     };

@@ -7,11 +7,11 @@ use crdls_crd::{AdditionalProperties, Schema};
 use crdls_yaml::{Diagnostic, FieldPath, Node, Severity, TextRange, Value};
 
 use crate::field_error::{ErrorType, FieldError};
-use crate::pattern::compiled;
+use crate::pattern;
 use crate::{formats, gofmt};
 
 /// Validates `node` against `schema`, appending one diagnostic per API-server error.
-pub fn validate(node: &Node, schema: &Schema, path: &FieldPath, anchor: TextRange, out: &mut Vec<Diagnostic>) {
+pub fn validate(node: &Node, schema: &Schema, path: &FieldPath<'_>, anchor: TextRange, out: &mut Vec<Diagnostic>) {
     Validator { out }.node(node, schema, path, anchor);
 }
 
@@ -28,24 +28,19 @@ fn at(node: &Node, anchor: TextRange) -> TextRange {
     }
 }
 
-/// `spec.replicas`-style name kube-openapi uses inside its messages.
-fn body_name(path: &FieldPath) -> String {
-    path.to_string()
-}
-
 impl Validator<'_> {
     fn push(&mut self, err: FieldError, range: TextRange, code: &'static str, message: String) {
         self.out.push(err.diagnostic(range, Severity::Error, code, message));
     }
 
-    fn invalid(&mut self, node: &Node, anchor: TextRange, path: &FieldPath, code: &'static str, detail: String, message: String) {
+    fn invalid(&mut self, node: &Node, anchor: TextRange, path: &FieldPath<'_>, code: &'static str, detail: String, message: String) {
         let err = FieldError { ty: ErrorType::Invalid, path: path.to_string(), value: Some(gofmt::value(node)), detail };
         self.push(err, at(node, anchor), code, message);
     }
 
     /// One node, with the API server's validators in its order. A type mismatch does not stop the
     /// others: each still runs when it applies to the kind of value found.
-    fn node(&mut self, node: &Node, schema: &Schema, path: &FieldPath, anchor: TextRange) {
+    fn node(&mut self, node: &Node, schema: &Schema, path: &FieldPath<'_>, anchor: TextRange) {
         if node.value == Value::Null && schema.nullable {
             // A null on a nullable field only has to be one of the enum members, if there is an enum.
             self.enumeration(node, schema, path, anchor);
@@ -66,7 +61,7 @@ impl Validator<'_> {
     }
 
     /// `type` (and `x-kubernetes-int-or-string`, which the API server turns into the types integer and string).
-    fn check_type(&mut self, node: &Node, schema: &Schema, path: &FieldPath, anchor: TextRange) {
+    fn check_type(&mut self, node: &Node, schema: &Schema, path: &FieldPath<'_>, anchor: TextRange) {
         let actual = node.value.type_name();
         let (ok, expected) = if schema.int_or_string {
             (matches!(node.value, Value::Int(_) | Value::Str(_)), "integer,string")
@@ -80,29 +75,46 @@ impl Validator<'_> {
         if ok {
             return;
         }
-        let name = body_name(path);
         let err = FieldError {
             ty: ErrorType::TypeInvalid,
             path: path.to_string(),
             value: Some(gofmt::quote(actual)),
-            detail: format!("{name} in body must be of type {expected}: {}", gofmt::quote(actual)),
+            detail: format!("{path} in body must be of type {expected}: {}", gofmt::quote(actual)),
         };
         self.push(err, at(node, anchor), "schema/type", format!("expected {}, found {actual}", expected.replace(',', " or ")));
     }
 
-    fn string(&mut self, node: &Node, s: &str, schema: &Schema, path: &FieldPath, anchor: TextRange) {
-        let name = body_name(path);
+    fn string(&mut self, node: &Node, s: &str, schema: &Schema, path: &FieldPath<'_>, anchor: TextRange) {
         let chars = s.chars().count() as u64;
         // The API server stops at the first failing string check, in this order.
         if let Some(max) = schema.max_length.filter(|&max| chars > max) {
             let unit = if max == 1 { "byte" } else { "bytes" };
-            let err = FieldError { ty: ErrorType::TooLong, path: path.to_string(), value: None, detail: format!("may not be more than {max} {unit}") };
+            let err = FieldError {
+                ty: ErrorType::TooLong,
+                path: path.to_string(),
+                value: None,
+                detail: format!("may not be more than {max} {unit}"),
+            };
             self.push(err, at(node, anchor), "schema/max-length", format!("must be at most {max} characters long (it has {chars})"));
         } else if let Some(min) = schema.min_length.filter(|&min| chars < min) {
-            self.invalid(node, anchor, path, "schema/min-length", format!("{name} in body should be at least {min} chars long"), format!("must be at least {min} characters long (it has {chars})"));
+            self.invalid(
+                node,
+                anchor,
+                path,
+                "schema/min-length",
+                format!("{path} in body should be at least {min} chars long"),
+                format!("must be at least {min} characters long (it has {chars})"),
+            );
         } else if let Some(pattern) = &schema.pattern {
-            if compiled(pattern).is_some_and(|re| !re.is_match(s)) {
-                self.invalid(node, anchor, path, "schema/pattern", format!("{name} in body should match '{pattern}'"), format!("must match the pattern '{pattern}'"));
+            if pattern::matches(pattern, s) == Some(false) {
+                self.invalid(
+                    node,
+                    anchor,
+                    path,
+                    "schema/pattern",
+                    format!("{path} in body should match '{pattern}'"),
+                    format!("must match the pattern '{pattern}'"),
+                );
             }
         }
         if let Some(format) = &schema.format {
@@ -111,15 +123,14 @@ impl Validator<'_> {
                     ty: ErrorType::TypeInvalid,
                     path: path.to_string(),
                     value: Some(gofmt::quote(s)),
-                    detail: format!("{name} in body must be of type {format}: {}", gofmt::quote(s)),
+                    detail: format!("{path} in body must be of type {format}: {}", gofmt::quote(s)),
                 };
                 self.push(err, at(node, anchor), "schema/format", format!("must be a valid {format}"));
             }
         }
     }
 
-    fn number(&mut self, node: &Node, schema: &Schema, path: &FieldPath, anchor: TextRange) {
-        let name = body_name(path);
+    fn number(&mut self, node: &Node, schema: &Schema, path: &FieldPath<'_>, anchor: TextRange) {
         // Integer data is compared with bounds truncated to integers, and the bounds print as such.
         let (v, integral) = match node.value {
             Value::Int(i) => (i as f64, true),
@@ -129,25 +140,45 @@ impl Validator<'_> {
         let bound = |b: f64| if integral { (b.trunc(), (b.trunc() as i64).to_string()) } else { (b, gofmt::float(b)) };
         if let Some((factor, shown)) = schema.multiple_of.map(bound) {
             if factor != 0.0 && !is_multiple(v, factor) {
-                self.invalid(node, anchor, path, "schema/multiple-of", format!("{name} in body should be a multiple of {shown}"), format!("must be a multiple of {shown}"));
+                self.invalid(
+                    node,
+                    anchor,
+                    path,
+                    "schema/multiple-of",
+                    format!("{path} in body should be a multiple of {shown}"),
+                    format!("must be a multiple of {shown}"),
+                );
             }
         }
         if let Some((min, shown)) = schema.minimum.map(bound) {
             let (bad, words) = if schema.exclusive_minimum { (v <= min, "greater than") } else { (v < min, "greater than or equal to") };
             if bad {
-                self.invalid(node, anchor, path, "schema/minimum", format!("{name} in body should be {words} {shown}"), format!("must be {words} {shown}"));
+                self.invalid(
+                    node,
+                    anchor,
+                    path,
+                    "schema/minimum",
+                    format!("{path} in body should be {words} {shown}"),
+                    format!("must be {words} {shown}"),
+                );
             }
         }
         if let Some((max, shown)) = schema.maximum.map(bound) {
             let (bad, words) = if schema.exclusive_maximum { (v >= max, "less than") } else { (v > max, "less than or equal to") };
             if bad {
-                self.invalid(node, anchor, path, "schema/maximum", format!("{name} in body should be {words} {shown}"), format!("must be {words} {shown}"));
+                self.invalid(
+                    node,
+                    anchor,
+                    path,
+                    "schema/maximum",
+                    format!("{path} in body should be {words} {shown}"),
+                    format!("must be {words} {shown}"),
+                );
             }
         }
     }
 
-    fn array(&mut self, node: &Node, items: &[Node], schema: &Schema, path: &FieldPath, anchor: TextRange) {
-        let name = body_name(path);
+    fn array(&mut self, node: &Node, items: &[Node], schema: &Schema, path: &FieldPath<'_>, anchor: TextRange) {
         let len = items.len() as u64;
         if let Some(item_schema) = &schema.items {
             for (i, item) in items.iter().enumerate() {
@@ -155,36 +186,56 @@ impl Validator<'_> {
             }
         }
         if let Some(min) = schema.min_items.filter(|&min| len < min) {
-            let err = FieldError { ty: ErrorType::Invalid, path: path.to_string(), value: Some(len.to_string()), detail: format!("{name} in body should have at least {min} items") };
+            let err = FieldError {
+                ty: ErrorType::Invalid,
+                path: path.to_string(),
+                value: Some(len.to_string()),
+                detail: format!("{path} in body should have at least {min} items"),
+            };
             self.push(err, at(node, anchor), "schema/min-items", format!("must have at least {min} items (it has {len})"));
         }
         if let Some(max) = schema.max_items.filter(|&max| len > max) {
             let unit = if max == 1 { "item" } else { "items" };
-            let err = FieldError { ty: ErrorType::TooMany, path: path.to_string(), value: Some(len.to_string()), detail: format!("must have at most {max} {unit}") };
+            let err = FieldError {
+                ty: ErrorType::TooMany,
+                path: path.to_string(),
+                value: Some(len.to_string()),
+                detail: format!("must have at most {max} {unit}"),
+            };
             self.push(err, at(node, anchor), "schema/max-items", format!("must have at most {max} {unit} (it has {len})"));
         }
     }
 
-    fn object(&mut self, node: &Node, schema: &Schema, path: &FieldPath, anchor: TextRange) {
-        let name = body_name(path);
+    fn object(&mut self, node: &Node, schema: &Schema, path: &FieldPath<'_>, anchor: TextRange) {
         let entries = node.as_map().unwrap_or_default();
         let count = entries.len() as u64;
         if let Some(max) = schema.max_properties {
             if count > max {
                 let unit = if max == 1 { "item" } else { "items" };
-                let err = FieldError { ty: ErrorType::TooMany, path: path.to_string(), value: Some(count.to_string()), detail: format!("must have at most {max} {unit}") };
+                let err = FieldError {
+                    ty: ErrorType::TooMany,
+                    path: path.to_string(),
+                    value: Some(count.to_string()),
+                    detail: format!("must have at most {max} {unit}"),
+                };
                 self.push(err, at(node, anchor), "schema/max-properties", format!("must have at most {max} properties (it has {count})"));
             }
         }
         if let Some(min) = schema.min_properties {
             if count < min {
-                let err = FieldError { ty: ErrorType::Invalid, path: path.to_string(), value: Some(count.to_string()), detail: format!("{name} in body should have at least {min} properties") };
+                let err = FieldError {
+                    ty: ErrorType::Invalid,
+                    path: path.to_string(),
+                    value: Some(count.to_string()),
+                    detail: format!("{path} in body should have at least {min} properties"),
+                };
                 self.push(err, at(node, anchor), "schema/min-properties", format!("must have at least {min} properties (it has {count})"));
             }
         }
         for required in &schema.required {
             if !entries.iter().any(|e| &e.key == required) {
-                let err = FieldError { ty: ErrorType::Required, path: path.field(required).to_string(), value: None, detail: String::new() };
+                let err =
+                    FieldError { ty: ErrorType::Required, path: path.field(required).to_string(), value: None, detail: String::new() };
                 self.push(err, anchor, "schema/required", format!("missing required field \"{required}\""));
             }
         }
@@ -198,21 +249,26 @@ impl Validator<'_> {
         }
     }
 
-    fn enumeration(&mut self, node: &Node, schema: &Schema, path: &FieldPath, anchor: TextRange) {
+    fn enumeration(&mut self, node: &Node, schema: &Schema, path: &FieldPath<'_>, anchor: TextRange) {
         let Some(members) = &schema.enumeration else { return };
         if members.iter().any(|m| json_equal(m, node)) {
             return;
         }
         // Every member prints quoted: strings as they are, other values as their JSON.
-        let supported: Vec<String> = members.iter().map(|m| gofmt::quote(&m.as_str().map_or_else(|| gofmt::json(m), str::to_string))).collect();
-        let err = FieldError { ty: ErrorType::NotSupported, path: path.to_string(), value: Some(gofmt::value(node)), detail: format!("supported values: {}", supported.join(", ")) };
+        let supported: Vec<String> =
+            members.iter().map(|m| gofmt::quote(&m.as_str().map_or_else(|| gofmt::json(m), str::to_string))).collect();
+        let err = FieldError {
+            ty: ErrorType::NotSupported,
+            path: path.to_string(),
+            value: Some(gofmt::value(node)),
+            detail: format!("supported values: {}", supported.join(", ")),
+        };
         self.push(err, at(node, anchor), "schema/enum", format!("must be one of {}", supported.join(", ")));
     }
 
     /// `allOf`, `anyOf`, `oneOf` and `not`: each alternative is validated on the side, and the
     /// API server's summary error (at the root path) comes with the most relevant alternative's errors.
-    fn combinators(&mut self, node: &Node, schema: &Schema, path: &FieldPath, anchor: TextRange) {
-        let name = body_name(path);
+    fn combinators(&mut self, node: &Node, schema: &Schema, path: &FieldPath<'_>, anchor: TextRange) {
         let run = |s: &Schema| {
             let mut errs = Vec::new();
             Validator { out: &mut errs }.node(node, s, path, anchor);
@@ -224,14 +280,14 @@ impl Validator<'_> {
             if !failures.is_empty() {
                 let none = if failures.len() == schema.all_of.len() { ". None validated" } else { "" };
                 self.out.extend(failures.into_iter().flatten());
-                let err = summary(format!("\"{name}\" must validate all the schemas (allOf){none}"));
+                let err = summary(format!("\"{path}\" must validate all the schemas (allOf){none}"));
                 self.push(err, at(node, anchor), "schema/all-of", "must match every schema in allOf".into());
             }
         }
         if !schema.any_of.is_empty() {
             let results: Vec<Vec<Diagnostic>> = schema.any_of.iter().map(|s| run(s)).collect();
             if results.iter().all(|e| !e.is_empty()) {
-                let err = summary(format!("\"{name}\" must validate at least one schema (anyOf)"));
+                let err = summary(format!("\"{path}\" must validate at least one schema (anyOf)"));
                 self.push(err, at(node, anchor), "schema/any-of", "must match at least one schema in anyOf".into());
                 self.out.extend(best(&schema.any_of, results, node));
             }
@@ -241,8 +297,13 @@ impl Validator<'_> {
             let valid = results.iter().filter(|e| e.is_empty()).count();
             if valid != 1 {
                 let found = if valid == 0 { "Found none valid".to_string() } else { format!("Found {valid} valid alternatives") };
-                let err = summary(format!("\"{name}\" must validate one and only one schema (oneOf). {found}"));
-                self.push(err, at(node, anchor), "schema/one-of", format!("must match exactly one schema in oneOf ({})", found.to_lowercase()));
+                let err = summary(format!("\"{path}\" must validate one and only one schema (oneOf). {found}"));
+                self.push(
+                    err,
+                    at(node, anchor),
+                    "schema/one-of",
+                    format!("must match exactly one schema in oneOf ({})", found.to_lowercase()),
+                );
                 if valid == 0 {
                     self.out.extend(best(&schema.one_of, results, node));
                 }
@@ -250,7 +311,7 @@ impl Validator<'_> {
         }
         if let Some(not) = &schema.not {
             if run(not).is_empty() {
-                let err = summary(format!("\"{name}\" must not validate the schema (not)"));
+                let err = summary(format!("\"{path}\" must not validate the schema (not)"));
                 self.push(err, at(node, anchor), "schema/not", "must not match the schema in not".into());
             }
         }
@@ -277,9 +338,7 @@ pub fn json_equal(a: &Node, b: &Node) -> bool {
     match (&a.value, &b.value) {
         (Value::Int(x), Value::Float(y)) | (Value::Float(y), Value::Int(x)) => (*x as f64) == *y,
         (Value::Seq(x), Value::Seq(y)) => x.len() == y.len() && x.iter().zip(y).all(|(a, b)| json_equal(a, b)),
-        (Value::Map(x), Value::Map(y)) => {
-            x.len() == y.len() && x.iter().all(|e| b.get(&e.key).is_some_and(|v| json_equal(&e.value, v)))
-        }
+        (Value::Map(x), Value::Map(y)) => x.len() == y.len() && x.iter().all(|e| b.get(&e.key).is_some_and(|v| json_equal(&e.value, v))),
         (x, y) => x == y,
     }
 }

@@ -11,7 +11,7 @@ mod tree;
 pub use diag::{Diagnostic, Severity, TextRange};
 pub use line_index::{ColumnUnit, LineCol, LineIndex};
 pub use parse::{parse, Document, Stream, MAX_EXPANDED_NODES};
-pub use path::{FieldPath, PathSegment};
+pub use path::FieldPath;
 pub use scalar::{resolve_plain, resolve_tagged};
 pub use tree::{Entry, Node, Style, Value};
 

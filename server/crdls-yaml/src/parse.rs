@@ -158,7 +158,8 @@ fn parse_document(text: &str, chunk: TextRange) -> Option<Document> {
                 has_syntax_error = true;
                 let at = offsets.byte(err.marker().index());
                 let line_end = text[at..chunk.end].find(['\n', '\r']).map_or(chunk.end, |i| at + i);
-                let range = if line_end > at { TextRange::new(at, line_end) } else { TextRange::new(at.saturating_sub(1).max(chunk.start), at) };
+                let range =
+                    if line_end > at { TextRange::new(at, line_end) } else { TextRange::new(at.saturating_sub(1).max(chunk.start), at) };
                 builder.diagnostics.push(
                     Diagnostic::new(range, Severity::Error, "yaml/syntax", format!("YAML syntax error: {}", err.info()))
                         .with_cause(format!("yaml: line {}: {}", line_of(text, range.start) + 1, err.info())),
@@ -256,19 +257,37 @@ impl Builder<'_> {
         let (node, anchor) = match frame {
             Frame::Seq { start, anchor, flow, items } => {
                 let end = if flow { end } else { items.last().map_or(end, |n| n.range.end) };
-                (Node { range: TextRange::new(start, end), value: Value::Seq(items), style: if flow { Style::Flow } else { Style::Block } }, anchor)
+                (
+                    Node {
+                        range: TextRange::new(start, end),
+                        value: Value::Seq(items),
+                        style: if flow { Style::Flow } else { Style::Block },
+                    },
+                    anchor,
+                )
             }
             Frame::Map { start, anchor, flow, mut entries, key, merges } => {
                 if let Some((key, key_range, _)) = key {
                     // A key with no value yet (the stream was cut short): keep it with an empty value.
                     let at = key_range.end;
-                    entries.push(Entry { key, key_range, value: Node { range: TextRange::empty(at), value: Value::Null, style: Style::Empty } });
+                    entries.push(Entry {
+                        key,
+                        key_range,
+                        value: Node { range: TextRange::empty(at), value: Value::Null, style: Style::Empty },
+                    });
                 }
                 let last_end = entries.iter().map(|e| e.value.range.end.max(e.key_range.end)).max();
                 let end = if flow { end } else { last_end.unwrap_or(end) };
                 self.report_duplicates(&entries);
                 apply_merges(&mut entries, merges);
-                (Node { range: TextRange::new(start, end), value: Value::Map(entries), style: if flow { Style::Flow } else { Style::Block } }, anchor)
+                (
+                    Node {
+                        range: TextRange::new(start, end),
+                        value: Value::Map(entries),
+                        style: if flow { Style::Flow } else { Style::Block },
+                    },
+                    anchor,
+                )
             }
         };
         self.finish(node, anchor);
@@ -303,7 +322,15 @@ impl Builder<'_> {
                 Some((key, key_range, _)) => entries.push(Entry { key, key_range, value: node }),
                 None => {
                     // A collection used as a key: JSON cannot hold it.
-                    self.diagnostics.push(Diagnostic::new(node.range, Severity::Error, "yaml/complex-key", "a mapping or sequence cannot be used as a key in Kubernetes YAML").with_cause("yaml: invalid map key"));
+                    self.diagnostics.push(
+                        Diagnostic::new(
+                            node.range,
+                            Severity::Error,
+                            "yaml/complex-key",
+                            "a mapping or sequence cannot be used as a key in Kubernetes YAML",
+                        )
+                        .with_cause("yaml: invalid map key"),
+                    );
                     let text = self.text[node.range.start..node.range.end].to_string();
                     if let Some(Frame::Map { key, .. }) = self.stack.last_mut() {
                         *key = Some((text, node.range, false));

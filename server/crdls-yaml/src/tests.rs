@@ -148,7 +148,9 @@ fn bom_crlf_and_json() {
                     Str("x") 17..18 "x"
         "#]],
     );
-    check("{\n\t\"kind\": \"X\",\n\t\"n\": [1, 2.5, null, true]\n}\n", expect![[r#"
+    check(
+        "{\n\t\"kind\": \"X\",\n\t\"n\": [1, 2.5, null, true]\n}\n",
+        expect![[r#"
         doc 0..45
           map 0..44
             key "kind" 3..9
@@ -159,15 +161,19 @@ fn bom_crlf_and_json() {
                 Float(2.5) 26..29 "2.5"
                 Null 31..35 "null"
                 Bool(true) 37..41 "true"
-    "#]]);
+    "#]],
+    );
 }
 
 #[test]
 fn empty_and_comment_only_documents() {
-    check("# just a comment\n---\n---\na: 1\n...\n", expect![[r#"
+    check(
+        "# just a comment\n---\n---\na: 1\n...\n",
+        expect![[r#"
         doc 21..34
           map 25..29
             key "a" 25..26
               Int(1) 28..29 "1"
-    "#]]);
+    "#]],
+    );
 }

@@ -98,7 +98,10 @@ pub fn run(args: impl IntoIterator<Item = String>, io: &mut Io<'_>) -> i32 {
     match cli.command {
         Some(Command::Check(args)) => check(args, io),
         None => {
-            let _ = writeln!(io.stderr, "crdls: the language server is not available in this build yet; run `crdls check PATH...` (see `crdls --help`)");
+            let _ = writeln!(
+                io.stderr,
+                "crdls: the language server is not available in this build yet; run `crdls check PATH...` (see `crdls --help`)"
+            );
             EXIT_USAGE
         }
     }

@@ -8,7 +8,8 @@ fn main() {
     let stderr = std::io::stderr();
     let stdout_is_terminal = stdout.is_terminal();
     let cwd = std::env::current_dir().unwrap_or_default();
-    let mut io = crdls::cli::Io { stdin: &mut stdin.lock(), stdout: &mut stdout.lock(), stderr: &mut stderr.lock(), stdout_is_terminal, cwd };
+    let mut io =
+        crdls::cli::Io { stdin: &mut stdin.lock(), stdout: &mut stdout.lock(), stderr: &mut stderr.lock(), stdout_is_terminal, cwd };
     let code = crdls::cli::run(std::env::args(), &mut io);
     std::process::exit(code);
 }

@@ -10,11 +10,7 @@ use crdls_yaml::{ColumnUnit, LineIndex, Severity};
 
 use super::{span, summary_line, FileReport, Summary};
 
-pub(super) fn render(
-    files: &[FileReport<'_>],
-    summary: &Summary,
-    out: &mut dyn io::Write,
-) -> io::Result<()> {
+pub(super) fn render(files: &[FileReport<'_>], summary: &Summary, out: &mut dyn io::Write) -> io::Result<()> {
     for file in files {
         if file.diagnostics.is_empty() {
             continue;
@@ -103,35 +99,14 @@ mod tests {
 
     #[test]
     fn escaping() {
-        assert_eq!(
-            escape_data("100% sure\r\nnext: a, b"),
-            "100%25 sure%0D%0Anext: a, b"
-        );
-        assert_eq!(
-            escape_property("C:\\ci\\a,b%.yaml\n"),
-            "C%3A\\ci\\a%2Cb%25.yaml%0A"
-        );
+        assert_eq!(escape_data("100% sure\r\nnext: a, b"), "100%25 sure%0D%0Anext: a, b");
+        assert_eq!(escape_property("C:\\ci\\a,b%.yaml\n"), "C%3A\\ci\\a%2Cb%25.yaml%0A");
 
         let text = "a: 1\r\nb: 2\r\n";
-        let diagnostics = [Diagnostic::new(
-            TextRange::new(3, 4),
-            Severity::Hint,
-            "schema/type",
-            "50% of\r\nthe values, really",
-        )
-        .with_cause("a: Invalid value: \"1\": must be 100%")];
-        let files = [FileReport {
-            path: "dir,with:odd%chars/a.yaml",
-            text,
-            diagnostics: &diagnostics,
-        }];
-        let summary = Summary {
-            files: 1,
-            documents: 1,
-            crds: 0,
-            errors: 0,
-            warnings: 0,
-        };
+        let diagnostics = [Diagnostic::new(TextRange::new(3, 4), Severity::Hint, "schema/type", "50% of\r\nthe values, really")
+            .with_cause("a: Invalid value: \"1\": must be 100%")];
+        let files = [FileReport { path: "dir,with:odd%chars/a.yaml", text, diagnostics: &diagnostics }];
+        let summary = Summary { files: 1, documents: 1, crds: 0, errors: 0, warnings: 0 };
         expect![[r#"
             ::notice file=dir%2Cwith%3Aodd%25chars/a.yaml,line=1,col=4,endLine=1,endColumn=5,title=schema/type::50%25 of%0D%0Athe values, really%0Aa: Invalid value: "1": must be 100%25
             crdls: no problems in 1 file (1 document, 0 CRDs)

@@ -27,15 +27,8 @@ const YELLOW: &str = "1;33";
 const CYAN: &str = "1;36";
 const GREEN: &str = "1;32";
 
-pub(super) fn render(
-    files: &[FileReport<'_>],
-    summary: &Summary,
-    options: &RenderOptions,
-    out: &mut dyn io::Write,
-) -> io::Result<()> {
-    let paint = Paint {
-        color: options.color,
-    };
+pub(super) fn render(files: &[FileReport<'_>], summary: &Summary, options: &RenderOptions, out: &mut dyn io::Write) -> io::Result<()> {
+    let paint = Paint { color: options.color };
     for file in files {
         if file.diagnostics.is_empty() {
             continue;
@@ -110,20 +103,8 @@ fn write_diagnostic(
     let severity = severity_style(diagnostic.severity);
 
     let header = format!("{}[{}]", diagnostic.severity.as_str(), diagnostic.code);
-    writeln!(
-        out,
-        "{}{}",
-        paint.style(severity, &header),
-        paint.style(BOLD, &format!(": {}", diagnostic.message))
-    )?;
-    writeln!(
-        out,
-        "{pad}{} {}:{}:{}",
-        paint.style(GUTTER, "-->"),
-        file.path,
-        start.line + 1,
-        start.col + 1
-    )?;
+    writeln!(out, "{}{}", paint.style(severity, &header), paint.style(BOLD, &format!(": {}", diagnostic.message)))?;
+    writeln!(out, "{pad}{} {}:{}:{}", paint.style(GUTTER, "-->"), file.path, start.line + 1, start.col + 1)?;
     writeln!(out, "{pad} {}", paint.style(GUTTER, "|"))?;
     for (i, mark) in marks.iter().enumerate() {
         if elided && i == HEAD_LINES as usize {
@@ -140,13 +121,7 @@ fn write_diagnostic(
             let last = columns.len() - 1;
             let (from, to) = (columns[from.min(last)], columns[to.min(last)]);
             let carets = "^".repeat(to.saturating_sub(from).max(1));
-            writeln!(
-                out,
-                "{pad} {} {}{}",
-                paint.style(GUTTER, "|"),
-                " ".repeat(from),
-                paint.style(severity, &carets)
-            )?;
+            writeln!(out, "{pad} {} {}{}", paint.style(GUTTER, "|"), " ".repeat(from), paint.style(severity, &carets))?;
         }
     }
     if let Some(path) = &diagnostic.path {
@@ -164,46 +139,20 @@ fn write_diagnostic(
 /// their first non-blank character, the last line up to the range's end. A range that ends at the very start of
 /// a line ends, for showing, on the line before. Of a range over more than `MAX_LINES` lines only the first
 /// `HEAD_LINES` and the last are shown.
-fn marks<'a>(
-    text: &'a str,
-    index: &LineIndex,
-    start: LineCol,
-    end: LineCol,
-) -> (Vec<Mark<'a>>, bool) {
-    let (last, end_col) = if end.line > start.line && end.col == 0 {
-        (end.line - 1, usize::MAX)
-    } else {
-        (end.line, end.col as usize)
-    };
+fn marks<'a>(text: &'a str, index: &LineIndex, start: LineCol, end: LineCol) -> (Vec<Mark<'a>>, bool) {
+    let (last, end_col) = if end.line > start.line && end.col == 0 { (end.line - 1, usize::MAX) } else { (end.line, end.col as usize) };
     let elided = last - start.line + 1 > MAX_LINES;
-    let lines: Vec<u32> = if elided {
-        (start.line..start.line + HEAD_LINES)
-            .chain([last])
-            .collect()
-    } else {
-        (start.line..=last).collect()
-    };
+    let lines: Vec<u32> =
+        if elided { (start.line..start.line + HEAD_LINES).chain([last]).collect() } else { (start.line..=last).collect() };
     let marks = lines
         .into_iter()
         .map(|line| {
             let text = line_text(text, index, line);
             let len = text.chars().count();
-            let from = if line == start.line {
-                start.col as usize
-            } else {
-                text.chars().take_while(|c| c.is_whitespace()).count()
-            };
+            let from = if line == start.line { start.col as usize } else { text.chars().take_while(|c| c.is_whitespace()).count() };
             let to = if line == last { end_col.min(len) } else { len };
-            let underline = if line == start.line || from < to {
-                Some((from, to.max(from)))
-            } else {
-                None
-            };
-            Mark {
-                line,
-                text,
-                underline,
-            }
+            let underline = if line == start.line || from < to { Some((from, to.max(from))) } else { None };
+            Mark { line, text, underline }
         })
         .collect();
     (marks, elided)
@@ -265,10 +214,7 @@ mod tests {
     #[test]
     fn fixture() {
         let output = render_fixture(Format::Human, false);
-        assert!(
-            !output.contains('\r'),
-            "no carriage return reaches the terminal"
-        );
+        assert!(!output.contains('\r'), "no carriage return reaches the terminal");
         expect![[r#"
             info[resource/deprecated-version]: demo.crdls.dev/v1 Widget is deprecated; use demo.crdls.dev/v2 Widget
              --> deploy/my widget.yaml:1:13
@@ -327,24 +273,9 @@ mod tests {
     #[test]
     fn colors_only_when_asked() {
         let text = "a: 1\n";
-        let diagnostics = [Diagnostic::new(
-            TextRange::new(3, 4),
-            Severity::Error,
-            "schema/type",
-            "must be a string",
-        )];
-        let files = [FileReport {
-            path: "a.yaml",
-            text,
-            diagnostics: &diagnostics,
-        }];
-        let summary = Summary {
-            files: 1,
-            documents: 1,
-            crds: 0,
-            errors: 1,
-            warnings: 0,
-        };
+        let diagnostics = [Diagnostic::new(TextRange::new(3, 4), Severity::Error, "schema/type", "must be a string")];
+        let files = [FileReport { path: "a.yaml", text, diagnostics: &diagnostics }];
+        let summary = Summary { files: 1, documents: 1, crds: 0, errors: 1, warnings: 0 };
         let colored = render_files(Format::Human, &files, &summary, true).replace('\x1b', "␛");
         expect![[r#"
             ␛[1;31merror[schema/type]␛[0m␛[1m: must be a string␛[0m
@@ -361,18 +292,8 @@ mod tests {
 
     #[test]
     fn a_clean_run_says_so() {
-        let files = [FileReport {
-            path: "a.yaml",
-            text: "a: 1\n",
-            diagnostics: &[],
-        }];
-        let summary = Summary {
-            files: 1,
-            documents: 1,
-            crds: 2,
-            errors: 0,
-            warnings: 0,
-        };
+        let files = [FileReport { path: "a.yaml", text: "a: 1\n", diagnostics: &[] }];
+        let summary = Summary { files: 1, documents: 1, crds: 2, errors: 0, warnings: 0 };
         expect![[r#"
             no problems in 1 file (1 document, 2 CRDs)
         "#]]
@@ -386,31 +307,11 @@ mod tests {
         let end = text.find("bell").unwrap();
         let bell = text.find('\u{7}').unwrap();
         let diagnostics = [
-            Diagnostic::new(
-                TextRange::new(start, end),
-                Severity::Hint,
-                "schema/max-items",
-                "too many items",
-            ),
-            Diagnostic::new(
-                TextRange::new(bell, bell + 3),
-                Severity::Warning,
-                "yaml/control",
-                "a control character",
-            ),
+            Diagnostic::new(TextRange::new(start, end), Severity::Hint, "schema/max-items", "too many items"),
+            Diagnostic::new(TextRange::new(bell, bell + 3), Severity::Warning, "yaml/control", "a control character"),
         ];
-        let files = [FileReport {
-            path: "list.yaml",
-            text,
-            diagnostics: &diagnostics,
-        }];
-        let summary = Summary {
-            files: 1,
-            documents: 1,
-            crds: 0,
-            errors: 0,
-            warnings: 1,
-        };
+        let files = [FileReport { path: "list.yaml", text, diagnostics: &diagnostics }];
+        let summary = Summary { files: 1, documents: 1, crds: 0, errors: 0, warnings: 1 };
         expect![[r#"
             hint[schema/max-items]: too many items
              --> list.yaml:2:1

@@ -40,10 +40,7 @@ struct JsonPosition {
 
 impl From<Position> for JsonPosition {
     fn from(pos: Position) -> JsonPosition {
-        JsonPosition {
-            line: pos.line,
-            column: pos.column,
-        }
+        JsonPosition { line: pos.line, column: pos.column }
     }
 }
 
@@ -56,11 +53,7 @@ struct JsonSummary {
     warnings: usize,
 }
 
-pub(super) fn render(
-    files: &[FileReport<'_>],
-    summary: &Summary,
-    out: &mut dyn io::Write,
-) -> io::Result<()> {
+pub(super) fn render(files: &[FileReport<'_>], summary: &Summary, out: &mut dyn io::Write) -> io::Result<()> {
     let mut diagnostics = Vec::new();
     for file in files {
         if file.diagnostics.is_empty() {
@@ -71,10 +64,7 @@ pub(super) fn render(
             let (start, end) = span(&index, file.text, diagnostic.range, ColumnUnit::Char);
             diagnostics.push(JsonDiagnostic {
                 file: file.path,
-                range: JsonRange {
-                    start: start.into(),
-                    end: end.into(),
-                },
+                range: JsonRange { start: start.into(), end: end.into() },
                 severity: diagnostic.severity.as_str(),
                 code: diagnostic.code,
                 message: &diagnostic.message,
@@ -83,23 +73,8 @@ pub(super) fn render(
             });
         }
     }
-    let Summary {
-        files,
-        documents,
-        crds,
-        errors,
-        warnings,
-    } = *summary;
-    let report = Report {
-        diagnostics,
-        summary: JsonSummary {
-            files,
-            documents,
-            crds,
-            errors,
-            warnings,
-        },
-    };
+    let Summary { files, documents, crds, errors, warnings } = *summary;
+    let report = Report { diagnostics, summary: JsonSummary { files, documents, crds, errors, warnings } };
     serde_json::to_writer_pretty(&mut *out, &report)?;
     writeln!(out)
 }
@@ -242,18 +217,8 @@ mod tests {
 
     #[test]
     fn a_clean_run_has_an_empty_list() {
-        let files = [FileReport {
-            path: "a.yaml",
-            text: "a: 1\n",
-            diagnostics: &[],
-        }];
-        let summary = Summary {
-            files: 1,
-            documents: 1,
-            crds: 0,
-            errors: 0,
-            warnings: 0,
-        };
+        let files = [FileReport { path: "a.yaml", text: "a: 1\n", diagnostics: &[] }];
+        let summary = Summary { files: 1, documents: 1, crds: 0, errors: 0, warnings: 0 };
         expect![[r#"
             {
               "diagnostics": [],

@@ -36,9 +36,7 @@ impl FromStr for Format {
             "json" => Ok(Format::Json),
             "github" => Ok(Format::Github),
             "sarif" => Ok(Format::Sarif),
-            other => Err(format!(
-                "unknown format `{other}`; expected one of human, json, github, sarif"
-            )),
+            other => Err(format!("unknown format `{other}`; expected one of human, json, github, sarif")),
         }
     }
 }
@@ -106,10 +104,7 @@ fn span(index: &LineIndex, text: &str, range: TextRange, unit: ColumnUnit) -> (P
     let range = clamp(range, text.len());
     let at = |offset| {
         let pos = index.line_col(text, offset, unit);
-        Position {
-            line: pos.line + 1,
-            column: pos.col + 1,
-        }
+        Position { line: pos.line + 1, column: pos.col + 1 }
     };
     (at(range.start), at(range.end))
 }
@@ -117,10 +112,7 @@ fn span(index: &LineIndex, text: &str, range: TextRange, unit: ColumnUnit) -> (P
 /// `range` made to lie inside a text of `len` bytes, its end never before its start.
 fn clamp(range: TextRange, len: usize) -> TextRange {
     let start = range.start.min(len);
-    TextRange {
-        start,
-        end: range.end.clamp(start, len),
-    }
+    TextRange { start, end: range.end.clamp(start, len) }
 }
 
 /// The closing line of a report: `2 errors, 1 warning in 3 files (5 documents, 2 CRDs)`, or `no problems in ...`.
@@ -129,11 +121,7 @@ fn summary_line(summary: &Summary) -> String {
         (0, 0) => "no problems".to_owned(),
         (errors, 0) => counted(errors, "error"),
         (0, warnings) => counted(warnings, "warning"),
-        (errors, warnings) => format!(
-            "{}, {}",
-            counted(errors, "error"),
-            counted(warnings, "warning")
-        ),
+        (errors, warnings) => format!("{}, {}", counted(errors, "error"), counted(warnings, "warning")),
     };
     format!(
         "{problems} in {} ({}, {})",
@@ -180,10 +168,7 @@ mod fixture {
     /// The range of the first `needle` in `TEXT` that comes after `after`.
     pub(super) fn find(after: &str, needle: &str) -> TextRange {
         let from = TEXT.find(after).expect("`after` is in the fixture");
-        let start = from
-            + TEXT[from..]
-                .find(needle)
-                .expect("`needle` is in the fixture");
+        let start = from + TEXT[from..].find(needle).expect("`needle` is in the fixture");
         TextRange::new(start, start + needle.len())
     }
 
@@ -211,42 +196,22 @@ mod fixture {
         ]
     }
 
-    pub(super) const SUMMARY: Summary = Summary {
-        files: 2,
-        documents: 3,
-        crds: 1,
-        errors: 4,
-        warnings: 1,
-    };
+    pub(super) const SUMMARY: Summary = Summary { files: 2, documents: 3, crds: 1, errors: 4, warnings: 1 };
 
     /// Renders the fixture, followed by a clean file, as `format` would print it.
     pub(super) fn render_fixture(format: Format, color: bool) -> String {
         let diagnostics = diagnostics();
         let files = [
-            FileReport {
-                path: "deploy/my widget.yaml",
-                text: TEXT,
-                diagnostics: &diagnostics,
-            },
-            FileReport {
-                path: "clean.yaml",
-                text: "kind: Widget\n",
-                diagnostics: &[],
-            },
+            FileReport { path: "deploy/my widget.yaml", text: TEXT, diagnostics: &diagnostics },
+            FileReport { path: "clean.yaml", text: "kind: Widget\n", diagnostics: &[] },
         ];
         render_files(format, &files, &SUMMARY, color)
     }
 
     /// Renders `files` into a string.
-    pub(super) fn render_files(
-        format: Format,
-        files: &[FileReport<'_>],
-        summary: &Summary,
-        color: bool,
-    ) -> String {
+    pub(super) fn render_files(format: Format, files: &[FileReport<'_>], summary: &Summary, color: bool) -> String {
         let mut out = Vec::new();
-        render(format, files, summary, &RenderOptions { color }, &mut out)
-            .expect("writing to a Vec does not fail");
+        render(format, files, summary, &RenderOptions { color }, &mut out).expect("writing to a Vec does not fail");
         String::from_utf8(out).expect("reports are UTF-8")
     }
 }
@@ -261,46 +226,19 @@ mod tests {
         assert_eq!("json".parse::<Format>(), Ok(Format::Json));
         assert_eq!("github".parse::<Format>(), Ok(Format::Github));
         assert_eq!("sarif".parse::<Format>(), Ok(Format::Sarif));
-        assert_eq!(
-            "xml".parse::<Format>(),
-            Err("unknown format `xml`; expected one of human, json, github, sarif".to_owned())
-        );
+        assert_eq!("xml".parse::<Format>(), Err("unknown format `xml`; expected one of human, json, github, sarif".to_owned()));
     }
 
     #[test]
     fn summary_lines_count_in_words() {
-        let mut summary = Summary {
-            files: 3,
-            documents: 5,
-            crds: 2,
-            errors: 2,
-            warnings: 1,
-        };
-        assert_eq!(
-            summary_line(&summary),
-            "2 errors, 1 warning in 3 files (5 documents, 2 CRDs)"
-        );
+        let mut summary = Summary { files: 3, documents: 5, crds: 2, errors: 2, warnings: 1 };
+        assert_eq!(summary_line(&summary), "2 errors, 1 warning in 3 files (5 documents, 2 CRDs)");
         summary.warnings = 0;
-        assert_eq!(
-            summary_line(&summary),
-            "2 errors in 3 files (5 documents, 2 CRDs)"
-        );
-        summary = Summary {
-            files: 1,
-            documents: 1,
-            crds: 1,
-            errors: 0,
-            warnings: 2,
-        };
-        assert_eq!(
-            summary_line(&summary),
-            "2 warnings in 1 file (1 document, 1 CRD)"
-        );
+        assert_eq!(summary_line(&summary), "2 errors in 3 files (5 documents, 2 CRDs)");
+        summary = Summary { files: 1, documents: 1, crds: 1, errors: 0, warnings: 2 };
+        assert_eq!(summary_line(&summary), "2 warnings in 1 file (1 document, 1 CRD)");
         summary.warnings = 0;
-        assert_eq!(
-            summary_line(&summary),
-            "no problems in 1 file (1 document, 1 CRD)"
-        );
+        assert_eq!(summary_line(&summary), "no problems in 1 file (1 document, 1 CRD)");
     }
 
     #[test]
@@ -310,29 +248,11 @@ mod tests {
         let x = text.find('x').unwrap();
         let range = TextRange::new(x, x + 1);
         let char_span = span(&index, text, range, ColumnUnit::Char);
-        assert_eq!(
-            char_span,
-            (
-                Position { line: 1, column: 6 },
-                Position { line: 1, column: 7 }
-            )
-        );
+        assert_eq!(char_span, (Position { line: 1, column: 6 }, Position { line: 1, column: 7 }));
         let utf16_span = span(&index, text, range, ColumnUnit::Utf16);
-        assert_eq!(
-            utf16_span,
-            (
-                Position { line: 1, column: 7 },
-                Position { line: 1, column: 8 }
-            )
-        );
+        assert_eq!(utf16_span, (Position { line: 1, column: 7 }, Position { line: 1, column: 8 }));
         // A range past the end, or backwards, still yields positions inside the text.
         let wild = TextRange { start: 100, end: 3 };
-        assert_eq!(
-            span(&index, text, wild, ColumnUnit::Char),
-            (
-                Position { line: 2, column: 1 },
-                Position { line: 2, column: 1 }
-            )
-        );
+        assert_eq!(span(&index, text, wild, ColumnUnit::Char), (Position { line: 2, column: 1 }, Position { line: 2, column: 1 }));
     }
 }

@@ -111,21 +111,11 @@ impl Properties<'_> {
 
 pub(super) fn render(files: &[FileReport<'_>], out: &mut dyn io::Write) -> io::Result<()> {
     // Rules are sorted by code, so that a rule's index does not depend on which file was checked first.
-    let mut rule_index: BTreeMap<&str, usize> = files
-        .iter()
-        .flat_map(|f| f.diagnostics)
-        .map(|d| (d.code, 0))
-        .collect();
+    let mut rule_index: BTreeMap<&str, usize> = files.iter().flat_map(|f| f.diagnostics).map(|d| (d.code, 0)).collect();
     for (i, index) in rule_index.values_mut().enumerate() {
         *index = i;
     }
-    let rules = rule_index
-        .keys()
-        .map(|&id| Rule {
-            id,
-            short_description: Message { text: describe(id) },
-        })
-        .collect();
+    let rules = rule_index.keys().map(|&id| Rule { id, short_description: Message { text: describe(id) } }).collect();
 
     let mut results = Vec::new();
     for file in files {
@@ -144,24 +134,14 @@ pub(super) fn render(files: &[FileReport<'_>], out: &mut dyn io::Write) -> io::R
                     Severity::Warning => "warning",
                     Severity::Information | Severity::Hint => "note",
                 },
-                message: Message {
-                    text: diagnostic.message.clone(),
-                },
+                message: Message { text: diagnostic.message.clone() },
                 locations: [Location {
                     physical_location: PhysicalLocation {
                         artifact_location: ArtifactLocation { uri: uri.clone() },
-                        region: Region {
-                            start_line: start.line,
-                            start_column: start.column,
-                            end_line: end.line,
-                            end_column: end.column,
-                        },
+                        region: Region { start_line: start.line, start_column: start.column, end_line: end.line, end_column: end.column },
                     },
                 }],
-                properties: Properties {
-                    path: diagnostic.path.as_deref(),
-                    cause: diagnostic.cause.as_deref(),
-                },
+                properties: Properties { path: diagnostic.path.as_deref(), cause: diagnostic.cause.as_deref() },
             });
         }
     }
@@ -170,14 +150,7 @@ pub(super) fn render(files: &[FileReport<'_>], out: &mut dyn io::Write) -> io::R
         schema: SCHEMA,
         version: "2.1.0",
         runs: [Run {
-            tool: Tool {
-                driver: Driver {
-                    name: "crdls",
-                    information_uri: INFORMATION_URI,
-                    version: env!("CARGO_PKG_VERSION"),
-                    rules,
-                },
-            },
+            tool: Tool { driver: Driver { name: "crdls", information_uri: INFORMATION_URI, version: env!("CARGO_PKG_VERSION"), rules } },
             column_kind: "utf16CodeUnits",
             results,
         }],
@@ -210,8 +183,7 @@ fn artifact_uri(path: &str) -> String {
     let path = path.replace('\\', "/");
     let path = path.strip_prefix("./").unwrap_or(&path);
     let bytes = path.as_bytes();
-    let drive =
-        bytes.len() >= 3 && bytes[0].is_ascii_alphabetic() && bytes[1] == b':' && bytes[2] == b'/';
+    let drive = bytes.len() >= 3 && bytes[0].is_ascii_alphabetic() && bytes[1] == b':' && bytes[2] == b'/';
     let mut uri = String::with_capacity(path.len() + 8);
     if drive {
         uri.push_str("file:///");
@@ -220,9 +192,7 @@ fn artifact_uri(path: &str) -> String {
     }
     for (i, &b) in bytes.iter().enumerate() {
         match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' | b'/' => {
-                uri.push(b as char)
-            }
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' | b'/' => uri.push(b as char),
             b':' if drive && i == 1 => uri.push(':'),
             _ => {
                 let _ = write!(uri, "%{b:02X}");
@@ -244,15 +214,9 @@ mod tests {
     fn fixture() {
         let output = render_fixture(Format::Sarif, false);
         let value: serde_json::Value = serde_json::from_str(&output).expect("the report is JSON");
-        assert_eq!(
-            value["runs"][0]["tool"]["driver"]["version"],
-            env!("CARGO_PKG_VERSION")
-        );
+        assert_eq!(value["runs"][0]["tool"]["driver"]["version"], env!("CARGO_PKG_VERSION"));
         // The version is left out of the snapshot, so that a release does not change it.
-        let output = output.replace(
-            &format!("\"version\": \"{}\"", env!("CARGO_PKG_VERSION")),
-            "\"version\": \"VERSION\"",
-        );
+        let output = output.replace(&format!("\"version\": \"{}\"", env!("CARGO_PKG_VERSION")), "\"version\": \"VERSION\"");
         expect![[r#"
             {
               "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
@@ -468,10 +432,7 @@ mod tests {
 
     #[test]
     fn uris() {
-        assert_eq!(
-            artifact_uri("deploy/my widget.yaml"),
-            "deploy/my%20widget.yaml"
-        );
+        assert_eq!(artifact_uri("deploy/my widget.yaml"), "deploy/my%20widget.yaml");
         assert_eq!(artifact_uri("./a.yaml"), "a.yaml");
         assert_eq!(artifact_uri("deploy\\a#1.yaml"), "deploy/a%231.yaml");
         assert_eq!(artifact_uri("/abs/ü.yaml"), "file:///abs/%C3%BC.yaml");
@@ -482,14 +443,8 @@ mod tests {
 
     #[test]
     fn rule_descriptions() {
-        assert_eq!(
-            describe("schema/max-length"),
-            "Schema validation: max length"
-        );
-        assert_eq!(
-            describe("resource/unknown-kind"),
-            "Resource type: unknown kind"
-        );
+        assert_eq!(describe("schema/max-length"), "Schema validation: max length");
+        assert_eq!(describe("resource/unknown-kind"), "Resource type: unknown kind");
         assert_eq!(describe("other/thing"), "other/thing");
         assert_eq!(describe("plain"), "plain");
     }
