@@ -95,7 +95,12 @@ impl Validator<'_> {
                 value: None,
                 detail: format!("may not be more than {max} {unit}"),
             };
-            self.push(err, at(node, anchor), "schema/max-length", format!("must be at most {max} characters long (it has {chars})"));
+            self.push(
+                err,
+                at(node, anchor),
+                "schema/max-length",
+                format!("must be at most {max} {} long (it has {chars})", plural(max, "character")),
+            );
         } else if let Some(min) = schema.min_length.filter(|&min| chars < min) {
             self.invalid(
                 node,
@@ -103,7 +108,7 @@ impl Validator<'_> {
                 path,
                 "schema/min-length",
                 format!("{path} in body should be at least {min} chars long"),
-                format!("must be at least {min} characters long (it has {chars})"),
+                format!("must be at least {min} {} long (it has {chars})", plural(min, "character")),
             );
         } else if let Some(pattern) = &schema.pattern {
             if pattern::matches(pattern, s) == Some(false) {
@@ -192,7 +197,12 @@ impl Validator<'_> {
                 value: Some(len.to_string()),
                 detail: format!("{path} in body should have at least {min} items"),
             };
-            self.push(err, at(node, anchor), "schema/min-items", format!("must have at least {min} items (it has {len})"));
+            self.push(
+                err,
+                at(node, anchor),
+                "schema/min-items",
+                format!("must have at least {min} {} (it has {len})", plural(min, "item")),
+            );
         }
         if let Some(max) = schema.max_items.filter(|&max| len > max) {
             let unit = if max == 1 { "item" } else { "items" };
@@ -218,7 +228,12 @@ impl Validator<'_> {
                     value: Some(count.to_string()),
                     detail: format!("must have at most {max} {unit}"),
                 };
-                self.push(err, at(node, anchor), "schema/max-properties", format!("must have at most {max} properties (it has {count})"));
+                self.push(
+                    err,
+                    at(node, anchor),
+                    "schema/max-properties",
+                    format!("must have at most {max} {} (it has {count})", plural(max, "property")),
+                );
             }
         }
         if let Some(min) = schema.min_properties {
@@ -229,7 +244,12 @@ impl Validator<'_> {
                     value: Some(count.to_string()),
                     detail: format!("{path} in body should have at least {min} properties"),
                 };
-                self.push(err, at(node, anchor), "schema/min-properties", format!("must have at least {min} properties (it has {count})"));
+                self.push(
+                    err,
+                    at(node, anchor),
+                    "schema/min-properties",
+                    format!("must have at least {min} {} (it has {count})", plural(min, "property")),
+                );
             }
         }
         for required in &schema.required {
@@ -340,5 +360,14 @@ pub fn json_equal(a: &Node, b: &Node) -> bool {
         (Value::Seq(x), Value::Seq(y)) => x.len() == y.len() && x.iter().zip(y).all(|(a, b)| json_equal(a, b)),
         (Value::Map(x), Value::Map(y)) => x.len() == y.len() && x.iter().all(|e| b.get(&e.key).is_some_and(|v| json_equal(&e.value, v))),
         (x, y) => x == y,
+    }
+}
+
+/// `n item` or `n items`, for our own messages (the API server's causes keep their own wording).
+fn plural(n: u64, word: &str) -> String {
+    match (n, word) {
+        (1, _) => word.to_string(),
+        (_, "property") => "properties".to_string(),
+        _ => format!("{word}s"),
     }
 }
