@@ -25,6 +25,15 @@ pub struct Cli {
 enum Command {
     /// Check custom resources against the CRDs found among the paths and in --crds.
     Check(CheckArgs),
+    /// Run the language server over stdio (also what `crdls` with no arguments does).
+    Lsp(LspArgs),
+}
+
+#[derive(Debug, clap::Args)]
+struct LspArgs {
+    /// Accepted for vscode-languageclient, which appends it; stdio is the only transport.
+    #[arg(long)]
+    stdio: bool,
 }
 
 #[derive(Debug, clap::Args)]
@@ -83,6 +92,17 @@ pub const EXIT_ERRORS: i32 = 1;
 /// Exit code: bad usage or an unreadable input.
 pub const EXIT_USAGE: i32 = 2;
 
+/// Whether the arguments ask for the language server: none at all, `lsp`, or `--stdio` (which
+/// vscode-languageclient appends) outside a `check` command.
+pub fn wants_language_server(args: &[String]) -> bool {
+    let rest = args.get(1..).unwrap_or_default();
+    match rest.first().map(String::as_str) {
+        None | Some("lsp") => true,
+        Some("check") | Some("help") => false,
+        Some(_) => rest.iter().any(|a| a == "--stdio"),
+    }
+}
+
 /// Runs the command line with `args` (the program name first) and returns the exit code.
 pub fn run(args: impl IntoIterator<Item = String>, io: &mut Io<'_>) -> i32 {
     let cli = match Cli::try_parse_from(args) {
@@ -97,11 +117,10 @@ pub fn run(args: impl IntoIterator<Item = String>, io: &mut Io<'_>) -> i32 {
     };
     match cli.command {
         Some(Command::Check(args)) => check(args, io),
-        None => {
-            let _ = writeln!(
-                io.stderr,
-                "crdls: the language server is not available in this build yet; run `crdls check PATH...` (see `crdls --help`)"
-            );
+        Some(Command::Lsp(_)) | None => {
+            // `main` starts the server before parsing; reaching here means the library was called directly.
+            let _ =
+                writeln!(io.stderr, "crdls: the language server speaks LSP over stdio; start it from an editor as `crdls` or `crdls lsp`");
             EXIT_USAGE
         }
     }

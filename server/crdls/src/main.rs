@@ -1,8 +1,14 @@
-//! The `crdls` binary: `crdls check` for CI and the terminal.
+//! The `crdls` binary: the language server over stdio (`crdls`, `crdls lsp`, `crdls --stdio`) and
+//! `crdls check` for CI and the terminal.
 
 use std::io::IsTerminal;
 
 fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    if crdls::cli::wants_language_server(&args) {
+        crdls_lsp::run_stdio();
+        return;
+    }
     let stdin = std::io::stdin();
     let stdout = std::io::stdout();
     let stderr = std::io::stderr();
@@ -10,6 +16,6 @@ fn main() {
     let cwd = std::env::current_dir().unwrap_or_default();
     let mut io =
         crdls::cli::Io { stdin: &mut stdin.lock(), stdout: &mut stdout.lock(), stderr: &mut stderr.lock(), stdout_is_terminal, cwd };
-    let code = crdls::cli::run(std::env::args(), &mut io);
+    let code = crdls::cli::run(args, &mut io);
     std::process::exit(code);
 }

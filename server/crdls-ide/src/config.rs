@@ -1,0 +1,142 @@
+//! Settings shared by the language server and the CLI: from `crdls.toml` at the workspace root, the
+//! client's `initializationOptions` and `workspace/configuration`, each layer overriding the one before.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use crdls_schema::CheckOptions;
+use crdls_yaml::{Diagnostic, Severity};
+use serde::Deserialize;
+
+/// The name of the settings file at a workspace root.
+pub const CONFIG_FILE: &str = "crdls.toml";
+
+/// What a diagnostic code's severity is overridden to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SeverityOverride {
+    /// Report as an error.
+    Error,
+    /// Report as a warning.
+    Warning,
+    /// Report as information.
+    Info,
+    /// Report as a hint.
+    Hint,
+    /// Do not report.
+    Off,
+}
+
+/// The settings.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Config {
+    /// Extra files, directories or globs (`crds/**/*.yaml`) to read CRDs from, relative to the workspace root.
+    pub crd_paths: Vec<String>,
+    /// Unknown fields are errors rather than warnings.
+    pub strict: bool,
+    /// Severity overrides by diagnostic code (`schema/unknown-field = "off"`).
+    pub severity: BTreeMap<String, SeverityOverride>,
+    /// How long the server waits after the last edit before checking a document.
+    pub debounce: Duration,
+}
+
+impl Default for Config {
+    fn default() -> Config {
+        Config { crd_paths: Vec::new(), strict: false, severity: BTreeMap::new(), debounce: Duration::from_millis(50) }
+    }
+}
+
+/// One layer of settings as written: every field optional, camelCase in JSON and TOML alike.
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct Layer {
+    crd_paths: Option<Vec<String>>,
+    strict: Option<bool>,
+    severity: Option<BTreeMap<String, SeverityOverride>>,
+    debounce_ms: Option<u64>,
+}
+
+impl Config {
+    /// The options of the checking pipeline.
+    pub fn check_options(&self) -> CheckOptions {
+        CheckOptions { strict: self.strict }
+    }
+
+    /// Applies a `crdls.toml` text on top of these settings.
+    pub fn merge_toml(&mut self, text: &str) -> Result<(), String> {
+        let layer: Layer = toml::from_str(text).map_err(|e| format!("{CONFIG_FILE}: {e}"))?;
+        self.apply(layer);
+        Ok(())
+    }
+
+    /// Applies JSON settings (initialization options or a configuration section) on top of these.
+    /// A `crdls` key, when present, holds the settings (VS Code sends the section wrapped).
+    pub fn merge_json(&mut self, value: &serde_json::Value) -> Result<(), String> {
+        if value.is_null() {
+            return Ok(());
+        }
+        let value = value.get("crdls").unwrap_or(value);
+        let layer: Layer = serde_json::from_value(value.clone()).map_err(|e| format!("crdls settings: {e}"))?;
+        self.apply(layer);
+        Ok(())
+    }
+
+    fn apply(&mut self, layer: Layer) {
+        if let Some(paths) = layer.crd_paths {
+            self.crd_paths = paths;
+        }
+        if let Some(strict) = layer.strict {
+            self.strict = strict;
+        }
+        if let Some(severity) = layer.severity {
+            self.severity.extend(severity);
+        }
+        if let Some(ms) = layer.debounce_ms {
+            self.debounce = Duration::from_millis(ms);
+        }
+    }
+
+    /// Applies the severity overrides: changes severities and drops diagnostics turned off.
+    pub fn apply_severity(&self, diagnostics: &mut Vec<Diagnostic>) {
+        if self.severity.is_empty() {
+            return;
+        }
+        diagnostics.retain_mut(|d| match self.severity.get(d.code) {
+            None => true,
+            Some(SeverityOverride::Off) => false,
+            Some(level) => {
+                d.severity = match level {
+                    SeverityOverride::Error => Severity::Error,
+                    SeverityOverride::Warning => Severity::Warning,
+                    SeverityOverride::Info => Severity::Information,
+                    SeverityOverride::Hint | SeverityOverride::Off => Severity::Hint,
+                };
+                true
+            }
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crdls_yaml::TextRange;
+
+    #[test]
+    fn layers_override_in_order_and_severities_apply() {
+        let mut config = Config::default();
+        config
+            .merge_toml("crdPaths = [\"crds/\"]\nstrict = true\ndebounceMs = 0\n[severity]\n\"schema/unknown-field\" = \"off\"\n")
+            .unwrap();
+        config.merge_json(&serde_json::json!({"crdls": {"strict": false, "severity": {"schema/pattern": "warning"}}})).unwrap();
+        assert_eq!(config.crd_paths, ["crds/"]);
+        assert!(!config.strict);
+        assert_eq!(config.debounce, Duration::ZERO);
+        let d = |code| Diagnostic::new(TextRange::empty(0), Severity::Error, code, "m");
+        let mut diagnostics = vec![d("schema/unknown-field"), d("schema/pattern"), d("schema/type")];
+        config.apply_severity(&mut diagnostics);
+        let got: Vec<(&str, Severity)> = diagnostics.iter().map(|d| (d.code, d.severity)).collect();
+        assert_eq!(got, [("schema/pattern", Severity::Warning), ("schema/type", Severity::Error)]);
+        assert!(config.merge_toml("unknown = 1").unwrap_err().contains("unknown"));
+    }
+}

@@ -1,0 +1,22 @@
+//! The editor features of crdls as pure functions: given a document's text, its parsed stream and the
+//! CRD index, compute diagnostics, completions, hovers and definitions. No LSP types here: positions
+//! are byte offsets, and the language server converts at its edge.
+
+pub mod completion;
+pub mod config;
+pub mod hover;
+pub mod navigation;
+
+use crdls_crd::CrdIndex;
+use crdls_schema::{check_stream, CheckOptions};
+use crdls_yaml::{Diagnostic, Stream};
+
+pub use completion::{completions, CompletionItem, CompletionKind};
+pub use config::{Config, SeverityOverride, CONFIG_FILE};
+pub use hover::{hover, HoverResult};
+pub use navigation::{definition, Target};
+
+/// The diagnostics of one document: the same pipeline `crdls check` runs.
+pub fn diagnostics(stream: &Stream, index: &CrdIndex, options: &CheckOptions) -> Vec<Diagnostic> {
+    check_stream(stream, index, options).diagnostics()
+}

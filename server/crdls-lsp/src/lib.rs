@@ -1,0 +1,619 @@
+//! The crdls language server, the only crate that knows LSP. Handlers either mutate state (fast,
+//! synchronous, no `.await` before the state is updated) or read a snapshot on a blocking thread.
+//! Checking a document is the same function `crdls check` runs, debounced, single-flight per
+//! document, and published only while the document is still at the checked version.
+
+mod document;
+mod proto;
+mod workspace;
+
+use std::collections::{HashMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, RwLock};
+use std::time::Instant;
+
+use crdls_crd::{Crd, CrdIndex, SourceId};
+use crdls_ide::Config;
+use crdls_yaml::Diagnostic;
+use tokio::io::{AsyncRead, AsyncWrite};
+use tower_lsp::jsonrpc::{Error as RpcError, Result as RpcResult};
+use tower_lsp::lsp_types::notification::Progress;
+use tower_lsp::lsp_types::request::WorkDoneProgressCreate;
+use tower_lsp::lsp_types::*;
+use tower_lsp::{Client, LanguageServer, LspService, Server};
+
+use crate::document::Document;
+use crate::proto::{Encoding, Lines};
+
+/// Serves LSP over the given streams until the client exits.
+pub async fn serve<I: AsyncRead + Unpin, O: AsyncWrite>(input: I, output: O) {
+    let (service, socket) = LspService::new(Backend::new);
+    Server::new(input, output, socket).serve(service).await;
+}
+
+/// Serves LSP over stdin and stdout (stdout carries JSON-RPC only; logs go to stderr and the client).
+pub fn run_stdio() {
+    let runtime = match tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build() {
+        Ok(runtime) => runtime,
+        Err(e) => {
+            log_stderr(&format!("cannot start the async runtime: {e}"));
+            return;
+        }
+    };
+    runtime.block_on(serve(tokio::io::stdin(), tokio::io::stdout()));
+}
+
+#[allow(clippy::print_stderr)]
+fn log_stderr(message: &str) {
+    eprintln!("crdls: {message}");
+}
+
+/// What the client said it supports, as far as the server cares.
+#[derive(Clone, Copy, Debug, Default)]
+struct ClientFlags {
+    progress: bool,
+    watch_files: bool,
+    configuration: bool,
+    pull_diagnostics: bool,
+}
+
+/// Everything the handlers share.
+struct State {
+    documents: Mutex<HashMap<Url, Document>>,
+    index: RwLock<Arc<CrdIndex>>,
+    config: RwLock<Config>,
+    encoding: RwLock<Encoding>,
+    roots: RwLock<Vec<PathBuf>>,
+    flags: RwLock<ClientFlags>,
+    /// One lock per document so only one check of it runs at a time.
+    flights: Mutex<HashMap<Url, Arc<tokio::sync::Mutex<()>>>>,
+    /// A fingerprint of the CRDs each open buffer contributes, to notice when they change.
+    buffer_crds: Mutex<HashMap<Url, u64>>,
+}
+
+/// The server.
+pub struct Backend {
+    client: Client,
+    state: Arc<State>,
+}
+
+/// Locks a mutex, recovering the data if a panicking thread poisoned it (state stays usable).
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+fn read<T>(l: &RwLock<T>) -> std::sync::RwLockReadGuard<'_, T> {
+    l.read().unwrap_or_else(|e| e.into_inner())
+}
+
+fn write<T>(l: &RwLock<T>) -> std::sync::RwLockWriteGuard<'_, T> {
+    l.write().unwrap_or_else(|e| e.into_inner())
+}
+
+/// A document's text and version at one moment.
+struct Snapshot {
+    text: String,
+    version: i32,
+    generation: u64,
+}
+
+impl Backend {
+    fn new(client: Client) -> Backend {
+        Backend {
+            client,
+            state: Arc::new(State {
+                documents: Mutex::new(HashMap::new()),
+                index: RwLock::new(Arc::new(CrdIndex::new())),
+                config: RwLock::new(Config::default()),
+                encoding: RwLock::new(Encoding::Utf16),
+                roots: RwLock::new(Vec::new()),
+                flags: RwLock::new(ClientFlags::default()),
+                flights: Mutex::new(HashMap::new()),
+                buffer_crds: Mutex::new(HashMap::new()),
+            }),
+        }
+    }
+
+    fn snapshot(&self, uri: &Url) -> Option<Snapshot> {
+        let docs = lock(&self.state.documents);
+        docs.get(uri).map(|d| Snapshot { text: d.text(), version: d.version, generation: d.generation })
+    }
+
+    async fn log(&self, level: MessageType, message: String) {
+        log_stderr(&message);
+        self.client.log_message(level, message).await;
+    }
+
+    /// Runs `f` on a blocking thread; a panic becomes a logged error instead of a dead server.
+    async fn blocking<T: Send + 'static>(&self, what: &str, f: impl FnOnce() -> T + Send + 'static) -> Option<T> {
+        match tokio::task::spawn_blocking(f).await {
+            Ok(value) => Some(value),
+            Err(e) => {
+                let detail = if e.is_panic() { panic_text(e.into_panic()) } else { e.to_string() };
+                self.log(MessageType::ERROR, format!("{what} failed: {detail}")).await;
+                None
+            }
+        }
+    }
+
+    /// Schedules a check of `uri` after the debounce delay; newer edits supersede it.
+    fn schedule(&self, uri: Url) {
+        let backend = Backend { client: self.client.clone(), state: self.state.clone() };
+        tokio::spawn(async move { backend.check(uri).await });
+    }
+
+    /// Checks one open document and publishes its diagnostics, unless a newer edit came in meanwhile.
+    async fn check(&self, uri: Url) {
+        let Some(start) = self.snapshot(&uri) else { return };
+        let debounce = read(&self.state.config).debounce;
+        if !debounce.is_zero() {
+            tokio::time::sleep(debounce).await;
+        }
+        let flight = lock(&self.state.flights).entry(uri.clone()).or_default().clone();
+        let _guard = flight.lock().await;
+        // Superseded while waiting: a later check has (or will have) the newer text.
+        let Some(snapshot) = self.snapshot(&uri) else { return };
+        if snapshot.generation != start.generation {
+            return;
+        }
+        let Some((diagnostics, crds)) = self.analyze(&uri, snapshot.text.clone()).await else { return };
+        if self.update_buffer_crds(&uri, crds) {
+            self.recheck_all_except(Some(&uri));
+        }
+        let current = lock(&self.state.documents).get(&uri).map(|d| d.generation);
+        if current != Some(snapshot.generation) {
+            return;
+        }
+        if !read(&self.state.flags).pull_diagnostics {
+            let lsp = self.to_lsp(&snapshot.text, &diagnostics);
+            self.client.publish_diagnostics(uri, lsp, Some(snapshot.version)).await;
+        }
+    }
+
+    /// Parses and checks a text on a blocking thread: the diagnostics and the CRDs the text declares.
+    async fn analyze(&self, uri: &Url, text: String) -> Option<(Vec<Diagnostic>, Vec<Crd>)> {
+        let state = self.state.clone();
+        let source: SourceId = Arc::from(uri.as_str());
+        self.blocking("checking a document", move || {
+            let stream = crdls_yaml::parse(&text);
+            let crds: Vec<Crd> = stream.documents.iter().flat_map(Crd::from_document).collect();
+            // A buffer's own CRDs count when checking it, before the shared index is updated.
+            let index = {
+                let shared = read(&state.index).clone();
+                if crds.is_empty() && shared.crds_of(&source).is_empty() {
+                    shared
+                } else {
+                    let mut local = (*shared).clone();
+                    local.set_source(source, crds.clone());
+                    Arc::new(local)
+                }
+            };
+            let config = read(&state.config).clone();
+            let mut diagnostics = crdls_ide::diagnostics(&stream, &index, &config.check_options());
+            config.apply_severity(&mut diagnostics);
+            (diagnostics, crds)
+        })
+        .await
+    }
+
+    /// Records the CRDs an open buffer declares; returns whether they changed.
+    fn update_buffer_crds(&self, uri: &Url, crds: Vec<Crd>) -> bool {
+        let fingerprint = fingerprint(&crds);
+        let mut known = lock(&self.state.buffer_crds);
+        let previous = known.get(uri).copied().unwrap_or(0);
+        if previous == fingerprint {
+            return false;
+        }
+        known.insert(uri.clone(), fingerprint);
+        drop(known);
+        self.set_source(Arc::from(uri.as_str()), crds);
+        true
+    }
+
+    fn set_source(&self, source: SourceId, crds: Vec<Crd>) {
+        let mut guard = write(&self.state.index);
+        let mut index = (**guard).clone();
+        index.set_source(source, crds);
+        *guard = Arc::new(index);
+    }
+
+    fn recheck_all_except(&self, skip: Option<&Url>) {
+        let uris: Vec<Url> = lock(&self.state.documents).keys().filter(|u| Some(*u) != skip).cloned().collect();
+        for uri in uris {
+            self.schedule(uri);
+        }
+    }
+
+    fn to_lsp(&self, text: &str, diagnostics: &[Diagnostic]) -> Vec<tower_lsp::lsp_types::Diagnostic> {
+        let lines = Lines::new(text, *read(&self.state.encoding));
+        diagnostics.iter().map(|d| lines.diagnostic(d)).collect()
+    }
+
+    /// Reads `crdls.toml` from the first workspace root, then the client's settings on top.
+    async fn load_config(&self, init_options: Option<serde_json::Value>) {
+        let mut config = Config::default();
+        let root = read(&self.state.roots).first().cloned();
+        if let Some(root) = root {
+            if let Ok(text) = std::fs::read_to_string(root.join(crdls_ide::CONFIG_FILE)) {
+                if let Err(e) = config.merge_toml(&text) {
+                    self.log(MessageType::WARNING, e).await;
+                }
+            }
+        }
+        if let Some(options) = init_options {
+            if let Err(e) = config.merge_json(&options) {
+                self.log(MessageType::WARNING, e).await;
+            }
+        }
+        *write(&self.state.config) = config;
+    }
+
+    /// Asks the client for the `crdls` section and applies it.
+    async fn pull_configuration(&self) {
+        if !read(&self.state.flags).configuration {
+            return;
+        }
+        let items = vec![ConfigurationItem { scope_uri: None, section: Some("crdls".into()) }];
+        match self.client.configuration(items).await {
+            Ok(values) => {
+                for value in values {
+                    let result = write(&self.state.config).merge_json(&value);
+                    if let Err(e) = result {
+                        self.log(MessageType::WARNING, e).await;
+                    }
+                }
+            }
+            Err(e) => self.log(MessageType::WARNING, format!("workspace/configuration failed: {e}")).await,
+        }
+    }
+
+    /// Indexes every CRD in the workspace folders and configured paths, reporting progress.
+    async fn scan_workspace(&self) {
+        let token = NumberOrString::String("crdls/index".into());
+        let progress = read(&self.state.flags).progress
+            && self.client.send_request::<WorkDoneProgressCreate>(WorkDoneProgressCreateParams { token: token.clone() }).await.is_ok();
+        if progress {
+            let begin = WorkDoneProgressBegin { title: "Indexing CRDs".into(), cancellable: Some(false), message: None, percentage: None };
+            self.client
+                .send_notification::<Progress>(ProgressParams {
+                    token: token.clone(),
+                    value: ProgressParamsValue::WorkDone(WorkDoneProgress::Begin(begin)),
+                })
+                .await;
+        }
+        let started = Instant::now();
+        let roots = read(&self.state.roots).clone();
+        let patterns = read(&self.state.config).crd_paths.clone();
+        let scanned = self
+            .blocking("indexing the workspace", move || {
+                let mut files = Vec::new();
+                for root in &roots {
+                    workspace::files_below(root, &mut files);
+                    for pattern in &patterns {
+                        files.extend(workspace::expand(root, pattern));
+                    }
+                }
+                if roots.is_empty() {
+                    for pattern in &patterns {
+                        files.extend(workspace::expand(Path::new(""), pattern));
+                    }
+                }
+                files.sort();
+                files.dedup();
+                let count = files.len();
+                let found: Vec<(PathBuf, Vec<Crd>)> = files.into_iter().filter_map(|f| workspace::read_crds(&f).map(|c| (f, c))).collect();
+                (count, found)
+            })
+            .await;
+        let Some((file_count, found)) = scanned else { return };
+        let open: HashSet<String> = lock(&self.state.documents).keys().map(|u| u.to_string()).collect();
+        {
+            let mut guard = write(&self.state.index);
+            let mut index = (**guard).clone();
+            for (path, crds) in found {
+                let Ok(uri) = Url::from_file_path(&path) else { continue };
+                if !open.contains(uri.as_str()) && !crds.is_empty() {
+                    index.set_source(Arc::from(uri.as_str()), crds);
+                }
+            }
+            *guard = Arc::new(index);
+        }
+        let crd_count = read(&self.state.index).len();
+        let message = format!("indexed {crd_count} CRDs from {file_count} files in {} ms", started.elapsed().as_millis());
+        if progress {
+            self.client
+                .send_notification::<Progress>(ProgressParams {
+                    token,
+                    value: ProgressParamsValue::WorkDone(WorkDoneProgress::End(WorkDoneProgressEnd { message: Some(message.clone()) })),
+                })
+                .await;
+        }
+        self.log(MessageType::INFO, message).await;
+        self.recheck_all_except(None);
+    }
+
+    /// Re-reads one file from disk into the index (unless it is open: then the buffer wins).
+    fn reindex_file(&self, uri: &Url, deleted: bool) -> bool {
+        if lock(&self.state.documents).contains_key(uri) {
+            return false;
+        }
+        let crds = if deleted { Vec::new() } else { uri.to_file_path().ok().and_then(|p| workspace::read_crds(&p)).unwrap_or_default() };
+        let had = !read(&self.state.index).crds_of(uri.as_str()).is_empty();
+        if crds.is_empty() && !had {
+            return false;
+        }
+        self.set_source(Arc::from(uri.as_str()), crds);
+        true
+    }
+
+    /// The document's text and position as a byte offset, for the read-only features.
+    fn position_snapshot(&self, uri: &Url, position: Position) -> Option<(String, usize, Encoding)> {
+        let snapshot = self.snapshot(uri)?;
+        let encoding = *read(&self.state.encoding);
+        let offset = Lines::new(&snapshot.text, encoding).offset(position);
+        Some((snapshot.text, offset, encoding))
+    }
+}
+
+/// A stable fingerprint of a list of CRDs: their names, groups, versions and schema ranges.
+fn fingerprint(crds: &[Crd]) -> u64 {
+    use std::hash::{Hash, Hasher};
+    if crds.is_empty() {
+        return 0;
+    }
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    for crd in crds {
+        format!("{crd:?}").hash(&mut hasher);
+    }
+    hasher.finish() | 1
+}
+
+fn panic_text(payload: Box<dyn std::any::Any + Send>) -> String {
+    if let Some(s) = payload.downcast_ref::<&str>() {
+        s.to_string()
+    } else if let Some(s) = payload.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "a panic".into()
+    }
+}
+
+fn internal(what: &str) -> RpcError {
+    let mut e = RpcError::internal_error();
+    e.message = format!("crdls: {what} failed; see the server log").into();
+    e
+}
+
+#[tower_lsp::async_trait]
+impl LanguageServer for Backend {
+    async fn initialize(&self, params: InitializeParams) -> RpcResult<InitializeResult> {
+        let caps = &params.capabilities;
+        let encoding = Encoding::negotiate(caps.general.as_ref().and_then(|g| g.position_encodings.as_deref()));
+        *write(&self.state.encoding) = encoding;
+        let workspace = caps.workspace.as_ref();
+        let flags = ClientFlags {
+            progress: caps.window.as_ref().and_then(|w| w.work_done_progress).unwrap_or(false),
+            watch_files: workspace.and_then(|w| w.did_change_watched_files.as_ref()).and_then(|d| d.dynamic_registration).unwrap_or(false),
+            configuration: workspace.and_then(|w| w.configuration).unwrap_or(false),
+            pull_diagnostics: caps.text_document.as_ref().and_then(|t| t.diagnostic.as_ref()).is_some(),
+        };
+        *write(&self.state.flags) = flags;
+        let mut roots: Vec<PathBuf> = params.workspace_folders.iter().flatten().filter_map(|f| f.uri.to_file_path().ok()).collect();
+        #[allow(deprecated)]
+        if roots.is_empty() {
+            if let Some(path) = params.root_uri.as_ref().and_then(|u| u.to_file_path().ok()) {
+                roots.push(path);
+            }
+        }
+        *write(&self.state.roots) = roots;
+        self.load_config(params.initialization_options).await;
+
+        let diagnostic_provider = flags.pull_diagnostics.then(|| {
+            DiagnosticServerCapabilities::Options(DiagnosticOptions {
+                identifier: Some("crdls".into()),
+                inter_file_dependencies: true,
+                workspace_diagnostics: false,
+                work_done_progress_options: WorkDoneProgressOptions::default(),
+            })
+        });
+        Ok(InitializeResult {
+            server_info: Some(ServerInfo { name: "crdls".into(), version: Some(env!("CARGO_PKG_VERSION").into()) }),
+            capabilities: ServerCapabilities {
+                position_encoding: Some(encoding.kind()),
+                text_document_sync: Some(TextDocumentSyncCapability::Options(TextDocumentSyncOptions {
+                    open_close: Some(true),
+                    change: Some(TextDocumentSyncKind::INCREMENTAL),
+                    save: Some(TextDocumentSyncSaveOptions::Supported(true)),
+                    ..TextDocumentSyncOptions::default()
+                })),
+                completion_provider: Some(CompletionOptions {
+                    trigger_characters: Some(vec![":".into(), " ".into(), "/".into(), "-".into()]),
+                    ..CompletionOptions::default()
+                }),
+                hover_provider: Some(HoverProviderCapability::Simple(true)),
+                definition_provider: Some(OneOf::Left(true)),
+                diagnostic_provider,
+                ..ServerCapabilities::default()
+            },
+        })
+    }
+
+    async fn initialized(&self, _: InitializedParams) {
+        if read(&self.state.flags).watch_files {
+            let options = DidChangeWatchedFilesRegistrationOptions {
+                watchers: vec![FileSystemWatcher { glob_pattern: GlobPattern::String("**/*.{yaml,yml,json}".into()), kind: None }],
+            };
+            let registration = Registration {
+                id: "crdls-watch".into(),
+                method: "workspace/didChangeWatchedFiles".into(),
+                register_options: serde_json::to_value(options).ok(),
+            };
+            if let Err(e) = self.client.register_capability(vec![registration]).await {
+                self.log(MessageType::WARNING, format!("file watching unavailable: {e}")).await;
+            }
+        }
+        self.pull_configuration().await;
+        let backend = Backend { client: self.client.clone(), state: self.state.clone() };
+        tokio::spawn(async move { backend.scan_workspace().await });
+    }
+
+    async fn shutdown(&self) -> RpcResult<()> {
+        Ok(())
+    }
+
+    async fn did_open(&self, params: DidOpenTextDocumentParams) {
+        let doc = params.text_document;
+        lock(&self.state.documents).insert(doc.uri.clone(), Document::new(&doc.text, doc.version));
+        self.schedule(doc.uri);
+    }
+
+    async fn did_change(&self, params: DidChangeTextDocumentParams) {
+        let uri = params.text_document.uri;
+        let encoding = *read(&self.state.encoding);
+        {
+            let mut docs = lock(&self.state.documents);
+            let Some(doc) = docs.get_mut(&uri) else { return };
+            doc.apply(params.content_changes, params.text_document.version, encoding);
+        }
+        self.schedule(uri);
+    }
+
+    async fn did_close(&self, params: DidCloseTextDocumentParams) {
+        let uri = params.text_document.uri;
+        lock(&self.state.documents).remove(&uri);
+        lock(&self.state.flights).remove(&uri);
+        let had_crds = lock(&self.state.buffer_crds).remove(&uri).is_some_and(|f| f != 0);
+        if had_crds {
+            // The file on disk is what counts again.
+            let crds = uri.to_file_path().ok().and_then(|p| workspace::read_crds(&p)).unwrap_or_default();
+            self.set_source(Arc::from(uri.as_str()), crds);
+            self.recheck_all_except(None);
+        }
+        if !read(&self.state.flags).pull_diagnostics {
+            self.client.publish_diagnostics(uri, Vec::new(), None).await;
+        }
+    }
+
+    async fn did_change_watched_files(&self, params: DidChangeWatchedFilesParams) {
+        let mut changed = false;
+        for event in params.changes {
+            changed |= self.reindex_file(&event.uri, event.typ == FileChangeType::DELETED);
+        }
+        if changed {
+            self.recheck_all_except(None);
+        }
+    }
+
+    async fn did_change_configuration(&self, params: DidChangeConfigurationParams) {
+        let result = write(&self.state.config).merge_json(&params.settings);
+        if let Err(e) = result {
+            self.log(MessageType::WARNING, e).await;
+        }
+        self.pull_configuration().await;
+        self.recheck_all_except(None);
+    }
+
+    async fn diagnostic(&self, params: DocumentDiagnosticParams) -> RpcResult<DocumentDiagnosticReportResult> {
+        let uri = params.text_document.uri;
+        let Some(snapshot) = self.snapshot(&uri) else {
+            return Err(RpcError::invalid_params(format!("{uri} is not open")));
+        };
+        let (diagnostics, crds) = self.analyze(&uri, snapshot.text.clone()).await.ok_or_else(|| internal("checking"))?;
+        if self.update_buffer_crds(&uri, crds) {
+            let _ = self.client.workspace_diagnostic_refresh().await;
+        }
+        Ok(DocumentDiagnosticReportResult::Report(DocumentDiagnosticReport::Full(RelatedFullDocumentDiagnosticReport {
+            related_documents: None,
+            full_document_diagnostic_report: FullDocumentDiagnosticReport {
+                result_id: None,
+                items: self.to_lsp(&snapshot.text, &diagnostics),
+            },
+        })))
+    }
+
+    async fn completion(&self, params: CompletionParams) -> RpcResult<Option<CompletionResponse>> {
+        let position = params.text_document_position;
+        let Some((text, offset, encoding)) = self.position_snapshot(&position.text_document.uri, position.position) else {
+            return Ok(None);
+        };
+        let index = read(&self.state.index).clone();
+        let items = self
+            .blocking("completion", move || {
+                let stream = crdls_yaml::parse(&text);
+                let items = crdls_ide::completions(&text, &stream, &index, offset);
+                let lines = Lines::new(&text, encoding);
+                items.into_iter().map(|item| completion_item(&lines, item)).collect::<Vec<_>>()
+            })
+            .await
+            .ok_or_else(|| internal("completion"))?;
+        Ok(Some(CompletionResponse::List(CompletionList { is_incomplete: false, items })))
+    }
+
+    async fn hover(&self, params: HoverParams) -> RpcResult<Option<Hover>> {
+        let position = params.text_document_position_params;
+        let Some((text, offset, encoding)) = self.position_snapshot(&position.text_document.uri, position.position) else {
+            return Ok(None);
+        };
+        let index = read(&self.state.index).clone();
+        self.blocking("hover", move || {
+            let stream = crdls_yaml::parse(&text);
+            let hover = crdls_ide::hover(&text, &stream, &index, offset)?;
+            let lines = Lines::new(&text, encoding);
+            Some(Hover {
+                contents: HoverContents::Markup(MarkupContent { kind: MarkupKind::Markdown, value: hover.markdown }),
+                range: Some(lines.range(hover.range)),
+            })
+        })
+        .await
+        .ok_or_else(|| internal("hover"))
+    }
+
+    async fn goto_definition(&self, params: GotoDefinitionParams) -> RpcResult<Option<GotoDefinitionResponse>> {
+        let position = params.text_document_position_params;
+        let Some((text, offset, encoding)) = self.position_snapshot(&position.text_document.uri, position.position) else {
+            return Ok(None);
+        };
+        let index = read(&self.state.index).clone();
+        let target = self
+            .blocking("definition", move || {
+                let stream = crdls_yaml::parse(&text);
+                crdls_ide::definition(&text, &stream, &index, offset)
+            })
+            .await
+            .ok_or_else(|| internal("definition"))?;
+        let Some(target) = target else { return Ok(None) };
+        let Ok(uri) = Url::parse(&target.source) else { return Ok(None) };
+        // The CRD's text: the open buffer if there is one, else the file on disk.
+        let text = match self.snapshot(&uri) {
+            Some(s) => s.text,
+            None => match uri.to_file_path().ok().and_then(|p| std::fs::read_to_string(p).ok()) {
+                Some(text) => text,
+                None => return Ok(None),
+            },
+        };
+        let range = Lines::new(&text, encoding).range(target.range);
+        Ok(Some(GotoDefinitionResponse::Scalar(Location { uri, range })))
+    }
+}
+
+/// A crdls completion item in LSP form: a text edit over the replaced range.
+fn completion_item(lines: &Lines<'_>, item: crdls_ide::CompletionItem) -> CompletionItem {
+    let kind = match item.kind {
+        crdls_ide::CompletionKind::Field => CompletionItemKind::FIELD,
+        crdls_ide::CompletionKind::Value => CompletionItemKind::VALUE,
+        crdls_ide::CompletionKind::ApiVersion => CompletionItemKind::MODULE,
+        crdls_ide::CompletionKind::Kind => CompletionItemKind::CLASS,
+        crdls_ide::CompletionKind::Snippet => CompletionItemKind::SNIPPET,
+    };
+    CompletionItem {
+        label: item.label,
+        kind: Some(kind),
+        detail: item.detail,
+        documentation: item.documentation.map(|value| Documentation::MarkupContent(MarkupContent { kind: MarkupKind::Markdown, value })),
+        sort_text: Some(item.sort_text),
+        tags: item.deprecated.then(|| vec![CompletionItemTag::DEPRECATED]),
+        insert_text_format: Some(if item.snippet { InsertTextFormat::SNIPPET } else { InsertTextFormat::PLAIN_TEXT }),
+        text_edit: Some(CompletionTextEdit::Edit(TextEdit { range: lines.range(item.replace), new_text: item.insert_text })),
+        ..CompletionItem::default()
+    }
+}
