@@ -70,3 +70,25 @@ fn github_and_sarif_formats() {
     let results = sarif["runs"][0]["results"].as_array().unwrap();
     assert!(results.iter().any(|r| r["ruleId"] == "schema/maximum" && r["level"] == "error"));
 }
+
+#[test]
+fn crdls_toml_sets_crd_paths_strictness_and_severities() {
+    let dir = std::env::temp_dir().join(format!("crdls-cli-config-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("deploy/crds")).unwrap();
+    std::fs::copy(crdls_tests::repo_root().join("fixtures/crds/widgets.yaml"), dir.join("deploy/crds/widgets.yaml")).unwrap();
+    std::fs::write(dir.join("widget.yaml"), WIDGET).unwrap();
+    std::fs::write(dir.join("crdls.toml"), "crdPaths = [\"deploy/**/*.yaml\"]\nstrict = true\n[severity]\n\"schema/maximum\" = \"off\"\n")
+        .unwrap();
+    let run = crdls_tests::run_cli_in(&dir, &["check", "widget.yaml", "--format", "json"], "");
+    let json: serde_json::Value = serde_json::from_str(&run.stdout).unwrap_or_else(|e| panic!("{e}: {run:?}"));
+    let codes: Vec<(&str, &str)> =
+        json["diagnostics"].as_array().unwrap().iter().map(|d| (d["code"].as_str().unwrap(), d["severity"].as_str().unwrap())).collect();
+    assert_eq!(codes, [("schema/unknown-field", "error")], "{run:?}");
+    assert_eq!(run.code, 1);
+    std::fs::write(dir.join("crdls.toml"), "strict = maybe\n").unwrap();
+    let run = crdls_tests::run_cli_in(&dir, &["check", "widget.yaml"], "");
+    assert_eq!(run.code, 2);
+    assert!(run.stderr.contains("crdls.toml"), "{}", run.stderr);
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -8,4 +8,5 @@ mod cli;
 mod conformance;
 mod corpus;
 mod fixtures;
+mod lsp;
 mod tidy;

@@ -1,7 +1,9 @@
-//! `crdls-bench`: measures, on the shared corpus, the time and peak memory to parse, to index every
-//! CRD and to check every custom resource, and prints medians and ratios.
+//! `crdls-bench`: benchmarks of crdls, printed as medians and ratios.
 //!
-//! Usage: `cargo run --release -p crdls-bench -- [CORPUS_DIR] [RUNS]` (defaults: `../shared/corpus`, 7).
+//! - `crdls-bench corpus [CORPUS_DIR] [RUNS]`: time and peak memory to parse, to index every CRD and to
+//!   check every custom resource of the shared corpus (defaults: `../shared/corpus`, 7 runs).
+//! - `crdls-bench lsp [CRDLS_BINARY] [ROUNDS]`: drives the real language server over stdio (see `lsp.rs`),
+//!   with the corpus CRDs indexed when `../shared/corpus` is present.
 
 #![allow(clippy::print_stdout)]
 
@@ -57,8 +59,24 @@ fn index_corpus(crds: &[(String, String)]) -> CrdIndex {
     index
 }
 
+mod lsp;
+
 fn main() {
-    let mut args = std::env::args().skip(1);
+    let mut args = std::env::args().skip(1).peekable();
+    match args.peek().map(String::as_str) {
+        Some("lsp") => {
+            args.next();
+            let binary = PathBuf::from(args.next().unwrap_or_else(|| "target/release/crdls".into()));
+            let rounds = args.next().and_then(|r| r.parse().ok()).unwrap_or(5).max(1);
+            let corpus = Path::new("../shared/corpus/crds");
+            lsp::run(&binary, Path::new("fixtures/crds/widgets.yaml"), corpus.is_dir().then_some(corpus), rounds);
+            return;
+        }
+        Some("corpus") => {
+            args.next();
+        }
+        _ => {}
+    }
     let corpus = PathBuf::from(args.next().unwrap_or_else(|| "../shared/corpus".into()));
     let runs: usize = args.next().and_then(|r| r.parse().ok()).unwrap_or(7).max(1);
     if !corpus.join("crds").is_dir() {

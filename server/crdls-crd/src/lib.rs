@@ -8,7 +8,7 @@ mod version;
 
 pub use crd::{is_crd, Crd, CrdApiVersion, CrdVersion, Names};
 pub use index::{split_api_version, CrdIndex, IndexedCrd, Resolution, SourceId};
-pub use schema::{AdditionalProperties, Property, Schema, ValidationRule};
+pub use schema::{AdditionalProperties, Property, Rare, Schema, ValidationRule};
 pub use version::compare_versions;
 
 #[cfg(test)]

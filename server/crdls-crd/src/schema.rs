@@ -4,27 +4,54 @@ use std::sync::Arc;
 
 use crdls_yaml::{Node, TextRange, Value};
 
-/// One schema node. Fields mirror `JSONSchemaProps`; absent keywords are `None` or empty.
+/// One schema node. Fields mirror `JSONSchemaProps`; absent keywords are `None` or empty. The
+/// keywords most schema nodes never use live behind [`Schema::rare`], which keeps the node small:
+/// a large CRD set holds tens of thousands of them.
 #[derive(Clone, Debug, Default)]
 pub struct Schema {
     /// The range of the schema node in the CRD file, for go-to-definition.
     pub range: TextRange,
     /// `type`.
-    pub ty: Option<String>,
+    pub ty: Option<Box<str>>,
     /// `format`.
-    pub format: Option<String>,
+    pub format: Option<Box<str>>,
     /// `description`.
-    pub description: Option<String>,
-    /// `title`.
-    pub title: Option<String>,
+    pub description: Option<Box<str>>,
     /// `nullable`.
     pub nullable: bool,
+    /// `x-kubernetes-int-or-string`.
+    pub int_or_string: bool,
+    /// `x-kubernetes-embedded-resource`.
+    pub embedded_resource: bool,
+    /// `x-kubernetes-preserve-unknown-fields`.
+    pub preserve_unknown_fields: Option<bool>,
     /// `default`, as written.
-    pub default: Option<Node>,
+    pub default: Option<Box<Node>>,
+    /// `enum` members, as written.
+    pub enumeration: Option<Box<[Node]>>,
+    /// `required`.
+    pub required: Box<[String]>,
+    /// `properties`, in source order.
+    pub properties: Box<[Property]>,
+    /// `additionalProperties`.
+    pub additional_properties: Option<AdditionalProperties>,
+    /// `items` (a single schema; the array form is not allowed in CRDs and is read as its first element).
+    pub items: Option<Arc<Schema>>,
+    /// `x-kubernetes-list-type`.
+    pub list_type: Option<Box<str>>,
+    /// `x-kubernetes-validations`.
+    pub validations: Box<[ValidationRule]>,
+    /// The keywords few nodes use; see [`Schema::rare`].
+    rare: Option<Box<Rare>>,
+}
+
+/// The keywords most schema nodes do not use.
+#[derive(Clone, Debug, Default)]
+pub struct Rare {
+    /// `title`.
+    pub title: Option<String>,
     /// `example`, as written.
     pub example: Option<Node>,
-    /// `enum` members, as written.
-    pub enumeration: Option<Vec<Node>>,
     /// `pattern`.
     pub pattern: Option<String>,
     /// `maximum`.
@@ -51,14 +78,6 @@ pub struct Schema {
     pub min_properties: Option<u64>,
     /// `uniqueItems` (the API server refuses CRDs that set it to true).
     pub unique_items: bool,
-    /// `required`.
-    pub required: Vec<String>,
-    /// `properties`, in source order.
-    pub properties: Vec<Property>,
-    /// `additionalProperties`.
-    pub additional_properties: Option<AdditionalProperties>,
-    /// `items` (a single schema; the array form is not allowed in CRDs and is read as its first element).
-    pub items: Option<Arc<Schema>>,
     /// `allOf`.
     pub all_of: Vec<Arc<Schema>>,
     /// `anyOf`.
@@ -67,21 +86,36 @@ pub struct Schema {
     pub one_of: Vec<Arc<Schema>>,
     /// `not`.
     pub not: Option<Arc<Schema>>,
-    /// `x-kubernetes-preserve-unknown-fields`.
-    pub preserve_unknown_fields: Option<bool>,
-    /// `x-kubernetes-embedded-resource`.
-    pub embedded_resource: bool,
-    /// `x-kubernetes-int-or-string`.
-    pub int_or_string: bool,
-    /// `x-kubernetes-list-type`.
-    pub list_type: Option<String>,
     /// `x-kubernetes-list-map-keys`.
     pub list_map_keys: Vec<String>,
     /// `x-kubernetes-map-type`.
     pub map_type: Option<String>,
-    /// `x-kubernetes-validations`.
-    pub validations: Vec<ValidationRule>,
 }
+
+/// What [`Schema::rare`] returns for a node that uses none of those keywords.
+static NO_RARE: Rare = Rare {
+    title: None,
+    example: None,
+    pattern: None,
+    maximum: None,
+    exclusive_maximum: false,
+    minimum: None,
+    exclusive_minimum: false,
+    multiple_of: None,
+    max_length: None,
+    min_length: None,
+    max_items: None,
+    min_items: None,
+    max_properties: None,
+    min_properties: None,
+    unique_items: false,
+    all_of: Vec::new(),
+    any_of: Vec::new(),
+    one_of: Vec::new(),
+    not: None,
+    list_map_keys: Vec::new(),
+    map_type: None,
+};
 
 /// One entry of `properties`.
 #[derive(Clone, Debug)]
@@ -130,31 +164,20 @@ impl Schema {
     pub fn from_node(node: &Node) -> Schema {
         let mut s = Schema { range: node.range, ..Schema::default() };
         let Some(entries) = node.as_map() else { return s };
+        let mut rare = Rare::default();
+        let mut has_rare = false;
+        let text = |v: &Node| v.as_str().map(Box::<str>::from);
         for e in entries {
             let v = &e.value;
-            match e.key.as_str() {
-                "type" => s.ty = v.as_str().map(str::to_string),
-                "format" => s.format = v.as_str().map(str::to_string),
-                "description" => s.description = v.as_str().map(str::to_string),
-                "title" => s.title = v.as_str().map(str::to_string),
+            let key = e.key.as_str();
+            match key {
+                "type" => s.ty = text(v),
+                "format" => s.format = text(v),
+                "description" => s.description = text(v),
                 "nullable" => s.nullable = as_bool(v),
-                "default" => s.default = Some(v.clone()),
-                "example" => s.example = Some(v.clone()),
-                "enum" => s.enumeration = v.as_seq().map(<[Node]>::to_vec),
-                "pattern" => s.pattern = v.as_str().map(str::to_string),
-                "maximum" => s.maximum = as_f64(v),
-                "exclusiveMaximum" => s.exclusive_maximum = as_bool(v),
-                "minimum" => s.minimum = as_f64(v),
-                "exclusiveMinimum" => s.exclusive_minimum = as_bool(v),
-                "multipleOf" => s.multiple_of = as_f64(v),
-                "maxLength" => s.max_length = as_u64(v),
-                "minLength" => s.min_length = as_u64(v),
-                "maxItems" => s.max_items = as_u64(v),
-                "minItems" => s.min_items = as_u64(v),
-                "maxProperties" => s.max_properties = as_u64(v),
-                "minProperties" => s.min_properties = as_u64(v),
-                "uniqueItems" => s.unique_items = as_bool(v),
-                "required" => s.required = strings(v),
+                "default" => s.default = Some(Box::new(v.clone())),
+                "enum" => s.enumeration = v.as_seq().map(Box::<[Node]>::from),
+                "required" => s.required = strings(v).into(),
                 "properties" => {
                     if let Some(props) = v.as_map() {
                         s.properties = props
@@ -181,23 +204,25 @@ impl Schema {
                         _ => None,
                     }
                 }
-                "allOf" => s.all_of = schemas(v),
-                "anyOf" => s.any_of = schemas(v),
-                "oneOf" => s.one_of = schemas(v),
-                "not" => s.not = v.as_map().map(|_| Arc::new(Schema::from_node(v))),
                 "x-kubernetes-preserve-unknown-fields" => s.preserve_unknown_fields = Some(as_bool(v)),
                 "x-kubernetes-embedded-resource" => s.embedded_resource = as_bool(v),
                 "x-kubernetes-int-or-string" => s.int_or_string = as_bool(v),
-                "x-kubernetes-list-type" => s.list_type = v.as_str().map(str::to_string),
-                "x-kubernetes-list-map-keys" => s.list_map_keys = strings(v),
-                "x-kubernetes-map-type" => s.map_type = v.as_str().map(str::to_string),
+                "x-kubernetes-list-type" => s.list_type = text(v),
                 "x-kubernetes-validations" => {
                     s.validations = v.as_seq().map(|rules| rules.iter().map(ValidationRule::from_node).collect()).unwrap_or_default()
                 }
-                _ => {}
+                _ => has_rare |= rare.read(key, v),
             }
         }
+        if has_rare {
+            s.rare = Some(Box::new(rare));
+        }
         s
+    }
+
+    /// The keywords few nodes use (bounds, lengths, counts, pattern, combinators, map keys ...).
+    pub fn rare(&self) -> &Rare {
+        self.rare.as_deref().unwrap_or(&NO_RARE)
     }
 
     /// The schema of property `name`, if declared.
@@ -208,6 +233,37 @@ impl Schema {
     /// Whether unknown fields are kept at this node.
     pub fn preserves_unknown_fields(&self) -> bool {
         self.preserve_unknown_fields == Some(true)
+    }
+}
+
+impl Rare {
+    /// Reads one keyword; returns whether it was one of these.
+    fn read(&mut self, key: &str, v: &Node) -> bool {
+        match key {
+            "title" => self.title = v.as_str().map(str::to_string),
+            "example" => self.example = Some(v.clone()),
+            "pattern" => self.pattern = v.as_str().map(str::to_string),
+            "maximum" => self.maximum = as_f64(v),
+            "exclusiveMaximum" => self.exclusive_maximum = as_bool(v),
+            "minimum" => self.minimum = as_f64(v),
+            "exclusiveMinimum" => self.exclusive_minimum = as_bool(v),
+            "multipleOf" => self.multiple_of = as_f64(v),
+            "maxLength" => self.max_length = as_u64(v),
+            "minLength" => self.min_length = as_u64(v),
+            "maxItems" => self.max_items = as_u64(v),
+            "minItems" => self.min_items = as_u64(v),
+            "maxProperties" => self.max_properties = as_u64(v),
+            "minProperties" => self.min_properties = as_u64(v),
+            "uniqueItems" => self.unique_items = as_bool(v),
+            "allOf" => self.all_of = schemas(v),
+            "anyOf" => self.any_of = schemas(v),
+            "oneOf" => self.one_of = schemas(v),
+            "not" => self.not = v.as_map().map(|_| Arc::new(Schema::from_node(v))),
+            "x-kubernetes-list-map-keys" => self.list_map_keys = strings(v),
+            "x-kubernetes-map-type" => self.map_type = v.as_str().map(str::to_string),
+            _ => return false,
+        }
+        true
     }
 }
 

@@ -1,7 +1,12 @@
-//! Hover (placeholder: being written).
+//! Hover: for a key or value of a custom resource, Markdown with the field's path, type, constraints,
+//! default, description, CEL rules and the CRD that defines it; for `apiVersion` and `kind` values, a
+//! summary of the CRD.
 
-use crdls_crd::CrdIndex;
-use crdls_yaml::{Stream, TextRange};
+use crdls_crd::{CrdIndex, CrdVersion, IndexedCrd, Resolution, Schema};
+use crdls_yaml::{locate, Segment, Stream, TextRange};
+
+use crate::render::yaml_inline;
+use crate::schema_walk::{path_text, type_label, walk, Step};
 
 /// A hover: the range it concerns and its Markdown.
 #[derive(Clone, Debug, PartialEq)]
@@ -12,7 +17,428 @@ pub struct HoverResult {
     pub markdown: String,
 }
 
-/// The hover at byte `offset`.
-pub fn hover(_text: &str, _stream: &Stream, _index: &CrdIndex, _offset: usize) -> Option<HoverResult> {
-    None
+/// The hover at byte `offset`: on a key or scalar value of a custom resource whose CRD is indexed.
+pub fn hover(_text: &str, stream: &Stream, index: &CrdIndex, offset: usize) -> Option<HoverResult> {
+    let location = locate(stream, offset)?;
+    if !location.on_key() && !location.on_scalar() {
+        return None;
+    }
+    let root = location.document.root.as_ref()?;
+    let (api_version, kind) = (root.get_str("apiVersion")?, root.get_str("kind")?);
+    let range = location.range();
+    let resolution = index.resolve(api_version, kind);
+    if let ([Segment::Key("apiVersion" | "kind")], false) = (location.path.as_slice(), location.on_key()) {
+        let (crd, version) = match resolution {
+            Resolution::Found { crd, version } => (crd, Some(version.name.as_str())),
+            Resolution::UnknownVersion { crd } => (crd, None),
+            _ => return None,
+        };
+        return Some(HoverResult { range, markdown: crd_summary(crd, version) });
+    }
+    let Resolution::Found { crd, version } = resolution else { return None };
+    let steps = walk(version.schema.as_deref(), &location.path)?;
+    Some(HoverResult { range, markdown: field_markdown(&location.path, &steps, crd, version) })
+}
+
+/// The Markdown for the field at the end of `steps`.
+fn field_markdown(path: &[Segment<'_>], steps: &[Step<'_>], crd: &IndexedCrd, version: &CrdVersion) -> String {
+    let Some(step) = steps.last() else { return String::new() };
+    let schema = step.schema;
+    let mut sections = vec![format!("{}: **{}**", code(&path_text(path, steps)), type_label(schema))];
+
+    let mut flags = Vec::new();
+    if step.required {
+        flags.push("Required.".to_string());
+    }
+    if let Some(default) = &schema.default {
+        flags.push(format!("Default: {}.", code(&yaml_inline(default))));
+    }
+    if schema.nullable {
+        flags.push("Nullable.".to_string());
+    }
+    if schema.int_or_string {
+        flags.push("An integer or a string.".to_string());
+    }
+    if !flags.is_empty() {
+        sections.push(flags.join(" "));
+    }
+
+    let constraints = constraints(schema);
+    if !constraints.is_empty() {
+        sections.push(constraints.iter().map(|c| format!("- {c}")).collect::<Vec<_>>().join("\n"));
+    }
+    if let Some(description) = schema.description.as_deref().map(str::trim).filter(|d| !d.is_empty()) {
+        sections.push(description.to_string());
+    }
+    if !schema.validations.is_empty() {
+        let mut rules = "Validation rules:".to_string();
+        for rule in &schema.validations {
+            rules.push_str(&format!("\n- {}", code(&rule.rule)));
+            match (&rule.message, &rule.message_expression) {
+                (Some(message), _) => rules.push_str(&format!(": {message}")),
+                (None, Some(expression)) => rules.push_str(&format!(": message from {}", code(expression))),
+                (None, None) => {}
+            }
+        }
+        sections.push(rules);
+    }
+    sections.push(if step.builtin {
+        "Defined by Kubernetes for every object.".to_string()
+    } else {
+        format!("Defined by CRD {}, version {}, in {}.", code(&crd.crd.name), code(&version.name), code(&crd.source))
+    });
+    sections.join("\n\n")
+}
+
+/// The constraints of a schema node, one line each.
+fn constraints(s: &Schema) -> Vec<String> {
+    let mut out = Vec::new();
+    let number = |n: f64| if n.fract() == 0.0 && n.abs() < 1e15 { format!("{}", n as i64) } else { n.to_string() };
+    if let Some(min) = s.rare().minimum {
+        out.push(format!("minimum: {}{}", code(&number(min)), if s.rare().exclusive_minimum { " (exclusive)" } else { "" }));
+    }
+    if let Some(max) = s.rare().maximum {
+        out.push(format!("maximum: {}{}", code(&number(max)), if s.rare().exclusive_maximum { " (exclusive)" } else { "" }));
+    }
+    if let Some(m) = s.rare().multiple_of {
+        out.push(format!("multiple of: {}", code(&number(m))));
+    }
+    let counts = [
+        ("min length", s.rare().min_length),
+        ("max length", s.rare().max_length),
+        ("min items", s.rare().min_items),
+        ("max items", s.rare().max_items),
+        ("min properties", s.rare().min_properties),
+        ("max properties", s.rare().max_properties),
+    ];
+    for (name, value) in counts {
+        if let Some(v) = value {
+            out.push(format!("{name}: {}", code(&v.to_string())));
+        }
+    }
+    if let Some(pattern) = &s.rare().pattern {
+        out.push(format!("pattern: {}", code(pattern)));
+    }
+    if let Some(members) = &s.enumeration {
+        out.push(format!("one of: {}", members.iter().map(|m| code(&yaml_inline(m))).collect::<Vec<_>>().join(", ")));
+    }
+    if let Some(list_type) = &s.list_type {
+        let mut line = format!("list type: {}", code(list_type));
+        if !s.rare().list_map_keys.is_empty() {
+            line.push_str(&format!(", keys {}", s.rare().list_map_keys.iter().map(|k| code(k)).collect::<Vec<_>>().join(", ")));
+        }
+        out.push(line);
+    }
+    if let Some(map_type) = &s.rare().map_type {
+        out.push(format!("map type: {}", code(map_type)));
+    }
+    if s.embedded_resource {
+        out.push("an embedded object: `apiVersion`, `kind` and `metadata` apply".to_string());
+    }
+    if s.preserves_unknown_fields() {
+        out.push("unknown fields are kept".to_string());
+    }
+    out
+}
+
+/// A summary of a CRD: names, scope, versions (the one in use in bold) and where it is defined.
+pub(crate) fn crd_summary(crd: &IndexedCrd, in_use: Option<&str>) -> String {
+    let c = &crd.crd;
+    let mut lines = vec![format!("- group: {}", code(&c.group)), format!("- scope: {}", c.scope)];
+    if !c.names.plural.is_empty() {
+        lines.push(format!("- plural: {}", code(&c.names.plural)));
+    }
+    let versions: Vec<String> = c
+        .versions
+        .iter()
+        .map(|v| {
+            let mut flags = vec![if v.served { "served" } else { "not served" }];
+            if v.storage {
+                flags.push("storage");
+            }
+            if v.deprecated {
+                flags.push("deprecated");
+            }
+            let name = if Some(v.name.as_str()) == in_use { format!("**{}**", code(&v.name)) } else { code(&v.name) };
+            format!("{name} ({})", flags.join(", "))
+        })
+        .collect();
+    lines.push(format!("- versions: {}", versions.join(", ")));
+    if !c.names.short_names.is_empty() {
+        lines.push(format!("- short names: {}", c.names.short_names.iter().map(|s| code(s)).collect::<Vec<_>>().join(", ")));
+    }
+    if !c.names.categories.is_empty() {
+        lines.push(format!("- categories: {}", c.names.categories.iter().map(|s| code(s)).collect::<Vec<_>>().join(", ")));
+    }
+    format!("**{}** (CRD {})\n\n{}\n\nDefined in {}.", c.names.kind, code(&c.name), lines.join("\n"), code(&crd.source))
+}
+
+/// Inline code in Markdown, fenced with more backticks than the text holds.
+fn code(text: &str) -> String {
+    let mut longest = 0;
+    let mut run = 0;
+    for c in text.chars() {
+        run = if c == '`' { run + 1 } else { 0 };
+        longest = longest.max(run);
+    }
+    if longest == 0 {
+        return format!("`{text}`");
+    }
+    let fence = "`".repeat(longest + 1);
+    format!("{fence} {text} {fence}")
+}
+
+#[cfg(test)]
+mod tests {
+    use expect_test::{expect, Expect};
+
+    use super::*;
+    use crate::completion::tests::index_of;
+
+    const CRD: &str = r#"
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: widgets.demo.crdls.dev
+spec:
+  group: demo.crdls.dev
+  scope: Namespaced
+  names: {kind: Widget, plural: widgets, shortNames: [wdg], categories: [all]}
+  versions:
+  - name: v1beta1
+    served: true
+    storage: false
+    deprecated: true
+    schema:
+      openAPIV3Schema: {type: object}
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            required: [size]
+            x-kubernetes-validations:
+            - rule: "self.size <= self.maxSize"
+              message: size must not exceed maxSize
+            properties:
+              size:
+                type: integer
+                minimum: 1
+                maximum: 10
+                description: The size of the widget.
+              maxSize: {type: integer, default: 10}
+              owner: {type: string, pattern: '^[a-z]+$', maxLength: 16}
+              ports:
+                type: array
+                x-kubernetes-list-type: map
+                x-kubernetes-list-map-keys: [name]
+                items:
+                  type: object
+                  properties:
+                    name: {type: string}
+                    protocol: {type: string, enum: [TCP, UDP], default: TCP, description: "The protocol."}
+              labels:
+                type: object
+                additionalProperties: {type: string}
+"#;
+
+    /// Hovers at `$0` and renders the hovered text, then the Markdown.
+    fn check_hover(crd_yaml: &str, doc_with_cursor: &str, expect: Expect) {
+        let offset = doc_with_cursor.find("$0").expect("the fixture has a $0 cursor");
+        let text = doc_with_cursor.replacen("$0", "", 1);
+        let stream = crdls_yaml::parse(&text);
+        let got = match hover(&text, &stream, &index_of(crd_yaml), offset) {
+            Some(h) => format!("{:?}\n{}", &text[h.range.start..h.range.end], h.markdown),
+            None => "none".to_string(),
+        };
+        expect.assert_eq(&got);
+    }
+
+    const DOC: &str = "apiVersion: demo.crdls.dev/v1\nkind: Widget\nmetadata:\n  name: w\n  labels:\n    app: web\nspec:\n  size: 3\n  maxSize: 5\n  owner: me\n  ports:\n  - name: http\n    protocol: TCP\n";
+
+    /// `DOC` with the cursor after the first occurrence of `at`.
+    fn doc_at(at: &str) -> String {
+        let i = DOC.find(at).map_or(0, |i| i + at.len());
+        format!("{}$0{}", &DOC[..i], &DOC[i..])
+    }
+
+    #[test]
+    fn hover_on_a_key_with_a_cel_rule() {
+        check_hover(
+            CRD,
+            &doc_at("spe"),
+            expect![[r#"
+            "spec"
+            `spec`: **object**
+
+            Validation rules:
+            - `self.size <= self.maxSize`: size must not exceed maxSize
+
+            Defined by CRD `widgets.demo.crdls.dev`, version `v1`, in `crd.yaml`."#]],
+        );
+    }
+
+    #[test]
+    fn hover_on_a_value_with_bounds() {
+        check_hover(
+            CRD,
+            &doc_at("size: 3"),
+            expect![[r#"
+            "3"
+            `spec.size`: **integer**
+
+            Required.
+
+            - minimum: `1`
+            - maximum: `10`
+
+            The size of the widget.
+
+            Defined by CRD `widgets.demo.crdls.dev`, version `v1`, in `crd.yaml`."#]],
+        );
+    }
+
+    #[test]
+    fn hover_on_a_list_item_key_with_a_default() {
+        check_hover(
+            CRD,
+            &doc_at("    protoc"),
+            expect![[r#"
+            "protocol"
+            `spec.ports[0].protocol`: **string**
+
+            Default: `TCP`.
+
+            - one of: `TCP`, `UDP`
+
+            The protocol.
+
+            Defined by CRD `widgets.demo.crdls.dev`, version `v1`, in `crd.yaml`."#]],
+        );
+        check_hover(
+            CRD,
+            &doc_at("ports"),
+            expect![[r#"
+            "ports"
+            `spec.ports`: **[]object**
+
+            - list type: `map`, keys `name`
+
+            Defined by CRD `widgets.demo.crdls.dev`, version `v1`, in `crd.yaml`."#]],
+        );
+    }
+
+    #[test]
+    fn hover_on_metadata_and_map_keys() {
+        check_hover(
+            CRD,
+            &doc_at("  na"),
+            expect![[r#"
+            "name"
+            `metadata.name`: **string**
+
+            Name must be unique within a namespace. It is required when creating resources, unless `generateName` is set, and cannot be updated.
+
+            Defined by Kubernetes for every object."#]],
+        );
+        check_hover(
+            CRD,
+            &doc_at("    ap"),
+            expect![[r#"
+            "app"
+            `metadata.labels[app]`: **string**
+
+            Defined by Kubernetes for every object."#]],
+        );
+        check_hover(
+            CRD,
+            &doc_at("ap"),
+            expect![[r#"
+            "apiVersion"
+            `apiVersion`: **string**
+
+            Required.
+
+            APIVersion defines the versioned schema of this representation of an object: `group/version`.
+
+            Defined by Kubernetes for every object."#]],
+        );
+    }
+
+    #[test]
+    fn hover_on_api_version_and_kind() {
+        check_hover(
+            CRD,
+            &doc_at("demo.crdls"),
+            expect![[r#"
+            "demo.crdls.dev/v1"
+            **Widget** (CRD `widgets.demo.crdls.dev`)
+
+            - group: `demo.crdls.dev`
+            - scope: Namespaced
+            - plural: `widgets`
+            - versions: **`v1`** (served, storage), `v1beta1` (served, deprecated)
+            - short names: `wdg`
+            - categories: `all`
+
+            Defined in `crd.yaml`."#]],
+        );
+        check_hover(
+            CRD,
+            &doc_at("kind: Wid"),
+            expect![[r#"
+            "Widget"
+            **Widget** (CRD `widgets.demo.crdls.dev`)
+
+            - group: `demo.crdls.dev`
+            - scope: Namespaced
+            - plural: `widgets`
+            - versions: **`v1`** (served, storage), `v1beta1` (served, deprecated)
+            - short names: `wdg`
+            - categories: `all`
+
+            Defined in `crd.yaml`."#]],
+        );
+        check_hover(
+            CRD,
+            &doc_at("kin"),
+            expect![[r#"
+            "kind"
+            `kind`: **string**
+
+            Required.
+
+            Kind is a string value representing the REST resource this object represents.
+
+            Defined by Kubernetes for every object."#]],
+        );
+    }
+
+    #[test]
+    fn no_hover_on_unknown_fields_or_odd_offsets() {
+        check_hover(CRD, "apiVersion: demo.crdls.dev/v1\nkind: Widget\nspec:\n  bogus$0: 1\n", expect!["none"]);
+        check_hover(
+            CRD,
+            "apiVersion: demo.crdls.dev/v1\nkind: Widget\nspec:\n  owner: é$0\n",
+            expect![[r#"
+            "é"
+            `spec.owner`: **string**
+
+            - max length: `16`
+            - pattern: `^[a-z]+$`
+
+            Defined by CRD `widgets.demo.crdls.dev`, version `v1`, in `crd.yaml`."#]],
+        );
+        let index = index_of(CRD);
+        for text in ["", "é", DOC] {
+            let stream = crdls_yaml::parse(text);
+            for offset in 0..=text.len() + 2 {
+                let _ = hover(text, &stream, &index, offset);
+            }
+        }
+    }
 }

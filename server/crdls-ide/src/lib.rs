@@ -4,8 +4,12 @@
 
 pub mod completion;
 pub mod config;
+mod context;
+pub mod files;
 pub mod hover;
 pub mod navigation;
+mod render;
+mod schema_walk;
 
 use crdls_crd::CrdIndex;
 use crdls_schema::{check_stream, CheckOptions};

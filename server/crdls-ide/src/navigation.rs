@@ -1,7 +1,10 @@
-//! Go-to-definition (placeholder: being written).
+//! Go-to-definition: from a key or value of a custom resource to the property that declares it in the
+//! CRD file, and from `kind` and `apiVersion` to the CRD itself.
 
-use crdls_crd::{CrdIndex, SourceId};
-use crdls_yaml::{Stream, TextRange};
+use crdls_crd::{CrdIndex, Resolution, SourceId};
+use crdls_yaml::{locate, Segment, Stream, TextRange};
+
+use crate::schema_walk::{walk, Via};
 
 /// A place in another source (a CRD file).
 #[derive(Clone, Debug, PartialEq)]
@@ -12,7 +15,147 @@ pub struct Target {
     pub range: TextRange,
 }
 
-/// Where the key or value at byte `offset` is defined.
-pub fn definition(_text: &str, _stream: &Stream, _index: &CrdIndex, _offset: usize) -> Option<Target> {
-    None
+/// Where the key or value at byte `offset` is defined: a field's property name in its CRD (its `items`
+/// or `additionalProperties` schema for list items and map keys), the CRD's `spec.names.kind` for `kind`
+/// and the `apiVersion` key, and the version's name for the `apiVersion` value. Fields Kubernetes defines
+/// (`metadata.name`) have no definition in the CRD.
+pub fn definition(_text: &str, stream: &Stream, index: &CrdIndex, offset: usize) -> Option<Target> {
+    let location = locate(stream, offset)?;
+    if !location.on_key() && !location.on_scalar() {
+        return None;
+    }
+    let root = location.document.root.as_ref()?;
+    let (api_version, kind) = (root.get_str("apiVersion")?, root.get_str("kind")?);
+    let resolution = index.resolve(api_version, kind);
+    if let [Segment::Key(key @ ("apiVersion" | "kind"))] = location.path.as_slice() {
+        return match resolution {
+            Resolution::Found { crd, version } if *key == "apiVersion" && !location.on_key() => {
+                Some(Target { source: crd.source.clone(), range: version.name_range })
+            }
+            Resolution::Found { crd, .. } | Resolution::UnknownVersion { crd } => {
+                Some(Target { source: crd.source.clone(), range: crd.crd.kind_range })
+            }
+            _ => None,
+        };
+    }
+    let Resolution::Found { crd, version } = resolution else { return None };
+    let steps = walk(version.schema.as_deref(), &location.path)?;
+    let step = steps.last()?;
+    let range = match (step.declared, step.via) {
+        (Some(property), _) => property.name_range,
+        (None, Via::Item | Via::MapKey) if !step.builtin => step.schema.range,
+        _ => return None,
+    };
+    Some(Target { source: crd.source.clone(), range })
+}
+
+#[cfg(test)]
+mod tests {
+    use expect_test::{expect, Expect};
+
+    use super::*;
+    use crate::completion::tests::index_of;
+
+    const CRD: &str = r#"apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: widgets.demo.crdls.dev
+spec:
+  group: demo.crdls.dev
+  scope: Namespaced
+  names:
+    kind: Widget
+    plural: widgets
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            properties:
+              nested:
+                type: object
+                properties:
+                  leaf: {type: string}
+              ports:
+                type: array
+                items:
+                  type: object
+                  properties:
+                    containerPort: {type: integer}
+              tags:
+                type: array
+                items: {type: string}
+              labels:
+                type: object
+                additionalProperties: {type: string}
+"#;
+
+    const DOC: &str = "apiVersion: demo.crdls.dev/v1\nkind: Widget\nmetadata:\n  name: w\nspec:\n  nested:\n    leaf: x\n  ports:\n  - containerPort: 80\n  tags: [a]\n  labels:\n    app: web\n";
+
+    /// Goes to the definition of what is at `$0` and renders the target: the source and the line of the
+    /// CRD it points into, with the target range in brackets.
+    fn check_definition(crd_yaml: &str, doc_with_cursor: &str, expect: Expect) {
+        let offset = doc_with_cursor.find("$0").expect("the fixture has a $0 cursor");
+        let text = doc_with_cursor.replacen("$0", "", 1);
+        let stream = crdls_yaml::parse(&text);
+        let got = match definition(&text, &stream, &index_of(crd_yaml), offset) {
+            Some(Target { source, range }) => {
+                let line_start = crd_yaml[..range.start].rfind('\n').map_or(0, |i| i + 1);
+                let line_end = crd_yaml[range.end..].find('\n').map_or(crd_yaml.len(), |i| range.end + i);
+                let line = crdls_yaml::LineIndex::new(crd_yaml).line_of(range.start) + 1;
+                format!(
+                    "{source}:{line}: {}[{}]{}",
+                    &crd_yaml[line_start..range.start],
+                    &crd_yaml[range.start..range.end],
+                    &crd_yaml[range.end..line_end]
+                )
+            }
+            None => "none".to_string(),
+        };
+        expect.assert_eq(&got);
+    }
+
+    /// `DOC` with the cursor after the first occurrence of `at`.
+    fn doc_at(at: &str) -> String {
+        let i = DOC.find(at).map_or(0, |i| i + at.len());
+        format!("{}$0{}", &DOC[..i], &DOC[i..])
+    }
+
+    #[test]
+    fn from_a_nested_key() {
+        check_definition(CRD, &doc_at("lea"), expect!["crd.yaml:25:                   [leaf]: {type: string}"]);
+        check_definition(CRD, &doc_at("leaf: x"), expect!["crd.yaml:25:                   [leaf]: {type: string}"]);
+    }
+
+    #[test]
+    fn from_a_list_item_key_and_items() {
+        check_definition(CRD, &doc_at("containerP"), expect!["crd.yaml:31:                     [containerPort]: {type: integer}"]);
+        check_definition(CRD, &doc_at("tags: [a"), expect!["crd.yaml:34:                 items: [{type: string}]"]);
+        check_definition(CRD, &doc_at("app"), expect!["crd.yaml:37:                 additionalProperties: [{type: string}]"]);
+    }
+
+    #[test]
+    fn from_kind_and_api_version() {
+        check_definition(CRD, &doc_at("kind: Wid"), expect!["crd.yaml:9:     kind: [Widget]"]);
+        check_definition(CRD, &doc_at("apiVersion: demo"), expect!["crd.yaml:12:   - name: [v1]"]);
+        check_definition(CRD, &doc_at("apiVer"), expect!["crd.yaml:9:     kind: [Widget]"]);
+    }
+
+    #[test]
+    fn nothing_for_kubernetes_fields_unknown_fields_and_odd_offsets() {
+        check_definition(CRD, &doc_at("  na"), expect!["none"]);
+        check_definition(CRD, "apiVersion: demo.crdls.dev/v1\nkind: Widget\nspec:\n  bogus$0: 1\n", expect!["none"]);
+        let index = index_of(CRD);
+        for text in ["", "é", DOC] {
+            let stream = crdls_yaml::parse(text);
+            for offset in 0..=text.len() + 2 {
+                let _ = definition(text, &stream, &index, offset);
+            }
+        }
+    }
 }

@@ -41,6 +41,8 @@ pub fn run_stdio() {
         }
     };
     runtime.block_on(serve(tokio::io::stdin(), tokio::io::stdout()));
+    // The stdin reader blocks in a read that only the client closing stdin would end: do not wait for it.
+    runtime.shutdown_background();
 }
 
 #[allow(clippy::print_stderr)]
@@ -288,14 +290,14 @@ impl Backend {
             .blocking("indexing the workspace", move || {
                 let mut files = Vec::new();
                 for root in &roots {
-                    workspace::files_below(root, &mut files);
+                    crdls_ide::files::files_below(root, &mut files);
                     for pattern in &patterns {
-                        files.extend(workspace::expand(root, pattern));
+                        files.extend(crdls_ide::files::expand(root, pattern));
                     }
                 }
                 if roots.is_empty() {
                     for pattern in &patterns {
-                        files.extend(workspace::expand(Path::new(""), pattern));
+                        files.extend(crdls_ide::files::expand(Path::new(""), pattern));
                     }
                 }
                 files.sort();
@@ -539,7 +541,7 @@ impl LanguageServer for Backend {
         let index = read(&self.state.index).clone();
         let items = self
             .blocking("completion", move || {
-                let stream = crdls_yaml::parse(&text);
+                let stream = crdls_yaml::parse_at(&text, offset);
                 let items = crdls_ide::completions(&text, &stream, &index, offset);
                 let lines = Lines::new(&text, encoding);
                 items.into_iter().map(|item| completion_item(&lines, item)).collect::<Vec<_>>()
@@ -556,7 +558,7 @@ impl LanguageServer for Backend {
         };
         let index = read(&self.state.index).clone();
         self.blocking("hover", move || {
-            let stream = crdls_yaml::parse(&text);
+            let stream = crdls_yaml::parse_at(&text, offset);
             let hover = crdls_ide::hover(&text, &stream, &index, offset)?;
             let lines = Lines::new(&text, encoding);
             Some(Hover {
@@ -576,7 +578,7 @@ impl LanguageServer for Backend {
         let index = read(&self.state.index).clone();
         let target = self
             .blocking("definition", move || {
-                let stream = crdls_yaml::parse(&text);
+                let stream = crdls_yaml::parse_at(&text, offset);
                 crdls_ide::definition(&text, &stream, &index, offset)
             })
             .await
@@ -613,6 +615,8 @@ fn completion_item(lines: &Lines<'_>, item: crdls_ide::CompletionItem) -> Comple
         sort_text: Some(item.sort_text),
         tags: item.deprecated.then(|| vec![CompletionItemTag::DEPRECATED]),
         insert_text_format: Some(if item.snippet { InsertTextFormat::SNIPPET } else { InsertTextFormat::PLAIN_TEXT }),
+        // Multi-line inserts carry their own indentation: the editor must not add the line's again.
+        insert_text_mode: Some(InsertTextMode::AS_IS),
         text_edit: Some(CompletionTextEdit::Edit(TextEdit { range: lines.range(item.replace), new_text: item.insert_text })),
         ..CompletionItem::default()
     }

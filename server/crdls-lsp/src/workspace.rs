@@ -1,87 +1,12 @@
 //! Finding CRDs on disk: every YAML and JSON file below the workspace folders and the configured
 //! extra paths, read and indexed off the async runtime.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use crdls_crd::Crd;
 
 /// Files larger than this are not read when scanning (generated bundles of several MiB still fit).
 const MAX_FILE_BYTES: u64 = 16 * 1024 * 1024;
-
-/// Whether a path names a file crdls reads.
-pub fn is_yaml_or_json(path: &Path) -> bool {
-    path.extension().and_then(|e| e.to_str()).is_some_and(|e| matches!(e, "yaml" | "yml" | "json"))
-}
-
-/// Every YAML or JSON file below `root` (hidden directories, `node_modules` and `target` skipped).
-pub fn files_below(root: &Path, out: &mut Vec<PathBuf>) {
-    if root.is_file() {
-        if is_yaml_or_json(root) {
-            out.push(root.to_path_buf());
-        }
-        return;
-    }
-    let Ok(entries) = std::fs::read_dir(root) else { return };
-    for entry in entries.flatten() {
-        let path = entry.path();
-        let name = entry.file_name();
-        let name = name.to_string_lossy();
-        let Ok(ty) = entry.file_type() else { continue };
-        if ty.is_dir() {
-            if !name.starts_with('.') && name != "node_modules" && name != "target" {
-                files_below(&path, out);
-            }
-        } else if is_yaml_or_json(&path) {
-            out.push(path);
-        }
-    }
-}
-
-/// The files a configured CRD path stands for: a file, a directory, or a glob with `*` and `**`.
-pub fn expand(root: &Path, pattern: &str) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    if !pattern.contains('*') {
-        let path = root.join(pattern);
-        files_below(&path, &mut out);
-        return out;
-    }
-    // Walk from the longest literal prefix, then match the rest of each path against the glob.
-    let literal: Vec<&str> = pattern.split('/').take_while(|part| !part.contains('*')).collect();
-    let base = root.join(literal.join("/"));
-    let mut candidates = Vec::new();
-    files_below(&base, &mut candidates);
-    for file in candidates {
-        if let Ok(relative) = file.strip_prefix(root) {
-            if glob_match(pattern, &relative.to_string_lossy().replace('\\', "/")) {
-                out.push(file);
-            }
-        }
-    }
-    out
-}
-
-/// Matches a `/`-separated path against a glob where `*` stays within a segment and `**` spans segments.
-pub fn glob_match(pattern: &str, path: &str) -> bool {
-    fn segments(p: &[&str], s: &[&str]) -> bool {
-        match (p.first(), s.first()) {
-            (None, None) => true,
-            (Some(&"**"), _) => segments(&p[1..], s) || (!s.is_empty() && segments(p, &s[1..])),
-            (Some(pat), Some(seg)) => segment(pat.as_bytes(), seg.as_bytes()) && segments(&p[1..], &s[1..]),
-            _ => false,
-        }
-    }
-    fn segment(p: &[u8], s: &[u8]) -> bool {
-        match (p.first(), s.first()) {
-            (None, None) => true,
-            (Some(b'*'), _) => segment(&p[1..], s) || (!s.is_empty() && segment(p, &s[1..])),
-            (Some(a), Some(b)) => a == b && segment(&p[1..], &s[1..]),
-            _ => false,
-        }
-    }
-    let p: Vec<&str> = pattern.trim_start_matches("./").split('/').collect();
-    let s: Vec<&str> = path.split('/').collect();
-    segments(&p, &s)
-}
 
 /// Reads the CRDs of one file; files that cannot contain one are skipped without parsing.
 pub fn read_crds(path: &Path) -> Option<Vec<Crd>> {
@@ -99,19 +24,4 @@ pub fn crds_in(text: &str) -> Vec<Crd> {
         return Vec::new();
     }
     crdls_yaml::parse(text).documents.iter().flat_map(Crd::from_document).collect()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn globs() {
-        assert!(glob_match("crds/**/*.yaml", "crds/a/b/x.yaml"));
-        assert!(glob_match("crds/**/*.yaml", "crds/x.yaml"));
-        assert!(glob_match("crds/*.yaml", "crds/x.yaml"));
-        assert!(!glob_match("crds/*.yaml", "crds/a/x.yaml"));
-        assert!(!glob_match("crds/*.yaml", "other/x.yaml"));
-        assert!(glob_match("./config/*/crd-*.yml", "config/base/crd-widgets.yml"));
-    }
 }

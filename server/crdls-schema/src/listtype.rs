@@ -14,7 +14,7 @@ pub fn validate_lists(node: &Node, schema: &Schema, path: &FieldPath<'_>, out: &
         Value::Seq(items) => {
             match schema.list_type.as_deref() {
                 Some("set") => set_duplicates(items, path, out),
-                Some("map") if !schema.list_map_keys.is_empty() => map_duplicates(items, &schema.list_map_keys, path, out),
+                Some("map") if !schema.rare().list_map_keys.is_empty() => map_duplicates(items, &schema.rare().list_map_keys, path, out),
                 _ => {}
             }
             if let Some(item_schema) = &schema.items {

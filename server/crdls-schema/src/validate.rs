@@ -87,7 +87,7 @@ impl Validator<'_> {
     fn string(&mut self, node: &Node, s: &str, schema: &Schema, path: &FieldPath<'_>, anchor: TextRange) {
         let chars = s.chars().count() as u64;
         // The API server stops at the first failing string check, in this order.
-        if let Some(max) = schema.max_length.filter(|&max| chars > max) {
+        if let Some(max) = schema.rare().max_length.filter(|&max| chars > max) {
             let unit = if max == 1 { "byte" } else { "bytes" };
             let err = FieldError {
                 ty: ErrorType::TooLong,
@@ -101,7 +101,7 @@ impl Validator<'_> {
                 "schema/max-length",
                 format!("must be at most {max} {} long (it has {chars})", plural(max, "character")),
             );
-        } else if let Some(min) = schema.min_length.filter(|&min| chars < min) {
+        } else if let Some(min) = schema.rare().min_length.filter(|&min| chars < min) {
             self.invalid(
                 node,
                 anchor,
@@ -110,7 +110,7 @@ impl Validator<'_> {
                 format!("{path} in body should be at least {min} chars long"),
                 format!("must be at least {min} {} long (it has {chars})", plural(min, "character")),
             );
-        } else if let Some(pattern) = &schema.pattern {
+        } else if let Some(pattern) = &schema.rare().pattern {
             if pattern::matches(pattern, s) == Some(false) {
                 self.invalid(
                     node,
@@ -143,7 +143,7 @@ impl Validator<'_> {
             _ => return,
         };
         let bound = |b: f64| if integral { (b.trunc(), (b.trunc() as i64).to_string()) } else { (b, gofmt::float(b)) };
-        if let Some((factor, shown)) = schema.multiple_of.map(bound) {
+        if let Some((factor, shown)) = schema.rare().multiple_of.map(bound) {
             if factor != 0.0 && !is_multiple(v, factor) {
                 self.invalid(
                     node,
@@ -155,8 +155,9 @@ impl Validator<'_> {
                 );
             }
         }
-        if let Some((min, shown)) = schema.minimum.map(bound) {
-            let (bad, words) = if schema.exclusive_minimum { (v <= min, "greater than") } else { (v < min, "greater than or equal to") };
+        if let Some((min, shown)) = schema.rare().minimum.map(bound) {
+            let (bad, words) =
+                if schema.rare().exclusive_minimum { (v <= min, "greater than") } else { (v < min, "greater than or equal to") };
             if bad {
                 self.invalid(
                     node,
@@ -168,8 +169,8 @@ impl Validator<'_> {
                 );
             }
         }
-        if let Some((max, shown)) = schema.maximum.map(bound) {
-            let (bad, words) = if schema.exclusive_maximum { (v >= max, "less than") } else { (v > max, "less than or equal to") };
+        if let Some((max, shown)) = schema.rare().maximum.map(bound) {
+            let (bad, words) = if schema.rare().exclusive_maximum { (v >= max, "less than") } else { (v > max, "less than or equal to") };
             if bad {
                 self.invalid(
                     node,
@@ -190,7 +191,7 @@ impl Validator<'_> {
                 self.node(item, item_schema, &path.index(i), at(node, anchor));
             }
         }
-        if let Some(min) = schema.min_items.filter(|&min| len < min) {
+        if let Some(min) = schema.rare().min_items.filter(|&min| len < min) {
             let err = FieldError {
                 ty: ErrorType::Invalid,
                 path: path.to_string(),
@@ -204,7 +205,7 @@ impl Validator<'_> {
                 format!("must have at least {min} {} (it has {len})", plural(min, "item")),
             );
         }
-        if let Some(max) = schema.max_items.filter(|&max| len > max) {
+        if let Some(max) = schema.rare().max_items.filter(|&max| len > max) {
             let unit = if max == 1 { "item" } else { "items" };
             let err = FieldError {
                 ty: ErrorType::TooMany,
@@ -219,7 +220,7 @@ impl Validator<'_> {
     fn object(&mut self, node: &Node, schema: &Schema, path: &FieldPath<'_>, anchor: TextRange) {
         let entries = node.as_map().unwrap_or_default();
         let count = entries.len() as u64;
-        if let Some(max) = schema.max_properties {
+        if let Some(max) = schema.rare().max_properties {
             if count > max {
                 let unit = if max == 1 { "item" } else { "items" };
                 let err = FieldError {
@@ -236,7 +237,7 @@ impl Validator<'_> {
                 );
             }
         }
-        if let Some(min) = schema.min_properties {
+        if let Some(min) = schema.rare().min_properties {
             if count < min {
                 let err = FieldError {
                     ty: ErrorType::Invalid,
@@ -295,25 +296,25 @@ impl Validator<'_> {
             errs
         };
         let summary = |detail: String| FieldError { ty: ErrorType::Invalid, path: String::new(), value: Some("\"\"".into()), detail };
-        if !schema.all_of.is_empty() {
-            let failures: Vec<Vec<Diagnostic>> = schema.all_of.iter().map(|s| run(s)).filter(|e| !e.is_empty()).collect();
+        if !schema.rare().all_of.is_empty() {
+            let failures: Vec<Vec<Diagnostic>> = schema.rare().all_of.iter().map(|s| run(s)).filter(|e| !e.is_empty()).collect();
             if !failures.is_empty() {
-                let none = if failures.len() == schema.all_of.len() { ". None validated" } else { "" };
+                let none = if failures.len() == schema.rare().all_of.len() { ". None validated" } else { "" };
                 self.out.extend(failures.into_iter().flatten());
                 let err = summary(format!("\"{path}\" must validate all the schemas (allOf){none}"));
                 self.push(err, at(node, anchor), "schema/all-of", "must match every schema in allOf".into());
             }
         }
-        if !schema.any_of.is_empty() {
-            let results: Vec<Vec<Diagnostic>> = schema.any_of.iter().map(|s| run(s)).collect();
+        if !schema.rare().any_of.is_empty() {
+            let results: Vec<Vec<Diagnostic>> = schema.rare().any_of.iter().map(|s| run(s)).collect();
             if results.iter().all(|e| !e.is_empty()) {
                 let err = summary(format!("\"{path}\" must validate at least one schema (anyOf)"));
                 self.push(err, at(node, anchor), "schema/any-of", "must match at least one schema in anyOf".into());
-                self.out.extend(best(&schema.any_of, results, node));
+                self.out.extend(best(&schema.rare().any_of, results, node));
             }
         }
-        if !schema.one_of.is_empty() {
-            let results: Vec<Vec<Diagnostic>> = schema.one_of.iter().map(|s| run(s)).collect();
+        if !schema.rare().one_of.is_empty() {
+            let results: Vec<Vec<Diagnostic>> = schema.rare().one_of.iter().map(|s| run(s)).collect();
             let valid = results.iter().filter(|e| e.is_empty()).count();
             if valid != 1 {
                 let found = if valid == 0 { "Found none valid".to_string() } else { format!("Found {valid} valid alternatives") };
@@ -325,11 +326,11 @@ impl Validator<'_> {
                     format!("must match exactly one schema in oneOf ({})", found.to_lowercase()),
                 );
                 if valid == 0 {
-                    self.out.extend(best(&schema.one_of, results, node));
+                    self.out.extend(best(&schema.rare().one_of, results, node));
                 }
             }
         }
-        if let Some(not) = &schema.not {
+        if let Some(not) = &schema.rare().not {
             if run(not).is_empty() {
                 let err = summary(format!("\"{path}\" must not validate the schema (not)"));
                 self.push(err, at(node, anchor), "schema/not", "must not match the schema in not".into());

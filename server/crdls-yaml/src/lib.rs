@@ -3,6 +3,7 @@
 
 mod diag;
 mod line_index;
+mod locate;
 mod parse;
 mod path;
 mod scalar;
@@ -10,7 +11,8 @@ mod tree;
 
 pub use diag::{Diagnostic, Severity, TextRange};
 pub use line_index::{ColumnUnit, LineCol, LineIndex};
-pub use parse::{parse, Document, Stream, MAX_EXPANDED_NODES};
+pub use locate::{document_at, locate, Location, Segment};
+pub use parse::{parse, parse_at, Document, Stream, MAX_EXPANDED_NODES};
 pub use path::FieldPath;
 pub use scalar::{resolve_plain, resolve_tagged};
 pub use tree::{Entry, Node, Style, Value};

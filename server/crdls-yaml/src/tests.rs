@@ -177,3 +177,17 @@ fn empty_and_comment_only_documents() {
     "#]],
     );
 }
+
+#[test]
+fn parse_at_yields_the_document_under_the_cursor() {
+    let text = "a: 1\n---\nb: 2\n---\nc: 3\n";
+    for (offset, key) in [(0, "a"), (3, "a"), (10, "b"), (14, "b"), (20, "c"), (text.len(), "c")] {
+        let stream = crate::parse_at(text, offset);
+        let full = parse(text);
+        let doc = &stream.documents[0];
+        let same = full.documents.iter().find(|d| d.range == doc.range).expect("the same document");
+        assert_eq!(doc.root, same.root);
+        assert!(doc.root.as_ref().unwrap().get(key).is_some(), "offset {offset}");
+    }
+    assert!(crate::parse_at("", 0).documents.is_empty());
+}

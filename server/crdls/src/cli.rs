@@ -7,7 +7,8 @@ use std::sync::Arc;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use crdls_crd::{Crd, CrdIndex};
-use crdls_schema::{check_stream, CheckOptions};
+use crdls_ide::{files, Config, CONFIG_FILE};
+use crdls_schema::check_stream;
 use crdls_yaml::Severity;
 
 use crate::parallel;
@@ -135,9 +136,35 @@ struct Input {
 }
 
 fn check(args: CheckArgs, io: &mut Io<'_>) -> i32 {
+    // `crdls.toml` in the working directory, under the command line's flags.
+    let mut config = Config::default();
+    match std::fs::read_to_string(io.cwd.join(CONFIG_FILE)) {
+        Ok(text) => {
+            if let Err(e) = config.merge_toml(&text) {
+                let _ = writeln!(io.stderr, "crdls: {e}");
+                return EXIT_USAGE;
+            }
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(e) => {
+            let _ = writeln!(io.stderr, "crdls: cannot read {CONFIG_FILE}: {e}");
+            return EXIT_USAGE;
+        }
+    }
+    if args.strict {
+        config.strict = true;
+    }
+    let mut crd_sources = args.crds.clone();
+    for pattern in &config.crd_paths {
+        if pattern.contains('*') {
+            crd_sources.extend(files::expand(&io.cwd, pattern));
+        } else {
+            crd_sources.push(PathBuf::from(pattern));
+        }
+    }
     let mut inputs: Vec<Input> = Vec::new();
     let mut failed = false;
-    for (paths, report) in [(&args.paths, true), (&args.crds, false)] {
+    for (paths, report) in [(&args.paths, true), (&crd_sources, false)] {
         for path in paths {
             if path.as_os_str() == "-" {
                 let mut text = String::new();
@@ -189,10 +216,14 @@ fn check(args: CheckArgs, io: &mut Io<'_>) -> i32 {
     for (input, crds) in inputs.iter().zip(crds) {
         index.set_source(Arc::from(input.display.as_str()), crds);
     }
-    let options = CheckOptions { strict: args.strict };
+    let options = config.check_options();
     let mut summary = Summary { crds: index.len(), ..Summary::default() };
     let reported: Vec<(&Input, &crdls_yaml::Stream)> = inputs.iter().zip(&streams).filter(|(i, _)| i.report).collect();
-    let results = parallel::map(&reported, |(_, stream)| check_stream(stream, &index, &options).diagnostics());
+    let results = parallel::map(&reported, |(_, stream)| {
+        let mut diagnostics = check_stream(stream, &index, &options).diagnostics();
+        config.apply_severity(&mut diagnostics);
+        diagnostics
+    });
     let mut all = Vec::new();
     for ((_, stream), diagnostics) in reported.iter().zip(results) {
         summary.files += 1;
@@ -229,30 +260,14 @@ fn check(args: CheckArgs, io: &mut Io<'_>) -> i32 {
     }
 }
 
-/// The files a path stands for: itself, or the YAML and JSON files below a directory, sorted.
-/// Hidden directories (`.git`) and `node_modules`/`target` are skipped.
+/// The files a path stands for: itself (whatever its extension), or the YAML and JSON files below a directory, sorted.
 fn collect_files(path: &Path) -> std::io::Result<Vec<PathBuf>> {
     let meta = std::fs::metadata(path)?;
     if meta.is_file() {
         return Ok(vec![path.to_path_buf()]);
     }
     let mut out = Vec::new();
-    let mut stack = vec![path.to_path_buf()];
-    while let Some(dir) = stack.pop() {
-        for entry in std::fs::read_dir(&dir)? {
-            let entry = entry?;
-            let p = entry.path();
-            let name = entry.file_name().to_string_lossy().into_owned();
-            let ty = entry.file_type()?;
-            if ty.is_dir() || (ty.is_symlink() && p.is_dir()) {
-                if !name.starts_with('.') && name != "node_modules" && name != "target" {
-                    stack.push(p);
-                }
-            } else if [".yaml", ".yml", ".json"].iter().any(|ext| name.ends_with(ext)) {
-                out.push(p);
-            }
-        }
-    }
+    files::files_below(path, &mut out);
     out.sort();
     Ok(out)
 }

@@ -1,0 +1,450 @@
+//! Language-server sessions, end to end: each test scripts a session against the server (in-process,
+//! and once as the real binary over stdio), snapshots its transcript in message order, and asserts
+//! the facts the snapshot shows. Waits are on versions and messages, never on time. Snapshots live in
+//! `snapshots/`; run with `INSTA_UPDATE=always` to rewrite them, then review the diff.
+
+use std::path::PathBuf;
+use std::sync::OnceLock;
+
+use serde_json::{json, Value};
+
+use crdls_tests::lsp::{Change, DiagnosticsMode, Encoding, Position, Session, SessionOptions};
+use crdls_tests::repo_root;
+
+/// A custom resource with three errors (size above its maximum, owner against its pattern, tier not in
+/// its enum) and a line of Japanese and an emoji before a label value.
+const WIDGET: &str = "\
+apiVersion: demo.crdls.dev/v1
+kind: Widget
+metadata:
+  name: w
+spec:
+  size: 15
+  owner: Team_A
+  tier: platinum
+  labels: {名前: 日本語🎉, id: short}
+";
+
+/// A Gizmo (declared by `tests/lsp-fixtures/gizmos-crd.yaml`, maximum 3 replicas) with one error.
+const GIZMO: &str = "\
+apiVersion: lsp.crdls.dev/v1
+kind: Gizmo
+metadata:
+  name: g
+spec:
+  replicas: 5
+  name: gizmo
+";
+
+/// A Widget with only unknown fields wrong.
+const TYPOS: &str = "\
+apiVersion: demo.crdls.dev/v1
+kind: Widget
+metadata:
+  name: typos
+spec:
+  size: 2
+  owner: team-d
+  replcas: 3
+";
+
+fn widgets_workspace() -> SessionOptions {
+    SessionOptions::new().repo_file("crds/widgets.yaml", "fixtures/crds/widgets.yaml")
+}
+
+fn gizmo_crd() -> String {
+    std::fs::read_to_string(repo_root().join("tests/lsp-fixtures/gizmos-crd.yaml")).expect("the Gizmo CRD fixture")
+}
+
+/// The `code`s of a list of diagnostics, in order.
+fn codes(diagnostics: &Value) -> Vec<String> {
+    diagnostics.as_array().expect("a list of diagnostics").iter().map(|d| d["code"].as_str().unwrap_or_default().to_string()).collect()
+}
+
+/// The one diagnostic with `code`.
+fn only<'a>(diagnostics: &'a Value, code: &str) -> &'a Value {
+    let matching: Vec<&Value> = diagnostics.as_array().into_iter().flatten().filter(|d| d["code"] == code).collect();
+    assert_eq!(matching.len(), 1, "one {code} in {diagnostics:#}");
+    matching[0]
+}
+
+fn range_json(start: Position, end: Position) -> Value {
+    json!({"start": {"line": start.line, "character": start.character}, "end": {"line": end.line, "character": end.character}})
+}
+
+fn initialize_snapshot(encoding: Encoding) -> (Value, String) {
+    let session = Session::start(SessionOptions::new().encoding(encoding).progress());
+    let mut result = session.initialize_result().clone();
+    // The version changes with every release; the snapshot is about capabilities.
+    assert_eq!(result["serverInfo"]["name"], "crdls");
+    result["serverInfo"]["version"] = json!("<VERSION>");
+    let transcript = session.finish();
+    (result.clone(), format!("{:#}\n\n{transcript}", result))
+}
+
+#[test]
+fn initialize_utf16_client() {
+    let (result, snapshot) = initialize_snapshot(Encoding::Utf16);
+    let caps = &result["capabilities"];
+    assert_eq!(caps["positionEncoding"], "utf-16");
+    assert_eq!(caps["textDocumentSync"]["change"], 2, "incremental sync");
+    assert!(caps["diagnosticProvider"].is_null(), "a push client is not offered pull diagnostics");
+    insta::assert_snapshot!("initialize_utf16", snapshot);
+}
+
+#[test]
+fn initialize_utf8_client() {
+    let (result, snapshot) = initialize_snapshot(Encoding::Utf8);
+    assert_eq!(result["capabilities"]["positionEncoding"], "utf-8");
+    assert_eq!(result["capabilities"]["textDocumentSync"]["change"], 2, "incremental sync");
+    insta::assert_snapshot!("initialize_utf8", snapshot);
+}
+
+/// The workspace scan, then three versions of a Widget: errors, one fixed, one added after multibyte text.
+fn scan_and_edit(encoding: Encoding) -> String {
+    let options = widgets_workspace()
+        .file("charts/app/values.yaml", "replicaCount: 2\nimage:\n  repository: nginx\n  tag: \"1.27\"\n")
+        .file("notes.txt", "not YAML, not scanned\n")
+        .encoding(encoding);
+    let mut session = Session::start(options);
+    assert_eq!(session.encoding(), encoding);
+
+    session.open("widget.yaml", WIDGET);
+    let v1 = session.wait_for_diagnostics("widget.yaml", 1);
+    assert_eq!(codes(&v1["diagnostics"]), ["schema/maximum", "schema/pattern", "schema/enum"]);
+    let size = session.position_of("widget.yaml", "15");
+    assert_eq!(only(&v1["diagnostics"], "schema/maximum")["range"], range_json(size, Position::new(size.line, size.character + 2)));
+
+    session.replace("widget.yaml", 2, "15", "5");
+    let v2 = session.wait_for_diagnostics("widget.yaml", 2);
+    assert_eq!(codes(&v2["diagnostics"]), ["schema/pattern", "schema/enum"]);
+
+    session.replace("widget.yaml", 3, "short", "a-very-long-value");
+    let v3 = session.wait_for_diagnostics("widget.yaml", 3);
+    assert_eq!(codes(&v3["diagnostics"]), ["schema/pattern", "schema/enum", "schema/max-length"]);
+    // `  labels: {名前: 日本語🎉, id: ` is 26 UTF-16 code units and 38 UTF-8 bytes long.
+    let (start, end) = match encoding {
+        Encoding::Utf16 => (26, 43),
+        Encoding::Utf8 => (38, 55),
+    };
+    assert_eq!(only(&v3["diagnostics"], "schema/max-length")["range"], range_json(Position::new(8, start), Position::new(8, end)));
+    session.finish()
+}
+
+#[test]
+fn workspace_scan_and_edits_utf16() {
+    insta::assert_snapshot!("scan_and_edits_utf16", scan_and_edit(Encoding::Utf16));
+}
+
+#[test]
+fn workspace_scan_and_edits_utf8() {
+    insta::assert_snapshot!("scan_and_edits_utf8", scan_and_edit(Encoding::Utf8));
+}
+
+#[test]
+fn rapid_edits_settle_on_the_latest_version() {
+    // The default debounce: checks of versions 1 to 3 are superseded (the harness drops any older version
+    // published before version 4; one published after it would be left over and fail `finish`).
+    let mut session = Session::start(widgets_workspace().setting("debounceMs", json!(50)));
+    session.open("widget.yaml", WIDGET);
+    session.replace("widget.yaml", 2, "15", "5");
+    session.replace("widget.yaml", 3, "Team_A", "team-a");
+    session.replace("widget.yaml", 4, "platinum", "gold");
+    let v4 = session.wait_for_diagnostics("widget.yaml", 4);
+    assert_eq!(v4["diagnostics"], json!([]));
+    insta::assert_snapshot!("rapid_edits", session.finish());
+}
+
+#[test]
+fn plain_yaml_without_crds_has_no_diagnostics() {
+    let mut session = Session::start(widgets_workspace());
+    session.open(
+        "values.yaml",
+        "# Helm values\nreplicaCount: 2\nimage:\n  repository: nginx\n  tag: \"1.27\"\nservice: {type: ClusterIP, port: 80}\n",
+    );
+    session.open(
+        "deployment.yaml",
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  replicas: 2\n  selector: {matchLabels: {app: web}}\n  template:\n    metadata: {labels: {app: web}}\n    spec:\n      containers:\n      - name: web\n        image: nginx:1.27\n",
+    );
+    let values = session.wait_for_diagnostics("values.yaml", 1);
+    let deployment = session.wait_for_diagnostics("deployment.yaml", 1);
+    assert_eq!(values["diagnostics"], json!([]));
+    assert_eq!(deployment["diagnostics"], json!([]));
+    insta::assert_snapshot!("plain_yaml", session.finish());
+}
+
+#[test]
+fn live_crd_buffer_rechecks_open_resources() {
+    let crd = gizmo_crd();
+    let mut session = Session::start(SessionOptions::new().file("crds/gizmos.yaml", &crd));
+    session.open("gizmo.yaml", GIZMO);
+    let before = session.wait_for_diagnostics("gizmo.yaml", 1);
+    assert_eq!(codes(&before["diagnostics"]), ["schema/maximum"]);
+
+    // Opening the CRD as it is on disk: the buffer now supplies the CRD (the Gizmo's recheck that follows
+    // repeats its diagnostics, which the harness drops as it drops every identical republication).
+    session.open("crds/gizmos.yaml", &crd);
+    let crd_diagnostics = session.wait_for_diagnostics("crds/gizmos.yaml", 1);
+    assert_eq!(crd_diagnostics["diagnostics"], json!([]));
+
+    // Raising the maximum in the unsaved buffer clears the Gizmo's error; the file on disk is unchanged.
+    session.replace("crds/gizmos.yaml", 2, "maximum: 3", "maximum: 10");
+    session.wait_for_diagnostics("crds/gizmos.yaml", 2);
+    let after = session.wait_for_next_diagnostics("gizmo.yaml");
+    assert_eq!(after["version"], 1);
+    assert_eq!(after["diagnostics"], json!([]));
+
+    // Tightening the pattern in the buffer adds an error on the Gizmo's name.
+    session.replace("crds/gizmos.yaml", 3, "'^[a-z]+$'", "'^[0-9]+$'");
+    session.wait_for_diagnostics("crds/gizmos.yaml", 3);
+    let pattern = session.wait_for_next_diagnostics("gizmo.yaml");
+    assert_eq!(codes(&pattern["diagnostics"]), ["schema/pattern"]);
+
+    // Closing the buffer brings back the CRD on disk (maximum 3, lowercase names).
+    session.close("crds/gizmos.yaml");
+    let closed = session.wait_for_next_diagnostics("crds/gizmos.yaml");
+    assert!(closed["version"].is_null());
+    assert_eq!(closed["diagnostics"], json!([]));
+    let reverted = session.wait_for_next_diagnostics("gizmo.yaml");
+    assert_eq!(codes(&reverted["diagnostics"]), ["schema/maximum"]);
+    insta::assert_snapshot!("live_crd_buffer", session.finish());
+}
+
+#[test]
+fn pull_diagnostics_return_the_pushed_items() {
+    let mut push = Session::start(widgets_workspace());
+    push.open("widget.yaml", WIDGET);
+    let pushed = push.wait_for_diagnostics("widget.yaml", 1)["diagnostics"].clone();
+    push.finish();
+
+    let mut session = Session::start(widgets_workspace().diagnostics(DiagnosticsMode::Pull));
+    let provider = &session.initialize_result()["capabilities"]["diagnosticProvider"];
+    assert_eq!(provider["identifier"], "crdls");
+    assert_eq!(provider["interFileDependencies"], true);
+    session.open("widget.yaml", WIDGET);
+    let report = session.pull_diagnostics("widget.yaml");
+    assert_eq!(report["kind"], "full");
+    assert_eq!(codes(&report["items"]), ["schema/maximum", "schema/pattern", "schema/enum"]);
+    assert_eq!(report["items"], pushed);
+
+    session.replace("widget.yaml", 2, "15", "5");
+    let report = session.pull_diagnostics("widget.yaml");
+    assert_eq!(codes(&report["items"]), ["schema/pattern", "schema/enum"]);
+    // A pull client gets no publishDiagnostics: `finish` fails on any message left unconsumed.
+    insta::assert_snapshot!("pull_diagnostics", session.finish());
+}
+
+#[test]
+fn pull_client_sees_live_crd_edits_after_pulling_the_crd() {
+    let crd = gizmo_crd();
+    let mut session = Session::start(SessionOptions::new().file("crds/gizmos.yaml", &crd).diagnostics(DiagnosticsMode::Pull));
+    session.open("gizmo.yaml", GIZMO);
+    assert_eq!(codes(&session.pull_diagnostics("gizmo.yaml")["items"]), ["schema/maximum"]);
+    session.open("crds/gizmos.yaml", &crd);
+    session.replace("crds/gizmos.yaml", 2, "maximum: 3", "maximum: 10");
+    // Pulling the CRD buffer makes sure the server has indexed its latest text.
+    assert_eq!(session.pull_diagnostics("crds/gizmos.yaml")["items"], json!([]));
+    assert_eq!(session.pull_diagnostics("gizmo.yaml")["items"], json!([]));
+    // Whether the server asks for workspace/diagnostic/refresh here depends on which of its own tasks
+    // indexed the edited buffer first, so this transcript is not a snapshot.
+    session.finish();
+}
+
+#[test]
+fn watched_crd_file_is_indexed() {
+    let mut session = Session::start(SessionOptions::new().watch_files());
+    session.open("gizmo.yaml", GIZMO);
+    let unknown = session.wait_for_diagnostics("gizmo.yaml", 1);
+    assert_eq!(codes(&unknown["diagnostics"]), ["resource/no-crd"]);
+
+    session.write_file("crds/gizmos.yaml", &gizmo_crd());
+    session.watched_files_changed(&[("crds/gizmos.yaml", 1)]);
+    let known = session.wait_for_next_diagnostics("gizmo.yaml");
+    assert_eq!(codes(&known["diagnostics"]), ["schema/maximum"]);
+
+    session.remove_file("crds/gizmos.yaml");
+    session.watched_files_changed(&[("crds/gizmos.yaml", 3)]);
+    let gone = session.wait_for_next_diagnostics("gizmo.yaml");
+    assert_eq!(codes(&gone["diagnostics"]), ["resource/no-crd"]);
+    let transcript = session.finish();
+    assert!(transcript.contains("client/registerCapability"), "{transcript}");
+    insta::assert_snapshot!("watched_files", transcript);
+}
+
+fn typos_session(options: SessionOptions) -> (Value, String) {
+    let mut session = Session::start(options);
+    session.open("typos.yaml", TYPOS);
+    let diagnostics = session.wait_for_diagnostics("typos.yaml", 1)["diagnostics"].clone();
+    (diagnostics, session.finish())
+}
+
+#[test]
+fn unknown_fields_are_warnings_until_changed_settings_make_them_errors() {
+    let mut session = Session::start(widgets_workspace());
+    session.open("typos.yaml", TYPOS);
+    let diagnostics = session.wait_for_diagnostics("typos.yaml", 1)["diagnostics"].clone();
+    assert_eq!(codes(&diagnostics), ["schema/unknown-field"]);
+    assert_eq!(diagnostics[0]["severity"], 2);
+    session.notify("workspace/didChangeConfiguration", json!({"settings": {"crdls": {"strict": true}}}));
+    let diagnostics = session.wait_for_next_diagnostics("typos.yaml")["diagnostics"].clone();
+    assert_eq!(codes(&diagnostics), ["schema/unknown-field"]);
+    assert_eq!(diagnostics[0]["severity"], 1);
+    insta::assert_snapshot!("settings_changed", session.finish());
+}
+
+#[test]
+fn strict_setting_makes_unknown_fields_errors() {
+    let (diagnostics, transcript) = typos_session(widgets_workspace().setting("strict", json!(true)));
+    assert_eq!(codes(&diagnostics), ["schema/unknown-field"]);
+    assert_eq!(diagnostics[0]["severity"], 1);
+    insta::assert_snapshot!("settings_strict", transcript);
+}
+
+#[test]
+fn severity_setting_turns_unknown_fields_off() {
+    let (diagnostics, transcript) = typos_session(widgets_workspace().setting("severity", json!({"schema/unknown-field": "off"})));
+    assert_eq!(diagnostics, json!([]));
+    insta::assert_snapshot!("settings_severity_off", transcript);
+}
+
+#[test]
+fn workspace_configuration_is_requested_and_applied() {
+    let options = widgets_workspace().progress().configuration(json!({"crdls": {"strict": true, "severity": {"schema/pattern": "hint"}}}));
+    let mut session = Session::start(options);
+    session.open("typos.yaml", &TYPOS.replace("team-d", "Team_D"));
+    let diagnostics = session.wait_for_diagnostics("typos.yaml", 1)["diagnostics"].clone();
+    assert_eq!(codes(&diagnostics), ["schema/pattern", "schema/unknown-field"]);
+    assert_eq!(diagnostics[0]["severity"], 4, "hint, from workspace/configuration");
+    assert_eq!(diagnostics[1]["severity"], 1, "error, from strict in workspace/configuration");
+    let transcript = session.finish();
+    assert!(transcript.contains("workspace/configuration"), "{transcript}");
+    insta::assert_snapshot!("settings_configuration", transcript);
+}
+
+#[test]
+fn bad_requests_and_edits_do_not_kill_the_server() {
+    let mut session = Session::start(widgets_workspace());
+    // Requests about a document that is not open.
+    let nowhere = Position::new(0, 0);
+    assert!(session.hover("missing.yaml", nowhere).is_null());
+    assert!(session.completion("missing.yaml", nowhere).is_null());
+    assert!(session.definition("missing.yaml", nowhere).is_null());
+    let uri = session.uri("missing.yaml");
+    let pulled = session.request_response("textDocument/diagnostic", json!({"textDocument": {"uri": uri}}));
+    assert_eq!(pulled["error"]["code"], -32602, "{pulled}");
+    // A method nobody implements.
+    let unknown = session.request_response("crdls/noSuchMethod", json!({}));
+    assert_eq!(unknown["error"]["code"], -32601, "{unknown}");
+    // A change to a document that is not open is ignored (no diagnostics for it: `finish` checks).
+    let unopened = session.uri("unopened.yaml");
+    session.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": unopened, "version": 2}, "contentChanges": [{"text": "kind: Widget\n"}]}),
+    );
+
+    session.open("widget.yaml", WIDGET);
+    session.wait_for_diagnostics("widget.yaml", 1);
+    // Ranges past the end of a line and of the document are clamped; a reversed range inserts.
+    session.change(
+        "widget.yaml",
+        2,
+        &[
+            Change::range(Position::new(5, 8), Position::new(5, 400), "4"),
+            Change::range(Position::new(40, 0), Position::new(99, 7), "status: {ready: true}\n"),
+            Change::range(Position::new(6, 9), Position::new(6, 2), "x"),
+        ],
+    );
+    let v2 = session.wait_for_diagnostics("widget.yaml", 2);
+    assert_eq!(session.text("widget.yaml").lines().nth(5), Some("  size: 4"));
+    assert!(session.text("widget.yaml").ends_with("}\nstatus: {ready: true}\n"));
+    assert_eq!(codes(&v2["diagnostics"]), ["schema/pattern", "schema/enum"]);
+    let owner = only(&v2["diagnostics"], "schema/pattern");
+    assert_eq!(owner["range"]["start"], json!({"line": 6, "character": 9}));
+    // A position inside a surrogate pair (the second UTF-16 unit of the emoji) lands before the emoji:
+    // the API server's cause quotes the value as the server sees it.
+    let owner = session.position_of("widget.yaml", "xTeam_A");
+    let inside_emoji = Position::new(owner.line, owner.character + 3);
+    session.change(
+        "widget.yaml",
+        3,
+        &[Change::range(owner, Position::new(owner.line, owner.character + 7), "\"a🎉b\""), Change::range(inside_emoji, inside_emoji, "!")],
+    );
+    let v3 = session.wait_for_diagnostics("widget.yaml", 3);
+    assert!(session.text("widget.yaml").contains("owner: \"a!🎉b\"\n"));
+    let cause = only(&v3["diagnostics"], "schema/pattern")["message"].as_str().unwrap_or_default().to_string();
+    assert!(cause.contains("Invalid value: \"a!🎉b\""), "{cause}");
+    // Still answering.
+    let uri = session.uri("widget.yaml");
+    let hover =
+        session.request_response("textDocument/hover", json!({"textDocument": {"uri": uri}, "position": {"line": 5, "character": 3}}));
+    assert!(hover.get("error").is_none(), "{hover}");
+    insta::assert_snapshot!("robustness", session.finish());
+}
+
+#[test]
+fn completion_hover_and_definition_on_a_custom_resource() {
+    let mut session = Session::start(widgets_workspace());
+    let cursor = session.open_with_cursor(
+        "widget.yaml",
+        "apiVersion: demo.crdls.dev/v1\nkind: Widget\nmetadata:\n  name: w\nspec:\n  size: 3\n  owner: team-a\n  ti$0\n",
+    );
+    session.wait_for_diagnostics("widget.yaml", 1);
+    let completion = session.completion("widget.yaml", cursor);
+    assert!(completion.is_null() || completion["items"].is_array(), "{completion}");
+    let size = session.position_of("widget.yaml", "size");
+    let hover = session.hover("widget.yaml", Position::new(size.line, size.character + 1));
+    assert!(hover.is_null() || hover["contents"]["kind"] == "markdown", "{hover}");
+    let owner = session.position_of("widget.yaml", "owner");
+    let definition = session.definition("widget.yaml", owner);
+    if !definition.is_null() {
+        assert_eq!(definition["uri"], session.uri("crds/widgets.yaml"));
+    }
+    insta::assert_snapshot!("completion_hover_definition", session.finish());
+}
+
+/// The `crdls` binary, built once per test run (honouring `CARGO_TARGET_DIR`).
+fn crdls_binary() -> PathBuf {
+    static BINARY: OnceLock<PathBuf> = OnceLock::new();
+    BINARY
+        .get_or_init(|| {
+            let root = repo_root();
+            let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+            let status = std::process::Command::new(cargo)
+                .args(["build", "--quiet", "-p", "crdls", "--bin", "crdls"])
+                .current_dir(&root)
+                .status()
+                .expect("cargo runs");
+            assert!(status.success(), "cargo build -p crdls failed: {status}");
+            let target = std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| root.join("target"), |dir| root.join(dir));
+            let binary = target.join("debug").join(format!("crdls{}", std::env::consts::EXE_SUFFIX));
+            assert!(binary.is_file(), "{} was not built", binary.display());
+            binary
+        })
+        .clone()
+}
+
+fn short_session(mut session: Session) -> String {
+    session.open("gizmo.yaml", GIZMO);
+    let diagnostics = session.wait_for_diagnostics("gizmo.yaml", 1);
+    assert_eq!(codes(&diagnostics["diagnostics"]), ["schema/maximum"]);
+    session.finish()
+}
+
+#[test]
+fn binary_speaks_lsp_over_stdio_and_exits_cleanly() {
+    let options = SessionOptions::new().file("crds/gizmos.yaml", &gizmo_crd()).encoding(Encoding::Utf8);
+    // `finish` asserts that the process exits with status 0 within the timeout after `exit`.
+    let over_stdio = short_session(Session::start_binary(&crdls_binary(), options.clone()));
+    let in_process = short_session(Session::start(options));
+    assert_eq!(over_stdio, in_process, "the binary and the in-process server answer the same script alike");
+    insta::assert_snapshot!("binary_stdio", over_stdio);
+}
+
+#[test]
+#[should_panic(expected = "server messages nobody consumed")]
+fn harness_fails_when_a_server_message_is_left_unconsumed() {
+    // The progress notifications precede the log line, so they are surely queued, and never consumed.
+    let mut session = Session::start(SessionOptions::new().progress().no_index_wait());
+    session.expect_log_containing("indexed 0 CRDs");
+    session.finish();
+}
