@@ -335,6 +335,10 @@ fn bad_requests_and_edits_do_not_kill_the_server() {
     // A method nobody implements.
     let unknown = session.request_response("crdls/noSuchMethod", json!({}));
     assert_eq!(unknown["error"]["code"], -32601, "{unknown}");
+    // A body that is not JSON is dropped; the session goes on.
+    session.send_raw_body("{this is not json");
+    let after = session.request_response("crdls/noSuchMethod", json!({}));
+    assert_eq!(after["error"]["code"], -32601, "the server still answers after a malformed message: {after}");
     // A change to a document that is not open is ignored (no diagnostics for it: `finish` checks).
     let unopened = session.uri("unopened.yaml");
     session.notify(
@@ -427,7 +431,8 @@ fn short_session(mut session: Session) -> String {
     session.open("gizmo.yaml", GIZMO);
     let diagnostics = session.wait_for_diagnostics("gizmo.yaml", 1);
     assert_eq!(codes(&diagnostics["diagnostics"]), ["schema/maximum"]);
-    session.finish()
+    // The server must stop on `exit` alone, even when the client keeps the pipe open (Helix does).
+    session.finish_keeping_input_open()
 }
 
 #[test]

@@ -4,6 +4,7 @@
 //! document, and published only while the document is still at the checked version.
 
 mod document;
+mod input;
 mod proto;
 mod workspace;
 
@@ -26,9 +27,9 @@ use crate::document::Document;
 use crate::proto::{Encoding, Lines};
 
 /// Serves LSP over the given streams until the client exits.
-pub async fn serve<I: AsyncRead + Unpin, O: AsyncWrite>(input: I, output: O) {
+pub async fn serve<I: AsyncRead + Unpin + Send + 'static, O: AsyncWrite>(input: I, output: O) {
     let (service, socket) = LspService::new(Backend::new);
-    Server::new(input, output, socket).serve(service).await;
+    Server::new(input::filtered(input), output, socket).serve(service).await;
 }
 
 /// Serves LSP over stdin and stdout (stdout carries JSON-RPC only; logs go to stderr and the client).
@@ -57,6 +58,7 @@ struct ClientFlags {
     watch_files: bool,
     configuration: bool,
     pull_diagnostics: bool,
+    diagnostic_refresh: bool,
 }
 
 /// Everything the handlers share.
@@ -219,7 +221,19 @@ impl Backend {
         *guard = Arc::new(index);
     }
 
+    /// Re-checks every open document but `skip`: pushes new diagnostics, or in pull mode asks the
+    /// client to pull again (when it supports being asked).
     fn recheck_all_except(&self, skip: Option<&Url>) {
+        let flags = *read(&self.state.flags);
+        if flags.pull_diagnostics {
+            if flags.diagnostic_refresh {
+                let client = self.client.clone();
+                tokio::spawn(async move {
+                    let _ = client.workspace_diagnostic_refresh().await;
+                });
+            }
+            return;
+        }
         let uris: Vec<Url> = lock(&self.state.documents).keys().filter(|u| Some(*u) != skip).cloned().collect();
         for uri in uris {
             self.schedule(uri);
@@ -330,8 +344,9 @@ impl Backend {
                 })
                 .await;
         }
-        self.log(MessageType::INFO, message).await;
+        // Re-check first, so the log line means "ready" to a client that waits for it.
         self.recheck_all_except(None);
+        self.log(MessageType::INFO, message).await;
     }
 
     /// Re-reads one file from disk into the index (unless it is open: then the buffer wins).
@@ -398,6 +413,7 @@ impl LanguageServer for Backend {
             watch_files: workspace.and_then(|w| w.did_change_watched_files.as_ref()).and_then(|d| d.dynamic_registration).unwrap_or(false),
             configuration: workspace.and_then(|w| w.configuration).unwrap_or(false),
             pull_diagnostics: caps.text_document.as_ref().and_then(|t| t.diagnostic.as_ref()).is_some(),
+            diagnostic_refresh: workspace.and_then(|w| w.diagnostic.as_ref()).and_then(|d| d.refresh_support).unwrap_or(false),
         };
         *write(&self.state.flags) = flags;
         let mut roots: Vec<PathBuf> = params.workspace_folders.iter().flatten().filter_map(|f| f.uri.to_file_path().ok()).collect();
@@ -522,7 +538,7 @@ impl LanguageServer for Backend {
         };
         let (diagnostics, crds) = self.analyze(&uri, snapshot.text.clone()).await.ok_or_else(|| internal("checking"))?;
         if self.update_buffer_crds(&uri, crds) {
-            let _ = self.client.workspace_diagnostic_refresh().await;
+            self.recheck_all_except(Some(&uri));
         }
         Ok(DocumentDiagnosticReportResult::Report(DocumentDiagnosticReport::Full(RelatedFullDocumentDiagnosticReport {
             related_documents: None,

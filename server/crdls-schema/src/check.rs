@@ -157,7 +157,7 @@ fn check_object(root: &Node, index: &CrdIndex, options: &CheckOptions, complete:
                         api_version_node.range,
                         Severity::Information,
                         "resource/no-crd",
-                        format!("no CRD for group {group} is known, so {kind} is not checked; point crdls at its CRD (--crds) to check it"),
+                        format!("no CRD for group {group} is known, so {kind} is not checked; add the CRD to the workspace or to crdPaths (`crdls check --crds` on the command line)"),
                     )
                     .with_path("apiVersion"),
                 );
