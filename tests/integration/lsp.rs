@@ -394,16 +394,38 @@ fn completion_hover_and_definition_on_a_custom_resource() {
     );
     session.wait_for_diagnostics("widget.yaml", 1);
     let completion = session.completion("widget.yaml", cursor);
-    assert!(completion.is_null() || completion["items"].is_array(), "{completion}");
+    let labels: Vec<&str> = completion["items"].as_array().expect("items").iter().filter_map(|i| i["label"].as_str()).collect();
+    assert!(labels.contains(&"tier"), "{labels:?}");
+    assert!(!labels.contains(&"size"), "keys already present are not offered: {labels:?}");
     let size = session.position_of("widget.yaml", "size");
     let hover = session.hover("widget.yaml", Position::new(size.line, size.character + 1));
-    assert!(hover.is_null() || hover["contents"]["kind"] == "markdown", "{hover}");
+    assert_eq!(hover["contents"]["kind"], "markdown", "{hover}");
+    assert!(hover["contents"]["value"].as_str().unwrap_or_default().contains("spec.size"), "{hover}");
     let owner = session.position_of("widget.yaml", "owner");
     let definition = session.definition("widget.yaml", owner);
-    if !definition.is_null() {
-        assert_eq!(definition["uri"], session.uri("crds/widgets.yaml"));
-    }
+    assert_eq!(definition["uri"], session.uri("crds/widgets.yaml"));
     insta::assert_snapshot!("completion_hover_definition", session.finish());
+}
+
+#[test]
+fn outline_and_folding() {
+    let mut session = Session::start(widgets_workspace());
+    session.open(
+        "two.yaml",
+        "apiVersion: demo.crdls.dev/v1\nkind: Widget\nmetadata:\n  name: w\nspec:\n  size: 3\n  owner: team-a\n---\nreplicaCount: 1\n",
+    );
+    session.wait_for_diagnostics("two.yaml", 1);
+    let uri = session.uri("two.yaml");
+    let symbols = session.request("textDocument/documentSymbol", json!({"textDocument": {"uri": uri}}));
+    let names: Vec<&str> = symbols.as_array().expect("symbols").iter().filter_map(|s| s["name"].as_str()).collect();
+    assert_eq!(names, ["Widget w", "document 2"]);
+    assert_eq!(symbols[0]["children"][3]["name"], "spec");
+    assert_eq!(symbols[0]["children"][3]["children"][0]["name"], "size");
+    let folds = session.request("textDocument/foldingRange", json!({"textDocument": {"uri": uri}}));
+    let lines: Vec<(u64, u64)> =
+        folds.as_array().expect("folds").iter().map(|f| (f["startLine"].as_u64().unwrap(), f["endLine"].as_u64().unwrap())).collect();
+    assert_eq!(lines, [(0, 6), (2, 3), (4, 6)]);
+    insta::assert_snapshot!("outline_and_folding", session.finish());
 }
 
 /// The `crdls` binary, built once per test run (honouring `CARGO_TARGET_DIR`).

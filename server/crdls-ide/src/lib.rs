@@ -8,6 +8,7 @@ mod context;
 pub mod files;
 pub mod hover;
 pub mod navigation;
+pub mod outline;
 mod render;
 mod schema_walk;
 
@@ -19,6 +20,7 @@ pub use completion::{completions, CompletionItem, CompletionKind};
 pub use config::{Config, SeverityOverride, CONFIG_FILE};
 pub use hover::{hover, HoverResult};
 pub use navigation::{definition, Target};
+pub use outline::{document_symbols, folding_ranges, Symbol, SymbolKind};
 
 /// The diagnostics of one document: the same pipeline `crdls check` runs.
 pub fn diagnostics(stream: &Stream, index: &CrdIndex, options: &CheckOptions) -> Vec<Diagnostic> {

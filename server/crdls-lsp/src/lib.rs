@@ -20,7 +20,7 @@ use tokio::io::{AsyncRead, AsyncWrite};
 use tower_lsp::jsonrpc::{Error as RpcError, Result as RpcResult};
 use tower_lsp::lsp_types::notification::Progress;
 use tower_lsp::lsp_types::request::WorkDoneProgressCreate;
-use tower_lsp::lsp_types::*;
+use tower_lsp::lsp_types::{self as lsp_types, *};
 use tower_lsp::{Client, LanguageServer, LspService, Server};
 
 use crate::document::Document;
@@ -450,6 +450,8 @@ impl LanguageServer for Backend {
                 }),
                 hover_provider: Some(HoverProviderCapability::Simple(true)),
                 definition_provider: Some(OneOf::Left(true)),
+                document_symbol_provider: Some(OneOf::Left(true)),
+                folding_range_provider: Some(FoldingRangeProviderCapability::Simple(true)),
                 diagnostic_provider,
                 ..ServerCapabilities::default()
             },
@@ -611,6 +613,68 @@ impl LanguageServer for Backend {
         };
         let range = Lines::new(&text, encoding).range(target.range);
         Ok(Some(GotoDefinitionResponse::Scalar(Location { uri, range })))
+    }
+
+    async fn document_symbol(&self, params: DocumentSymbolParams) -> RpcResult<Option<DocumentSymbolResponse>> {
+        let Some(snapshot) = self.snapshot(&params.text_document.uri) else { return Ok(None) };
+        let encoding = *read(&self.state.encoding);
+        self.blocking("document symbols", move || {
+            let text = snapshot.text;
+            let stream = crdls_yaml::parse(&text);
+            let lines = Lines::new(&text, encoding);
+            let symbols = crdls_ide::document_symbols(&text, &stream).into_iter().map(|s| document_symbol(&lines, s)).collect();
+            Some(DocumentSymbolResponse::Nested(symbols))
+        })
+        .await
+        .ok_or_else(|| internal("document symbols"))
+    }
+
+    async fn folding_range(&self, params: FoldingRangeParams) -> RpcResult<Option<Vec<FoldingRange>>> {
+        let Some(snapshot) = self.snapshot(&params.text_document.uri) else { return Ok(None) };
+        let encoding = *read(&self.state.encoding);
+        self.blocking("folding ranges", move || {
+            let text = snapshot.text;
+            let stream = crdls_yaml::parse(&text);
+            let lines = Lines::new(&text, encoding);
+            let ranges = crdls_ide::folding_ranges(&text, &stream)
+                .into_iter()
+                .map(|r| {
+                    let range = lines.range(r);
+                    FoldingRange { start_line: range.start.line, end_line: range.end.line, ..FoldingRange::default() }
+                })
+                .collect();
+            Some(ranges)
+        })
+        .await
+        .ok_or_else(|| internal("folding ranges"))
+    }
+}
+
+/// An outline entry in LSP form.
+#[allow(deprecated)] // `DocumentSymbol::deprecated` must still be spelled out.
+fn document_symbol(lines: &Lines<'_>, symbol: crdls_ide::Symbol) -> DocumentSymbol {
+    let kind = match symbol.kind {
+        crdls_ide::SymbolKind::Document => SymbolKind::MODULE,
+        crdls_ide::SymbolKind::Object => SymbolKind::OBJECT,
+        crdls_ide::SymbolKind::Array => SymbolKind::ARRAY,
+        crdls_ide::SymbolKind::Field => SymbolKind::FIELD,
+    };
+    let range = lines.range(symbol.range);
+    // LSP requires the selection to lie inside the range.
+    let selection = if symbol.selection.start >= symbol.range.start && symbol.selection.end <= symbol.range.end {
+        lines.range(symbol.selection)
+    } else {
+        lsp_types::Range { start: range.start, end: range.start }
+    };
+    DocumentSymbol {
+        name: if symbol.name.is_empty() { "\"\"".into() } else { symbol.name },
+        detail: symbol.detail,
+        kind,
+        tags: None,
+        deprecated: None,
+        range,
+        selection_range: selection,
+        children: (!symbol.children.is_empty()).then(|| symbol.children.into_iter().map(|c| document_symbol(lines, c)).collect()),
     }
 }
 
