@@ -428,6 +428,88 @@ fn outline_and_folding() {
     insta::assert_snapshot!("outline_and_folding", session.finish());
 }
 
+/// A Widget with one diagnostic of each fixable kind, and a second document in a deprecated version.
+const FIXABLE: &str = "\
+apiVersion: demo.crdls.dev/v1
+kind: Widget
+metadata:
+  name: w
+spec:
+  size: 3
+  tier: golld
+  replcas: 2
+  ports:
+  - containerPort: 80
+---
+apiVersion: demo.crdls.dev/v1beta1
+kind: Widget
+metadata:
+  name: old
+spec: {size: 1, owner: team-b}
+";
+
+#[test]
+fn code_actions_fix_what_the_diagnostics_report() {
+    let mut session = Session::start(widgets_workspace());
+    session.open("fix.yaml", FIXABLE);
+    let diagnostics = session.wait_for_diagnostics("fix.yaml", 1)["diagnostics"].clone();
+    assert_eq!(codes(&diagnostics), ["schema/required", "schema/enum", "schema/unknown-field", "resource/deprecated-version"]);
+    let actions = session.code_actions("fix.yaml", Position::new(0, 0), Position::new(16, 0), diagnostics.clone());
+    let titles: Vec<&str> = actions.as_array().expect("actions").iter().filter_map(|a| a["title"].as_str()).collect();
+    assert_eq!(
+        titles,
+        [
+            "Add required field \"owner\"",
+            "Change to gold",
+            "Change to silver",
+            "Change to bronze",
+            "Remove unknown field \"replcas\"",
+            "Change apiVersion to demo.crdls.dev/v1"
+        ]
+    );
+    // Apply the preferred fix of each diagnostic, bottom first so earlier ranges stay valid.
+    let mut edits: Vec<(Position, Position, String)> = actions
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|a| a["isPreferred"] == json!(true))
+        .flat_map(|a| a["edit"]["changes"].as_object().cloned().unwrap_or_default().into_values())
+        .flat_map(|edits| edits.as_array().cloned().unwrap_or_default())
+        .map(|e| {
+            let at = |p: &Value| Position::new(p["line"].as_u64().unwrap() as u32, p["character"].as_u64().unwrap() as u32);
+            (at(&e["range"]["start"]), at(&e["range"]["end"]), e["newText"].as_str().unwrap().to_string())
+        })
+        .collect();
+    edits.sort_by_key(|(start, _, _)| std::cmp::Reverse((start.line, start.character)));
+    let changes: Vec<Change> = edits.iter().map(|(start, end, text)| Change::range(*start, *end, text)).collect();
+    session.change("fix.yaml", 2, &changes);
+    let fixed = session.wait_for_diagnostics("fix.yaml", 2)["diagnostics"].clone();
+    // What is left is the placeholder of the added field, for the user to fill in.
+    assert_eq!(codes(&fixed), ["schema/min-length"], "{}", session.text("fix.yaml"));
+    // Only quick fixes are asked for here, and a diagnostic from another tool gets none.
+    let foreign =
+        json!([{"range": range_json(Position::new(0, 0), Position::new(0, 1)), "message": "x", "source": "other", "code": "schema/enum"}]);
+    let none = session.code_actions("fix.yaml", Position::new(0, 0), Position::new(0, 1), foreign);
+    assert_eq!(none, json!([]));
+    insta::assert_snapshot!("code_actions", session.finish());
+}
+
+#[test]
+fn inlay_hints_show_the_defaults_the_api_server_adds() {
+    let mut session = Session::start(widgets_workspace());
+    session.open("hints.yaml", "apiVersion: demo.crdls.dev/v1\nkind: Widget\nmetadata:\n  name: w\nspec:\n  size: 3\n  owner: team-a\n  ports:\n  - containerPort: 80\n  - {containerPort: 81, protocol: UDP}\n");
+    session.wait_for_diagnostics("hints.yaml", 1);
+    let hints = session.inlay_hints("hints.yaml");
+    let labels: Vec<(u64, &str)> =
+        hints.as_array().expect("hints").iter().map(|h| (h["position"]["line"].as_u64().unwrap(), h["label"].as_str().unwrap())).collect();
+    assert_eq!(labels, [(4, "tier: bronze (default)"), (8, "protocol: TCP (default)")]);
+    // The setting turns them off.
+    session.notify("workspace/didChangeConfiguration", json!({"settings": {"crdls": {"inlayHints": false}}}));
+    let off = session.inlay_hints("hints.yaml");
+    assert!(off.is_null(), "{off}");
+    insta::assert_snapshot!("inlay_hints", session.finish());
+}
+
 /// The `crdls` binary, built once per test run (honouring `CARGO_TARGET_DIR`).
 fn crdls_binary() -> PathBuf {
     static BINARY: OnceLock<PathBuf> = OnceLock::new();

@@ -213,6 +213,8 @@ impl SessionOptions {
             "synchronization": {"dynamicRegistration": false, "didSave": true},
             "publishDiagnostics": {"versionSupport": true},
             "completion": {"completionItem": {"snippetSupport": true}},
+            "codeAction": {"codeActionLiteralSupport": {"codeActionKind": {"valueSet": ["quickfix"]}}, "isPreferredSupport": true},
+            "inlayHint": {"dynamicRegistration": false},
             "hover": {"contentFormat": ["markdown", "plaintext"]},
         });
         if self.diagnostics == DiagnosticsMode::Pull {
@@ -544,6 +546,27 @@ impl Session {
         self.request("textDocument/hover", params)
     }
 
+    /// `textDocument/codeAction` for a range, with the diagnostics the client holds there.
+    pub fn code_actions(&mut self, path: &str, start: Position, end: Position, diagnostics: Value) -> Value {
+        let uri = self.uri(path);
+        let range =
+            json!({"start": {"line": start.line, "character": start.character}, "end": {"line": end.line, "character": end.character}});
+        self.request(
+            "textDocument/codeAction",
+            json!({"textDocument": {"uri": uri}, "range": range, "context": {"diagnostics": diagnostics}}),
+        )
+    }
+
+    /// `textDocument/inlayHint` over the whole document.
+    pub fn inlay_hints(&mut self, path: &str) -> Value {
+        let uri = self.uri(path);
+        let lines = self.text(path).lines().count() + 1;
+        self.request(
+            "textDocument/inlayHint",
+            json!({"textDocument": {"uri": uri}, "range": {"start": {"line": 0, "character": 0}, "end": {"line": lines, "character": 0}}}),
+        )
+    }
+
     /// `textDocument/definition` at a position.
     pub fn definition(&mut self, path: &str, position: Position) -> Value {
         let params = self.position_params(path, position);
@@ -865,6 +888,20 @@ impl Session {
                 }
                 out
             }
+            "textDocument/codeAction" => {
+                let held: Vec<String> = params["context"]["diagnostics"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .map(|d| format!("{} {}", d["source"].as_str().unwrap_or("?"), compact(&d["code"])))
+                    .collect();
+                format!(
+                    "{head} {} {} with diagnostics [{}]",
+                    params["textDocument"]["uri"].as_str().unwrap_or_default(),
+                    render_range(&params["range"]),
+                    held.join(", ")
+                )
+            }
             "textDocument/didChange" => {
                 let doc = &params["textDocument"];
                 let mut out = format!("{head} {} v{}", doc["uri"].as_str().unwrap_or_default(), doc["version"]);
@@ -978,6 +1015,39 @@ impl Session {
                     let range = location.get("range").or_else(|| location.get("targetSelectionRange")).unwrap_or(&Value::Null);
                     let text = self.text_at(target, None).map(str::to_string).or_else(|| self.read_workspace_uri(target));
                     out.push_str(&format!("\n     {target} {}", render_range_with_text(range, text.as_deref(), self.encoding())));
+                }
+                out
+            }
+            "textDocument/codeAction" if result.is_array() => {
+                let text = self.text_at(uri, None);
+                let actions = result.as_array().cloned().unwrap_or_default();
+                let mut out = format!("{head} {} code action{}", actions.len(), if actions.len() == 1 { "" } else { "s" });
+                for action in &actions {
+                    let preferred = if action["isPreferred"] == json!(true) { " (preferred)" } else { "" };
+                    let fixes: Vec<String> = action["diagnostics"].as_array().into_iter().flatten().map(|d| compact(&d["code"])).collect();
+                    out.push_str(&format!(
+                        "\n     {} [{}]{preferred} fixes {}",
+                        compact(&action["title"]),
+                        action["kind"].as_str().unwrap_or("no kind"),
+                        fixes.join(", ")
+                    ));
+                    let changes = action["edit"]["changes"].as_object().cloned().unwrap_or_default();
+                    for (target, edits) in &changes {
+                        for edit in edits.as_array().into_iter().flatten() {
+                            let shown = render_range_with_text(&edit["range"], text, self.encoding());
+                            let target = if target == uri { String::new() } else { format!("{target} ") };
+                            out.push_str(&format!("\n       {target}{shown} => {}", compact(&edit["newText"])));
+                        }
+                    }
+                }
+                out
+            }
+            "textDocument/inlayHint" if result.is_array() => {
+                let hints = result.as_array().cloned().unwrap_or_default();
+                let mut out = format!("{head} {} inlay hint{}", hints.len(), if hints.len() == 1 { "" } else { "s" });
+                for hint in &hints {
+                    let label = hint["label"].as_str().map_or_else(|| compact(&hint["label"]), |l| format!("{l:?}"));
+                    out.push_str(&format!("\n     {} {label}", render_position(&hint["position"])));
                 }
                 out
             }

@@ -10,8 +10,9 @@ use crdls_yaml::{document_at, Node, Segment, Stream, TextRange, Value};
 
 use crate::context::{context, root_scalar, Context, What};
 use crate::hover::crd_summary;
-use crate::render::{choice_escape, snippet_escape, yaml_inline, yaml_string};
+use crate::render::{snippet_escape, yaml_inline, yaml_string};
 use crate::schema_walk::{shape, type_label, walk, Shape, Step, SERVER_SET_META_FIELDS};
+use crate::skeleton::{skeleton_field, Fill};
 
 /// What a completion item is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -127,7 +128,7 @@ impl<'a> DocumentFacts<'a> {
 }
 
 /// The node of the tree at `path`, when the tree has one there.
-fn node_at<'n>(root: &'n Node, path: &[Segment<'_>]) -> Option<&'n Node> {
+pub(crate) fn node_at<'n>(root: &'n Node, path: &[Segment<'_>]) -> Option<&'n Node> {
     path.iter().try_fold(root, |node, segment| match segment {
         Segment::Key(k) => node.get(k),
         Segment::Index(i) => node.as_seq()?.get(*i),
@@ -135,7 +136,7 @@ fn node_at<'n>(root: &'n Node, path: &[Segment<'_>]) -> Option<&'n Node> {
 }
 
 /// The version a new object should use: the storage version when served, else the first served one.
-fn preferred_version(crd: &IndexedCrd) -> Option<&CrdVersion> {
+pub(crate) fn preferred_version(crd: &IndexedCrd) -> Option<&CrdVersion> {
     let versions = &crd.crd.versions;
     versions.iter().find(|v| v.storage && v.served).or_else(|| versions.iter().find(|v| v.served))
 }
@@ -353,12 +354,12 @@ fn skeletons(index: &CrdIndex, word: TextRange) -> Vec<CompletionItem> {
                 snippet_escape(&yaml_string(&api_version)),
                 snippet_escape(&yaml_string(kind))
             );
-            let mut tab = 2;
+            let mut fill = Fill::Snippet { next_tab: 2 };
             if let Some(schema) = version.schema.as_deref() {
                 let required = schema.required.iter().filter(|r| !matches!(r.as_str(), "apiVersion" | "kind" | "metadata"));
                 for name in required {
                     if let Some(p) = schema.property(name) {
-                        skeleton_field(name, &p.schema, 0, &mut text, &mut tab, 0);
+                        skeleton_field(name, &p.schema, 0, &mut text, &mut fill, 0);
                     }
                 }
             }
@@ -375,72 +376,6 @@ fn skeletons(index: &CrdIndex, word: TextRange) -> Vec<CompletionItem> {
             })
         })
         .collect()
-}
-
-/// Writes one required field of a skeleton at `indent`, its required fields below it.
-fn skeleton_field(name: &str, schema: &Schema, indent: usize, out: &mut String, tab: &mut usize, depth: usize) {
-    let pad = " ".repeat(indent);
-    let key = snippet_escape(&yaml_string(name));
-    let mut placeholder = |out: &mut String, text: Option<String>| {
-        match text {
-            Some(t) => out.push_str(&format!("${{{tab}:{t}}}")),
-            None => out.push_str(&format!("${tab}")),
-        }
-        *tab += 1;
-    };
-    match shape(schema) {
-        Shape::Object | Shape::Map => {
-            let required: Vec<_> = schema.required.iter().filter_map(|r| schema.property(r).map(|p| (r, p))).collect();
-            out.push_str(&format!("{pad}{key}:\n"));
-            if required.is_empty() || depth >= 8 {
-                out.push_str(&format!("{pad}  "));
-                placeholder(out, None);
-                out.push('\n');
-            }
-            for (r, p) in required.into_iter().filter(|_| depth < 8) {
-                skeleton_field(r, &p.schema, indent + 2, out, tab, depth + 1);
-            }
-        }
-        Shape::List => {
-            out.push_str(&format!("{pad}{key}:\n"));
-            let item = schema.items.as_deref().filter(|i| shape(i) == Shape::Object && !i.required.is_empty() && depth < 8);
-            match item {
-                Some(item) => {
-                    // The item's fields at indent + 2, its first line's indentation turned into `- `.
-                    let mut fields = String::new();
-                    for r in &item.required {
-                        if let Some(p) = item.property(r) {
-                            skeleton_field(r, &p.schema, indent + 2, &mut fields, tab, depth + 1);
-                        }
-                    }
-                    out.push_str(&format!("{pad}- "));
-                    out.push_str(fields.get(indent + 2..).unwrap_or_default());
-                }
-                None => {
-                    out.push_str(&format!("{pad}- "));
-                    placeholder(out, None);
-                    out.push('\n');
-                }
-            }
-        }
-        Shape::Scalar => {
-            out.push_str(&format!("{pad}{key}: "));
-            let choices: Option<Vec<String>> = match (&schema.enumeration, schema.ty.as_deref()) {
-                (Some(members), _) if !members.is_empty() => Some(members.iter().map(|m| choice_escape(&yaml_inline(m))).collect()),
-                (None, Some("boolean")) => Some(vec!["true".to_string(), "false".to_string()]),
-                _ => None,
-            };
-            match (choices, &schema.default) {
-                (Some(choices), _) => {
-                    out.push_str(&format!("${{{tab}|{}|}}", choices.join(",")));
-                    *tab += 1;
-                }
-                (None, Some(default)) => placeholder(out, Some(snippet_escape(&yaml_inline(default)))),
-                (None, None) => placeholder(out, None),
-            }
-            out.push('\n');
-        }
-    }
 }
 
 #[cfg(test)]

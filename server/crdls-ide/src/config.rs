@@ -38,11 +38,13 @@ pub struct Config {
     pub severity: BTreeMap<String, SeverityOverride>,
     /// How long the server waits after the last edit before checking a document.
     pub debounce: Duration,
+    /// Whether the language server shows inlay hints (the defaults the API server will add).
+    pub inlay_hints: bool,
 }
 
 impl Default for Config {
     fn default() -> Config {
-        Config { crd_paths: Vec::new(), strict: false, severity: BTreeMap::new(), debounce: Duration::from_millis(50) }
+        Config { crd_paths: Vec::new(), strict: false, severity: BTreeMap::new(), debounce: Duration::from_millis(50), inlay_hints: true }
     }
 }
 
@@ -54,6 +56,7 @@ struct Layer {
     strict: Option<bool>,
     severity: Option<BTreeMap<String, SeverityOverride>>,
     debounce_ms: Option<u64>,
+    inlay_hints: Option<bool>,
 }
 
 impl Config {
@@ -94,6 +97,9 @@ impl Config {
         if let Some(ms) = layer.debounce_ms {
             self.debounce = Duration::from_millis(ms);
         }
+        if let Some(on) = layer.inlay_hints {
+            self.inlay_hints = on;
+        }
     }
 
     /// Applies the severity overrides: changes severities and drops diagnostics turned off.
@@ -128,10 +134,13 @@ mod tests {
         config
             .merge_toml("crdPaths = [\"crds/\"]\nstrict = true\ndebounceMs = 0\n[severity]\n\"schema/unknown-field\" = \"off\"\n")
             .unwrap();
-        config.merge_json(&serde_json::json!({"crdls": {"strict": false, "severity": {"schema/pattern": "warning"}}})).unwrap();
+        config
+            .merge_json(&serde_json::json!({"crdls": {"strict": false, "inlayHints": false, "severity": {"schema/pattern": "warning"}}}))
+            .unwrap();
         assert_eq!(config.crd_paths, ["crds/"]);
         assert!(!config.strict);
         assert_eq!(config.debounce, Duration::ZERO);
+        assert!(!config.inlay_hints);
         let d = |code| Diagnostic::new(TextRange::empty(0), Severity::Error, code, "m");
         let mut diagnostics = vec![d("schema/unknown-field"), d("schema/pattern"), d("schema/type")];
         config.apply_severity(&mut diagnostics);

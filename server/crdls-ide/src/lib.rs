@@ -2,22 +2,27 @@
 //! CRD index, compute diagnostics, completions, hovers and definitions. No LSP types here: positions
 //! are byte offsets, and the language server converts at its edge.
 
+pub mod actions;
 pub mod completion;
 pub mod config;
 mod context;
 pub mod files;
+pub mod hints;
 pub mod hover;
 pub mod navigation;
 pub mod outline;
 mod render;
 mod schema_walk;
+mod skeleton;
 
 use crdls_crd::CrdIndex;
 use crdls_schema::{check_stream, CheckOptions};
 use crdls_yaml::{Diagnostic, Stream};
 
+pub use actions::{code_actions, CodeAction, Edit, FixRequest};
 pub use completion::{completions, CompletionItem, CompletionKind};
 pub use config::{Config, SeverityOverride, CONFIG_FILE};
+pub use hints::{inlay_hints, InlayHint};
 pub use hover::{hover, HoverResult};
 pub use navigation::{definition, Target};
 pub use outline::{document_symbols, folding_ranges, Symbol, SymbolKind};

@@ -59,6 +59,7 @@ struct ClientFlags {
     configuration: bool,
     pull_diagnostics: bool,
     diagnostic_refresh: bool,
+    inlay_hint_refresh: bool,
 }
 
 /// Everything the handlers share.
@@ -225,6 +226,13 @@ impl Backend {
     /// client to pull again (when it supports being asked).
     fn recheck_all_except(&self, skip: Option<&Url>) {
         let flags = *read(&self.state.flags);
+        if flags.inlay_hint_refresh {
+            // Defaults come from the CRDs, which may just have changed.
+            let client = self.client.clone();
+            tokio::spawn(async move {
+                let _ = client.inlay_hint_refresh().await;
+            });
+        }
         if flags.pull_diagnostics {
             if flags.diagnostic_refresh {
                 let client = self.client.clone();
@@ -414,6 +422,7 @@ impl LanguageServer for Backend {
             configuration: workspace.and_then(|w| w.configuration).unwrap_or(false),
             pull_diagnostics: caps.text_document.as_ref().and_then(|t| t.diagnostic.as_ref()).is_some(),
             diagnostic_refresh: workspace.and_then(|w| w.diagnostic.as_ref()).and_then(|d| d.refresh_support).unwrap_or(false),
+            inlay_hint_refresh: workspace.and_then(|w| w.inlay_hint.as_ref()).and_then(|d| d.refresh_support).unwrap_or(false),
         };
         *write(&self.state.flags) = flags;
         let mut roots: Vec<PathBuf> = params.workspace_folders.iter().flatten().filter_map(|f| f.uri.to_file_path().ok()).collect();
@@ -452,6 +461,11 @@ impl LanguageServer for Backend {
                 definition_provider: Some(OneOf::Left(true)),
                 document_symbol_provider: Some(OneOf::Left(true)),
                 folding_range_provider: Some(FoldingRangeProviderCapability::Simple(true)),
+                code_action_provider: Some(CodeActionProviderCapability::Options(CodeActionOptions {
+                    code_action_kinds: Some(vec![CodeActionKind::QUICKFIX]),
+                    ..CodeActionOptions::default()
+                })),
+                inlay_hint_provider: Some(OneOf::Left(true)),
                 diagnostic_provider,
                 ..ServerCapabilities::default()
             },
@@ -629,6 +643,79 @@ impl LanguageServer for Backend {
         .ok_or_else(|| internal("document symbols"))
     }
 
+    async fn code_action(&self, params: CodeActionParams) -> RpcResult<Option<CodeActionResponse>> {
+        let wants_fixes =
+            params.context.only.as_ref().is_none_or(|only| only.iter().any(|k| CodeActionKind::QUICKFIX.as_str().starts_with(k.as_str())));
+        let uri = params.text_document.uri;
+        let Some(snapshot) = self.snapshot(&uri) else { return Ok(None) };
+        if !wants_fixes || params.context.diagnostics.is_empty() {
+            return Ok(Some(Vec::new()));
+        }
+        let encoding = *read(&self.state.encoding);
+        let index = read(&self.state.index).clone();
+        let diagnostics = params.context.diagnostics;
+        self.blocking("code actions", move || {
+            let text = snapshot.text;
+            let lines = Lines::new(&text, encoding);
+            let (held, requests): (Vec<&lsp_types::Diagnostic>, Vec<crdls_ide::FixRequest<'_>>) =
+                diagnostics.iter().filter_map(|d| fix_request(&lines, d).map(|r| (d, r))).unzip();
+            if requests.is_empty() {
+                return Some(Vec::new());
+            }
+            let stream = crdls_yaml::parse(&text);
+            let actions = crdls_ide::code_actions(&text, &stream, &index, &requests);
+            let response = actions
+                .into_iter()
+                .map(|action| {
+                    let edits =
+                        action.edits.iter().map(|e| TextEdit { range: lines.range(e.range), new_text: e.new_text.clone() }).collect();
+                    CodeActionOrCommand::CodeAction(lsp_types::CodeAction {
+                        title: action.title,
+                        kind: Some(CodeActionKind::QUICKFIX),
+                        diagnostics: Some(action.fixes.iter().map(|i| held[*i].clone()).collect()),
+                        edit: Some(WorkspaceEdit { changes: Some(HashMap::from([(uri.clone(), edits)])), ..WorkspaceEdit::default() }),
+                        is_preferred: action.preferred.then_some(true),
+                        ..lsp_types::CodeAction::default()
+                    })
+                })
+                .collect();
+            Some(response)
+        })
+        .await
+        .ok_or_else(|| internal("code actions"))
+    }
+
+    async fn inlay_hint(&self, params: InlayHintParams) -> RpcResult<Option<Vec<InlayHint>>> {
+        if !read(&self.state.config).inlay_hints {
+            return Ok(None);
+        }
+        let Some(snapshot) = self.snapshot(&params.text_document.uri) else { return Ok(None) };
+        let encoding = *read(&self.state.encoding);
+        let index = read(&self.state.index).clone();
+        self.blocking("inlay hints", move || {
+            let text = snapshot.text;
+            let lines = Lines::new(&text, encoding);
+            let range = crdls_yaml::TextRange::new(lines.offset(params.range.start), lines.offset(params.range.end));
+            let stream = crdls_yaml::parse(&text);
+            let hints = crdls_ide::inlay_hints(&text, &stream, &index, range)
+                .into_iter()
+                .map(|h| InlayHint {
+                    position: lines.position(h.offset),
+                    label: InlayHintLabel::String(h.label),
+                    kind: None,
+                    text_edits: None,
+                    tooltip: Some(InlayHintTooltip::MarkupContent(MarkupContent { kind: MarkupKind::Markdown, value: h.tooltip })),
+                    padding_left: Some(true),
+                    padding_right: None,
+                    data: None,
+                })
+                .collect();
+            Some(hints)
+        })
+        .await
+        .ok_or_else(|| internal("inlay hints"))
+    }
+
     async fn folding_range(&self, params: FoldingRangeParams) -> RpcResult<Option<Vec<FoldingRange>>> {
         let Some(snapshot) = self.snapshot(&params.text_document.uri) else { return Ok(None) };
         let encoding = *read(&self.state.encoding);
@@ -648,6 +735,17 @@ impl LanguageServer for Backend {
         .await
         .ok_or_else(|| internal("folding ranges"))
     }
+}
+
+/// The fixes a client-held diagnostic asks for: its code, its range, and the path carried in `data`.
+fn fix_request<'d>(lines: &Lines<'_>, d: &'d lsp_types::Diagnostic) -> Option<crdls_ide::FixRequest<'d>> {
+    if d.source.as_deref() != Some("crdls") {
+        return None;
+    }
+    let Some(NumberOrString::String(code)) = &d.code else { return None };
+    let range = crdls_yaml::TextRange::new(lines.offset(d.range.start), lines.offset(d.range.end));
+    let path = d.data.as_ref().and_then(|data| data.get("path")).and_then(|p| p.as_str());
+    Some(crdls_ide::FixRequest { code, range, path })
 }
 
 /// An outline entry in LSP form.

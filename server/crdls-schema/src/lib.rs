@@ -16,5 +16,5 @@ mod validate;
 
 pub use check::{check_document, check_stream, CheckOptions, DocumentCheck, DocumentKind, FileCheck};
 pub use field_error::{ErrorType, FieldError};
-pub use prune::{prune_and_default, PrunedField, OBJECT_META_FIELDS};
-pub use suggest::did_you_mean;
+pub use prune::{defaulted_value, prune_and_default, PrunedField, OBJECT_META_FIELDS};
+pub use suggest::{did_you_mean, edit_distance};

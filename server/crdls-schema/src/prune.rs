@@ -40,6 +40,12 @@ pub fn prune_and_default(root: &Node, schema: &Schema, pruned: &mut Vec<PrunedFi
     walk(root, Some(schema), &FieldPath::root(), Kind::Root, pruned)
 }
 
+/// The value the API server writes for an absent field: its `default`, itself pruned and defaulted
+/// against the field's schema (a default object gets its own fields' defaults).
+pub fn defaulted_value(default: &Node, schema: &Schema) -> Node {
+    walk(default, Some(schema), &FieldPath::root(), Kind::Plain, &mut Vec::new())
+}
+
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Kind {
     /// The object's root: `apiVersion`, `kind` and `metadata` are always kept.

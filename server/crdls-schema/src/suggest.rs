@@ -9,7 +9,7 @@ pub fn did_you_mean<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str
         if candidate == word {
             continue;
         }
-        let distance = if candidate.to_lowercase() == lower { 0 } else { levenshtein(&lower, &candidate.to_lowercase()) };
+        let distance = if candidate.to_lowercase() == lower { 0 } else { edit_distance(&lower, &candidate.to_lowercase()) };
         if distance <= limit && best.is_none_or(|(d, _)| distance < d) {
             best = Some((distance, candidate));
         }
@@ -17,16 +17,23 @@ pub fn did_you_mean<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str
     best.map(|(_, c)| c)
 }
 
-fn levenshtein(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
+/// The edit distance between two strings, in characters: insertions, deletions, substitutions and
+/// swaps of two neighbours (`burts` is one edit from `burst`) each count one.
+pub fn edit_distance(a: &str, b: &str) -> usize {
+    let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
+    // Three rows of the optimal-string-alignment table: two back, one back, current.
+    let mut before: Vec<usize> = vec![0; b.len() + 1];
     let mut prev: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
+    for i in 0..a.len() {
         let mut cur = vec![i + 1; b.len() + 1];
-        for (j, cb) in b.iter().enumerate() {
-            let cost = usize::from(ca != *cb);
+        for j in 0..b.len() {
+            let cost = usize::from(a[i] != b[j]);
             cur[j + 1] = (prev[j] + cost).min(prev[j + 1] + 1).min(cur[j] + 1);
+            if i > 0 && j > 0 && a[i] == b[j - 1] && a[i - 1] == b[j] {
+                cur[j + 1] = cur[j + 1].min(before[j - 1] + 1);
+            }
         }
-        prev = cur;
+        before = std::mem::replace(&mut prev, cur);
     }
     prev[b.len()]
 }
@@ -38,6 +45,8 @@ mod tests {
     #[test]
     fn suggests_close_names_only() {
         assert_eq!(did_you_mean("replcas", ["replicas", "selector"]), Some("replicas"));
+        assert_eq!(did_you_mean("Pmup", ["Pump", "Pipe"]), Some("Pump"));
+        assert_eq!((edit_distance("burts", "burst"), edit_distance("ab", "ba"), edit_distance("", "abc")), (1, 1, 3));
         assert_eq!(did_you_mean("widget", ["Widget", "Gadget"]), Some("Widget"));
         assert_eq!(did_you_mean("zzz", ["replicas"]), None);
     }

@@ -1,0 +1,440 @@
+//! Quick fixes for diagnostics. They are stateless: a request carries only what a diagnostic carries
+//! to the editor and back (its code, its range and its field path in `data`), and the fix is computed
+//! against the document as it is now, so an edit made since the diagnostic was published cannot make
+//! a fix write in the wrong place.
+//!
+//! - `schema/required`: add the missing field (and every other missing required field of the same
+//!   object), with its own required fields, defaults, first enum members or zero values.
+//! - `schema/enum`: replace the value with the nearest members.
+//! - `schema/unknown-field`: rename it to the field it most likely misspells, or remove it with its value.
+//! - `schema/type`: quote a plain scalar that must be a string (`version: 1.10`), unquote a number or boolean.
+//! - `resource/deprecated-version`, `resource/version-not-served`, `resource/unknown-version`: move
+//!   `apiVersion` to a served version, the preferred one first; `resource/unknown-kind`: the kind meant.
+
+use crdls_crd::{split_api_version, CrdIndex, IndexedCrd, Resolution, Schema};
+use crdls_schema::{did_you_mean, edit_distance};
+use crdls_yaml::{document_at, resolve_plain, Document, Entry, Node, Segment, Stream, Style, TextRange, Value};
+
+use crate::render::{yaml_inline, yaml_string};
+use crate::schema_walk::{walk, Step};
+use crate::skeleton::{inline_value, skeleton_field, Fill};
+
+/// A diagnostic to fix, as the editor sends it back.
+#[derive(Clone, Copy, Debug)]
+pub struct FixRequest<'a> {
+    /// The diagnostic's code (`schema/enum`).
+    pub code: &'a str,
+    /// Its range in the current text.
+    pub range: TextRange,
+    /// Its field path (`spec.ports[0].protocol`), when it has one.
+    pub path: Option<&'a str>,
+}
+
+/// One text replacement.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Edit {
+    /// The range replaced.
+    pub range: TextRange,
+    /// The new text.
+    pub new_text: String,
+}
+
+/// A quick fix.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CodeAction {
+    /// What the editor shows.
+    pub title: String,
+    /// The edits, non-overlapping.
+    pub edits: Vec<Edit>,
+    /// Whether it is the fix to apply without asking (the editor's "auto fix").
+    pub preferred: bool,
+    /// The requests (by index) it fixes.
+    pub fixes: Vec<usize>,
+}
+
+/// How many enum members or versions are offered at most.
+const MAX_CHOICES: usize = 5;
+
+/// The quick fixes for `requests`, in request order, without duplicates (a "fix all in this object"
+/// action asked for by several diagnostics comes once, listing all of them).
+pub fn code_actions(text: &str, stream: &Stream, index: &CrdIndex, requests: &[FixRequest<'_>]) -> Vec<CodeAction> {
+    let mut out: Vec<CodeAction> = Vec::new();
+    for (i, request) in requests.iter().enumerate() {
+        let Some(doc) = document_at(stream, request.range.start) else { continue };
+        let Some(root) = doc.root.as_ref() else { continue };
+        let fixer = Fixer { text, doc, root, index };
+        for mut action in fixer.fixes(request) {
+            action.fixes = vec![i];
+            match out.iter_mut().find(|a| a.title == action.title && a.edits == action.edits) {
+                Some(same) => same.fixes.push(i),
+                None => out.push(action),
+            }
+        }
+    }
+    out
+}
+
+/// The fixes for one document.
+struct Fixer<'a> {
+    text: &'a str,
+    doc: &'a Document,
+    root: &'a Node,
+    index: &'a CrdIndex,
+}
+
+impl<'a> Fixer<'a> {
+    fn fixes(&self, request: &FixRequest<'_>) -> Vec<CodeAction> {
+        match request.code {
+            "resource/deprecated-version" | "resource/version-not-served" | "resource/unknown-version" => self.api_version(request.code),
+            "resource/unknown-kind" => self.kind(),
+            // Fixes that move or add lines need a tree the parser finished.
+            _ if self.doc.has_syntax_error => Vec::new(),
+            "schema/required" => request.path.map(|p| self.required(p)).unwrap_or_default(),
+            "schema/enum" => request.path.map(|p| self.enumeration(p)).unwrap_or_default(),
+            "schema/unknown-field" => request.path.map(|p| self.unknown_field(p)).unwrap_or_default(),
+            "schema/type" => request.path.map(|p| self.wrong_type(p)).unwrap_or_default(),
+            _ => Vec::new(),
+        }
+    }
+
+    /// The CRD and schema steps for the document, when its `apiVersion` and `kind` resolve.
+    fn steps(&self, segments: &[Segment<'_>]) -> Option<Vec<Step<'a>>> {
+        let (api_version, kind) = (self.root.get_str("apiVersion")?, self.root.get_str("kind")?);
+        let Resolution::Found { version, .. } = self.index.resolve(api_version, kind) else { return None };
+        walk(version.schema.as_deref(), segments)
+    }
+
+    fn api_version(&self, code: &str) -> Vec<CodeAction> {
+        let (Some(node), Some(kind)) = (self.root.get("apiVersion"), self.root.get_str("kind")) else { return Vec::new() };
+        let Some(current) = node.as_str() else { return Vec::new() };
+        let crd: &IndexedCrd = match self.index.resolve(current, kind) {
+            Resolution::Found { crd, .. } | Resolution::UnknownVersion { crd } => crd,
+            _ => return Vec::new(),
+        };
+        let (_, version) = split_api_version(current);
+        // Served, not deprecated, in Kubernetes' priority order; a likely typo's target first.
+        let mut names: Vec<&str> =
+            crd.crd.versions.iter().filter(|v| v.served && !v.deprecated && v.name != version).map(|v| v.name.as_str()).collect();
+        if code == "resource/unknown-version" {
+            if let Some(meant) = did_you_mean(version, crd.crd.versions.iter().filter(|v| v.served).map(|v| v.name.as_str())) {
+                names.retain(|n| *n != meant);
+                names.insert(0, meant);
+            }
+        }
+        names
+            .into_iter()
+            .take(MAX_CHOICES)
+            .enumerate()
+            .map(|(i, name)| {
+                let value = crd.crd.api_version_of(name);
+                replace(format!("Change apiVersion to {value}"), node.range, yaml_string(&value), i == 0)
+            })
+            .collect()
+    }
+
+    fn kind(&self) -> Vec<CodeAction> {
+        let (Some(api_version), Some(node)) = (self.root.get_str("apiVersion"), self.root.get("kind")) else { return Vec::new() };
+        let Some(kind) = node.as_str() else { return Vec::new() };
+        let Resolution::UnknownKind { known_kinds } = self.index.resolve(api_version, kind) else { return Vec::new() };
+        match did_you_mean(kind, known_kinds.iter().copied()) {
+            Some(meant) => vec![replace(format!("Change kind to {meant}"), node.range, yaml_string(meant), true)],
+            None => Vec::new(),
+        }
+    }
+
+    /// Adds the missing field, and offers to add every missing required field of the same object.
+    fn required(&self, path: &str) -> Vec<CodeAction> {
+        let found = follow(self.root, path);
+        let Some(steps) = self.steps(&found.segments) else { return Vec::new() };
+        let (Some(node), Some(step)) = (found.nodes.last(), steps.last()) else { return Vec::new() };
+        let rest = found.rest.strip_prefix('.').unwrap_or(found.rest);
+        if rest.is_empty() {
+            // The field is written but null, which the API server drops: fill it in.
+            let Some(entry) = found.entry.filter(|_| node.value == Value::Null) else { return Vec::new() };
+            return self.fill_null(entry, step.schema).into_iter().collect();
+        }
+        // The first missing name; anything deeper is written as part of its skeleton.
+        let name = rest.split(['.', '[']).next().unwrap_or(rest);
+        let Value::Map(entries) = &node.value else { return Vec::new() };
+        let missing: Vec<(&str, &Schema)> = step
+            .schema
+            .required
+            .iter()
+            .filter(|r| !entries.iter().any(|e| &e.key == *r))
+            .filter_map(|r| step.schema.property(r).map(|p| (r.as_str(), &*p.schema)))
+            // The API server fills in a field with a default: only the others are missing.
+            .filter(|(_, s)| s.default.is_none())
+            .collect();
+        let Some(this) = missing.iter().find(|(n, _)| *n == name).copied() else { return Vec::new() };
+        let mut actions = Vec::new();
+        let owner = if found.segments.is_empty() { "the object".to_string() } else { format!("\"{}\"", path_before(path, rest)) };
+        if let Some(edit) = self.add_fields(node, &[this]) {
+            actions.push(CodeAction {
+                title: format!("Add required field \"{name}\""),
+                edits: vec![edit],
+                preferred: missing.len() == 1,
+                fixes: Vec::new(),
+            });
+        }
+        if missing.len() > 1 {
+            if let Some(edit) = self.add_fields(node, &missing) {
+                actions.push(CodeAction {
+                    title: format!("Add all {} missing required fields to {owner}", missing.len()),
+                    edits: vec![edit],
+                    preferred: true,
+                    fixes: Vec::new(),
+                });
+            }
+        }
+        actions
+    }
+
+    /// The edit that writes `fields` into the mapping `map`: after its last entry in block style, before
+    /// the closing brace in flow style.
+    fn add_fields(&self, map: &Node, fields: &[(&str, &Schema)]) -> Option<Edit> {
+        let Value::Map(entries) = &map.value else { return None };
+        if map.style == Style::Flow || entries.is_empty() {
+            let close = self.text.get(..map.range.end)?.rfind('}').filter(|c| *c >= map.range.start)?;
+            let written: Vec<String> = fields.iter().map(|(n, s)| format!("{}: {}", yaml_string(n), inline_value(s, 1))).collect();
+            let (at, lead) = match entries.last() {
+                Some(last) => (entry_end(last), ", "),
+                None => (close, ""),
+            };
+            return Some(Edit { range: TextRange::empty(at), new_text: format!("{lead}{}", written.join(", ")) });
+        }
+        let first = entries.first()?;
+        let column = first.key_range.start - line_start(self.text, first.key_range.start);
+        let mut block = String::new();
+        for (name, schema) in fields {
+            skeleton_field(name, schema, column, &mut block, &mut Fill::Plain, 1);
+        }
+        let at = line_end(self.text, self.content_end(entries.iter().map(entry_end).max()?));
+        Some(Edit { range: TextRange::empty(at), new_text: format!("\n{}", block.trim_end_matches('\n')) })
+    }
+
+    /// Writes a value for a required field that is present but null.
+    fn fill_null(&self, entry: &Entry, schema: &Schema) -> Option<CodeAction> {
+        let colon = entry.key_range.end + self.text.get(entry.key_range.end..)?.find(':')?;
+        let column = entry.key_range.start - line_start(self.text, entry.key_range.start);
+        let mut field = String::new();
+        skeleton_field(&entry.key, schema, column, &mut field, &mut Fill::Plain, 1);
+        // The skeleton's text after `key:`: ` value`, or a newline and the nested block.
+        let prefix = format!("{}{}:", " ".repeat(column), yaml_string(&entry.key));
+        let value = field.strip_prefix(&prefix)?.trim_end_matches('\n').to_string();
+        let range =
+            if entry.value.style == Style::Empty { TextRange::empty(colon + 1) } else { TextRange::new(colon + 1, entry.value.range.end) };
+        Some(CodeAction {
+            title: format!("Fill in required field \"{}\"", entry.key),
+            edits: vec![Edit { range, new_text: value }],
+            preferred: true,
+            fixes: Vec::new(),
+        })
+    }
+
+    /// Replaces a value outside its enum with the nearest members.
+    fn enumeration(&self, path: &str) -> Vec<CodeAction> {
+        let found = follow(self.root, path);
+        if !found.rest.is_empty() {
+            return Vec::new();
+        }
+        let (Some(node), Some(steps)) = (found.nodes.last(), self.steps(&found.segments)) else { return Vec::new() };
+        let Some(members) = steps.last().and_then(|s| s.schema.enumeration.as_ref()) else { return Vec::new() };
+        let current = node.as_str().map_or_else(|| yaml_inline(node), str::to_string);
+        let written: Vec<String> = members.iter().map(yaml_inline).collect();
+        let plain: Vec<String> = members.iter().map(|m| m.as_str().map_or_else(|| yaml_inline(m), str::to_string)).collect();
+        let meant = did_you_mean(&current, plain.iter().map(String::as_str));
+        let mut order: Vec<usize> = (0..members.len()).collect();
+        let lower = current.to_lowercase();
+        order.sort_by_key(|&i| (Some(plain[i].as_str()) != meant, edit_distance(&lower, &plain[i].to_lowercase())));
+        order
+            .into_iter()
+            .take(MAX_CHOICES)
+            .enumerate()
+            .map(|(rank, i)| {
+                let preferred = rank == 0 && (meant.is_some() || members.len() == 1);
+                replace(format!("Change to {}", written[i]), node.range, written[i].clone(), preferred)
+            })
+            .collect()
+    }
+
+    /// Renames an unknown field to the one it likely misspells, or removes it.
+    fn unknown_field(&self, path: &str) -> Vec<CodeAction> {
+        let found = follow(self.root, path);
+        let (Some(entry), true) = (found.entry, found.rest.is_empty()) else { return Vec::new() };
+        let Some(parent) = found.nodes.len().checked_sub(2).map(|i| found.nodes[i]) else { return Vec::new() };
+        let Value::Map(siblings) = &parent.value else { return Vec::new() };
+        let mut actions = Vec::new();
+        if let Some(steps) = self.steps(&found.segments[..found.segments.len() - 1]) {
+            let fields = steps.last().map(|s| s.fields()).unwrap_or_default();
+            let free = fields.iter().map(|(p, _)| p.name.as_str()).filter(|n| !siblings.iter().any(|e| e.key == *n));
+            if let Some(meant) = did_you_mean(&entry.key, free) {
+                actions.push(replace(format!("Rename to \"{meant}\""), entry.key_range, yaml_string(meant), true));
+            }
+        }
+        if let Some(edit) = self.remove_entry(parent, entry) {
+            actions.push(CodeAction {
+                title: format!("Remove unknown field \"{}\"", entry.key),
+                edits: vec![edit],
+                preferred: actions.is_empty(),
+                fixes: Vec::new(),
+            });
+        }
+        actions
+    }
+
+    /// The edit that deletes an entry with its value: whole lines in block style, up to the next key
+    /// when the entry shares its line with a `- `, up to the next entry (or from the previous one) in flow style.
+    fn remove_entry(&self, map: &Node, entry: &Entry) -> Option<Edit> {
+        let Value::Map(entries) = &map.value else { return None };
+        let i = entries.iter().position(|e| std::ptr::eq(e, entry))?;
+        let end = entry_end(entry);
+        if map.style == Style::Flow {
+            let range = match (entries.get(i + 1), i.checked_sub(1).map(|p| &entries[p])) {
+                (Some(next), _) => TextRange::new(entry.key_range.start, next.key_range.start),
+                (None, Some(previous)) => TextRange::new(entry_end(previous), end),
+                (None, None) => TextRange::new(entry.key_range.start, end),
+            };
+            return Some(Edit { range, new_text: String::new() });
+        }
+        let start = line_start(self.text, entry.key_range.start);
+        if self.text[start..entry.key_range.start].trim().is_empty() {
+            let stop = line_end(self.text, self.content_end(end));
+            let stop = if self.text[stop..].starts_with("\r\n") { stop + 2 } else { (stop + 1).min(self.text.len()) };
+            return Some(Edit { range: TextRange::new(start, stop), new_text: String::new() });
+        }
+        // `- key: value` with more keys below: the next key moves up after the dash.
+        match entries.get(i + 1) {
+            Some(next) => Some(Edit { range: TextRange::new(entry.key_range.start, next.key_range.start), new_text: String::new() }),
+            None => Some(Edit { range: TextRange::new(entry.key_range.start, self.content_end(end)), new_text: "{}".into() }),
+        }
+    }
+
+    /// Quotes a plain scalar that must be a string; unquotes a string that must be a number or boolean.
+    fn wrong_type(&self, path: &str) -> Vec<CodeAction> {
+        let found = follow(self.root, path);
+        if !found.rest.is_empty() {
+            return Vec::new();
+        }
+        let (Some(node), Some(steps)) = (found.nodes.last(), self.steps(&found.segments)) else { return Vec::new() };
+        let Some(schema) = steps.last().map(|s| s.schema) else { return Vec::new() };
+        let source = &self.text[node.range.start..node.range.end.min(self.text.len())];
+        let wanted = if schema.int_or_string { None } else { schema.ty.as_deref() };
+        match (&node.value, wanted) {
+            (Value::Bool(_) | Value::Int(_) | Value::Float(_), Some("string")) if node.style == Style::Plain => {
+                let quoted = format!("\"{}\"", source.replace('\\', "\\\\").replace('"', "\\\""));
+                vec![replace(format!("Quote as the string {quoted}"), node.range, quoted, true)]
+            }
+            (Value::Str(s), Some(ty @ ("integer" | "number" | "boolean"))) => {
+                let fits = match (resolve_plain(s), ty) {
+                    (Value::Int(_), "integer" | "number") | (Value::Float(_), "number") => true,
+                    (Value::Bool(_), "boolean") => matches!(s.as_str(), "true" | "false"),
+                    _ => false,
+                };
+                if fits {
+                    vec![replace(format!("Write {s} as a{} {ty}", if ty == "integer" { "n" } else { "" }), node.range, s.clone(), true)]
+                } else {
+                    Vec::new()
+                }
+            }
+            _ => Vec::new(),
+        }
+    }
+
+    /// The end of the last non-blank character before `offset` (block scalars end past their newline).
+    fn content_end(&self, offset: usize) -> usize {
+        let offset = offset.min(self.text.len());
+        self.text[..offset].trim_end().len()
+    }
+}
+
+/// A one-edit replacement.
+fn replace(title: String, range: TextRange, new_text: String, preferred: bool) -> CodeAction {
+    CodeAction { title, edits: vec![Edit { range, new_text }], preferred, fixes: Vec::new() }
+}
+
+/// Where an entry ends: its value's end, or its key's when the value is empty.
+fn entry_end(entry: &Entry) -> usize {
+    entry.value.range.end.max(entry.key_range.end)
+}
+
+fn line_start(text: &str, offset: usize) -> usize {
+    text[..offset.min(text.len())].rfind('\n').map_or(0, |i| i + 1)
+}
+
+fn line_end(text: &str, offset: usize) -> usize {
+    let offset = offset.min(text.len());
+    let end = text[offset..].find('\n').map_or(text.len(), |i| offset + i);
+    if end > 0 && text.as_bytes()[end - 1] == b'\r' && end > offset {
+        end - 1
+    } else {
+        end
+    }
+}
+
+/// The part of `path` before `rest` (the owner of a missing field), without a trailing dot.
+fn path_before<'p>(path: &'p str, rest: &str) -> &'p str {
+    let cut = path.len().saturating_sub(rest.len());
+    path[..cut].trim_end_matches('.')
+}
+
+/// How far a field path leads into a document's tree.
+struct Followed<'n, 'p> {
+    /// The steps taken.
+    segments: Vec<Segment<'n>>,
+    /// The root, then the node reached by each step.
+    nodes: Vec<&'n Node>,
+    /// The entry of the last step, when it was a key.
+    entry: Option<&'n Entry>,
+    /// What is left of the path: empty when the whole path exists.
+    rest: &'p str,
+}
+
+/// Follows an API-server field path (`spec.ports[0].name`, `metadata.labels[app]`) down a tree. Keys
+/// may hold dots (`metadata.labels.app.kubernetes.io/name`): the longest key that fits is taken.
+fn follow<'n, 'p>(root: &'n Node, path: &'p str) -> Followed<'n, 'p> {
+    let mut found = Followed { segments: Vec::new(), nodes: vec![root], entry: None, rest: path };
+    let mut node = root;
+    while !found.rest.is_empty() {
+        let rest = found.rest;
+        if let Some(inner) = rest.strip_prefix('[') {
+            let Some(close) = inner.find(']') else { break };
+            let key = &inner[..close];
+            let after = &inner[close + 1..];
+            match &node.value {
+                Value::Seq(items) => match key.parse::<usize>().ok().and_then(|i| items.get(i).map(|n| (i, n))) {
+                    Some((i, item)) => {
+                        found.segments.push(Segment::Index(i));
+                        found.entry = None;
+                        node = item;
+                    }
+                    None => break,
+                },
+                Value::Map(entries) => match entries.iter().find(|e| e.key == key) {
+                    Some(e) => {
+                        found.segments.push(Segment::Key(&e.key));
+                        found.entry = Some(e);
+                        node = &e.value;
+                    }
+                    None => break,
+                },
+                _ => break,
+            }
+            found.nodes.push(node);
+            found.rest = after;
+            continue;
+        }
+        let field = rest.strip_prefix('.').unwrap_or(rest);
+        let Value::Map(entries) = &node.value else { break };
+        let fits = |e: &&Entry| field.starts_with(e.key.as_str()) && matches!(field[e.key.len()..].chars().next(), None | Some('.' | '['));
+        let Some(e) = entries.iter().filter(fits).max_by_key(|e| e.key.len()) else { break };
+        found.segments.push(Segment::Key(&e.key));
+        found.entry = Some(e);
+        node = &e.value;
+        found.nodes.push(node);
+        found.rest = &field[e.key.len()..];
+    }
+    found
+}
+
+#[cfg(test)]
+mod tests;

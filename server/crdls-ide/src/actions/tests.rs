@@ -1,0 +1,404 @@
+//! Quick fixes checked end to end: a document is checked, every diagnostic asks for its fixes, and each
+//! fix is applied and the result checked again.
+
+use expect_test::{expect, Expect};
+
+use super::*;
+use crate::completion::tests::index_of;
+
+const CRD: &str = r#"apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: pumps.demo.crdls.dev}
+spec:
+  group: demo.crdls.dev
+  scope: Namespaced
+  names: {kind: Pump, plural: pumps}
+  versions:
+  - name: v2
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        required: [spec]
+        properties:
+          spec:
+            type: object
+            required: [mode, rate, outlet]
+            properties:
+              mode: {type: string, enum: [Steady, Burst, Pulse]}
+              rate: {type: integer, default: 10}
+              version: {type: string}
+              enabled: {type: boolean}
+              outlet:
+                type: object
+                required: [size]
+                properties:
+                  size: {type: integer}
+                  valve: {type: string, enum: [open, shut]}
+              ports:
+                type: array
+                items:
+                  type: object
+                  required: [port]
+                  properties:
+                    port: {type: integer}
+                    name: {type: string}
+  - name: v1
+    served: true
+    storage: false
+    deprecated: true
+    schema:
+      openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}
+  - name: v0
+    served: false
+    storage: false
+    schema:
+      openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}
+"#;
+
+/// Checks `doc`, asks for the fixes of every diagnostic, and renders each action as its title, its
+/// flags, the codes it fixes, and the document with its edits applied.
+fn check_fixes(doc: &str, expect: Expect) {
+    let index = index_of(CRD);
+    let stream = crdls_yaml::parse(doc);
+    let diagnostics = crate::diagnostics(&stream, &index, &Default::default());
+    let requests: Vec<FixRequest<'_>> =
+        diagnostics.iter().map(|d| FixRequest { code: d.code, range: d.range, path: d.path.as_deref() }).collect();
+    let mut out = String::new();
+    for action in code_actions(doc, &stream, &index, &requests) {
+        let codes: Vec<&str> = action.fixes.iter().map(|i| requests[*i].code).collect();
+        out.push_str(&format!("## {}{} ({})\n", action.title, if action.preferred { " [preferred]" } else { "" }, codes.join(", ")));
+        let mut text = doc.to_string();
+        let mut edits = action.edits.clone();
+        edits.sort_by_key(|e| std::cmp::Reverse(e.range.start));
+        for edit in edits {
+            text.replace_range(edit.range.start..edit.range.end, &edit.new_text);
+        }
+        // The fixed text must parse, and must not have the diagnostics the action fixes.
+        let fixed = crdls_yaml::parse(&text);
+        assert!(fixed.documents.iter().all(|d| !d.has_syntax_error), "{} broke the YAML:\n{text}", action.title);
+        let after = crate::diagnostics(&fixed, &index, &Default::default());
+        for i in &action.fixes {
+            let (code, path) = (requests[*i].code, requests[*i].path);
+            let left = after.iter().find(|d| d.code == code && d.path.as_deref() == path && d.message == diagnostics[*i].message);
+            assert!(left.is_none(), "{} left {left:?} in place:\n{text}", action.title);
+        }
+        out.push_str(&text);
+    }
+    expect.assert_eq(&out);
+}
+
+const HEAD: &str = "apiVersion: demo.crdls.dev/v2\nkind: Pump\nmetadata: {name: p}\n";
+
+#[test]
+fn missing_required_fields_are_added_with_their_own_required_fields() {
+    check_fixes(
+        &format!("{HEAD}spec:\n  version: \"1\"  # the pump's firmware\n"),
+        expect![[r###"
+            ## Add required field "mode" (schema/required)
+            apiVersion: demo.crdls.dev/v2
+            kind: Pump
+            metadata: {name: p}
+            spec:
+              version: "1"  # the pump's firmware
+              mode: Steady
+            ## Add all 2 missing required fields to "spec" [preferred] (schema/required, schema/required)
+            apiVersion: demo.crdls.dev/v2
+            kind: Pump
+            metadata: {name: p}
+            spec:
+              version: "1"  # the pump's firmware
+              mode: Steady
+              outlet:
+                size: 0
+            ## Add required field "outlet" (schema/required)
+            apiVersion: demo.crdls.dev/v2
+            kind: Pump
+            metadata: {name: p}
+            spec:
+              version: "1"  # the pump's firmware
+              outlet:
+                size: 0
+        "###]],
+    );
+}
+
+#[test]
+fn required_fields_in_flow_maps_null_values_and_list_items() {
+    check_fixes(
+        &format!("{HEAD}spec: {{mode: Burst, outlet: {{}}}}\n"),
+        expect![[r#"
+            ## Add required field "size" [preferred] (schema/required)
+            apiVersion: demo.crdls.dev/v2
+            kind: Pump
+            metadata: {name: p}
+            spec: {mode: Burst, outlet: {size: 0}}
+        "#]],
+    );
+    check_fixes(
+        &format!("{HEAD}spec:\n"),
+        expect![[r###"
+            ## Fill in required field "spec" [preferred] (schema/required)
+            apiVersion: demo.crdls.dev/v2
+            kind: Pump
+            metadata: {name: p}
+            spec:
+              mode: Steady
+              outlet:
+                size: 0
+        "###]],
+    );
+    check_fixes(
+        &format!("{HEAD}spec:\n  mode: Burst\n  outlet: {{size: 1}}\n  ports:\n  - name: http\n"),
+        expect![[r#"
+            ## Add required field "port" [preferred] (schema/required)
+            apiVersion: demo.crdls.dev/v2
+            kind: Pump
+            metadata: {name: p}
+            spec:
+              mode: Burst
+              outlet: {size: 1}
+              ports:
+              - name: http
+                port: 0
+        "#]],
+    );
+}
+
+#[test]
+fn enum_values_are_replaced_by_the_nearest_members() {
+    check_fixes(
+        &format!("{HEAD}spec:\n  mode: burts\n  outlet: {{size: 1, valve: closed}}\n"),
+        expect![[r#"
+            ## Change to Burst [preferred] (schema/enum)
+            apiVersion: demo.crdls.dev/v2
+            kind: Pump
+            metadata: {name: p}
+            spec:
+              mode: Burst
+              outlet: {size: 1, valve: closed}
+            ## Change to Pulse (schema/enum)
+            apiVersion: demo.crdls.dev/v2
+            kind: Pump
+            metadata: {name: p}
+            spec:
+              mode: Pulse
+              outlet: {size: 1, valve: closed}
+            ## Change to Steady (schema/enum)
+            apiVersion: demo.crdls.dev/v2
+            kind: Pump
+            metadata: {name: p}
+            spec:
+              mode: Steady
+              outlet: {size: 1, valve: closed}
+            ## Change to open (schema/enum)
+            apiVersion: demo.crdls.dev/v2
+            kind: Pump
+            metadata: {name: p}
+            spec:
+              mode: burts
+              outlet: {size: 1, valve: open}
+            ## Change to shut (schema/enum)
+            apiVersion: demo.crdls.dev/v2
+            kind: Pump
+            metadata: {name: p}
+            spec:
+              mode: burts
+              outlet: {size: 1, valve: shut}
+        "#]],
+    );
+}
+
+#[test]
+fn unknown_fields_are_renamed_or_removed() {
+    check_fixes(
+        &format!("{HEAD}spec:\n  mode: Burst\n  outlet:\n    size: 1\n    valv: open\n  extra:\n    deep: 1\n  ports:\n  - prot: 80\n    port: 80\n"),
+        expect![[r#"
+            ## Rename to "valve" [preferred] (schema/unknown-field)
+            apiVersion: demo.crdls.dev/v2
+            kind: Pump
+            metadata: {name: p}
+            spec:
+              mode: Burst
+              outlet:
+                size: 1
+                valve: open
+              extra:
+                deep: 1
+              ports:
+              - prot: 80
+                port: 80
+            ## Remove unknown field "valv" (schema/unknown-field)
+            apiVersion: demo.crdls.dev/v2
+            kind: Pump
+            metadata: {name: p}
+            spec:
+              mode: Burst
+              outlet:
+                size: 1
+              extra:
+                deep: 1
+              ports:
+              - prot: 80
+                port: 80
+            ## Remove unknown field "extra" [preferred] (schema/unknown-field)
+            apiVersion: demo.crdls.dev/v2
+            kind: Pump
+            metadata: {name: p}
+            spec:
+              mode: Burst
+              outlet:
+                size: 1
+                valv: open
+              ports:
+              - prot: 80
+                port: 80
+            ## Remove unknown field "prot" [preferred] (schema/unknown-field)
+            apiVersion: demo.crdls.dev/v2
+            kind: Pump
+            metadata: {name: p}
+            spec:
+              mode: Burst
+              outlet:
+                size: 1
+                valv: open
+              extra:
+                deep: 1
+              ports:
+              - port: 80
+        "#]],
+    );
+    check_fixes(
+        "apiVersion: demo.crdls.dev/v2\nkind: Pump\nmetadata: {name: p, lables: {a: b}}\nspec: {mode: Burst, outlet: {size: 1}, junk: 1}\n",
+        expect![[r###"
+            ## Rename to "labels" [preferred] (schema/unknown-field)
+            apiVersion: demo.crdls.dev/v2
+            kind: Pump
+            metadata: {name: p, labels: {a: b}}
+            spec: {mode: Burst, outlet: {size: 1}, junk: 1}
+            ## Remove unknown field "lables" (schema/unknown-field)
+            apiVersion: demo.crdls.dev/v2
+            kind: Pump
+            metadata: {name: p}
+            spec: {mode: Burst, outlet: {size: 1}, junk: 1}
+            ## Remove unknown field "junk" [preferred] (schema/unknown-field)
+            apiVersion: demo.crdls.dev/v2
+            kind: Pump
+            metadata: {name: p, lables: {a: b}}
+            spec: {mode: Burst, outlet: {size: 1}}
+        "###]],
+    );
+}
+
+#[test]
+fn scalars_of_the_wrong_type_are_quoted_or_unquoted() {
+    check_fixes(
+        &format!("{HEAD}spec:\n  mode: Burst\n  rate: \"12\"\n  version: 1.10\n  enabled: \"true\"\n  outlet: {{size: 1}}\n"),
+        expect![[r###"
+            ## Write 12 as an integer [preferred] (schema/type)
+            apiVersion: demo.crdls.dev/v2
+            kind: Pump
+            metadata: {name: p}
+            spec:
+              mode: Burst
+              rate: 12
+              version: 1.10
+              enabled: "true"
+              outlet: {size: 1}
+            ## Quote as the string "1.10" [preferred] (schema/type)
+            apiVersion: demo.crdls.dev/v2
+            kind: Pump
+            metadata: {name: p}
+            spec:
+              mode: Burst
+              rate: "12"
+              version: "1.10"
+              enabled: "true"
+              outlet: {size: 1}
+            ## Write true as a boolean [preferred] (schema/type)
+            apiVersion: demo.crdls.dev/v2
+            kind: Pump
+            metadata: {name: p}
+            spec:
+              mode: Burst
+              rate: "12"
+              version: 1.10
+              enabled: true
+              outlet: {size: 1}
+        "###]],
+    );
+}
+
+#[test]
+fn api_versions_move_to_the_preferred_served_version() {
+    check_fixes(
+        "apiVersion: demo.crdls.dev/v1\nkind: Pump\nmetadata: {name: p}\n---\napiVersion: demo.crdls.dev/v0\nkind: Pump\nmetadata: {name: q}\n---\napiVersion: demo.crdls.dev/v3\nkind: Pump\nmetadata: {name: r}\n---\napiVersion: demo.crdls.dev/v2\nkind: Pmup\nmetadata: {name: s}\n",
+        expect![[r#"
+            ## Change apiVersion to demo.crdls.dev/v2 [preferred] (resource/deprecated-version)
+            apiVersion: demo.crdls.dev/v2
+            kind: Pump
+            metadata: {name: p}
+            ---
+            apiVersion: demo.crdls.dev/v0
+            kind: Pump
+            metadata: {name: q}
+            ---
+            apiVersion: demo.crdls.dev/v3
+            kind: Pump
+            metadata: {name: r}
+            ---
+            apiVersion: demo.crdls.dev/v2
+            kind: Pmup
+            metadata: {name: s}
+            ## Change apiVersion to demo.crdls.dev/v2 [preferred] (resource/version-not-served)
+            apiVersion: demo.crdls.dev/v1
+            kind: Pump
+            metadata: {name: p}
+            ---
+            apiVersion: demo.crdls.dev/v2
+            kind: Pump
+            metadata: {name: q}
+            ---
+            apiVersion: demo.crdls.dev/v3
+            kind: Pump
+            metadata: {name: r}
+            ---
+            apiVersion: demo.crdls.dev/v2
+            kind: Pmup
+            metadata: {name: s}
+            ## Change apiVersion to demo.crdls.dev/v2 [preferred] (resource/unknown-version)
+            apiVersion: demo.crdls.dev/v1
+            kind: Pump
+            metadata: {name: p}
+            ---
+            apiVersion: demo.crdls.dev/v0
+            kind: Pump
+            metadata: {name: q}
+            ---
+            apiVersion: demo.crdls.dev/v2
+            kind: Pump
+            metadata: {name: r}
+            ---
+            apiVersion: demo.crdls.dev/v2
+            kind: Pmup
+            metadata: {name: s}
+            ## Change kind to Pump [preferred] (resource/unknown-kind)
+            apiVersion: demo.crdls.dev/v1
+            kind: Pump
+            metadata: {name: p}
+            ---
+            apiVersion: demo.crdls.dev/v0
+            kind: Pump
+            metadata: {name: q}
+            ---
+            apiVersion: demo.crdls.dev/v3
+            kind: Pump
+            metadata: {name: r}
+            ---
+            apiVersion: demo.crdls.dev/v2
+            kind: Pump
+            metadata: {name: s}
+        "#]],
+    );
+}
