@@ -92,3 +92,24 @@ fn crdls_toml_sets_crd_paths_strictness_and_severities() {
     assert!(run.stderr.contains("crdls.toml"), "{}", run.stderr);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn fix_rewrites_only_clear_mistakes_and_reports_the_rest() {
+    let dir = std::env::temp_dir().join(format!("crdls-cli-fix-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::copy(crdls_tests::repo_root().join("fixtures/crds/widgets.yaml"), dir.join("widgets.yaml")).unwrap();
+    let before = "apiVersion: demo.crdls.dev/v1\nkind: Widget\nmetadata:\n  name: w\nspec:\n  size: 3\n  owner: team-a\n  tier: Gold\n  tiers: x\n  ratio: \"0.5\"\n---\napiVersion: demo.crdls.dev/v1\nkind: Widget\nmetadata:\n  name: v\nspec:\n  size: 30\n";
+    std::fs::write(dir.join("widget.yaml"), before).unwrap();
+    let run = crdls_tests::run_cli_in(&dir, &["check", "widget.yaml", "--crds", "widgets.yaml", "--fix", "--format", "json"], "");
+    let after = std::fs::read_to_string(dir.join("widget.yaml")).unwrap();
+    // `tier: Gold` and `ratio: "0.5"` are fixed; the unknown `tiers` has no clear meaning (`tier` is
+    // taken) and stays, as do the missing owner and the size out of bounds of the second document.
+    assert_eq!(after, before.replace("tier: Gold", "tier: gold").replace("ratio: \"0.5\"", "ratio: 0.5"));
+    assert_eq!(run.stderr, "crdls: made 2 fixes in 1 file\n");
+    let json: serde_json::Value = serde_json::from_str(&run.stdout).unwrap_or_else(|e| panic!("{e}: {run:?}"));
+    let codes: Vec<&str> = json["diagnostics"].as_array().unwrap().iter().map(|d| d["code"].as_str().unwrap()).collect();
+    assert_eq!(codes, ["schema/unknown-field", "schema/required", "schema/maximum"], "{run:?}");
+    assert_eq!(run.code, 1);
+    let _ = std::fs::remove_dir_all(&dir);
+}

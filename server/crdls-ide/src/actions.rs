@@ -13,7 +13,7 @@
 
 use crdls_crd::{split_api_version, CrdIndex, IndexedCrd, Resolution, Schema};
 use crdls_schema::{did_you_mean, edit_distance};
-use crdls_yaml::{document_at, resolve_plain, Document, Entry, Node, Segment, Stream, Style, TextRange, Value};
+use crdls_yaml::{document_at, resolve_plain, Diagnostic, Document, Entry, Node, Segment, Stream, Style, TextRange, Value};
 
 use crate::render::{yaml_inline, yaml_string};
 use crate::schema_walk::{walk, Step};
@@ -48,6 +48,9 @@ pub struct CodeAction {
     pub edits: Vec<Edit>,
     /// Whether it is the fix to apply without asking (the editor's "auto fix").
     pub preferred: bool,
+    /// Whether it may be applied unattended (`crdls check --fix`): a preferred replacement of one
+    /// scalar or key by what was clearly meant. Fixes that add placeholders or delete text are not.
+    pub automatic: bool,
     /// The requests (by index) it fixes.
     pub fixes: Vec<usize>,
 }
@@ -115,11 +118,14 @@ impl<'a> Fixer<'a> {
         // Served, not deprecated, in Kubernetes' priority order; a likely typo's target first.
         let mut names: Vec<&str> =
             crd.crd.versions.iter().filter(|v| v.served && !v.deprecated && v.name != version).map(|v| v.name.as_str()).collect();
-        if code == "resource/unknown-version" {
-            if let Some(meant) = did_you_mean(version, crd.crd.versions.iter().filter(|v| v.served).map(|v| v.name.as_str())) {
-                names.retain(|n| *n != meant);
-                names.insert(0, meant);
-            }
+        let typo = if code == "resource/unknown-version" {
+            did_you_mean(version, crd.crd.versions.iter().filter(|v| v.served).map(|v| v.name.as_str()))
+        } else {
+            None
+        };
+        if let Some(meant) = typo {
+            names.retain(|n| *n != meant);
+            names.insert(0, meant);
         }
         names
             .into_iter()
@@ -127,7 +133,10 @@ impl<'a> Fixer<'a> {
             .enumerate()
             .map(|(i, name)| {
                 let value = crd.crd.api_version_of(name);
-                replace(format!("Change apiVersion to {value}"), node.range, yaml_string(&value), i == 0)
+                let mut action = replace(format!("Change apiVersion to {value}"), node.range, yaml_string(&value), i == 0);
+                // Moving to another version changes the schema: only a typo's fix is made unattended.
+                action.automatic = i == 0 && typo.is_some();
+                action
             })
             .collect()
     }
@@ -173,6 +182,7 @@ impl<'a> Fixer<'a> {
                 title: format!("Add required field \"{name}\""),
                 edits: vec![edit],
                 preferred: missing.len() == 1,
+                automatic: false,
                 fixes: Vec::new(),
             });
         }
@@ -182,6 +192,7 @@ impl<'a> Fixer<'a> {
                     title: format!("Add all {} missing required fields to {owner}", missing.len()),
                     edits: vec![edit],
                     preferred: true,
+                    automatic: false,
                     fixes: Vec::new(),
                 });
             }
@@ -227,6 +238,7 @@ impl<'a> Fixer<'a> {
             title: format!("Fill in required field \"{}\"", entry.key),
             edits: vec![Edit { range, new_text: value }],
             preferred: true,
+            automatic: false,
             fixes: Vec::new(),
         })
     }
@@ -276,6 +288,7 @@ impl<'a> Fixer<'a> {
                 title: format!("Remove unknown field \"{}\"", entry.key),
                 edits: vec![edit],
                 preferred: actions.is_empty(),
+                automatic: false,
                 fixes: Vec::new(),
             });
         }
@@ -347,9 +360,42 @@ impl<'a> Fixer<'a> {
     }
 }
 
+/// The edits `crdls check --fix` makes: for each diagnostic, its automatic fix, skipping any that
+/// overlaps an edit already taken. Sorted by position.
+pub fn automatic_edits(text: &str, stream: &Stream, index: &CrdIndex, diagnostics: &[Diagnostic]) -> Vec<Edit> {
+    let requests: Vec<FixRequest<'_>> =
+        diagnostics.iter().map(|d| FixRequest { code: d.code, range: d.range, path: d.path.as_deref() }).collect();
+    let mut taken: Vec<Edit> = Vec::new();
+    for action in code_actions(text, stream, index, &requests) {
+        if !action.automatic {
+            continue;
+        }
+        let overlaps = |e: &Edit| {
+            taken.iter().any(|t| e.range.start < t.range.end.max(t.range.start + 1) && t.range.start < e.range.end.max(e.range.start + 1))
+        };
+        if action.edits.iter().any(overlaps) {
+            continue;
+        }
+        taken.extend(action.edits);
+    }
+    taken.sort_by_key(|e| e.range.start);
+    taken
+}
+
+/// `text` with non-overlapping `edits` applied.
+pub fn apply_edits(text: &str, edits: &[Edit]) -> String {
+    let mut sorted: Vec<&Edit> = edits.iter().collect();
+    sorted.sort_by_key(|e| std::cmp::Reverse(e.range.start));
+    let mut out = text.to_string();
+    for edit in sorted {
+        out.replace_range(edit.range.start..edit.range.end.min(text.len()), &edit.new_text);
+    }
+    out
+}
+
 /// A one-edit replacement.
 fn replace(title: String, range: TextRange, new_text: String, preferred: bool) -> CodeAction {
-    CodeAction { title, edits: vec![Edit { range, new_text }], preferred, fixes: Vec::new() }
+    CodeAction { title, edits: vec![Edit { range, new_text }], preferred, automatic: preferred, fixes: Vec::new() }
 }
 
 /// Where an entry ends: its value's end, or its key's when the value is empty.

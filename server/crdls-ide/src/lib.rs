@@ -19,7 +19,7 @@ use crdls_crd::CrdIndex;
 use crdls_schema::{check_stream, CheckOptions};
 use crdls_yaml::{Diagnostic, Stream};
 
-pub use actions::{code_actions, CodeAction, Edit, FixRequest};
+pub use actions::{apply_edits, automatic_edits, code_actions, CodeAction, Edit, FixRequest};
 pub use completion::{completions, CompletionItem, CompletionKind};
 pub use config::{Config, SeverityOverride, CONFIG_FILE};
 pub use hints::{inlay_hints, InlayHint};

@@ -55,6 +55,10 @@ struct CheckArgs {
     /// When to colour human output.
     #[arg(long, value_enum, default_value_t = ColorArg::Auto)]
     color: ColorArg,
+    /// Rewrite files in place with the fixes that need no judgement (a misspelled field, enum value or
+    /// kind; a number that must be a string), then report what is left.
+    #[arg(long)]
+    fix: bool,
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
@@ -130,6 +134,8 @@ pub fn run(args: impl IntoIterator<Item = String>, io: &mut Io<'_>) -> i32 {
 /// One input file read into memory.
 struct Input {
     display: String,
+    /// The file it was read from (`None` for standard input).
+    path: Option<PathBuf>,
     text: String,
     /// Whether its problems are reported (false for `--crds` sources).
     report: bool,
@@ -169,7 +175,7 @@ fn check(args: CheckArgs, io: &mut Io<'_>) -> i32 {
             if path.as_os_str() == "-" {
                 let mut text = String::new();
                 match io.stdin.read_to_string(&mut text) {
-                    Ok(_) => inputs.push(Input { display: "<stdin>".into(), text, report }),
+                    Ok(_) => inputs.push(Input { display: "<stdin>".into(), path: None, text, report }),
                     Err(e) => {
                         let _ = writeln!(io.stderr, "crdls: cannot read standard input: {e}");
                         failed = true;
@@ -183,7 +189,9 @@ fn check(args: CheckArgs, io: &mut Io<'_>) -> i32 {
                     for file in files {
                         match std::fs::read(&file) {
                             Ok(bytes) => match String::from_utf8(bytes) {
-                                Ok(text) => inputs.push(Input { display: display_path(&file, &io.cwd), text, report }),
+                                Ok(text) => {
+                                    inputs.push(Input { display: display_path(&file, &io.cwd), path: Some(file.clone()), text, report })
+                                }
                                 Err(_) => {
                                     let _ = writeln!(io.stderr, "crdls: {}: not UTF-8 text", file.display());
                                     failed = true;
@@ -218,12 +226,45 @@ fn check(args: CheckArgs, io: &mut Io<'_>) -> i32 {
     }
     let options = config.check_options();
     let mut summary = Summary { crds: index.len(), ..Summary::default() };
-    let reported: Vec<(&Input, &crdls_yaml::Stream)> = inputs.iter().zip(&streams).filter(|(i, _)| i.report).collect();
-    let results = parallel::map(&reported, |(_, stream)| {
+    let check_one = |stream: &crdls_yaml::Stream| {
         let mut diagnostics = check_stream(stream, &index, &options).diagnostics();
         config.apply_severity(&mut diagnostics);
         diagnostics
-    });
+    };
+    let mut streams = streams;
+    let mut results: Vec<Vec<crdls_yaml::Diagnostic>> = vec![Vec::new(); inputs.len()];
+    let reported_at: Vec<usize> = (0..inputs.len()).filter(|i| inputs[*i].report).collect();
+    let checked = parallel::map(&reported_at, |i| check_one(&streams[*i]));
+    for (i, diagnostics) in reported_at.iter().zip(checked) {
+        results[*i] = diagnostics;
+    }
+    if args.fix {
+        let (mut fixes, mut fixed_files) = (0, 0);
+        for &i in &reported_at {
+            let Some(path) = inputs[i].path.clone() else { continue };
+            let edits = crdls_ide::automatic_edits(&inputs[i].text, &streams[i], &index, &results[i]);
+            if edits.is_empty() {
+                continue;
+            }
+            let text = crdls_ide::apply_edits(&inputs[i].text, &edits);
+            if let Err(e) = std::fs::write(&path, &text) {
+                let _ = writeln!(io.stderr, "crdls: cannot write {}: {e}", path.display());
+                return EXIT_USAGE;
+            }
+            (fixes, fixed_files) = (fixes + edits.len(), fixed_files + 1);
+            streams[i] = crdls_yaml::parse(&text);
+            inputs[i].text = text;
+            results[i] = check_one(&streams[i]);
+        }
+        let _ = writeln!(
+            io.stderr,
+            "crdls: made {fixes} {} in {fixed_files} {}",
+            plural(fixes, "fix", "fixes"),
+            plural(fixed_files, "file", "files")
+        );
+    }
+    let reported: Vec<(&Input, &crdls_yaml::Stream)> = inputs.iter().zip(&streams).filter(|(i, _)| i.report).collect();
+    let results: Vec<Vec<crdls_yaml::Diagnostic>> = reported_at.iter().map(|i| std::mem::take(&mut results[*i])).collect();
     let mut all = Vec::new();
     for ((_, stream), diagnostics) in reported.iter().zip(results) {
         summary.files += 1;
@@ -257,6 +298,14 @@ fn check(args: CheckArgs, io: &mut Io<'_>) -> i32 {
         EXIT_ERRORS
     } else {
         EXIT_OK
+    }
+}
+
+fn plural<'a>(n: usize, one: &'a str, many: &'a str) -> &'a str {
+    if n == 1 {
+        one
+    } else {
+        many
     }
 }
 

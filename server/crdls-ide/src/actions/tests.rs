@@ -68,13 +68,10 @@ fn check_fixes(doc: &str, expect: Expect) {
     let mut out = String::new();
     for action in code_actions(doc, &stream, &index, &requests) {
         let codes: Vec<&str> = action.fixes.iter().map(|i| requests[*i].code).collect();
-        out.push_str(&format!("## {}{} ({})\n", action.title, if action.preferred { " [preferred]" } else { "" }, codes.join(", ")));
-        let mut text = doc.to_string();
-        let mut edits = action.edits.clone();
-        edits.sort_by_key(|e| std::cmp::Reverse(e.range.start));
-        for edit in edits {
-            text.replace_range(edit.range.start..edit.range.end, &edit.new_text);
-        }
+        let flags = [(action.preferred, " [preferred]"), (action.automatic, " [automatic]")];
+        let flags: String = flags.iter().filter(|f| f.0).map(|f| f.1).collect();
+        out.push_str(&format!("## {}{flags} ({})\n", action.title, codes.join(", ")));
+        let text = apply_edits(doc, &action.edits);
         // The fixed text must parse, and must not have the diagnostics the action fixes.
         let fixed = crdls_yaml::parse(&text);
         assert!(fixed.documents.iter().all(|d| !d.has_syntax_error), "{} broke the YAML:\n{text}", action.title);
@@ -171,7 +168,7 @@ fn enum_values_are_replaced_by_the_nearest_members() {
     check_fixes(
         &format!("{HEAD}spec:\n  mode: burts\n  outlet: {{size: 1, valve: closed}}\n"),
         expect![[r#"
-            ## Change to Burst [preferred] (schema/enum)
+            ## Change to Burst [preferred] [automatic] (schema/enum)
             apiVersion: demo.crdls.dev/v2
             kind: Pump
             metadata: {name: p}
@@ -214,8 +211,8 @@ fn enum_values_are_replaced_by_the_nearest_members() {
 fn unknown_fields_are_renamed_or_removed() {
     check_fixes(
         &format!("{HEAD}spec:\n  mode: Burst\n  outlet:\n    size: 1\n    valv: open\n  extra:\n    deep: 1\n  ports:\n  - prot: 80\n    port: 80\n"),
-        expect![[r#"
-            ## Rename to "valve" [preferred] (schema/unknown-field)
+        expect![[r###"
+            ## Rename to "valve" [preferred] [automatic] (schema/unknown-field)
             apiVersion: demo.crdls.dev/v2
             kind: Pump
             metadata: {name: p}
@@ -267,12 +264,12 @@ fn unknown_fields_are_renamed_or_removed() {
                 deep: 1
               ports:
               - port: 80
-        "#]],
+        "###]],
     );
     check_fixes(
         "apiVersion: demo.crdls.dev/v2\nkind: Pump\nmetadata: {name: p, lables: {a: b}}\nspec: {mode: Burst, outlet: {size: 1}, junk: 1}\n",
         expect![[r###"
-            ## Rename to "labels" [preferred] (schema/unknown-field)
+            ## Rename to "labels" [preferred] [automatic] (schema/unknown-field)
             apiVersion: demo.crdls.dev/v2
             kind: Pump
             metadata: {name: p, labels: {a: b}}
@@ -296,7 +293,7 @@ fn scalars_of_the_wrong_type_are_quoted_or_unquoted() {
     check_fixes(
         &format!("{HEAD}spec:\n  mode: Burst\n  rate: \"12\"\n  version: 1.10\n  enabled: \"true\"\n  outlet: {{size: 1}}\n"),
         expect![[r###"
-            ## Write 12 as an integer [preferred] (schema/type)
+            ## Write 12 as an integer [preferred] [automatic] (schema/type)
             apiVersion: demo.crdls.dev/v2
             kind: Pump
             metadata: {name: p}
@@ -306,7 +303,7 @@ fn scalars_of_the_wrong_type_are_quoted_or_unquoted() {
               version: 1.10
               enabled: "true"
               outlet: {size: 1}
-            ## Quote as the string "1.10" [preferred] (schema/type)
+            ## Quote as the string "1.10" [preferred] [automatic] (schema/type)
             apiVersion: demo.crdls.dev/v2
             kind: Pump
             metadata: {name: p}
@@ -316,7 +313,7 @@ fn scalars_of_the_wrong_type_are_quoted_or_unquoted() {
               version: "1.10"
               enabled: "true"
               outlet: {size: 1}
-            ## Write true as a boolean [preferred] (schema/type)
+            ## Write true as a boolean [preferred] [automatic] (schema/type)
             apiVersion: demo.crdls.dev/v2
             kind: Pump
             metadata: {name: p}
@@ -367,7 +364,7 @@ fn api_versions_move_to_the_preferred_served_version() {
             apiVersion: demo.crdls.dev/v2
             kind: Pmup
             metadata: {name: s}
-            ## Change apiVersion to demo.crdls.dev/v2 [preferred] (resource/unknown-version)
+            ## Change apiVersion to demo.crdls.dev/v2 [preferred] [automatic] (resource/unknown-version)
             apiVersion: demo.crdls.dev/v1
             kind: Pump
             metadata: {name: p}
@@ -383,7 +380,7 @@ fn api_versions_move_to_the_preferred_served_version() {
             apiVersion: demo.crdls.dev/v2
             kind: Pmup
             metadata: {name: s}
-            ## Change kind to Pump [preferred] (resource/unknown-kind)
+            ## Change kind to Pump [preferred] [automatic] (resource/unknown-kind)
             apiVersion: demo.crdls.dev/v1
             kind: Pump
             metadata: {name: p}
@@ -401,4 +398,27 @@ fn api_versions_move_to_the_preferred_served_version() {
             metadata: {name: s}
         "#]],
     );
+}
+
+#[test]
+fn automatic_edits_take_only_clear_replacements_once() {
+    let index = index_of(CRD);
+    let doc = "apiVersion: demo.crdls.dev/v1\nkind: Pump\nmetadata: {name: p}\n---\napiVersion: demo.crdls.dev/v2\nkind: Pump\nmetadata: {name: q}\nspec:\n  mode: burts\n  outlet: {size: 1, valv: open, extra: 1}\n  version: 2\n";
+    let stream = crdls_yaml::parse(doc);
+    let diagnostics = crate::diagnostics(&stream, &index, &Default::default());
+    let edits = automatic_edits(doc, &stream, &index, &diagnostics);
+    expect![[r#"
+        apiVersion: demo.crdls.dev/v1
+        kind: Pump
+        metadata: {name: p}
+        ---
+        apiVersion: demo.crdls.dev/v2
+        kind: Pump
+        metadata: {name: q}
+        spec:
+          mode: Burst
+          outlet: {size: 1, valve: open, extra: 1}
+          version: "2"
+    "#]]
+    .assert_eq(&apply_edits(doc, &edits));
 }
