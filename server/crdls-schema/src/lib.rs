@@ -4,15 +4,14 @@
 mod builtin;
 mod check;
 mod field_error;
-pub mod formats;
 pub mod gofmt;
 mod listtype;
 mod metadata;
-pub mod names;
-pub mod pattern;
 mod prune;
 mod suggest;
 mod validate;
+
+pub use crdls_cel::{formats, names, pattern};
 
 pub use check::{check_document, check_stream, CheckOptions, DocumentCheck, DocumentKind, FileCheck};
 pub use field_error::{ErrorType, FieldError};

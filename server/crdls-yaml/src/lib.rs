@@ -7,6 +7,7 @@ mod locate;
 mod parse;
 mod path;
 mod scalar;
+mod scalar_map;
 mod tree;
 
 pub use diag::{Diagnostic, Severity, TextRange};
@@ -15,6 +16,7 @@ pub use locate::{document_at, locate, Location, Segment};
 pub use parse::{parse, parse_at, Document, Stream, MAX_EXPANDED_NODES};
 pub use path::FieldPath;
 pub use scalar::{resolve_plain, resolve_tagged};
+pub use scalar_map::ScalarMap;
 pub use tree::{Entry, Node, Style, Value};
 
 #[cfg(test)]

@@ -53,6 +53,30 @@ pub fn matches(pattern: &str, value: &str) -> Option<bool> {
     })
 }
 
+/// Runs `f` with `pattern` compiled (cached per thread), or returns the compile error's text.
+pub fn with_regex<T>(pattern: &str, f: impl FnOnce(&Regex) -> T) -> Result<T, String> {
+    thread_local! {
+        static COMPILED: RefCell<HashMap<String, Result<Regex, String>>> = RefCell::new(HashMap::new());
+    }
+    COMPILED.with(|cache| {
+        if let Some(re) = cache.borrow().get(pattern) {
+            return re.as_ref().map(f).map_err(Clone::clone);
+        }
+        let re = Regex::new(&to_rust_syntax(pattern)).map_err(|e| format!("error parsing regexp: {}", first_line(&e.to_string())));
+        let result = re.as_ref().map(f).map_err(Clone::clone);
+        let mut cache = cache.borrow_mut();
+        if cache.len() > 256 {
+            cache.clear();
+        }
+        cache.insert(pattern.to_string(), re);
+        result
+    })
+}
+
+fn first_line(text: &str) -> &str {
+    text.lines().rev().find(|l| l.starts_with("error:")).map_or(text, |l| l.trim_start_matches("error: "))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

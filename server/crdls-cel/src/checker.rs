@@ -1,0 +1,496 @@
+//! The type checker: cel-go's algorithm over the `cel` crate's AST. Every node gets a type; overloads are
+//! resolved with type parameters unified as cel-go unifies them; errors carry cel-go's wording
+//! (`undefined field 'x'`, `found no matching overload for '_==_' applied to '(int, bool)'`,
+//! `undeclared reference to 'x' (in container '')`) and are located where cel-go locates them.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use cel::common::ast::{EntryExpr, Expr, IdedExpr, LiteralValue};
+
+use crate::decls::{functions, Overload};
+use crate::parse::{CelError, Parsed};
+use crate::types::Type;
+
+/// The result of checking an expression.
+#[derive(Debug)]
+pub struct Checked {
+    /// The type of every node, by id.
+    pub types: HashMap<u64, Type>,
+    /// The expression's type.
+    pub result: Type,
+    /// The errors, in the order found.
+    pub errors: Vec<CelError>,
+}
+
+/// Checks a parsed expression with the given variables in scope.
+pub fn check(parsed: &Parsed, variables: &[(&str, Type)]) -> Checked {
+    let mut checker = Checker {
+        offsets: &parsed.offsets,
+        scopes: vec![variables.iter().map(|(n, t)| (n.to_string(), t.clone())).collect()],
+        types: HashMap::new(),
+        errors: Vec::new(),
+        subst: HashMap::new(),
+        fresh: 0,
+    };
+    let result = checker.check(&parsed.expr);
+    let result = checker.substitute(&result, true);
+    let ids: Vec<u64> = checker.types.keys().copied().collect();
+    for id in ids {
+        let t = checker.types[&id].clone();
+        let t = checker.substitute(&t, true);
+        checker.types.insert(id, t);
+    }
+    Checked { types: checker.types, result, errors: checker.errors }
+}
+
+struct Checker<'p> {
+    offsets: &'p HashMap<u64, usize>,
+    scopes: Vec<HashMap<String, Type>>,
+    types: HashMap<u64, Type>,
+    errors: Vec<CelError>,
+    /// Bindings of type variables.
+    subst: HashMap<Arc<str>, Type>,
+    fresh: usize,
+}
+
+/// Names a type can be referred to by in an expression (`type(x) == int`).
+fn type_named(name: &str) -> Option<Type> {
+    Some(match name {
+        "bool" => Type::Bool,
+        "int" => Type::Int,
+        "uint" => Type::Uint,
+        "double" => Type::Double,
+        "string" => Type::String,
+        "bytes" => Type::Bytes,
+        "null_type" => Type::Null,
+        "list" => Type::list(Type::Dyn),
+        "map" => Type::map(Type::Dyn, Type::Dyn),
+        "type" => Type::Type(None),
+        "dyn" => Type::Dyn,
+        "google.protobuf.Duration" => Type::Duration,
+        "google.protobuf.Timestamp" => Type::Timestamp,
+        "optional_type" => Type::optional(Type::Dyn),
+        "net.IP" => Type::Opaque(crate::types::Opaque::Ip),
+        "net.CIDR" => Type::Opaque(crate::types::Opaque::Cidr),
+        "kubernetes.URL" => Type::Opaque(crate::types::Opaque::Url),
+        "kubernetes.Quantity" => Type::Opaque(crate::types::Opaque::Quantity),
+        "kubernetes.Semver" => Type::Opaque(crate::types::Opaque::Semver),
+        _ => return None,
+    })
+}
+
+impl Checker<'_> {
+    fn error(&mut self, id: u64, message: String) {
+        let offset = self.offsets.get(&id).copied().unwrap_or(0);
+        self.errors.push(CelError { offset, message });
+    }
+
+    fn lookup(&self, name: &str) -> Option<Type> {
+        self.scopes.iter().rev().find_map(|s| s.get(name).cloned())
+    }
+
+    fn fresh_var(&mut self) -> Type {
+        self.fresh += 1;
+        Type::param(&format!("_var{}", self.fresh - 1))
+    }
+
+    fn check(&mut self, e: &IdedExpr) -> Type {
+        let t = self.check_inner(e);
+        self.types.insert(e.id, t.clone());
+        t
+    }
+
+    fn check_inner(&mut self, e: &IdedExpr) -> Type {
+        match &e.expr {
+            Expr::Literal(l) => match l {
+                LiteralValue::Boolean(_) => Type::Bool,
+                LiteralValue::Bytes(_) => Type::Bytes,
+                LiteralValue::Double(_) => Type::Double,
+                LiteralValue::Int(_) => Type::Int,
+                LiteralValue::Null => Type::Null,
+                LiteralValue::String(_) => Type::String,
+                LiteralValue::UInt(_) => Type::Uint,
+            },
+            Expr::Ident(name) => match self.lookup(name).or_else(|| type_named(name).map(Type::type_of)) {
+                Some(t) => t,
+                None => {
+                    self.error(e.id, format!("undeclared reference to '{name}' (in container '')"));
+                    Type::Error
+                }
+            },
+            Expr::Select(select) => {
+                if let Some(t) = self.qualified_type(e) {
+                    return t;
+                }
+                let operand = self.check(&select.operand);
+                let field = self.select_field(e.id, &operand, &select.field, false);
+                if select.test {
+                    Type::Bool
+                } else {
+                    field
+                }
+            }
+            Expr::Call(call) => self.check_call(e.id, &call.func_name, call.target.as_deref(), &call.args),
+            Expr::List(list) => {
+                let mut elem: Option<Type> = None;
+                for (i, element) in list.elements.iter().enumerate() {
+                    let mut t = self.check(element);
+                    if list.optional_indices.contains(&i) {
+                        t = match self.substitute(&t, false) {
+                            Type::Optional(inner) => *inner,
+                            Type::Dyn | Type::Error => Type::Dyn,
+                            other => {
+                                self.error(element.id, format!("expected type 'optional_type({other})' but found '{other}'"));
+                                Type::Error
+                            }
+                        };
+                    }
+                    elem = Some(self.join(element.id, elem, t));
+                }
+                Type::list(elem.unwrap_or_else(|| self.fresh_var()))
+            }
+            Expr::Map(map) => {
+                let (mut key, mut value): (Option<Type>, Option<Type>) = (None, None);
+                for entry in &map.entries {
+                    let EntryExpr::MapEntry(m) = &entry.expr else { continue };
+                    let k = self.check(&m.key);
+                    key = Some(self.join(m.key.id, key, k));
+                    let mut v = self.check(&m.value);
+                    if m.optional {
+                        v = match self.substitute(&v, false) {
+                            Type::Optional(inner) => *inner,
+                            Type::Dyn | Type::Error => Type::Dyn,
+                            other => {
+                                self.error(m.value.id, format!("expected type 'optional_type({other})' but found '{other}'"));
+                                Type::Error
+                            }
+                        };
+                    }
+                    value = Some(self.join(m.value.id, value, v));
+                }
+                let key = key.unwrap_or_else(|| self.fresh_var());
+                let value = value.unwrap_or_else(|| self.fresh_var());
+                Type::map(key, value)
+            }
+            Expr::Struct(s) => {
+                for entry in &s.entries {
+                    if let EntryExpr::StructField(f) = &entry.expr {
+                        self.check(&f.value);
+                    }
+                }
+                self.error(e.id, format!("undeclared reference to '{}' (in container '')", s.type_name));
+                Type::Error
+            }
+            Expr::Comprehension(c) => {
+                let range = self.check(&c.iter_range);
+                let range = self.substitute(&range, false);
+                let (first, second) = match (&range, c.iter_var2.is_some()) {
+                    (Type::List(elem), false) => ((**elem).clone(), None),
+                    (Type::List(elem), true) => (Type::Int, Some((**elem).clone())),
+                    (Type::Map(k, v), two) => ((**k).clone(), two.then(|| (**v).clone())),
+                    (Type::Dyn | Type::Error | Type::Param(_), two) => (Type::Dyn, two.then_some(Type::Dyn)),
+                    (other, two) => {
+                        self.error(
+                            c.iter_range.id,
+                            format!("expression of type '{other}' cannot be range of a comprehension (must be list, map, or dynamic)"),
+                        );
+                        (Type::Dyn, two.then_some(Type::Dyn))
+                    }
+                };
+                let accu = self.check(&c.accu_init);
+                self.scopes.push(HashMap::from([(c.accu_var.clone(), accu.clone())]));
+                let mut iter_scope = HashMap::from([(c.iter_var.clone(), first)]);
+                if let (Some(name), Some(t)) = (&c.iter_var2, second) {
+                    iter_scope.insert(name.clone(), t);
+                }
+                self.scopes.push(iter_scope);
+                let cond = self.check(&c.loop_cond);
+                self.assert_type(c.loop_cond.id, &Type::Bool, &cond);
+                let step = self.check(&c.loop_step);
+                self.assert_type(c.loop_step.id, &accu, &step);
+                self.scopes.pop();
+                let result = self.check(&c.result);
+                self.scopes.pop();
+                result
+            }
+            Expr::Unspecified => Type::Error,
+        }
+    }
+
+    /// A select chain that names a type (`google.protobuf.Duration`) when its root is not a variable.
+    fn qualified_type(&mut self, e: &IdedExpr) -> Option<Type> {
+        let mut segments = Vec::new();
+        let mut node = e;
+        loop {
+            match &node.expr {
+                Expr::Select(s) if !s.test => {
+                    segments.push(s.field.as_str());
+                    node = &s.operand;
+                }
+                Expr::Ident(root) => {
+                    if self.lookup(root).is_some() {
+                        return None;
+                    }
+                    segments.push(root);
+                    break;
+                }
+                _ => return None,
+            }
+        }
+        segments.reverse();
+        type_named(&segments.join(".")).map(Type::type_of)
+    }
+
+    /// The type of `operand.field`; `optional` for `operand.?field`.
+    fn select_field(&mut self, id: u64, operand: &Type, field: &str, optional: bool) -> Type {
+        let operand = self.substitute(operand, false);
+        match &operand {
+            Type::Object(o) => match o.fields.get(field) {
+                Some(f) => f.ty.clone(),
+                None => {
+                    self.error(id, format!("undefined field '{field}'"));
+                    Type::Error
+                }
+            },
+            Type::Map(_, v) => (**v).clone(),
+            Type::Dyn | Type::Error | Type::Param(_) => Type::Dyn,
+            Type::Optional(inner) if optional => {
+                let inner = (**inner).clone();
+                self.select_field(id, &inner, field, optional)
+            }
+            other => {
+                self.error(id, format!("type '{other}' does not support field selection"));
+                Type::Error
+            }
+        }
+    }
+
+    fn check_call(&mut self, id: u64, name: &str, target: Option<&IdedExpr>, args: &[IdedExpr]) -> Type {
+        // `a.?b`: an optional field selection.
+        if name == "_?._" && args.len() == 2 {
+            let operand = self.check(&args[0]);
+            let field = match &args[1].expr {
+                Expr::Literal(LiteralValue::String(s)) => s.to_string(),
+                _ => String::new(),
+            };
+            self.types.insert(args[1].id, Type::String);
+            let operand = self.substitute(&operand, false);
+            let inner = match operand {
+                Type::Optional(inner) => *inner,
+                other => other,
+            };
+            let t = self.select_field(id, &inner, &field, true);
+            return match t {
+                Type::Error => Type::Error,
+                t => Type::optional(t),
+            };
+        }
+        // `sets.contains(..)`, `optional.none()`: a namespaced global function.
+        if let Some(t) = target {
+            if let Some(qualified) = self.namespaced(t, name) {
+                let types: Vec<Type> = args.iter().map(|a| self.check(a)).collect();
+                return self.resolve(id, &qualified, false, &types);
+            }
+        }
+        let mut types = Vec::new();
+        if let Some(t) = target {
+            types.push(self.check(t));
+        }
+        for a in args {
+            types.push(self.check(a));
+        }
+        self.resolve(id, name, target.is_some(), &types)
+    }
+
+    /// `ns.f` when `target` spells a name that is not a variable and `ns.f` is a declared function.
+    fn namespaced(&self, target: &IdedExpr, name: &str) -> Option<String> {
+        let mut segments = Vec::new();
+        let mut node = target;
+        loop {
+            match &node.expr {
+                Expr::Select(s) if !s.test => {
+                    segments.push(s.field.as_str());
+                    node = &s.operand;
+                }
+                Expr::Ident(root) => {
+                    if self.lookup(root).is_some() {
+                        return None;
+                    }
+                    segments.push(root);
+                    break;
+                }
+                _ => return None,
+            }
+        }
+        segments.reverse();
+        let qualified = format!("{}.{name}", segments.join("."));
+        functions().contains_key(qualified.as_str()).then_some(qualified)
+    }
+
+    /// Resolves a call against the overloads of `name`.
+    fn resolve(&mut self, id: u64, name: &str, receiver: bool, args: &[Type]) -> Type {
+        let Some(overloads) = functions().get(name) else {
+            self.error(id, format!("undeclared reference to '{name}' (in container '')"));
+            return Type::Error;
+        };
+        if args.iter().any(|a| matches!(a, Type::Error)) {
+            return Type::Error;
+        }
+        let mut result: Option<Type> = None;
+        let mut matched_subst: Option<HashMap<Arc<str>, Type>> = None;
+        let mut matches = 0;
+        for overload in overloads.iter().filter(|o| o.receiver == receiver && o.params.len() == args.len()) {
+            let (params, ret) = self.instantiate(overload);
+            let saved = self.subst.clone();
+            let ok = params.iter().zip(args).all(|(p, a)| self.assignable(p, a));
+            if ok {
+                matches += 1;
+                let ret = self.substitute(&ret, false);
+                result = Some(match result {
+                    None => ret,
+                    Some(prev) if prev == ret => prev,
+                    Some(_) => Type::Dyn,
+                });
+                if matched_subst.is_none() {
+                    matched_subst = Some(self.subst.clone());
+                }
+            }
+            self.subst = saved;
+        }
+        match result {
+            Some(t) => {
+                if matches == 1 {
+                    if let Some(s) = matched_subst {
+                        self.subst = s;
+                    }
+                }
+                t
+            }
+            None => {
+                let shown: Vec<String> = args.iter().map(|a| self.substitute(a, true).to_string()).collect();
+                let signature =
+                    if receiver { format!("{}.({})", shown[0], shown[1..].join(", ")) } else { format!("({})", shown.join(", ")) };
+                self.error(id, format!("found no matching overload for '{name}' applied to '{signature}'"));
+                Type::Error
+            }
+        }
+    }
+
+    /// An overload's parameter and result types with its type parameters renamed to fresh variables.
+    fn instantiate(&mut self, overload: &Overload) -> (Vec<Type>, Type) {
+        let mut renames: HashMap<Arc<str>, Type> = HashMap::new();
+        let params = overload.params.iter().map(|p| self.rename(p, &mut renames)).collect();
+        let result = self.rename(&overload.result, &mut renames);
+        (params, result)
+    }
+
+    fn rename(&mut self, t: &Type, renames: &mut HashMap<Arc<str>, Type>) -> Type {
+        match t {
+            Type::Param(name) => {
+                if let Some(r) = renames.get(name) {
+                    return r.clone();
+                }
+                let fresh = self.fresh_var();
+                renames.insert(name.clone(), fresh.clone());
+                fresh
+            }
+            Type::List(e) => Type::list(self.rename(e, renames)),
+            Type::Optional(e) => Type::optional(self.rename(e, renames)),
+            Type::Map(k, v) => {
+                let k = self.rename(k, renames);
+                Type::map(k, self.rename(v, renames))
+            }
+            Type::Type(Some(e)) => Type::type_of(self.rename(e, renames)),
+            other => other.clone(),
+        }
+    }
+
+    /// Follows variable bindings; `finalize` turns unbound variables into `dyn`.
+    fn substitute(&self, t: &Type, finalize: bool) -> Type {
+        match t {
+            Type::Param(name) => match self.subst.get(name) {
+                Some(bound) => self.substitute(bound, finalize),
+                None if finalize => Type::Dyn,
+                None => t.clone(),
+            },
+            Type::List(e) => Type::list(self.substitute(e, finalize)),
+            Type::Optional(e) => Type::optional(self.substitute(e, finalize)),
+            Type::Map(k, v) => Type::map(self.substitute(k, finalize), self.substitute(v, finalize)),
+            Type::Type(Some(e)) => Type::type_of(self.substitute(e, finalize)),
+            other => other.clone(),
+        }
+    }
+
+    fn occurs(&self, name: &Arc<str>, t: &Type) -> bool {
+        match self.substitute(t, false) {
+            Type::Param(other) => &other == name,
+            Type::List(e) | Type::Optional(e) => self.occurs(name, &e),
+            Type::Map(k, v) => self.occurs(name, &k) || self.occurs(name, &v),
+            Type::Type(Some(e)) => self.occurs(name, &e),
+            _ => false,
+        }
+    }
+
+    /// Whether a value of type `actual` may be passed where `expected` is declared, binding variables.
+    fn assignable(&mut self, expected: &Type, actual: &Type) -> bool {
+        let expected = self.substitute(expected, false);
+        let actual = self.substitute(actual, false);
+        if expected == actual {
+            return true;
+        }
+        match (&expected, &actual) {
+            (Type::Param(p), other) | (other, Type::Param(p)) => {
+                if self.occurs(p, other) {
+                    return false;
+                }
+                self.subst.insert(p.clone(), other.clone());
+                true
+            }
+            (Type::Dyn | Type::Error, _) | (_, Type::Dyn | Type::Error) => true,
+            (Type::List(a), Type::List(b)) | (Type::Optional(a), Type::Optional(b)) => self.assignable(a, b),
+            (Type::Map(k1, v1), Type::Map(k2, v2)) => self.assignable(k1, k2) && self.assignable(v1, v2),
+            (Type::Type(None), Type::Type(_)) | (Type::Type(_), Type::Type(None)) => true,
+            (Type::Type(Some(a)), Type::Type(Some(b))) => self.assignable(a, b),
+            (Type::Object(_), Type::Null) => true,
+            _ => false,
+        }
+    }
+
+    /// The element type of an aggregate literal so far, joined with the next element's: Kubernetes
+    /// requires homogeneous literals, so a mismatch is an error at the element.
+    fn join(&mut self, id: u64, previous: Option<Type>, current: Type) -> Type {
+        let Some(previous) = previous else { return current };
+        if self.assignable(&previous, &current) {
+            return most_general(self.substitute(&previous, false), self.substitute(&current, false));
+        }
+        let (p, c) = (self.substitute(&previous, true), self.substitute(&current, true));
+        self.error(id, format!("expected type '{p}' but found '{c}'"));
+        Type::Error
+    }
+
+    fn assert_type(&mut self, id: u64, expected: &Type, actual: &Type) {
+        if !self.assignable(expected, actual) {
+            let (e, a) = (self.substitute(expected, true), self.substitute(actual, true));
+            self.error(id, format!("expected type '{e}' but found '{a}'"));
+        }
+    }
+}
+
+/// The more general of two types that are assignable to each other.
+fn most_general(a: Type, b: Type) -> Type {
+    if a.is_dyn_or_error() || matches!(a, Type::Param(_)) {
+        return a;
+    }
+    if b.is_dyn_or_error() {
+        return b;
+    }
+    match (a, b) {
+        (Type::List(x), Type::List(y)) => Type::list(most_general(*x, *y)),
+        (Type::Map(k1, v1), Type::Map(k2, v2)) => Type::map(most_general(*k1, *k2), most_general(*v1, *v2)),
+        (a, _) => a,
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,122 @@
+//! Checker tests: types of well-typed expressions, and cel-go's errors for ill-typed ones.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use super::*;
+use crate::parse::{display_all, parse};
+use crate::types::{Field, ObjectType};
+
+fn object(name: &str, fields: &[(&str, Type)]) -> Type {
+    let fields: BTreeMap<String, Field> =
+        fields.iter().map(|(n, t)| (n.to_string(), Field { ty: t.clone(), property: n.to_string() })).collect();
+    Type::Object(Arc::new(ObjectType { name: name.to_string(), fields }))
+}
+
+fn self_type() -> Type {
+    let spec = object(
+        "Object.spec",
+        &[
+            ("replicas", Type::Int),
+            ("maxReplicas", Type::Int),
+            ("name", Type::String),
+            ("tags", Type::list(Type::String)),
+            ("labels", Type::map(Type::String, Type::String)),
+            ("port", Type::Dyn),
+            ("timeout", Type::Duration),
+        ],
+    );
+    object("Object", &[("spec", spec), ("apiVersion", Type::String)])
+}
+
+/// The result type, or the displayed errors.
+fn check_source(source: &str) -> String {
+    let parsed = match parse(source) {
+        Ok(p) => p,
+        Err(errors) => return display_all(&errors, source),
+    };
+    let checked = check(&parsed, &[("self", self_type())]);
+    if checked.errors.is_empty() {
+        checked.result.to_string()
+    } else {
+        display_all(&checked.errors, source)
+    }
+}
+
+#[test]
+fn well_typed_expressions_get_their_types() {
+    let cases = [
+        ("self.spec.replicas <= self.spec.maxReplicas", "bool"),
+        ("self.spec.tags.map(t, t + '!')", "list(string)"),
+        ("self.spec.tags.filter(t, t.startsWith('a')).size()", "int"),
+        ("self.spec.labels.exists(k, k == 'app')", "bool"),
+        ("self.spec.labels.all(k, v, k != v)", "bool"),
+        ("self.spec.labels.transformMap(k, v, v.size())", "map(string, int)"),
+        ("has(self.spec.name) ? self.spec.name : 'x'", "string"),
+        ("self.spec.port", "dyn"),
+        ("self.spec.port == 80 || self.spec.port == '80%'", "bool"),
+        ("[1, 2, 3].exists_one(x, x > 2)", "bool"),
+        ("{'a': 1}['a'] + 1", "int"),
+        ("self.spec.?name.orValue('')", "string"),
+        ("optional.of(1).hasValue()", "bool"),
+        ("sets.contains(self.spec.tags, ['a'])", "bool"),
+        ("quantity('1Gi').isLessThan(quantity('2Gi'))", "bool"),
+        ("self.spec.timeout > duration('1s')", "bool"),
+        ("type(self.spec.name) == string", "bool"),
+        ("1 < 1.5 && 2u > 1", "bool"),
+        ("[]", "list(dyn)"),
+        ("self.spec.tags.transformList(i, v, i)", "list(int)"),
+        ("format.dns1123Label().validate('a').hasValue()", "bool"),
+        ("'a,b'.split(',').join('-')", "string"),
+        ("self.spec.tags.isSorted() && self.spec.tags.min() == 'a'", "bool"),
+        ("self.spec.?labels[?'a']", "optional_type(string)"),
+    ];
+    let got: Vec<String> = cases.iter().map(|(s, _)| check_source(s)).collect();
+    let want: Vec<String> = cases.iter().map(|(_, t)| t.to_string()).collect();
+    assert_eq!(got, want);
+}
+
+#[test]
+fn errors_are_worded_and_located_as_cel_go_does() {
+    expect_test::expect![[r#"
+        ERROR: <input>:1:10: undefined field 'replica'
+         | self.spec.replica > 1
+         | .........^
+        ERROR: <input>:1:20: found no matching overload for '_==_' applied to '(int, bool)'
+         | self.spec.replicas == true
+         | ...................^
+        ERROR: <input>:1:1: undeclared reference to 'spec' (in container '')
+         | spec.replicas
+         | ^
+        ERROR: <input>:1:16: found no matching overload for '_==_' applied to '(string, null_type)'
+         | self.spec.name == null
+         | ...............^
+        ERROR: <input>:1:5: expected type 'int' but found 'string'
+         | [1, 'a']
+         | ....^
+        ERROR: <input>:1:30: found no matching overload for 'startsWith' applied to 'int.(string)'
+         | self.spec.replicas.startsWith('a')
+         | .............................^
+        ERROR: <input>:1:19: type 'int' does not support field selection
+         | self.spec.replicas.x
+         | ..................^
+        ERROR: <input>:1:10: expression of type 'int' cannot be range of a comprehension (must be list, map, or dynamic)
+         | self.spec.replicas.all(x, x > 0)
+         | .........^"#]]
+    .assert_eq(
+        &[
+            "self.spec.replica > 1",
+            "self.spec.replicas == true",
+            "spec.replicas",
+            "self.spec.name == null",
+            "[1, 'a']",
+            "self.spec.replicas.startsWith('a')",
+            "self.spec.replicas.x",
+            "self.spec.replicas.all(x, x > 0)",
+        ]
+        .iter()
+        .map(|s| check_source(s))
+        .collect::<Vec<_>>()
+        .join("\n"),
+    );
+}

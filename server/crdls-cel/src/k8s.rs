@@ -1,0 +1,647 @@
+//! The value types of the Kubernetes CEL libraries: resource quantities (`quantity('1.5Gi')`), semantic
+//! versions, URLs as Go's `url.ParseRequestURI` reads them, IP addresses and CIDRs as Go's `netip`
+//! reads them (no zones, no IPv4-mapped IPv6), and the named formats of `format.*()`.
+
+use std::cmp::Ordering;
+use std::fmt;
+use std::net::IpAddr;
+
+/// A resource quantity: an exact decimal `mantissa × 10^exponent`, with the suffix style it was written in.
+#[derive(Clone, Debug)]
+pub struct Quantity {
+    mantissa: i128,
+    exponent: i32,
+    binary: bool,
+}
+
+/// The regular expression Kubernetes cites when a quantity does not parse.
+pub const QUANTITY_ERROR: &str = "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'";
+
+impl Quantity {
+    /// Parses a quantity: a signed decimal number and a binary (`Ki`…`Ei`), decimal (`n`, `u`, `m`,
+    /// `k`, `M`…`E`) or exponent (`e3`) suffix.
+    pub fn parse(text: &str) -> Result<Quantity, String> {
+        let bad = || QUANTITY_ERROR.to_string();
+        if text.is_empty() {
+            return Err(bad());
+        }
+        let bytes = text.as_bytes();
+        let mut i = 0;
+        let negative = match bytes[0] {
+            b'-' => {
+                i = 1;
+                true
+            }
+            b'+' => {
+                i = 1;
+                false
+            }
+            _ => false,
+        };
+        let number_start = i;
+        while i < bytes.len() && (bytes[i].is_ascii_digit() || bytes[i] == b'.') {
+            i += 1;
+        }
+        let number = &text[number_start..i];
+        if number.is_empty() || number == "." || number.matches('.').count() > 1 {
+            return Err(bad());
+        }
+        let suffix = &text[i..];
+        let (whole, fraction) = number.split_once('.').unwrap_or((number, ""));
+        let digits = format!("{whole}{fraction}");
+        let digits = digits.trim_start_matches('0');
+        let mut mantissa: i128 = if digits.is_empty() { 0 } else { digits.parse().map_err(|_| "quantity is too large".to_string())? };
+        let mut exponent = -(fraction.len() as i32);
+        let mut binary = false;
+        match suffix {
+            "" => {}
+            "Ki" | "Mi" | "Gi" | "Ti" | "Pi" | "Ei" => {
+                let power = match suffix {
+                    "Ki" => 10,
+                    "Mi" => 20,
+                    "Gi" => 30,
+                    "Ti" => 40,
+                    "Pi" => 50,
+                    _ => 60,
+                };
+                mantissa = mantissa.checked_mul(1i128 << power).ok_or("quantity is too large")?;
+                binary = true;
+            }
+            "n" => exponent -= 9,
+            "u" => exponent -= 6,
+            "m" => exponent -= 3,
+            "k" => exponent += 3,
+            "M" => exponent += 6,
+            "G" => exponent += 9,
+            "T" => exponent += 12,
+            "P" => exponent += 15,
+            "E" => exponent += 18,
+            s if s.starts_with(['e', 'E']) => {
+                let e: i32 = s[1..].parse().map_err(|_| bad())?;
+                if s[1..].is_empty() || !s[1..].trim_start_matches(['+', '-']).bytes().all(|b| b.is_ascii_digit()) {
+                    return Err(bad());
+                }
+                exponent = exponent.checked_add(e).ok_or_else(bad)?;
+            }
+            _ => return Err("unable to parse quantity's suffix".to_string()),
+        }
+        if negative {
+            mantissa = -mantissa;
+        }
+        let mut q = Quantity { mantissa, exponent, binary };
+        q.normalize();
+        Ok(q)
+    }
+
+    /// Drops trailing zeros of the mantissa into the exponent, and rounds below nano units up as
+    /// the API server does.
+    fn normalize(&mut self) {
+        if self.mantissa == 0 {
+            self.exponent = 0;
+            return;
+        }
+        while self.mantissa % 10 == 0 {
+            self.mantissa /= 10;
+            self.exponent += 1;
+        }
+        while self.exponent < -9 {
+            // Round away from zero to nano precision.
+            let rem = self.mantissa % 10;
+            self.mantissa /= 10;
+            self.mantissa += rem.signum();
+            self.exponent += 1;
+        }
+    }
+
+    /// The sign: -1, 0 or 1.
+    pub fn sign(&self) -> i64 {
+        self.mantissa.signum() as i64
+    }
+
+    /// The value as an int64, when it is a whole number that fits.
+    pub fn as_i64(&self) -> Option<i64> {
+        if self.exponent < 0 {
+            return None;
+        }
+        let mut v = self.mantissa;
+        for _ in 0..self.exponent {
+            v = v.checked_mul(10)?;
+        }
+        i64::try_from(v).ok()
+    }
+
+    /// The value as a float.
+    pub fn as_f64(&self) -> f64 {
+        self.mantissa as f64 * 10f64.powi(self.exponent)
+    }
+
+    /// `self + other × 10^0 × sign`.
+    pub fn add(&self, other: &Quantity, subtract: bool) -> Result<Quantity, String> {
+        let (a, b, e) = align(self, other).ok_or("quantity is too large")?;
+        let b = if subtract { -b } else { b };
+        let mut q = Quantity { mantissa: a.checked_add(b).ok_or("quantity is too large")?, exponent: e, binary: self.binary };
+        q.normalize();
+        Ok(q)
+    }
+
+    /// A quantity for an integer.
+    pub fn from_int(i: i64) -> Quantity {
+        let mut q = Quantity { mantissa: i as i128, exponent: 0, binary: false };
+        q.normalize();
+        q
+    }
+
+    /// Compares values.
+    pub fn cmp_value(&self, other: &Quantity) -> Ordering {
+        match align(self, other) {
+            Some((a, b, _)) => a.cmp(&b),
+            None => self.as_f64().partial_cmp(&other.as_f64()).unwrap_or(Ordering::Equal),
+        }
+    }
+}
+
+/// Both mantissas at the smaller exponent.
+fn align(a: &Quantity, b: &Quantity) -> Option<(i128, i128, i32)> {
+    let e = a.exponent.min(b.exponent);
+    let scale = |q: &Quantity| -> Option<i128> {
+        let mut m = q.mantissa;
+        for _ in 0..(q.exponent - e) {
+            m = m.checked_mul(10)?;
+        }
+        Some(m)
+    };
+    Some((scale(a)?, scale(b)?, e))
+}
+
+impl fmt::Display for Quantity {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.exponent >= 0 {
+            let mut s = self.mantissa.to_string();
+            s.push_str(&"0".repeat(self.exponent as usize));
+            f.write_str(&s)
+        } else {
+            // Milli, micro or nano units, as Kubernetes prints fractions.
+            let (unit, shift) = if self.exponent >= -3 {
+                ("m", 3)
+            } else if self.exponent >= -6 {
+                ("u", 6)
+            } else {
+                ("n", 9)
+            };
+            let m = self.mantissa * 10i128.pow((shift + self.exponent) as u32);
+            write!(f, "{m}{unit}")
+        }
+    }
+}
+
+/// A semantic version.
+#[derive(Clone, Debug)]
+pub struct Semver {
+    major: u64,
+    minor: u64,
+    patch: u64,
+    pre: Vec<String>,
+    build: Vec<String>,
+}
+
+impl Semver {
+    /// Parses `MAJOR.MINOR.PATCH[-PRE][+BUILD]`; with `normalize`, a leading `v`, missing minor or
+    /// patch and leading zeros are accepted first, as Kubernetes' `semver(s, true)` does.
+    pub fn parse(text: &str, normalize: bool) -> Result<Semver, String> {
+        let mut text = text.to_string();
+        if normalize {
+            text = normalized(&text);
+        }
+        let err = |what: &str| format!("error parsing semver: {what}");
+        let (rest, build) = match text.split_once('+') {
+            Some((r, b)) => (r.to_string(), Some(b.to_string())),
+            None => (text.clone(), None),
+        };
+        let (core, pre) = match rest.split_once('-') {
+            Some((c, p)) => (c.to_string(), Some(p.to_string())),
+            None => (rest.clone(), None),
+        };
+        let parts: Vec<&str> = core.split('.').collect();
+        if parts.len() != 3 {
+            return Err(err("No Major.Minor.Patch elements found"));
+        }
+        let number = |s: &str, what: &str| -> Result<u64, String> {
+            if s.is_empty() || !s.bytes().all(|b| b.is_ascii_digit()) {
+                return Err(err(&format!("Invalid character(s) found in {what} number {s:?}")));
+            }
+            if s.len() > 1 && s.starts_with('0') {
+                return Err(err(&format!("{what} number must not contain leading zeroes {s:?}")));
+            }
+            s.parse().map_err(|_| err(&format!("{what} number too large")))
+        };
+        let (major, minor, patch) = (number(parts[0], "Major")?, number(parts[1], "Minor")?, number(parts[2], "Patch")?);
+        let ident_ok = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-');
+        let pre: Vec<String> = match pre {
+            Some(p) => {
+                let ids: Vec<String> = p.split('.').map(str::to_string).collect();
+                for id in &ids {
+                    if !ident_ok(id) {
+                        return Err(err(&format!("Invalid character(s) found in prerelease {id:?}")));
+                    }
+                    if id.len() > 1 && id.starts_with('0') && id.bytes().all(|b| b.is_ascii_digit()) {
+                        return Err(err(&format!("Prerelease number must not contain leading zeroes {id:?}")));
+                    }
+                }
+                ids
+            }
+            None => Vec::new(),
+        };
+        let build: Vec<String> = match build {
+            Some(b) => {
+                let ids: Vec<String> = b.split('.').map(str::to_string).collect();
+                if ids.iter().any(|id| !ident_ok(id)) {
+                    return Err(err("Invalid character(s) found in build meta data"));
+                }
+                ids
+            }
+            None => Vec::new(),
+        };
+        Ok(Semver { major, minor, patch, pre, build })
+    }
+
+    /// The major, minor and patch numbers.
+    pub fn parts(&self) -> (u64, u64, u64) {
+        (self.major, self.minor, self.patch)
+    }
+
+    /// Semantic-version precedence (build metadata ignored).
+    pub fn compare(&self, other: &Semver) -> Ordering {
+        let core = (self.major, self.minor, self.patch).cmp(&(other.major, other.minor, other.patch));
+        if core != Ordering::Equal {
+            return core;
+        }
+        match (self.pre.is_empty(), other.pre.is_empty()) {
+            (true, true) => return Ordering::Equal,
+            (true, false) => return Ordering::Greater,
+            (false, true) => return Ordering::Less,
+            _ => {}
+        }
+        for (a, b) in self.pre.iter().zip(&other.pre) {
+            let order = match (a.parse::<u64>(), b.parse::<u64>()) {
+                (Ok(x), Ok(y)) => x.cmp(&y),
+                (Ok(_), Err(_)) => Ordering::Less,
+                (Err(_), Ok(_)) => Ordering::Greater,
+                _ => a.cmp(b),
+            };
+            if order != Ordering::Equal {
+                return order;
+            }
+        }
+        self.pre.len().cmp(&other.pre.len())
+    }
+}
+
+/// `v1.2` → `1.2.0`, `01.002.3` → `1.2.3`.
+fn normalized(text: &str) -> String {
+    let text = text.strip_prefix('v').unwrap_or(text);
+    let cut = text.find(['-', '+']).unwrap_or(text.len());
+    let (core, rest) = text.split_at(cut);
+    let mut parts: Vec<String> = core
+        .split('.')
+        .map(|p| {
+            let trimmed = p.trim_start_matches('0');
+            if trimmed.is_empty() && !p.is_empty() {
+                "0".to_string()
+            } else {
+                trimmed.to_string()
+            }
+        })
+        .collect();
+    while parts.len() < 3 {
+        parts.push("0".to_string());
+    }
+    format!("{}{rest}", parts.join("."))
+}
+
+impl fmt::Display for Semver {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}.{}.{}", self.major, self.minor, self.patch)?;
+        if !self.pre.is_empty() {
+            write!(f, "-{}", self.pre.join("."))?;
+        }
+        if !self.build.is_empty() {
+            write!(f, "+{}", self.build.join("."))?;
+        }
+        Ok(())
+    }
+}
+
+/// A URL as Go's `url.ParseRequestURI` splits it.
+#[derive(Clone, Debug)]
+pub struct Url {
+    /// The text it was parsed from.
+    pub raw: String,
+    /// The scheme, empty for an absolute path.
+    pub scheme: String,
+    /// `host[:port]`.
+    pub host: String,
+    /// The path as written (escaped).
+    pub path: String,
+    /// The query, without `?`.
+    pub query: String,
+}
+
+impl Url {
+    /// Parses an absolute URI or an absolute path.
+    pub fn parse(text: &str) -> Result<Url, String> {
+        let err = |detail: &str| format!("URL parse error during conversion from string: parse {text:?}: {detail}");
+        if text.is_empty() {
+            return Err(err("empty url"));
+        }
+        if text.bytes().any(|b| b < 0x20 || b == 0x7f) {
+            return Err(err("net/url: invalid control character in URL"));
+        }
+        let (before_query, query) = match text.split_once('?') {
+            Some((b, q)) => (b, q.to_string()),
+            None => (text, String::new()),
+        };
+        let (scheme, rest) = match scheme_of(before_query) {
+            Some((s, r)) => (s.to_string(), r),
+            None => {
+                if !before_query.starts_with('/') {
+                    return Err(err("invalid URI for request"));
+                }
+                (String::new(), before_query)
+            }
+        };
+        let (host, path) = if let Some(after) = rest.strip_prefix("//") {
+            let end = after.find('/').unwrap_or(after.len());
+            let authority = &after[..end];
+            let host = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
+            validate_host(host).map_err(|d| err(&d))?;
+            (host.to_string(), after[end..].to_string())
+        } else if !scheme.is_empty() && !rest.starts_with('/') {
+            // An opaque URL (`mailto:x`): no host and no path.
+            (String::new(), String::new())
+        } else {
+            (String::new(), rest.to_string())
+        };
+        Ok(Url { raw: text.to_string(), scheme, host, path, query })
+    }
+
+    /// The host without port and brackets.
+    pub fn hostname(&self) -> String {
+        let (host, _) = split_host_port(&self.host);
+        host.trim_start_matches('[').trim_end_matches(']').to_string()
+    }
+
+    /// The port, or empty.
+    pub fn port(&self) -> String {
+        split_host_port(&self.host).1.to_string()
+    }
+
+    /// The query as a map from keys to their values, in order.
+    pub fn query_map(&self) -> Vec<(String, Vec<String>)> {
+        let mut out: Vec<(String, Vec<String>)> = Vec::new();
+        for pair in self.query.split('&').filter(|p| !p.is_empty()) {
+            if pair.contains(';') {
+                continue;
+            }
+            let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
+            let (Some(k), Some(v)) = (unescape(k), unescape(v)) else { continue };
+            match out.iter_mut().find(|(key, _)| *key == k) {
+                Some((_, values)) => values.push(v),
+                None => out.push((k, vec![v])),
+            }
+        }
+        out
+    }
+}
+
+fn scheme_of(text: &str) -> Option<(&str, &str)> {
+    let colon = text.find(':')?;
+    let scheme = &text[..colon];
+    let mut chars = scheme.chars();
+    let first = chars.next()?;
+    if !first.is_ascii_alphabetic() || !chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.')) {
+        return None;
+    }
+    Some((scheme, &text[colon + 1..]))
+}
+
+fn split_host_port(host: &str) -> (&str, &str) {
+    let after_bracket = host.rfind(']').map_or(0, |i| i + 1);
+    match host[after_bracket..].rfind(':') {
+        Some(i) => (&host[..after_bracket + i], &host[after_bracket + i + 1..]),
+        None => (host, ""),
+    }
+}
+
+fn validate_host(host: &str) -> Result<(), String> {
+    let (name, port) = split_host_port(host);
+    if !port.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(format!("invalid port {:?} after host", format!(":{port}")));
+    }
+    if name.starts_with('[') && !name.ends_with(']') {
+        return Err("missing ']' in host".into());
+    }
+    Ok(())
+}
+
+fn unescape(text: &str) -> Option<String> {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'%' => {
+                let hex = text.get(i + 1..i + 3)?;
+                out.push(u8::from_str_radix(hex, 16).ok()?);
+                i += 3;
+            }
+            b'+' => {
+                out.push(b' ');
+                i += 1;
+            }
+            b => {
+                out.push(b);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8(out).ok()
+}
+
+/// Parses an IP address as Kubernetes' `ip()` does.
+pub fn parse_ip(text: &str) -> Result<IpAddr, String> {
+    if text.contains('%') {
+        return Err(format!("IP address with zone value is not allowed: {text}"));
+    }
+    let ip: IpAddr = text
+        .parse()
+        .map_err(|_| format!("IP Address {text:?} parse error during conversion from string: ParseAddr({text:?}): unable to parse IP"))?;
+    if let IpAddr::V6(v6) = ip {
+        if v6.to_ipv4_mapped().is_some() {
+            return Err(format!("IPv4-mapped IPv6 address {text:?} is not allowed"));
+        }
+    }
+    Ok(ip)
+}
+
+/// Parses a CIDR as Kubernetes' `cidr()` does: the address as written and the prefix length.
+pub fn parse_cidr(text: &str) -> Result<(IpAddr, u8), String> {
+    let bad = || format!("network address parse error during conversion from string: netip.ParsePrefix({text:?}): bad prefix");
+    let (addr, bits) = text.split_once('/').ok_or_else(bad)?;
+    let ip = parse_ip(addr).map_err(|_| bad())?;
+    if bits.is_empty() || (bits.len() > 1 && bits.starts_with('0')) || !bits.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(bad());
+    }
+    let bits: u8 = bits.parse().map_err(|_| bad())?;
+    let max = if ip.is_ipv4() { 32 } else { 128 };
+    if bits > max {
+        return Err(bad());
+    }
+    Ok((ip, bits))
+}
+
+/// The network address of a CIDR (host bits cleared).
+pub fn masked(ip: IpAddr, bits: u8) -> IpAddr {
+    match ip {
+        IpAddr::V4(v4) => {
+            let mask = if bits == 0 { 0 } else { u32::MAX << (32 - bits) };
+            IpAddr::V4((u32::from(v4) & mask).into())
+        }
+        IpAddr::V6(v6) => {
+            let mask = if bits == 0 { 0 } else { u128::MAX << (128 - bits) };
+            IpAddr::V6((u128::from(v6) & mask).into())
+        }
+    }
+}
+
+/// Whether `ip` lies in the CIDR.
+pub fn cidr_contains(net: IpAddr, bits: u8, ip: IpAddr) -> bool {
+    net.is_ipv4() == ip.is_ipv4() && masked(ip, bits) == masked(net, bits)
+}
+
+/// Go's `IsGlobalUnicast`: not unspecified, loopback, multicast, link-local or the IPv4 broadcast.
+pub fn is_global_unicast(ip: IpAddr) -> bool {
+    match ip {
+        IpAddr::V4(v4) => !(v4.is_unspecified() || v4.is_loopback() || v4.is_multicast() || v4.is_link_local() || v4.is_broadcast()),
+        IpAddr::V6(v6) => {
+            let first = v6.segments()[0];
+            !(v6.is_unspecified() || v6.is_loopback() || v6.is_multicast() || (first & 0xffc0) == 0xfe80)
+        }
+    }
+}
+
+/// Go's `IsLinkLocalUnicast`.
+pub fn is_link_local_unicast(ip: IpAddr) -> bool {
+    match ip {
+        IpAddr::V4(v4) => v4.is_link_local(),
+        IpAddr::V6(v6) => (v6.segments()[0] & 0xffc0) == 0xfe80,
+    }
+}
+
+/// Go's `IsLinkLocalMulticast`.
+pub fn is_link_local_multicast(ip: IpAddr) -> bool {
+    match ip {
+        IpAddr::V4(v4) => v4.octets()[..3] == [224, 0, 0],
+        IpAddr::V6(v6) => (v6.segments()[0] & 0xff0f) == 0xff02,
+    }
+}
+
+/// The named formats of `format.<name>()`.
+pub const FORMAT_NAMES: &[&str] = &[
+    "dns1123Label",
+    "dns1123Subdomain",
+    "dns1035Label",
+    "qualifiedName",
+    "dns1123LabelPrefix",
+    "dns1123SubdomainPrefix",
+    "dns1035LabelPrefix",
+    "labelValue",
+    "uri",
+    "uuid",
+    "byte",
+    "date",
+    "datetime",
+];
+
+/// The problems of `value` under a named format (empty when valid).
+pub fn validate_format(name: &str, value: &str) -> Vec<String> {
+    use crate::names;
+    let mask = |v: &str| -> String {
+        match v.strip_suffix('-') {
+            Some(stem) => format!("{stem}a"),
+            None => v.to_string(),
+        }
+    };
+    match name {
+        "dns1123Label" => names::dns1123_label(value),
+        "dns1123Subdomain" => names::dns1123_subdomain(value),
+        "dns1035Label" => names::dns1035_label(value),
+        "qualifiedName" => names::qualified_name(value),
+        "dns1123LabelPrefix" => names::dns1123_label(&mask(value)),
+        "dns1123SubdomainPrefix" => names::dns1123_subdomain(&mask(value)),
+        "dns1035LabelPrefix" => names::dns1035_label(&mask(value)),
+        "labelValue" => names::label_value(value),
+        "uri" => match Url::parse(value) {
+            Ok(_) => Vec::new(),
+            Err(_) => vec!["invalid URI".to_string()],
+        },
+        "uuid" => (!crate::formats::check_string_format("uuid", value))
+            .then(|| "does not match the UUID format".to_string())
+            .into_iter()
+            .collect(),
+        "byte" => (!crate::formats::check_string_format("byte", value)).then(|| "invalid base64".to_string()).into_iter().collect(),
+        "date" => (!crate::formats::check_string_format("date", value)).then(|| "invalid date".to_string()).into_iter().collect(),
+        "datetime" => {
+            (!crate::formats::check_string_format("date-time", value)).then(|| "invalid datetime".to_string()).into_iter().collect()
+        }
+        _ => Vec::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quantities_parse_exactly_and_compare() {
+        let q = |s: &str| Quantity::parse(s).unwrap();
+        assert_eq!(q("1Gi").cmp_value(&q("1073741824")), Ordering::Equal);
+        assert_eq!(q("1.5").cmp_value(&q("1500m")), Ordering::Equal);
+        assert_eq!(q("1k").as_i64(), Some(1000));
+        assert_eq!(q("500m").as_i64(), None);
+        assert_eq!(q("-2e3").as_i64(), Some(-2000));
+        assert_eq!(q("1500m").to_string(), "1500m");
+        assert!(Quantity::parse("1.5.5").is_err());
+        assert!(Quantity::parse("1Zi").is_err());
+        assert_eq!(q("1").add(&q("500m"), false).unwrap().to_string(), "1500m");
+    }
+
+    #[test]
+    fn semvers_order_by_precedence() {
+        let v = |s: &str| Semver::parse(s, false).unwrap();
+        assert_eq!(v("1.2.3").compare(&v("1.10.0")), Ordering::Less);
+        assert_eq!(v("1.0.0-alpha").compare(&v("1.0.0")), Ordering::Less);
+        assert_eq!(v("1.0.0-alpha.1").compare(&v("1.0.0-alpha.beta")), Ordering::Less);
+        assert!(Semver::parse("v1.2", false).is_err());
+        assert_eq!(Semver::parse("v1.2", true).unwrap().to_string(), "1.2.0");
+        assert!(Semver::parse("01.2.3", false).is_err());
+    }
+
+    #[test]
+    fn urls_ips_and_cidrs() {
+        let u = Url::parse("https://user@example.com:8443/a%20b?x=1&x=2&y=").unwrap();
+        assert_eq!(
+            (u.scheme.as_str(), u.host.as_str(), u.hostname(), u.port(), u.path.as_str()),
+            ("https", "example.com:8443", "example.com".to_string(), "8443".to_string(), "/a%20b")
+        );
+        assert_eq!(u.query_map(), vec![("x".to_string(), vec!["1".to_string(), "2".to_string()]), ("y".to_string(), vec![String::new()])]);
+        assert!(Url::parse("example.com").is_err());
+        assert_eq!(Url::parse("https://[::1]:80").unwrap().hostname(), "::1");
+        assert!(parse_ip("::ffff:1.2.3.4").is_err());
+        assert!(parse_ip("fe80::1%eth0").is_err());
+        let (net, bits) = parse_cidr("10.0.0.0/8").unwrap();
+        assert!(cidr_contains(net, bits, parse_ip("10.1.2.3").unwrap()));
+        assert!(!cidr_contains(net, bits, parse_ip("11.0.0.1").unwrap()));
+        assert!(parse_cidr("10.0.0.0/33").is_err());
+        assert_eq!(masked(parse_ip("192.168.1.77").unwrap(), 24).to_string(), "192.168.1.0");
+    }
+}

@@ -1,0 +1,23 @@
+//! CEL for Kubernetes validation rules: expressions parsed with the `cel` crate (source offsets
+//! kept), type-checked against the CEL types Kubernetes derives from a CRD's structural schema, and
+//! evaluated with the libraries and cost limits of the API server.
+
+pub mod checker;
+pub mod decls;
+pub mod eval;
+pub mod format;
+pub mod formats;
+mod functions;
+pub mod k8s;
+pub mod names;
+pub mod parse;
+pub mod pattern;
+pub mod time;
+pub mod types;
+pub mod value;
+
+pub use checker::{check, Checked};
+pub use eval::{evaluate, ErrorKind, EvalError, Evaluation};
+pub use parse::{display_all, parse, CelError, Parsed};
+pub use types::{Field, ObjectType, Opaque, Type};
+pub use value::{List, ListKind, Map, Object, Value};

@@ -1,0 +1,378 @@
+//! Parsing with the `cel` crate: the standard macros plus those the Kubernetes environment adds
+//! (two-variable comprehensions, `optMap` and `optFlatMap`), every node's source offsets kept, and
+//! errors located and worded as cel-go words them.
+
+use std::collections::HashMap;
+use std::sync::OnceLock;
+
+use cel::common::ast::{CallExpr, ComprehensionExpr, EntryExpr, Expr, IdedExpr, ListExpr, LiteralValue, MapEntryExpr, MapExpr};
+use cel::parser::{Macro, MacroExprHelper, ParseError};
+use cel::Env;
+
+/// The accumulator variable of macro comprehensions.
+pub const ACCUMULATOR: &str = "@result";
+
+/// A parsed expression.
+#[derive(Debug)]
+pub struct Parsed {
+    /// The expression, macros expanded.
+    pub expr: IdedExpr,
+    /// The byte offset in the source where each node starts (cel-go's error location for it).
+    pub offsets: HashMap<u64, usize>,
+}
+
+/// An error in an expression, at a byte offset of its source.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CelError {
+    /// Where it is, in bytes of the expression.
+    pub offset: usize,
+    /// What is wrong, in cel-go's words.
+    pub message: String,
+}
+
+impl CelError {
+    /// The error as cel-go displays it: `ERROR: <input>:1:6: undefined field 'foo'`, then the source
+    /// line and a caret under the column.
+    pub fn display(&self, source: &str) -> String {
+        let offset = self.offset.min(source.len());
+        let line_start = source[..offset].rfind('\n').map_or(0, |i| i + 1);
+        let line_no = source[..line_start].matches('\n').count() + 1;
+        let column = source[line_start..offset].chars().count() + 1;
+        let line_end = source[line_start..].find('\n').map_or(source.len(), |i| line_start + i);
+        let snippet = source[line_start..line_end].replace('\t', " ");
+        let dots: String = snippet.chars().take(column - 1).map(|c| if is_wide(c) { '\u{ff0e}' } else { '.' }).collect();
+        format!("ERROR: <input>:{line_no}:{column}: {}\n | {snippet}\n | {dots}^", self.message)
+    }
+}
+
+/// Every error displayed, one after another, as cel-go's `Issues.String()` joins them.
+pub fn display_all(errors: &[CelError], source: &str) -> String {
+    errors.iter().map(|e| e.display(source)).collect::<Vec<_>>().join("\n")
+}
+
+/// Whether cel-go widens the caret line for this character (East Asian wide and full-width forms).
+fn is_wide(c: char) -> bool {
+    matches!(c as u32, 0x1100..=0x115F | 0x2E80..=0xA4CF | 0xAC00..=0xD7A3 | 0xF900..=0xFAFF | 0xFE30..=0xFE4F | 0xFF00..=0xFF60 | 0xFFE0..=0xFFE6)
+}
+
+/// The parsing environment, built once: the standard macros and the Kubernetes ones.
+fn env() -> &'static Env {
+    static ENV: OnceLock<Env> = OnceLock::new();
+    ENV.get_or_init(|| {
+        let mut env = Env::stdlib();
+        let macros = [
+            Macro::receiver("all", 3, |h, t, a| two_var(h, t, a, TwoVar::All).map(Some)),
+            Macro::receiver("exists", 3, |h, t, a| two_var(h, t, a, TwoVar::Exists).map(Some)),
+            Macro::receiver("existsOne", 3, |h, t, a| two_var(h, t, a, TwoVar::ExistsOne).map(Some)),
+            Macro::receiver("exists_one", 3, |h, t, a| two_var(h, t, a, TwoVar::ExistsOne).map(Some)),
+            Macro::receiver("transformList", 3, |h, t, a| two_var(h, t, a, TwoVar::TransformList).map(Some)),
+            Macro::receiver("transformList", 4, |h, t, a| two_var(h, t, a, TwoVar::TransformList).map(Some)),
+            Macro::receiver("transformMap", 3, |h, t, a| two_var(h, t, a, TwoVar::TransformMap).map(Some)),
+            Macro::receiver("transformMap", 4, |h, t, a| two_var(h, t, a, TwoVar::TransformMap).map(Some)),
+            Macro::receiver("transformMapEntry", 3, |h, t, a| two_var(h, t, a, TwoVar::TransformMapEntry).map(Some)),
+            Macro::receiver("transformMapEntry", 4, |h, t, a| two_var(h, t, a, TwoVar::TransformMapEntry).map(Some)),
+            Macro::receiver("optMap", 2, |h, t, a| opt_map(h, t, a, false).map(Some)),
+            Macro::receiver("optFlatMap", 2, |h, t, a| opt_map(h, t, a, true).map(Some)),
+        ];
+        for m in macros {
+            // The table above has no duplicates and none of the standard macros' shapes.
+            let _ = env.add_macro(m);
+        }
+        env
+    })
+}
+
+/// Parses `source` with optional syntax and backtick-escaped identifiers on, as Kubernetes does.
+pub fn parse(source: &str) -> Result<Parsed, Vec<CelError>> {
+    let parser = env().parser().enable_optional_syntax(true).enable_ident_escape_syntax(true);
+    match parser.parse_with_source_info(source) {
+        Ok((expr, info)) => {
+            let mut offsets = HashMap::new();
+            collect_offsets(&expr, &info, &mut offsets);
+            Ok(Parsed { expr, offsets })
+        }
+        Err(errors) => {
+            Err(errors.errors.iter().map(|e| CelError { offset: offset_of(source, e.pos.0, e.pos.1), message: e.msg.clone() }).collect())
+        }
+    }
+}
+
+/// The byte offset of a 1-based line and column (the column counted in characters).
+fn offset_of(source: &str, line: isize, column: isize) -> usize {
+    let mut start = 0usize;
+    for _ in 1..line.max(1) {
+        match source[start..].find('\n') {
+            Some(i) => start += i + 1,
+            None => return source.len(),
+        }
+    }
+    let skip = usize::try_from(column - 1).unwrap_or(0);
+    source[start..].char_indices().nth(skip).map_or(source.len(), |(i, _)| start + i)
+}
+
+fn collect_offsets(expr: &IdedExpr, info: &cel::common::ast::SourceInfo, out: &mut HashMap<u64, usize>) {
+    if let Some((start, _)) = info.offset_for(expr.id) {
+        out.insert(expr.id, start as usize);
+    }
+    for child in children(expr) {
+        collect_offsets(child, info, out);
+    }
+}
+
+/// The direct sub-expressions of a node.
+pub fn children(expr: &IdedExpr) -> Vec<&IdedExpr> {
+    match &expr.expr {
+        Expr::Call(call) => call.target.iter().map(|t| &**t).chain(call.args.iter()).collect(),
+        Expr::Comprehension(c) => vec![&c.iter_range, &c.accu_init, &c.loop_cond, &c.loop_step, &c.result],
+        Expr::List(list) => list.elements.iter().collect(),
+        Expr::Map(map) => map
+            .entries
+            .iter()
+            .flat_map(|e| match &e.expr {
+                EntryExpr::MapEntry(m) => vec![&m.key, &m.value],
+                EntryExpr::StructField(f) => vec![&f.value],
+            })
+            .collect(),
+        Expr::Select(select) => vec![&select.operand],
+        Expr::Struct(s) => s
+            .entries
+            .iter()
+            .map(|e| match &e.expr {
+                EntryExpr::MapEntry(m) => &m.value,
+                EntryExpr::StructField(f) => &f.value,
+            })
+            .collect(),
+        Expr::Ident(_) | Expr::Literal(_) | Expr::Unspecified => Vec::new(),
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum TwoVar {
+    All,
+    Exists,
+    ExistsOne,
+    TransformList,
+    TransformMap,
+    TransformMapEntry,
+}
+
+fn call(h: &mut MacroExprHelper<'_>, name: &str, args: Vec<IdedExpr>) -> IdedExpr {
+    h.next_expr(Expr::Call(CallExpr { func_name: name.to_string(), target: None, args }))
+}
+
+fn ident(h: &mut MacroExprHelper<'_>, name: &str) -> IdedExpr {
+    h.next_expr(Expr::Ident(name.to_string()))
+}
+
+fn literal(h: &mut MacroExprHelper<'_>, value: LiteralValue) -> IdedExpr {
+    h.next_expr(Expr::Literal(value))
+}
+
+fn simple_name(h: &MacroExprHelper<'_>, expr: &IdedExpr) -> Result<String, ParseError> {
+    match &expr.expr {
+        Expr::Ident(name) => Ok(name.clone()),
+        _ => Err(h.new_error(expr.id, "argument must be a simple name")),
+    }
+}
+
+/// Expands the two-variable comprehensions of cel-go's comprehensions extension.
+fn two_var(
+    h: &mut MacroExprHelper<'_>,
+    target: &mut Option<IdedExpr>,
+    args: &mut Vec<IdedExpr>,
+    kind: TwoVar,
+) -> Result<IdedExpr, ParseError> {
+    let first = simple_name(h, &args[0])?;
+    let second = simple_name(h, &args[1])?;
+    if first == ACCUMULATOR || second == ACCUMULATOR {
+        return Err(h.new_error(args[0].id, "iteration variable overwrites accumulator variable"));
+    }
+    if first == second {
+        return Err(h.new_error(args[1].id, "duplicate variable name"));
+    }
+    let body = args.pop().unwrap_or_default();
+    let filter = if args.len() == 3 { args.pop() } else { None };
+    let accu = |h: &mut MacroExprHelper<'_>| ident(h, ACCUMULATOR);
+    let (init, cond, step, result) = match kind {
+        TwoVar::All => {
+            let a = accu(h);
+            let cond = call(h, "@not_strictly_false", vec![a]);
+            let a = accu(h);
+            let step = call(h, "_&&_", vec![a, body]);
+            (literal(h, LiteralValue::Boolean(true.into())), cond, step, accu(h))
+        }
+        TwoVar::Exists => {
+            let a = accu(h);
+            let not = call(h, "!_", vec![a]);
+            let cond = call(h, "@not_strictly_false", vec![not]);
+            let a = accu(h);
+            let step = call(h, "_||_", vec![a, body]);
+            (literal(h, LiteralValue::Boolean(false.into())), cond, step, accu(h))
+        }
+        TwoVar::ExistsOne => {
+            let a = accu(h);
+            let one = literal(h, LiteralValue::Int(1.into()));
+            let plus = call(h, "_+_", vec![a, one]);
+            let a = accu(h);
+            let step = call(h, "_?_:_", vec![body, plus, a]);
+            let a = accu(h);
+            let one = literal(h, LiteralValue::Int(1.into()));
+            let result = call(h, "_==_", vec![a, one]);
+            let cond = literal(h, LiteralValue::Boolean(true.into()));
+            (literal(h, LiteralValue::Int(0.into())), cond, step, result)
+        }
+        TwoVar::TransformList | TwoVar::TransformMap | TwoVar::TransformMapEntry => {
+            let a = accu(h);
+            let step = match kind {
+                TwoVar::TransformList => {
+                    let item = h.next_expr(Expr::List(ListExpr::new(vec![body])));
+                    call(h, "_+_", vec![a, item])
+                }
+                TwoVar::TransformMap => {
+                    let key = ident(h, &first);
+                    call(h, "cel.@mapInsert", vec![a, key, body])
+                }
+                _ => call(h, "cel.@mapInsert", vec![a, body]),
+            };
+            let step = match filter {
+                Some(filter) => {
+                    let a = accu(h);
+                    call(h, "_?_:_", vec![filter, step, a])
+                }
+                None => step,
+            };
+            let init = if kind == TwoVar::TransformList {
+                h.next_expr(Expr::List(ListExpr::new(Vec::new())))
+            } else {
+                h.next_expr(Expr::Map(MapExpr { entries: Vec::new() }))
+            };
+            let cond = literal(h, LiteralValue::Boolean(true.into()));
+            (init, cond, step, accu(h))
+        }
+    };
+    let range = target.take().unwrap_or_default();
+    Ok(h.next_expr(Expr::Comprehension(Box::new(ComprehensionExpr {
+        iter_range: range,
+        iter_var: first,
+        iter_var2: Some(second),
+        accu_var: ACCUMULATOR.to_string(),
+        accu_init: init,
+        loop_cond: cond,
+        loop_step: step,
+        result,
+    }))))
+}
+
+/// `opt.optMap(v, e)` is `opt.hasValue() ? optional.of(e with v = opt.value()) : optional.none()`;
+/// `optFlatMap` leaves out the `optional.of`.
+fn opt_map(
+    h: &mut MacroExprHelper<'_>,
+    target: &mut Option<IdedExpr>,
+    args: &mut Vec<IdedExpr>,
+    flat: bool,
+) -> Result<IdedExpr, ParseError> {
+    let name = simple_name(h, &args[0])?;
+    let body = args.pop().unwrap_or_default();
+    let target = target.take().unwrap_or_default();
+    let copy = renumber(h, &target);
+    let has_value = h.next_expr(Expr::Call(CallExpr { func_name: "hasValue".into(), target: Some(Box::new(target)), args: Vec::new() }));
+    let value = h.next_expr(Expr::Call(CallExpr { func_name: "value".into(), target: Some(Box::new(copy)), args: Vec::new() }));
+    // A comprehension over nothing binds the variable as its accumulator: cel-go's `cel.bind`.
+    let empty = h.next_expr(Expr::List(ListExpr::new(Vec::new())));
+    let cond = literal(h, LiteralValue::Boolean(false.into()));
+    let step = ident(h, &name);
+    let bound = h.next_expr(Expr::Comprehension(Box::new(ComprehensionExpr {
+        iter_range: empty,
+        iter_var: "#unused".into(),
+        iter_var2: None,
+        accu_var: name,
+        accu_init: value,
+        loop_cond: cond,
+        loop_step: step,
+        result: body,
+    })));
+    let some = if flat { bound } else { call(h, "optional.of", vec![bound]) };
+    let none = call(h, "optional.none", Vec::new());
+    Ok(call(h, "_?_:_", vec![has_value, some, none]))
+}
+
+/// A copy of `expr` whose nodes have fresh ids.
+fn renumber(h: &mut MacroExprHelper<'_>, expr: &IdedExpr) -> IdedExpr {
+    let inner = match &expr.expr {
+        Expr::Call(c) => Expr::Call(CallExpr {
+            func_name: c.func_name.clone(),
+            target: c.target.as_ref().map(|t| Box::new(renumber(h, t))),
+            args: c.args.iter().map(|a| renumber(h, a)).collect(),
+        }),
+        Expr::Select(s) => {
+            let operand = renumber(h, &s.operand);
+            Expr::Select(cel::common::ast::SelectExpr { operand: Box::new(operand), field: s.field.clone(), test: s.test })
+        }
+        Expr::List(l) => {
+            Expr::List(ListExpr::new_with_optionals(l.elements.iter().map(|e| renumber(h, e)).collect(), l.optional_indices.clone()))
+        }
+        Expr::Map(m) => Expr::Map(MapExpr {
+            entries: m
+                .entries
+                .iter()
+                .map(|e| {
+                    let expr = match &e.expr {
+                        EntryExpr::MapEntry(me) => EntryExpr::MapEntry(MapEntryExpr {
+                            key: renumber(h, &me.key),
+                            value: renumber(h, &me.value),
+                            optional: me.optional,
+                        }),
+                        other => other.clone(),
+                    };
+                    cel::common::ast::IdedEntryExpr { id: e.id, expr }
+                })
+                .collect(),
+        }),
+        Expr::Comprehension(c) => Expr::Comprehension(Box::new(ComprehensionExpr {
+            iter_range: renumber(h, &c.iter_range),
+            iter_var: c.iter_var.clone(),
+            iter_var2: c.iter_var2.clone(),
+            accu_var: c.accu_var.clone(),
+            accu_init: renumber(h, &c.accu_init),
+            loop_cond: renumber(h, &c.loop_cond),
+            loop_step: renumber(h, &c.loop_step),
+            result: renumber(h, &c.result),
+        })),
+        other => other.clone(),
+    };
+    h.next_expr(inner)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn errors_are_located_and_displayed_as_cel_go_does() {
+        let source = "self.a == 'é' &&";
+        let errors = parse(source).unwrap_err();
+        expect_test::expect![[r#"
+            ERROR: <input>:1:17: Syntax error: mismatched input '<EOF>' expecting {'[', '{', '(', '.', '-', '!', 'true', 'false', 'null', NUM_FLOAT, NUM_INT, NUM_UINT, STRING, BYTES, IDENTIFIER}
+             | self.a == 'é' &&
+             | ................^"#]]
+        .assert_eq(&display_all(&errors, source));
+        let has = parse("has(self)").unwrap_err();
+        assert_eq!(has[0].message, "invalid argument to has() macro");
+    }
+
+    #[test]
+    fn kubernetes_macros_expand() {
+        for source in [
+            "self.all(k, v, k == v)",
+            "self.exists(i, v, v > 1)",
+            "self.transformMap(k, v, v + 1)",
+            "self.transformList(i, v, i > 0, v)",
+            "self.?x.optMap(v, v + 1)",
+            "[1].map(x, x > 0, x * 2)",
+        ] {
+            let parsed = parse(source).unwrap_or_else(|e| panic!("{source}: {e:?}"));
+            assert!(!parsed.offsets.is_empty());
+        }
+        assert_eq!(parse("self.all(k, k, true)").unwrap_err()[0].message, "duplicate variable name");
+    }
+}
