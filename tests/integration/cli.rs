@@ -26,7 +26,7 @@ fn errors_exit_one_and_stdin_is_read() {
     assert_eq!(max["range"]["end"], serde_json::json!({"line": 6, "column": 11}));
     let unknown = diagnostics.iter().find(|d| d["code"] == "schema/unknown-field").expect("an unknown field");
     assert_eq!(unknown["severity"], "warning");
-    assert_eq!(json["summary"], serde_json::json!({"files": 1, "documents": 1, "crds": 3, "errors": 1, "warnings": 1}));
+    assert_eq!(json["summary"], serde_json::json!({"files": 1, "documents": 1, "crds": 4, "errors": 1, "warnings": 1}));
 }
 
 #[test]
@@ -53,7 +53,7 @@ fn directories_are_searched_and_crds_among_paths_are_used() {
     let run = run_cli(&["check", "fixtures", "--format", "json"], "");
     assert_eq!(run.code, 1, "the fixtures hold deliberate errors");
     let json: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
-    assert_eq!(json["summary"]["crds"], 3);
+    assert_eq!(json["summary"]["crds"], 5);
     let files: std::collections::BTreeSet<&str> =
         json["diagnostics"].as_array().unwrap().iter().map(|d| d["file"].as_str().unwrap()).collect();
     assert!(files.contains("fixtures/resources/schema-errors.yaml"), "{files:?}");

@@ -126,8 +126,5 @@ fn kubectl_validate_testcases() {
         pass + fail
     );
     let failing: Vec<&String> = outcomes.iter().filter(|(_, (o, _))| *o == Outcome::Fail).map(|(n, _)| n).collect();
-    // CEL rules are not evaluated yet (the CEL issue): these two cases are the known gap.
-    let known_gaps = ["error_cel_basic.yaml#0", "error_cel_basic_multiple.yaml#0"];
-    let unexpected: Vec<&&String> = failing.iter().filter(|n| !known_gaps.contains(&n.as_str())).collect();
-    assert!(unexpected.is_empty(), "conformance cases failing: {unexpected:?}");
+    assert!(failing.is_empty(), "conformance cases failing: {failing:?}");
 }

@@ -6,8 +6,11 @@ use expect_test::expect_file;
 use crdls_tests::{repo_root, run_cli};
 
 fn snapshot(name: &str) {
-    let path = format!("fixtures/resources/{name}.yaml");
-    let run = run_cli(&["check", &path, "--crds", "fixtures/crds", "--color", "never"], "");
+    snapshot_of(&format!("fixtures/resources/{name}.yaml"), name);
+}
+
+fn snapshot_of(path: &str, name: &str) {
+    let run = run_cli(&["check", path, "--crds", "fixtures/crds", "--color", "never"], "");
     let rendered = format!("exit code: {}\n{}{}", run.code, run.stdout, run.stderr);
     expect_file![repo_root().join(format!("tests/snapshots/{name}.txt"))].assert_eq(&rendered);
 }
@@ -40,6 +43,17 @@ fn metadata() {
 #[test]
 fn yaml_errors() {
     snapshot("yaml-errors");
+}
+
+#[test]
+fn cel_rules() {
+    snapshot("cel");
+}
+
+/// CRD files whose own problems are the point: checked as paths, not as `--crds` sources.
+#[test]
+fn crd_rule_errors() {
+    snapshot_of("fixtures/crd-errors/rules.yaml", "crd-rule-errors");
 }
 
 #[test]

@@ -4,6 +4,7 @@
 
 pub mod checker;
 pub mod decls;
+pub mod escape;
 pub mod eval;
 pub mod format;
 pub mod formats;
@@ -16,6 +17,7 @@ pub mod time;
 pub mod types;
 pub mod value;
 
+pub use cel::common::ast;
 pub use checker::{check, Checked};
 pub use eval::{evaluate, ErrorKind, EvalError, Evaluation};
 pub use parse::{display_all, parse, CelError, Parsed};

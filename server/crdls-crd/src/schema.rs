@@ -148,6 +148,8 @@ pub struct ValidationRule {
     pub message: Option<String>,
     /// `messageExpression`.
     pub message_expression: Option<String>,
+    /// The node of the `messageExpression` string.
+    pub message_expression_node: Option<Node>,
     /// `reason`.
     pub reason: Option<String>,
     /// `fieldPath`.
@@ -156,6 +158,8 @@ pub struct ValidationRule {
     pub optional_old_self: Option<bool>,
     /// The range of the whole entry.
     pub range: TextRange,
+    /// The rule compiled against its schema node, once it has been (see `ValidationRule::compiled`).
+    pub(crate) compiled: std::sync::OnceLock<Arc<crate::cel::CompiledRule>>,
 }
 
 impl Schema {
@@ -274,10 +278,12 @@ impl ValidationRule {
             rule_node: node.get("rule").cloned(),
             message: node.get_str("message").map(str::to_string),
             message_expression: node.get_str("messageExpression").map(str::to_string),
+            message_expression_node: node.get("messageExpression").cloned(),
             reason: node.get_str("reason").map(str::to_string),
             field_path: node.get_str("fieldPath").map(str::to_string),
             optional_old_self: node.get("optionalOldSelf").map(as_bool),
             range: node.range,
+            compiled: std::sync::OnceLock::new(),
         }
     }
 }

@@ -5,6 +5,8 @@ use crdls_crd::{is_crd, split_api_version, CrdIndex, CrdVersion, IndexedCrd, Res
 use crdls_yaml::{Diagnostic, Document, FieldPath, Node, Severity, Stream, TextRange};
 
 use crate::builtin;
+use crate::cel;
+use crate::crd_rules;
 use crate::field_error::{ErrorType, FieldError};
 use crate::listtype::validate_lists;
 use crate::metadata::{validate_metadata, NameRules};
@@ -69,13 +71,19 @@ impl FileCheck {
 
 /// Checks every document of a parsed file.
 pub fn check_stream(stream: &Stream, index: &CrdIndex, options: &CheckOptions) -> FileCheck {
-    FileCheck { documents: stream.documents.iter().map(|doc| check_document(doc, index, options)).collect() }
+    FileCheck { documents: stream.documents.iter().map(|doc| check_document(doc, &stream.text, index, options)).collect() }
 }
 
-/// Checks one document.
-pub fn check_document(doc: &Document, index: &CrdIndex, options: &CheckOptions) -> DocumentCheck {
+/// Checks one document of `text`.
+pub fn check_document(doc: &Document, text: &str, index: &CrdIndex, options: &CheckOptions) -> DocumentCheck {
     let mut diagnostics = doc.diagnostics.clone();
     let kind = match &doc.root {
+        Some(root) if is_crd(root).is_some() => {
+            if !doc.has_syntax_error {
+                crd_rules::check_crd(root, text, &mut diagnostics);
+            }
+            DocumentKind::Crd
+        }
         Some(root) => check_object(root, index, options, !doc.has_syntax_error, &mut diagnostics),
         None => DocumentKind::NotAnObject,
     };
@@ -250,11 +258,33 @@ fn validate_object(root: &Node, schema: &Schema, anchor: TextRange, options: &Ch
         out.push(unknown_field(field, options));
     }
     let root_path = FieldPath::root();
+    let before = out.len();
     validate(&object, schema, &root_path, anchor, out);
     validate_lists(&object, schema, &root_path, out);
     validate_metadata(&object, &root_path, NameRules::Object, anchor, out);
     validate_embedded(&object, schema, &root_path, out);
+    if cel::has_rules(schema, 0) {
+        // The API server runs the rules only when schema validation left no blocking error.
+        if out[before..].iter().any(|d| BLOCKING.contains(&d.code)) {
+            out.push(cel::skipped(anchor));
+        } else {
+            cel::validate_rules(&object, schema, anchor, out);
+        }
+    }
 }
+
+/// The schema errors after which the API server does not run CEL rules: unsupported values, required
+/// values, too long or too many, and values of the wrong type or format.
+const BLOCKING: &[&str] = &[
+    "schema/enum",
+    "schema/required",
+    "schema/max-length",
+    "schema/max-items",
+    "schema/max-properties",
+    "schema/type",
+    "schema/format",
+    "schema/embedded-resource",
+];
 
 /// Embedded resources (`x-kubernetes-embedded-resource`) need `apiVersion`, `kind` and valid metadata.
 fn validate_embedded(node: &Node, schema: &Schema, path: &FieldPath<'_>, out: &mut Vec<Diagnostic>) {

@@ -133,6 +133,11 @@ fn json_float(f: f64) -> String {
     format!("{f}")
 }
 
+/// Writes `s` as a JSON string the way Go's encoder does (HTML characters escaped).
+pub fn json_string_into(s: &str, out: &mut String) {
+    json_string(s, out)
+}
+
 fn json_string(s: &str, out: &mut String) {
     out.push('"');
     for c in s.chars() {

@@ -2,7 +2,9 @@
 //! version's structural schema, with the API server's error types, paths and wording.
 
 mod builtin;
+pub mod cel;
 mod check;
+mod crd_rules;
 mod field_error;
 pub mod gofmt;
 mod listtype;

@@ -17,6 +17,8 @@ pub const MAX_EXPANDED_NODES: usize = 1_000_000;
 pub struct Stream {
     /// The documents, in source order. Documents holding nothing (only comments) are left out.
     pub documents: Vec<Document>,
+    /// The text that was parsed (ranges are byte offsets into it).
+    pub text: std::sync::Arc<str>,
 }
 
 /// One document of a stream.
@@ -41,7 +43,7 @@ pub fn parse(text: &str) -> Stream {
             documents.push(doc);
         }
     }
-    Stream { documents }
+    Stream { documents, text: std::sync::Arc::from(text) }
 }
 
 /// Parses only the document that holds byte `offset` (for completion and hover, which need no other):
@@ -51,7 +53,7 @@ pub fn parse_at(text: &str, offset: usize) -> Stream {
     let chunks = split_documents(text, bom);
     // The cursor at a chunk's very end belongs to that chunk (typing at the end of a document).
     let chunk = chunks.iter().find(|c| c.start <= offset && offset <= c.end).or(chunks.last());
-    Stream { documents: chunk.and_then(|&c| parse_document(text, c)).into_iter().collect() }
+    Stream { documents: chunk.and_then(|&c| parse_document(text, c)).into_iter().collect(), text: std::sync::Arc::from(text) }
 }
 
 /// Splits the text at document markers (`---` or `...` at the start of a line). YAML gives these

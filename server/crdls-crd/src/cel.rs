@@ -1,0 +1,248 @@
+//! CEL types of a structural schema, as Kubernetes derives them for `x-kubernetes-validations`, and the
+//! compiled rules of a schema node (compiled once, on first use).
+//!
+//! - objects with properties are object types whose fields are the escaped property names; at a
+//!   resource root or an embedded resource only `apiVersion`, `kind`, `metadata.name` and
+//!   `metadata.generateName` come with them;
+//! - `additionalProperties` makes a `map(string, V)`, arrays make `list(T)`;
+//! - int-or-string is `dyn`; strings of format `byte`, `duration`, `date` and `date-time` are `bytes`,
+//!   `duration` and `timestamp`;
+//! - an object with neither properties nor additionalProperties has no fields, and a property of no
+//!   known type (untyped, with preserved unknown fields) is left out.
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
+
+use crdls_cel::escape::escape;
+use crdls_cel::{check, display_all, parse, CelError, Field, ObjectType, Parsed, Type};
+
+use crate::schema::{AdditionalProperties, Schema, ValidationRule};
+
+/// The CEL type of the data a schema describes; `None` when it is not visible to rules.
+pub fn cel_type(schema: &Schema, resource_root: bool, name: &str) -> Option<Type> {
+    if schema.int_or_string {
+        return Some(Type::Dyn);
+    }
+    match schema.ty.as_deref() {
+        Some("array") => {
+            let items = schema.items.as_deref()?;
+            Some(Type::list(cel_type(items, items.embedded_resource, &format!("{name}.@idx"))?))
+        }
+        Some("object") => {
+            if let Some(AdditionalProperties::Schema(values)) = &schema.additional_properties {
+                let value = cel_type(values, values.embedded_resource, &format!("{name}.@elem"))?;
+                return Some(Type::map(Type::String, value));
+            }
+            let mut fields: BTreeMap<String, Field> = BTreeMap::new();
+            for p in schema.properties.iter() {
+                let Some(escaped) = escape(&p.name) else { continue };
+                if resource_root && matches!(p.name.as_str(), "apiVersion" | "kind" | "metadata") {
+                    continue;
+                }
+                if let Some(ty) = cel_type(&p.schema, p.schema.embedded_resource, &format!("{name}.{escaped}")) {
+                    fields.insert(escaped, Field { ty, property: p.name.clone() });
+                }
+            }
+            if resource_root {
+                for implicit in ["apiVersion", "kind"] {
+                    fields.insert(implicit.into(), Field { ty: Type::String, property: implicit.into() });
+                }
+                let metadata: BTreeMap<String, Field> =
+                    ["name", "generateName"].iter().map(|f| (f.to_string(), Field { ty: Type::String, property: f.to_string() })).collect();
+                let metadata = ObjectType { name: format!("{name}.metadata"), fields: metadata };
+                fields.insert("metadata".into(), Field { ty: Type::Object(Arc::new(metadata)), property: "metadata".into() });
+            }
+            Some(Type::Object(Arc::new(ObjectType { name: name.to_string(), fields })))
+        }
+        Some("string") => Some(match schema.format.as_deref() {
+            Some("byte") => Type::Bytes,
+            Some("duration") => Type::Duration,
+            Some("date") | Some("date-time") => Type::Timestamp,
+            _ => Type::String,
+        }),
+        Some("boolean") => Some(Type::Bool),
+        Some("number") => Some(Type::Double),
+        Some("integer") => Some(Type::Int),
+        None if schema.embedded_resource || !schema.properties.is_empty() => {
+            // An object in all but name: typed like one.
+            let mut typed = schema.clone();
+            typed.ty = Some("object".into());
+            cel_type(&typed, resource_root, name)
+        }
+        _ => None,
+    }
+}
+
+/// A type-checked expression.
+#[derive(Debug)]
+pub struct Program {
+    /// The parsed expression.
+    pub parsed: Parsed,
+    /// The type of every node.
+    pub types: HashMap<u64, Type>,
+}
+
+/// Why a rule or message expression is rejected.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CompileError {
+    /// The errors located in the expression (empty for a wrong result type).
+    pub errors: Vec<CelError>,
+    /// The API server's detail text (`compilation failed: ERROR: <input>:1:6: ...`).
+    pub detail: String,
+}
+
+/// One rule of a schema node, compiled.
+#[derive(Debug)]
+pub struct CompiledRule {
+    /// The rule: `None` for an empty rule, which the API server skips.
+    pub rule: Result<Option<Program>, CompileError>,
+    /// The `messageExpression`, when there is one.
+    pub message_expression: Option<Result<Program, CompileError>>,
+    /// Whether the rule refers to `oldSelf` (a transition rule).
+    pub uses_old_self: bool,
+    /// The `fieldPath`, normalized (`spec.ports[http]`), or why it does not resolve.
+    pub field_path: Option<Result<String, String>>,
+}
+
+/// The root name object types are named after (`Object.spec.template`).
+pub const ROOT_TYPE_NAME: &str = "Object";
+
+/// Compiles one rule against the node that declares it.
+pub fn compile_rule(rule: &ValidationRule, owner: &Schema, resource_root: bool) -> CompiledRule {
+    let self_type = cel_type(owner, resource_root, ROOT_TYPE_NAME);
+    let compiled_rule = compile_expression(&rule.rule, self_type.as_ref(), rule.optional_old_self == Some(true), Expect::Bool);
+    let uses_old_self = match &compiled_rule {
+        Ok(Some(p)) => refers_to(&p.parsed.expr, "oldSelf"),
+        _ => rule.rule.contains("oldSelf"),
+    };
+    let message_expression = rule.message_expression.as_deref().filter(|m| !m.trim().is_empty()).map(|m| {
+        compile_expression(m, self_type.as_ref(), rule.optional_old_self == Some(true), Expect::String).and_then(|p| {
+            p.ok_or_else(|| CompileError { errors: Vec::new(), detail: "messageExpression must be non-empty if specified".into() })
+        })
+    });
+    let field_path = rule.field_path.as_deref().map(|fp| valid_field_path(fp, owner));
+    CompiledRule { rule: compiled_rule, message_expression, uses_old_self, field_path }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Expect {
+    Bool,
+    String,
+}
+
+fn compile_expression(
+    source: &str,
+    self_type: Option<&Type>,
+    optional_old_self: bool,
+    expect: Expect,
+) -> Result<Option<Program>, CompileError> {
+    let prefix = if expect == Expect::Bool { "compilation failed: " } else { "messageExpression compilation failed: " };
+    if source.trim().is_empty() {
+        return Ok(None);
+    }
+    let Some(self_type) = self_type else {
+        return Err(CompileError { errors: Vec::new(), detail: "unable to convert structural schema to CEL declarations".into() });
+    };
+    let parsed = parse(source).map_err(|errors| CompileError { detail: format!("{prefix}{}", display_all(&errors, source)), errors })?;
+    let old = if optional_old_self { Type::optional(self_type.clone()) } else { self_type.clone() };
+    let checked = check(&parsed, &[("self", self_type.clone()), ("oldSelf", old)]);
+    if !checked.errors.is_empty() {
+        let mut errors = checked.errors;
+        errors.sort_by_key(|e| e.offset);
+        return Err(CompileError { detail: format!("{prefix}{}", display_all(&errors, source)), errors });
+    }
+    match (expect, &checked.result) {
+        (Expect::Bool, Type::Bool) | (Expect::String, Type::String) => Ok(Some(Program { parsed, types: checked.types })),
+        (Expect::Bool, _) => Err(CompileError { errors: Vec::new(), detail: "cel expression must evaluate to a bool".into() }),
+        (Expect::String, _) => Err(CompileError { errors: Vec::new(), detail: "messageExpression must evaluate to a string".into() }),
+    }
+}
+
+/// Whether an identifier is referred to anywhere in the expression.
+fn refers_to(expr: &crdls_cel::ast::IdedExpr, name: &str) -> bool {
+    if let crdls_cel::ast::Expr::Ident(i) = &expr.expr {
+        if i == name {
+            return true;
+        }
+    }
+    crdls_cel::parse::children(expr).into_iter().any(|c| refers_to(c, name))
+}
+
+impl ValidationRule {
+    /// The rule compiled against `owner`, the schema node that declares it (compiled on first use).
+    pub fn compiled(&self, owner: &Schema, resource_root: bool) -> Arc<CompiledRule> {
+        self.compiled.get_or_init(|| Arc::new(compile_rule(self, owner, resource_root))).clone()
+    }
+}
+
+/// Checks a rule's `fieldPath` against the node's schema and normalizes it (`.spec['a.b']` → `spec.a.b`,
+/// map keys as `[key]`). List items cannot be addressed.
+pub fn valid_field_path(path: &str, schema: &Schema) -> Result<String, String> {
+    let mut out = String::new();
+    let mut current = schema;
+    let mut rest = path;
+    while !rest.is_empty() {
+        let (name, after) = if let Some(r) = rest.strip_prefix('.') {
+            let end = r.find(['.', '[']).unwrap_or(r.len());
+            (r[..end].to_string(), &r[end..])
+        } else if let Some(r) = rest.strip_prefix('[') {
+            let Some(r) = r.strip_prefix('\'') else {
+                return Err(format!("expected single quoted string but got {}", r.chars().next().map(String::from).unwrap_or_default()));
+            };
+            let (name, after) = quoted(r)?;
+            let Some(after) = after.strip_prefix(']') else { return Err(format!("expected ] but got {}", after)) };
+            (name, after)
+        } else {
+            return Err(format!("expected [ or . but got: {rest}"));
+        };
+        if name.is_empty() {
+            return Err("unexpected end of JSON path".into());
+        }
+        if !current.properties.is_empty() {
+            let Some(p) = current.property(&name) else { return Err("does not refer to a valid field".into()) };
+            if !out.is_empty() {
+                out.push('.');
+            }
+            out.push_str(&name);
+            current = &p.schema;
+        } else if let Some(AdditionalProperties::Schema(values)) = &current.additional_properties {
+            out.push_str(&format!("[{name}]"));
+            current = values;
+        } else {
+            return Err("does not refer to a valid field".into());
+        }
+        rest = after;
+    }
+    if out.is_empty() {
+        return Err("unexpected end of JSON path".into());
+    }
+    Ok(out)
+}
+
+/// A single-quoted string's content (escapes `\a \b \f \n \r \t \v \' \\`) and what follows it.
+fn quoted(text: &str) -> Result<(String, &str), String> {
+    let mut out = String::new();
+    let mut chars = text.char_indices();
+    while let Some((i, c)) = chars.next() {
+        match c {
+            '\'' => return Ok((out, &text[i + 1..])),
+            '\\' => match chars.next() {
+                Some((_, e)) => out.push(match e {
+                    'a' => '\u{7}',
+                    'b' => '\u{8}',
+                    'f' => '\u{c}',
+                    'n' => '\n',
+                    'r' => '\r',
+                    't' => '\t',
+                    'v' => '\u{b}',
+                    '\'' => '\'',
+                    '\\' => '\\',
+                    other => return Err(format!("invalid string literal: invalid escape char \\{other}")),
+                }),
+                None => break,
+            },
+            c => out.push(c),
+        }
+    }
+    Err("unexpected end of JSON path".into())
+}

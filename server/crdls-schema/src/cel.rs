@@ -1,0 +1,441 @@
+//! `x-kubernetes-validations` on custom resources, as the API server runs them after pruning,
+//! defaulting and schema validation: at every instance of a schema node (each list item, each map
+//! value), with `self` mapped from the data the way Kubernetes maps it, one cost budget per object and
+//! a limit per evaluation, and failures reported with `message`, `messageExpression` or
+//! `failed rule: <rule>`, at `fieldPath` when given, with `reason`'s error type.
+
+use std::sync::Arc;
+
+use crdls_cel::escape::escape;
+use crdls_cel::value::{List, ListKind, Map, Object, Timestamp};
+use crdls_cel::{evaluate, ErrorKind, Value};
+use crdls_crd::cel::{CompiledRule, ROOT_TYPE_NAME};
+use crdls_crd::{AdditionalProperties, Schema, ValidationRule};
+use crdls_yaml::{Diagnostic, FieldPath, Node, Severity, TextRange, Value as Yaml};
+
+use crate::field_error::{ErrorType, FieldError};
+use crate::gofmt;
+
+/// The cost one evaluation may spend (`PerCallLimit`).
+pub const PER_CALL_LIMIT: u64 = 1_000_000;
+/// The cost all rules of one object may spend together (`RuntimeCELCostBudget`).
+pub const RUNTIME_BUDGET: u64 = 10_000_000;
+/// The longest message a `messageExpression` may produce.
+const MAX_MESSAGE_BYTES: usize = 5 * 1024;
+
+/// The diagnostic codes of rule evaluation.
+pub mod codes {
+    /// A rule evaluated to false.
+    pub const RULE: &str = "cel/rule";
+    /// A rule failed to evaluate (`no such key`, overflow, ...).
+    pub const RUNTIME: &str = "cel/runtime-error";
+    /// A rule of the CRD does not compile, so the API server reports it on every object.
+    pub const COMPILE: &str = "cel/compile-error";
+    /// The cost limit or budget stopped validation.
+    pub const COST: &str = "cel/cost";
+    /// The rules were not run because the object has schema errors.
+    pub const SKIPPED: &str = "cel/skipped";
+}
+
+/// Runs every rule of `schema` and below on `object` (pruned and defaulted). `anchor` locates errors
+/// of the root.
+pub fn validate_rules(object: &Node, schema: &Schema, anchor: TextRange, out: &mut Vec<Diagnostic>) {
+    if !has_rules(schema, 0) {
+        return;
+    }
+    let mut run = Run { budget: RUNTIME_BUDGET as i64, out };
+    run.node(object, schema, &FieldPath::root(), anchor, true);
+}
+
+/// The note the API server adds instead of running rules on an object with blocking schema errors.
+pub fn skipped(anchor: TextRange) -> Diagnostic {
+    Diagnostic::new(
+        anchor,
+        Severity::Information,
+        codes::SKIPPED,
+        "the CEL validation rules were not run: the API server runs them only once the schema errors above are fixed",
+    )
+    .with_cause(
+        "<nil>: Invalid value: null: some validation rules were not checked because the object was invalid; correct the existing errors to complete validation",
+    )
+}
+
+/// Whether the schema declares rules anywhere (`allOf` is not searched, as upstream).
+pub fn has_rules(schema: &Schema, depth: usize) -> bool {
+    if depth > 64 {
+        return false;
+    }
+    !schema.validations.is_empty()
+        || schema.properties.iter().any(|p| has_rules(&p.schema, depth + 1))
+        || schema.items.as_deref().is_some_and(|i| has_rules(i, depth + 1))
+        || matches!(&schema.additional_properties, Some(AdditionalProperties::Schema(s)) if has_rules(s, depth + 1))
+}
+
+struct Run<'o> {
+    /// What is left of the object's budget; negative once exhausted.
+    budget: i64,
+    out: &'o mut Vec<Diagnostic>,
+}
+
+impl Run<'_> {
+    fn node(&mut self, node: &Node, schema: &Schema, path: &FieldPath<'_>, anchor: TextRange, resource_root: bool) {
+        // Rules never run on null values.
+        if node.value == Yaml::Null {
+            return;
+        }
+        if !schema.validations.is_empty() {
+            self.rules(node, schema, path, anchor, resource_root);
+        }
+        if self.budget < 0 {
+            return;
+        }
+        match &node.value {
+            Yaml::Map(entries) => {
+                for entry in entries {
+                    if self.budget < 0 {
+                        return;
+                    }
+                    if let Some(AdditionalProperties::Schema(values)) = &schema.additional_properties {
+                        if schema.properties.is_empty() {
+                            self.node(&entry.value, values, &path.key(&entry.key), entry.key_range, values.embedded_resource);
+                            continue;
+                        }
+                    }
+                    if let Some(p) = schema.property(&entry.key) {
+                        if resource_root && matches!(entry.key.as_str(), "apiVersion" | "kind" | "metadata") {
+                            continue;
+                        }
+                        self.node(&entry.value, &p.schema, &path.field(&entry.key), entry.key_range, p.schema.embedded_resource);
+                    }
+                }
+            }
+            Yaml::Seq(items) => {
+                if let Some(item_schema) = schema.items.as_deref() {
+                    for (i, item) in items.iter().enumerate() {
+                        if self.budget < 0 {
+                            return;
+                        }
+                        self.node(item, item_schema, &path.index(i), item.range, item_schema.embedded_resource);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn rules(&mut self, node: &Node, schema: &Schema, path: &FieldPath<'_>, anchor: TextRange, resource_root: bool) {
+        let type_name = schema.ty.as_deref().unwrap_or_default();
+        let self_value = to_value(node, schema, resource_root, ROOT_TYPE_NAME);
+        let path_text = path.to_string();
+        if self.budget <= 0 {
+            self.invalid(
+                anchor,
+                &path_text,
+                type_name,
+                codes::COST,
+                "validation failed due to running out of cost budget, no further validation rules will be run".into(),
+            );
+            self.budget = -1;
+            return;
+        }
+        for rule in schema.validations.iter() {
+            let compiled = rule.compiled(schema, resource_root);
+            let program = match &compiled.rule {
+                Err(e) => {
+                    self.invalid(anchor, &path_text, type_name, codes::COMPILE, format!("rule compile error: {}", e.detail));
+                    continue;
+                }
+                Ok(None) => continue,
+                Ok(Some(p)) => p,
+            };
+            let old_self = match (compiled.uses_old_self, rule.optional_old_self) {
+                // No old object: a transition rule runs only when `optionalOldSelf` asks for it.
+                (true, Some(true)) => Some(Value::Optional(None)),
+                (true, _) => continue,
+                (false, _) => None,
+            };
+            let mut variables = vec![("self", self_value.clone())];
+            if let Some(old) = old_self {
+                variables.push(("oldSelf", old));
+            }
+            let limit = PER_CALL_LIMIT.min(self.budget.max(0) as u64);
+            let evaluation = evaluate(&program.parsed.expr, &variables, limit);
+            let ruled = rule_error_string(rule);
+            match evaluation.outcome {
+                Err(e) if e.kind == ErrorKind::CostLimit => {
+                    if limit < PER_CALL_LIMIT {
+                        self.invalid(
+                            anchor,
+                            &path_text,
+                            type_name,
+                            codes::COST,
+                            "validation failed due to running out of cost budget, no further validation rules will be run".into(),
+                        );
+                    } else {
+                        self.invalid(
+                            anchor,
+                            &path_text,
+                            type_name,
+                            codes::COST,
+                            format!(
+                                "'{}': no further validation rules will be run due to call cost exceeds limit for rule: {ruled}",
+                                e.message
+                            ),
+                        );
+                    }
+                    self.budget = -1;
+                    return;
+                }
+                outcome => {
+                    self.budget -= evaluation.cost as i64;
+                    match outcome {
+                        Ok(Value::Bool(true)) => {}
+                        Err(e) if e.kind == ErrorKind::NoSuchOverload => self.invalid(
+                            anchor,
+                            &path_text,
+                            type_name,
+                            codes::RUNTIME,
+                            format!(
+                                "'{}': call arguments did not match a supported operator, function or macro signature for rule: {ruled}",
+                                e.message
+                            ),
+                        ),
+                        Err(e) => {
+                            self.invalid(anchor, &path_text, type_name, codes::RUNTIME, format!("{} evaluating rule: {ruled}", e.message))
+                        }
+                        Ok(_) => self.failed(node, schema, rule, &compiled, &variables, path, anchor),
+                    }
+                }
+            }
+        }
+    }
+
+    /// A rule that evaluated to false: its message at its field path, with its reason's error type.
+    #[allow(clippy::too_many_arguments)]
+    fn failed(
+        &mut self,
+        node: &Node,
+        schema: &Schema,
+        rule: &ValidationRule,
+        compiled: &CompiledRule,
+        variables: &[(&str, Value)],
+        path: &FieldPath<'_>,
+        anchor: TextRange,
+    ) {
+        let mut detail = None;
+        if let Some(Ok(message_program)) = &compiled.message_expression {
+            // The message expression sees `oldSelf` only as a plain value, which there is none of here.
+            let plain: Vec<(&str, Value)> = variables.iter().filter(|(n, _)| *n == "self").cloned().collect();
+            let limit = PER_CALL_LIMIT.min(self.budget.max(0) as u64);
+            let evaluation = evaluate(&message_program.parsed.expr, &plain, limit);
+            self.budget -= evaluation.cost as i64;
+            if let Ok(Value::String(s)) = evaluation.outcome {
+                let trimmed = s.trim();
+                if !trimmed.is_empty() && !trimmed.contains('\n') && trimmed.len() <= MAX_MESSAGE_BYTES {
+                    detail = Some(trimmed.to_string());
+                }
+            }
+        }
+        let detail = detail.unwrap_or_else(|| rule_message_or_default(rule));
+        let (path_text, range) = match &compiled.field_path {
+            Some(Ok(normalized)) => {
+                let joined = if path.is_root() { normalized.clone() } else { format!("{path}.{normalized}") };
+                (joined, locate_field(node, normalized).unwrap_or(anchor))
+            }
+            _ => (path.to_string(), anchor),
+        };
+        let value = match schema.ty.as_deref() {
+            Some("object") | Some("array") => None,
+            _ => Some(gofmt::value(node)),
+        };
+        let (ty, value, shown_detail) = match rule.reason.as_deref() {
+            Some("FieldValueForbidden") => (ErrorType::Forbidden, None, detail.clone()),
+            Some("FieldValueRequired") => (ErrorType::Required, None, detail.clone()),
+            Some("FieldValueDuplicate") => (ErrorType::Duplicate, value, String::new()),
+            _ => (ErrorType::Invalid, value, detail.clone()),
+        };
+        let err = FieldError { ty, path: path_text, value, detail: shown_detail };
+        self.out.push(err.diagnostic(range, Severity::Error, codes::RULE, detail));
+    }
+
+    /// An `Invalid` error whose value is the schema's type, as the API server reports rule errors.
+    fn invalid(&mut self, anchor: TextRange, path: &str, type_name: &str, code: &'static str, detail: String) {
+        let err =
+            FieldError { ty: ErrorType::Invalid, path: path.to_string(), value: Some(gofmt::quote(type_name)), detail: detail.clone() };
+        self.out.push(err.diagnostic(anchor, Severity::Error, code, detail));
+    }
+}
+
+/// `message` when set, else `failed rule: <rule>`, both trimmed.
+fn rule_message_or_default(rule: &ValidationRule) -> String {
+    match rule.message.as_deref() {
+        Some(m) if !m.is_empty() => m.trim().to_string(),
+        _ => format!("failed rule: {}", rule.rule.trim()),
+    }
+}
+
+/// What errors name a rule by: its message, or else the rule itself.
+fn rule_error_string(rule: &ValidationRule) -> String {
+    match rule.message.as_deref() {
+        Some(m) if !m.is_empty() => m.trim().to_string(),
+        _ => rule.rule.trim().to_string(),
+    }
+}
+
+/// The key range of the field a normalized field path names below `node`, when the data has it.
+fn locate_field(node: &Node, normalized: &str) -> Option<TextRange> {
+    let mut current = node;
+    let mut range = None;
+    let mut rest = normalized;
+    while !rest.is_empty() {
+        let (key, after) = if let Some(r) = rest.strip_prefix('[') {
+            let end = r.find(']')?;
+            (&r[..end], &r[end + 1..])
+        } else {
+            let r = rest.strip_prefix('.').unwrap_or(rest);
+            // The longest key of the data that fits: property names may hold dots.
+            let entries = current.as_map()?;
+            let key = entries
+                .iter()
+                .filter(|e| r.starts_with(e.key.as_str()) && matches!(r[e.key.len()..].chars().next(), None | Some('.' | '[')))
+                .max_by_key(|e| e.key.len())?
+                .key
+                .as_str();
+            (key, &r[key.len()..])
+        };
+        let entry = current.entry(key)?;
+        range = Some(entry.key_range);
+        current = &entry.value;
+        rest = after;
+    }
+    range
+}
+
+/// The CEL value of a node, as Kubernetes maps data to CEL: objects with their (escaped) fields, nulls
+/// in objects as absent fields, `additionalProperties` as maps, list types kept for equality and `+`,
+/// numbers as doubles, and the string formats `byte`, `duration`, `date` and `date-time` decoded.
+pub fn to_value(node: &Node, schema: &Schema, resource_root: bool, name: &str) -> Value {
+    if node.value == Yaml::Null {
+        return Value::Null;
+    }
+    if schema.int_or_string {
+        return plain(node);
+    }
+    let is_object =
+        schema.ty.as_deref() == Some("object") || (schema.ty.is_none() && (schema.embedded_resource || !schema.properties.is_empty()));
+    match (&node.value, schema.ty.as_deref()) {
+        (Yaml::Map(entries), _) if is_object => {
+            if let Some(AdditionalProperties::Schema(values)) = &schema.additional_properties {
+                if schema.properties.is_empty() {
+                    let elem = format!("{name}.@elem");
+                    let entries = entries
+                        .iter()
+                        .map(|e| (Value::string(e.key.as_str()), to_value(&e.value, values, values.embedded_resource, &elem)))
+                        .collect();
+                    return Value::Map(Arc::new(Map { entries }));
+                }
+            }
+            let mut object = Object { type_name: Arc::from(name), fields: Default::default() };
+            for e in entries {
+                if e.value.value == Yaml::Null {
+                    continue;
+                }
+                if resource_root && matches!(e.key.as_str(), "apiVersion" | "kind" | "metadata") {
+                    let value = match e.key.as_str() {
+                        "metadata" => metadata_value(&e.value, name),
+                        _ => plain(&e.value),
+                    };
+                    object.fields.insert(e.key.clone(), value);
+                    continue;
+                }
+                let (Some(p), Some(escaped)) = (schema.property(&e.key), escape(&e.key)) else { continue };
+                let child = format!("{name}.{escaped}");
+                object.fields.insert(escaped, to_value(&e.value, &p.schema, p.schema.embedded_resource, &child));
+            }
+            Value::Object(Arc::new(object))
+        }
+        (Yaml::Seq(items), Some("array")) => {
+            let Some(item_schema) = schema.items.as_deref() else { return plain(node) };
+            let elem = format!("{name}.@idx");
+            let items = items.iter().map(|i| to_value(i, item_schema, item_schema.embedded_resource, &elem)).collect();
+            let kind = match schema.list_type.as_deref() {
+                Some("set") => ListKind::Set,
+                Some("map") => ListKind::Map(
+                    schema.rare().list_map_keys.iter().map(|k| escape(k).unwrap_or_else(|| k.clone())).collect::<Vec<_>>().into(),
+                ),
+                _ => ListKind::Plain,
+            };
+            Value::List(Arc::new(List { items, kind }))
+        }
+        (Yaml::Str(s), Some("string")) => match schema.format.as_deref() {
+            Some("byte") => decode_base64(s).map_or_else(|| Value::string(s.as_str()), |b| Value::Bytes(Arc::from(b))),
+            Some("duration") => crdls_cel::time::parse_duration(s).map_or_else(|_| Value::string(s.as_str()), Value::Duration),
+            Some("date") => {
+                crdls_cel::time::parse_timestamp(&format!("{s}T00:00:00Z")).map_or_else(|_| Value::string(s.as_str()), Value::Timestamp)
+            }
+            Some("date-time") => parse_date_time(s).map_or_else(|| Value::string(s.as_str()), Value::Timestamp),
+            _ => Value::string(s.as_str()),
+        },
+        (Yaml::Int(i), Some("number")) => Value::Double(*i as f64),
+        _ => plain(node),
+    }
+}
+
+/// `metadata` at a resource root: only `name` and `generateName` are visible.
+fn metadata_value(node: &Node, name: &str) -> Value {
+    let mut object = Object { type_name: Arc::from(format!("{name}.metadata")), fields: Default::default() };
+    for key in ["name", "generateName"] {
+        if let Some(s) = node.get_str(key) {
+            object.fields.insert(key.to_string(), Value::string(s));
+        }
+    }
+    Value::Object(Arc::new(object))
+}
+
+/// A node as CEL data with no schema to guide it.
+fn plain(node: &Node) -> Value {
+    match &node.value {
+        Yaml::Null => Value::Null,
+        Yaml::Bool(b) => Value::Bool(*b),
+        Yaml::Int(i) => Value::Int(*i),
+        Yaml::Float(f) => Value::Double(*f),
+        Yaml::Str(s) => Value::string(s.as_str()),
+        Yaml::Seq(items) => Value::list(items.iter().map(plain).collect()),
+        Yaml::Map(entries) => {
+            Value::Map(Arc::new(Map { entries: entries.iter().map(|e| (Value::string(e.key.as_str()), plain(&e.value))).collect() }))
+        }
+    }
+}
+
+/// RFC 3339 date-times, with or without fractional seconds, as `strfmt` reads them.
+fn parse_date_time(s: &str) -> Option<Timestamp> {
+    crdls_cel::time::parse_timestamp(s).ok()
+}
+
+fn decode_base64(s: &str) -> Option<Vec<u8>> {
+    let mut out = Vec::with_capacity(s.len() * 3 / 4);
+    let mut buf = 0u32;
+    let mut bits = 0u32;
+    let trimmed = s.trim_end_matches('=');
+    if !s.len().is_multiple_of(4) {
+        return None;
+    }
+    for c in trimmed.bytes() {
+        let v = match c {
+            b'A'..=b'Z' => c - b'A',
+            b'a'..=b'z' => c - b'a' + 26,
+            b'0'..=b'9' => c - b'0' + 52,
+            b'+' => 62,
+            b'/' => 63,
+            _ => return None,
+        };
+        buf = (buf << 6) | v as u32;
+        bits += 6;
+        if bits >= 8 {
+            bits -= 8;
+            out.push((buf >> bits) as u8);
+            buf &= (1 << bits) - 1;
+        }
+    }
+    Some(out)
+}

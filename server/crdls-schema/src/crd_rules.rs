@@ -1,0 +1,272 @@
+//! What the API server rejects in a CRD's `x-kubernetes-validations` when the CRD is applied: empty
+//! rules, bad messages, unknown reasons, field paths that do not resolve, rules and message expressions
+//! that do not compile or type-check, `oldSelf` under a list whose items cannot be matched to their old
+//! versions, and `optionalOldSelf` on a rule without `oldSelf`. Compile errors are underlined inside
+//! the rule string itself, wherever YAML quoting or folding put it.
+
+use crdls_crd::cel::{compile_rule, CompileError};
+use crdls_crd::{is_crd, CrdApiVersion, Schema, ValidationRule};
+use crdls_yaml::{Diagnostic, Node, ScalarMap, Severity, TextRange, Value};
+
+use crate::field_error::{ErrorType, FieldError};
+use crate::gofmt;
+
+/// The reasons a rule may give.
+const REASONS: &[&str] = &["FieldValueDuplicate", "FieldValueForbidden", "FieldValueInvalid", "FieldValueRequired"];
+
+/// Checks the rules of every schema of a CRD document.
+pub fn check_crd(root: &Node, text: &str, out: &mut Vec<Diagnostic>) {
+    let Some(api_version) = is_crd(root) else { return };
+    let Some(spec) = root.get("spec") else { return };
+    let mut schemas: Vec<(String, &Node)> = Vec::new();
+    let versions = spec.get("versions").and_then(Node::as_seq).unwrap_or_default();
+    let per_version: Vec<(usize, &Node)> =
+        versions.iter().enumerate().filter_map(|(i, v)| v.get("schema").and_then(|s| s.get("openAPIV3Schema")).map(|s| (i, s))).collect();
+    if api_version == CrdApiVersion::V1beta1 {
+        if let Some(s) = spec.get("validation").and_then(|v| v.get("openAPIV3Schema")) {
+            schemas.push(("spec.validation.openAPIV3Schema".into(), s));
+        }
+    }
+    // The API server moves a schema all versions share to `spec.validation`, and reports it there.
+    let shared =
+        !per_version.is_empty() && per_version.len() == versions.len() && per_version.windows(2).all(|w| same_value(w[0].1, w[1].1));
+    if shared {
+        schemas.push(("spec.validation.openAPIV3Schema".into(), per_version[0].1));
+    } else {
+        for (i, s) in per_version {
+            schemas.push((format!("spec.versions[{i}].schema.openAPIV3Schema"), s));
+        }
+    }
+    for (path, node) in schemas {
+        let schema = Schema::from_node(node);
+        Walker { text, out }.node(node, &schema, &path, true, None, 0);
+    }
+}
+
+/// Whether two nodes hold the same data (ranges aside).
+fn same_value(a: &Node, b: &Node) -> bool {
+    match (&a.value, &b.value) {
+        (Value::Map(x), Value::Map(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(p, q)| p.key == q.key && same_value(&p.value, &q.value))
+        }
+        (Value::Seq(x), Value::Seq(y)) => x.len() == y.len() && x.iter().zip(y).all(|(p, q)| same_value(p, q)),
+        (x, y) => x == y,
+    }
+}
+
+struct Walker<'a> {
+    text: &'a str,
+    out: &'a mut Vec<Diagnostic>,
+}
+
+impl Walker<'_> {
+    /// Checks the rules at `node` and below. `uncorrelatable` is the path of the highest list above
+    /// whose items cannot be matched to their old versions.
+    fn node(&mut self, node: &Node, schema: &Schema, path: &str, resource_root: bool, uncorrelatable: Option<&str>, depth: usize) {
+        if depth > 64 {
+            return;
+        }
+        if let Some(rules) = node.get("x-kubernetes-validations").and_then(Node::as_seq) {
+            for (i, (rule_node, rule)) in rules.iter().zip(schema.validations.iter()).enumerate() {
+                self.rule(rule_node, rule, schema, &format!("{path}.x-kubernetes-validations[{i}]"), resource_root, uncorrelatable);
+            }
+        }
+        if let (Some(props), true) = (node.get("properties").and_then(Node::as_map), !schema.properties.is_empty()) {
+            for entry in props {
+                if let Some(p) = schema.property(&entry.key) {
+                    let child = format!("{path}.properties[{}]", entry.key);
+                    self.node(&entry.value, &p.schema, &child, p.schema.embedded_resource, uncorrelatable, depth + 1);
+                }
+            }
+        }
+        if let (Some(values_node), Some(crdls_crd::AdditionalProperties::Schema(values))) =
+            (node.get("additionalProperties"), &schema.additional_properties)
+        {
+            self.node(values_node, values, &format!("{path}.additionalProperties"), values.embedded_resource, uncorrelatable, depth + 1);
+        }
+        if let (Some(items_node), Some(items)) = (node.get("items"), schema.items.as_deref()) {
+            // Items of a list that is not a map list have no old version to compare with.
+            let here = (schema.list_type.as_deref() != Some("map")).then_some(path);
+            let blocked = uncorrelatable.or(here);
+            self.node(items_node, items, &format!("{path}.items"), items.embedded_resource, blocked, depth + 1);
+        }
+    }
+
+    fn rule(&mut self, node: &Node, rule: &ValidationRule, owner: &Schema, path: &str, resource_root: bool, uncorrelatable: Option<&str>) {
+        let at = |key: &str| node.get(key).map_or(node.range, |n| n.range);
+        let rule_path = format!("{path}.rule");
+        let trimmed_message = rule.message.as_deref().map(str::trim);
+        if rule.rule.trim().is_empty() {
+            self.error(at("rule"), ErrorType::Required, &rule_path, None, "rule is not specified", "cel/rule-required");
+        } else if rule.message.as_deref().is_some_and(|m| !m.is_empty() && m.trim().is_empty()) {
+            let value = gofmt::quote(rule.message.as_deref().unwrap_or_default());
+            self.error(
+                at("message"),
+                ErrorType::Invalid,
+                &format!("{path}.message"),
+                Some(value),
+                "message must be non-empty if specified",
+                "cel/message",
+            );
+        } else if trimmed_message.is_some_and(|m| m.contains(['\n', '\r'])) {
+            let value = gofmt::quote(rule.message.as_deref().unwrap_or_default());
+            self.error(
+                at("message"),
+                ErrorType::Invalid,
+                &format!("{path}.message"),
+                Some(value),
+                "message must not contain line breaks",
+                "cel/message",
+            );
+        } else if rule.rule.trim().contains('\n') && trimmed_message.unwrap_or_default().is_empty() {
+            self.error(
+                at("rule"),
+                ErrorType::Required,
+                &format!("{path}.message"),
+                None,
+                "message must be specified if rule contains line breaks",
+                "cel/message",
+            );
+        }
+        if rule.message_expression.as_deref().is_some_and(|m| m.trim().is_empty()) {
+            self.error(
+                at("messageExpression"),
+                ErrorType::Required,
+                &format!("{path}.messageExpression"),
+                None,
+                "messageExpression must be non-empty if specified",
+                "cel/message",
+            );
+        }
+        if let Some(reason) = rule.reason.as_deref() {
+            if !REASONS.contains(&reason) {
+                let supported: Vec<String> = REASONS.iter().map(|r| gofmt::quote(r)).collect();
+                let err = FieldError {
+                    ty: ErrorType::NotSupported,
+                    path: format!("{path}.reason"),
+                    value: Some(gofmt::quote(reason)),
+                    detail: format!("supported values: {}", supported.join(", ")),
+                };
+                self.out.push(err.diagnostic(
+                    at("reason"),
+                    Severity::Error,
+                    "cel/reason",
+                    format!("reason must be one of {}", supported.join(", ")),
+                ));
+            }
+        }
+        if let Some(fp) = rule.field_path.as_deref() {
+            let problem = if fp.trim().is_empty() {
+                Some("fieldPath must be non-empty if specified".to_string())
+            } else if fp.contains(['\n', '\r']) {
+                Some("fieldPath must not contain line breaks".to_string())
+            } else {
+                crdls_crd::cel::valid_field_path(fp, owner).err().map(|_| "fieldPath must be a valid path".to_string())
+            };
+            if let Some(problem) = problem {
+                self.error(
+                    at("fieldPath"),
+                    ErrorType::Invalid,
+                    &format!("{path}.fieldPath"),
+                    Some(gofmt::quote(fp)),
+                    &problem,
+                    "cel/field-path",
+                );
+            }
+        }
+        let compiled = compile_rule(rule, owner, resource_root);
+        let value = rule_value(rule);
+        if let Err(e) = &compiled.rule {
+            self.compile_error(node.get("rule"), node.range, e, &rule_path, &value);
+        }
+        if let Some(Err(e)) = &compiled.message_expression {
+            let mpath = format!("{path}.messageExpression");
+            self.compile_error(node.get("messageExpression"), node.range, e, &mpath, &value);
+        }
+        if compiled.rule.as_ref().is_ok_and(Option::is_some) {
+            if compiled.uses_old_self {
+                if let Some(list) = uncorrelatable {
+                    self.error(
+                        at("rule"),
+                        ErrorType::Invalid,
+                        &rule_path,
+                        Some(gofmt::quote(&rule.rule)),
+                        &format!("oldSelf cannot be used on the uncorrelatable portion of the schema within {list}"),
+                        "cel/old-self",
+                    );
+                }
+            } else if let Some(optional) = rule.optional_old_self {
+                self.error(
+                    at("optionalOldSelf"),
+                    ErrorType::Invalid,
+                    &format!("{path}.optionalOldSelf"),
+                    Some(optional.to_string()),
+                    "may not be set if oldSelf is not used in rule",
+                    "cel/optional-old-self",
+                );
+            }
+        }
+    }
+
+    /// One diagnostic per CEL error, underlined inside the expression string; a result-type error on the
+    /// whole string.
+    fn compile_error(&mut self, string: Option<&Node>, fallback: TextRange, e: &CompileError, path: &str, value: &str) {
+        let err = FieldError { ty: ErrorType::Invalid, path: path.to_string(), value: Some(value.to_string()), detail: e.detail.clone() };
+        let whole = string.map_or(fallback, |n| n.range);
+        if e.errors.is_empty() {
+            let message = e.detail.clone();
+            self.out.push(err.diagnostic(whole, Severity::Error, "cel/compile-error", message));
+            return;
+        }
+        let source = string.and_then(Node::as_str).unwrap_or_default();
+        let map = string.and_then(|n| ScalarMap::new(self.text, n));
+        for cel_error in &e.errors {
+            let end = token_end(source, cel_error.offset);
+            let range = map.as_ref().map_or(whole, |m| m.source_range(cel_error.offset, end));
+            self.out.push(err.diagnostic(range, Severity::Error, "cel/compile-error", cel_error.message.clone()));
+        }
+    }
+
+    fn error(&mut self, range: TextRange, ty: ErrorType, path: &str, value: Option<String>, detail: &str, code: &'static str) {
+        let err = FieldError { ty, path: path.to_string(), value, detail: detail.to_string() };
+        self.out.push(err.diagnostic(range, Severity::Error, code, detail));
+    }
+}
+
+/// The end of the token starting at `offset`: an identifier or number, else one character.
+fn token_end(source: &str, offset: usize) -> usize {
+    let offset = offset.min(source.len());
+    // A field selection is located at its dot: underline the field name with it.
+    if source[offset..].starts_with('.') && source[offset + 1..].starts_with(|c: char| c.is_alphabetic() || c == '_') {
+        return token_end(source, offset + 1);
+    }
+    let rest = &source[offset..];
+    let word = rest.find(|c: char| !(c.is_alphanumeric() || c == '_')).unwrap_or(rest.len());
+    if word > 0 {
+        return offset + word;
+    }
+    let operator = rest.find(|c: char| !"=!<>&|+-*/%?:".contains(c)).unwrap_or(rest.len());
+    if operator > 0 {
+        return offset + operator;
+    }
+    offset + rest.chars().next().map_or(0, char::len_utf8)
+}
+
+/// The rule as the API server prints it as an invalid value: its internal struct as JSON, with Go's
+/// field names (the internal type has no JSON tags).
+fn rule_value(rule: &ValidationRule) -> String {
+    let mut out = String::from("{");
+    let string = |s: &str| {
+        let mut o = String::new();
+        crate::gofmt::json_string_into(s, &mut o);
+        o
+    };
+    out.push_str(&format!("\"Rule\":{},", string(&rule.rule)));
+    out.push_str(&format!("\"Message\":{},", string(rule.message.as_deref().unwrap_or_default())));
+    out.push_str(&format!("\"MessageExpression\":{},", string(rule.message_expression.as_deref().unwrap_or_default())));
+    out.push_str(&format!("\"Reason\":{},", rule.reason.as_deref().map_or("null".to_string(), string)));
+    out.push_str(&format!("\"FieldPath\":{},", string(rule.field_path.as_deref().unwrap_or_default())));
+    out.push_str(&format!("\"OptionalOldSelf\":{}", rule.optional_old_self.map_or("null".to_string(), |b| b.to_string())));
+    out.push('}');
+    out
+}
