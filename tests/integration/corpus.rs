@@ -58,3 +58,137 @@ fn corpus_checks_without_panic() {
     );
     assert!(custom_resources > 1000, "expected the corpus's ~1500 custom resources, checked {custom_resources}");
 }
+
+/// Every rule of every corpus CRD (all accepted by real API servers) compiles and type-checks.
+#[test]
+fn every_corpus_rule_type_checks() {
+    let Some(corpus) = crdls_tests::corpus_dir() else {
+        eprintln!("skipped: ../shared/corpus is absent");
+        return;
+    };
+    let mut files = Vec::new();
+    yaml_files(&corpus.join("crds"), &mut files);
+    let (mut rules, mut errors) = (0, Vec::new());
+    for file in &files {
+        let text = std::fs::read_to_string(file).unwrap();
+        rules += text.lines().filter(|l| l.trim_start().trim_start_matches("- ").starts_with("rule:")).count();
+        let stream = crdls_yaml::parse(&text);
+        for d in check_stream(&stream, &CrdIndex::new(), &CheckOptions::default()).diagnostics() {
+            if d.code.starts_with("cel/") {
+                errors.push(format!("{}: {} {}", file.display(), d.code, d.message));
+            }
+        }
+    }
+    eprintln!("corpus: {rules} CEL rules in {} CRD files type-checked, {} errors", files.len(), errors.len());
+    assert!(rules > 1000, "expected the corpus's rules, found {rules}");
+    assert!(errors.is_empty(), "false CEL errors on accepted CRDs:\n{}", errors.join("\n"));
+}
+
+/// Rule failures on the corpus's custom resources, each examined: the example really breaks the rule.
+const EXPECTED_RULE_FAILURES: &[(&str, &str, &str)] = &[
+    (
+        "crossplane/e2e/apiextensions__composition__validation__composition-invalid-missing-pipeline.yaml",
+        "an array of pipeline steps is required in Pipeline mode",
+        "a deliberately invalid example: no pipeline",
+    ),
+    (
+        "crossplane/e2e/apiextensions__composition__validation__composition-invalid-missing-secretref.yaml",
+        "the Secret source requires a secretRef",
+        "a deliberately invalid example: no secretRef",
+    ),
+    (
+        "crossplane/e2e/apiextensions__environment__default__setup__composition.yaml",
+        "an array of pipeline steps is required in Pipeline mode",
+        "a Crossplane v1 composition (resources, no pipeline) checked against the v2 CRD, which only has Pipeline mode",
+    ),
+    (
+        "crossplane/e2e/apiextensions__environment__multipleModeMaxMatch1__setup__composition.yaml",
+        "an array of pipeline steps is required in Pipeline mode",
+        "as above: v1-style composition",
+    ),
+    (
+        "crossplane/e2e/apiextensions__environment__multipleModeMaxMatchNil__setup__composition.yaml",
+        "an array of pipeline steps is required in Pipeline mode",
+        "as above: v1-style composition",
+    ),
+    (
+        "crossplane/e2e/apiextensions__environment__resolutionOptional__setup__composition.yaml",
+        "an array of pipeline steps is required in Pipeline mode",
+        "as above: v1-style composition",
+    ),
+    (
+        "crossplane/e2e/apiextensions__environment__resolveAlways__setup__composition.yaml",
+        "an array of pipeline steps is required in Pipeline mode",
+        "as above: v1-style composition",
+    ),
+    (
+        "crossplane/e2e/apiextensions__environment__resolveIfNotPresent__setup__composition.yaml",
+        "an array of pipeline steps is required in Pipeline mode",
+        "as above: v1-style composition",
+    ),
+    ("crossplane/e2e/apiextensions__mrd__validation__mrd-invalid.yaml", "Plural name must be lowercase", "a deliberately invalid example"),
+    (
+        "crossplane/e2e/apiextensions__mrd__validation__mrd-valid-updated-invalid.yaml",
+        "Plural name must be lowercase",
+        "a deliberately invalid update",
+    ),
+    ("crossplane/e2e/apiextensions__xrd__validation__xrd-invalid.yaml", "Plural name must be lowercase", "a deliberately invalid example"),
+    (
+        "crossplane/e2e/apiextensions__xrd__validation__xrd-valid-updated-invalid.yaml",
+        "Plural name must be lowercase",
+        "a deliberately invalid update",
+    ),
+    (
+        "crossplane/e2e/protection__usage__standalone-namespaced__ref-without-by-cross-namespace-invalid__usage.yaml",
+        "cross-namespace \"spec.of\" is not allowed without \"spec.by\" resource.",
+        "a deliberately invalid example",
+    ),
+    (
+        "crossplane/e2e/protection__usage__standalone-namespaced__selector-without-by-cross-namespace-invalid__usage.yaml",
+        "cross-namespace \"spec.of\" is not allowed without \"spec.by\" resource.",
+        "a deliberately invalid example",
+    ),
+];
+
+/// The rules run on every corpus custom resource. Outside `gateway-api/invalid`, each failure is one of
+/// the examined ones above; every file in `gateway-api/invalid` gets at least one error.
+#[test]
+fn corpus_rule_failures_are_the_examined_ones() {
+    let Some(corpus) = crdls_tests::corpus_dir() else {
+        eprintln!("skipped: ../shared/corpus is absent");
+        return;
+    };
+    let mut crd_files = Vec::new();
+    yaml_files(&corpus.join("crds"), &mut crd_files);
+    let mut index = CrdIndex::new();
+    for file in &crd_files {
+        let text = std::fs::read_to_string(file).unwrap();
+        let crds: Vec<Crd> = crdls_yaml::parse(&text).documents.iter().flat_map(Crd::from_document).collect();
+        index.set_source(Arc::from(file.display().to_string()), crds);
+    }
+    let crs = corpus.join("crs");
+    let mut files = Vec::new();
+    yaml_files(&crs, &mut files);
+    files.sort();
+    let (mut found, mut invalid_without_error, mut invalid_files) = (Vec::new(), Vec::new(), 0);
+    for file in &files {
+        let name = file.strip_prefix(&crs).unwrap().to_string_lossy().replace('\\', "/");
+        let Ok(text) = std::fs::read_to_string(file) else { continue };
+        let diagnostics = check_stream(&crdls_yaml::parse(&text), &index, &CheckOptions::default()).diagnostics();
+        if name.starts_with("gateway-api/invalid/") {
+            invalid_files += 1;
+            if !diagnostics.iter().any(|d| d.severity == crdls_yaml::Severity::Error) {
+                invalid_without_error.push(name);
+            }
+            continue;
+        }
+        for d in diagnostics.iter().filter(|d| matches!(d.code, "cel/rule" | "cel/runtime-error" | "cel/compile-error" | "cel/cost")) {
+            found.push((name.clone(), d.message.clone()));
+        }
+    }
+    let expected: Vec<(String, String)> = EXPECTED_RULE_FAILURES.iter().map(|(f, m, _)| (f.to_string(), m.to_string())).collect();
+    eprintln!("corpus: {} rule failures outside gateway-api/invalid, all examined; {invalid_files} invalid gateway-api files", found.len());
+    assert_eq!(found, expected);
+    assert!(invalid_files > 30, "expected gateway-api/invalid, found {invalid_files} files");
+    assert!(invalid_without_error.is_empty(), "invalid examples without an error: {invalid_without_error:?}");
+}

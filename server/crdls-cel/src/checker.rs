@@ -259,6 +259,15 @@ impl Checker<'_> {
                 let inner = (**inner).clone();
                 self.select_field(id, &inner, field, optional)
             }
+            // Selecting on an optional value propagates the optional (`a.?b.c`).
+            Type::Optional(inner) => {
+                let inner = (**inner).clone();
+                match self.select_field(id, &inner, field, false) {
+                    Type::Error => Type::Error,
+                    t @ Type::Optional(_) => t,
+                    t => Type::optional(t),
+                }
+            }
             other => {
                 self.error(id, format!("type '{other}' does not support field selection"));
                 Type::Error
@@ -452,7 +461,7 @@ impl Checker<'_> {
             (Type::Map(k1, v1), Type::Map(k2, v2)) => self.assignable(k1, k2) && self.assignable(v1, v2),
             (Type::Type(None), Type::Type(_)) | (Type::Type(_), Type::Type(None)) => true,
             (Type::Type(Some(a)), Type::Type(Some(b))) => self.assignable(a, b),
-            (Type::Object(_), Type::Null) => true,
+            (Type::Object(_) | Type::Optional(_), Type::Null) => true,
             _ => false,
         }
     }

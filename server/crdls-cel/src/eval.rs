@@ -370,6 +370,14 @@ fn type_value(name: &str) -> Option<Value> {
 
 /// `operand.field`, or `has(operand.field)` when `test`.
 fn select_field(operand: &Value, field: &str, test: bool) -> Outcome {
+    if let Value::Optional(inner) = operand {
+        // Selecting on an optional value propagates the optional.
+        let selected = match inner {
+            Some(v) => optional_select(v, field)?,
+            None => Value::Optional(None),
+        };
+        return Ok(if test { Value::Bool(matches!(selected, Value::Optional(Some(_)))) } else { selected });
+    }
     let found = match operand {
         Value::Object(o) => o.fields.get(field).cloned(),
         Value::Map(m) => m.get(&Value::string(field)).cloned(),

@@ -120,3 +120,9 @@ fn errors_are_worded_and_located_as_cel_go_does() {
         .join("\n"),
     );
 }
+
+#[test]
+fn optional_values_propagate_through_selections() {
+    assert_eq!(check_source("self.?spec.name.orValue('') == 'a'"), "bool");
+    assert_eq!(check_source("self.?spec.tags == null"), "bool");
+}
