@@ -4,6 +4,7 @@
 // The conformance and corpus runs print their pass rates and counts for the CI log.
 #![allow(clippy::print_stderr)]
 
+mod cel_spec;
 mod cli;
 mod conformance;
 mod corpus;

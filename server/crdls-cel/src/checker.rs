@@ -23,9 +23,36 @@ pub struct Checked {
     pub errors: Vec<CelError>,
 }
 
-/// Checks a parsed expression with the given variables in scope.
+/// Language options of the checker.
+#[derive(Clone, Copy, Debug)]
+pub struct Options {
+    /// List and map literals must have elements (and keys) of one type, as Kubernetes requires.
+    pub homogeneous_literals: bool,
+}
+
+impl Options {
+    /// The options of the Kubernetes CEL environment.
+    pub const KUBERNETES: Options = Options { homogeneous_literals: true };
+    /// CEL as the specification defines it (for conformance tests).
+    pub const SPEC: Options = Options { homogeneous_literals: false };
+}
+
+/// Checks a parsed expression with the given variables in scope, in the Kubernetes environment.
 pub fn check(parsed: &Parsed, variables: &[(&str, Type)]) -> Checked {
+    check_with(parsed, variables, Options::KUBERNETES)
+}
+
+/// Checks a parsed expression with the given variables in scope and language options.
+pub fn check_with(parsed: &Parsed, variables: &[(&str, Type)], options: Options) -> Checked {
+    if crate::parse::depth(&parsed.expr) > crate::parse::SHALLOW * 2 {
+        return crate::parse::on_big_stack(|| check_here(parsed, variables, options));
+    }
+    check_here(parsed, variables, options)
+}
+
+fn check_here(parsed: &Parsed, variables: &[(&str, Type)], options: Options) -> Checked {
     let mut checker = Checker {
+        options,
         offsets: &parsed.offsets,
         scopes: vec![variables.iter().map(|(n, t)| (n.to_string(), t.clone())).collect()],
         types: HashMap::new(),
@@ -45,6 +72,7 @@ pub fn check(parsed: &Parsed, variables: &[(&str, Type)]) -> Checked {
 }
 
 struct Checker<'p> {
+    options: Options,
     offsets: &'p HashMap<u64, usize>,
     scopes: Vec<HashMap<String, Type>>,
     types: HashMap<u64, Type>,
@@ -67,7 +95,6 @@ fn type_named(name: &str) -> Option<Type> {
         "list" => Type::list(Type::Dyn),
         "map" => Type::map(Type::Dyn, Type::Dyn),
         "type" => Type::Type(None),
-        "dyn" => Type::Dyn,
         "google.protobuf.Duration" => Type::Duration,
         "google.protobuf.Timestamp" => Type::Timestamp,
         "optional_type" => Type::optional(Type::Dyn),
@@ -121,6 +148,9 @@ impl Checker<'_> {
             },
             Expr::Select(select) => {
                 if let Some(t) = self.qualified_type(e) {
+                    return t;
+                }
+                if let Some(t) = self.qualified_variable(e) {
                     return t;
                 }
                 let operand = self.check(&select.operand);
@@ -240,6 +270,36 @@ impl Checker<'_> {
         }
         segments.reverse();
         type_named(&segments.join(".")).map(Type::type_of)
+    }
+
+    /// A select chain naming a variable declared with dots in its name (`a.b.c`), or selecting on the
+    /// longest such prefix, when its root is not a variable of its own.
+    fn qualified_variable(&mut self, e: &IdedExpr) -> Option<Type> {
+        let Expr::Select(select) = &e.expr else { return None };
+        if select.test {
+            return None;
+        }
+        let mut segments = vec![select.field.as_str()];
+        let mut node = &*select.operand;
+        loop {
+            match &node.expr {
+                Expr::Select(s) if !s.test => {
+                    segments.push(s.field.as_str());
+                    node = &s.operand;
+                }
+                Expr::Ident(root) => {
+                    if self.lookup(root).is_some() {
+                        return None;
+                    }
+                    segments.push(root);
+                    break;
+                }
+                _ => return None,
+            }
+        }
+        segments.reverse();
+        let name = segments.join(".");
+        self.lookup(&name).filter(|_| segments.len() > 1)
     }
 
     /// The type of `operand.field`; `optional` for `operand.?field`.
@@ -459,8 +519,8 @@ impl Checker<'_> {
             (Type::Dyn | Type::Error, _) | (_, Type::Dyn | Type::Error) => true,
             (Type::List(a), Type::List(b)) | (Type::Optional(a), Type::Optional(b)) => self.assignable(a, b),
             (Type::Map(k1, v1), Type::Map(k2, v2)) => self.assignable(k1, k2) && self.assignable(v1, v2),
-            (Type::Type(None), Type::Type(_)) | (Type::Type(_), Type::Type(None)) => true,
-            (Type::Type(Some(a)), Type::Type(Some(b))) => self.assignable(a, b),
+            // Type values compare with each other whatever the types they denote.
+            (Type::Type(_), Type::Type(_)) => true,
             (Type::Object(_) | Type::Optional(_), Type::Null) => true,
             _ => false,
         }
@@ -472,6 +532,9 @@ impl Checker<'_> {
         let Some(previous) = previous else { return current };
         if self.assignable(&previous, &current) {
             return most_general(self.substitute(&previous, false), self.substitute(&current, false));
+        }
+        if !self.options.homogeneous_literals {
+            return Type::Dyn;
         }
         let (p, c) = (self.substitute(&previous, true), self.substitute(&current, true));
         self.error(id, format!("expected type '{p}' but found '{c}'"));
@@ -497,6 +560,7 @@ fn most_general(a: Type, b: Type) -> Type {
     match (a, b) {
         (Type::List(x), Type::List(y)) => Type::list(most_general(*x, *y)),
         (Type::Map(k1, v1), Type::Map(k2, v2)) => Type::map(most_general(*k1, *k2), most_general(*v1, *v2)),
+        (Type::Optional(x), Type::Optional(y)) => Type::optional(most_general(*x, *y)),
         (a, _) => a,
     }
 }

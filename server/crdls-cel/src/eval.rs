@@ -62,6 +62,13 @@ pub struct Evaluation {
 
 /// Evaluates `expr` with `variables` bound, stopping once the cost passes `limit`.
 pub fn evaluate(expr: &IdedExpr, variables: &[(&str, Value)], limit: u64) -> Evaluation {
+    if crate::parse::depth(expr) > crate::parse::SHALLOW * 2 {
+        return crate::parse::on_big_stack(|| evaluate_here(expr, variables, limit));
+    }
+    evaluate_here(expr, variables, limit)
+}
+
+fn evaluate_here(expr: &IdedExpr, variables: &[(&str, Value)], limit: u64) -> Evaluation {
     let mut interp =
         Interpreter { scopes: variables.iter().map(|(n, v)| (n.to_string(), Ok(v.clone()))).collect(), cost: 0, limit, depth: 0 };
     let outcome = interp.eval(expr);
@@ -127,6 +134,11 @@ impl Interpreter {
             Expr::Select(select) => {
                 if let Some(t) = self.qualified_type(e) {
                     return Ok(t);
+                }
+                if let Some(segments) = self.qualified_name(e) {
+                    if let Some(v) = self.lookup(&segments.join(".")) {
+                        return v;
+                    }
                 }
                 self.charge(1)?;
                 let operand = self.eval(&select.operand)?;
@@ -355,7 +367,6 @@ fn type_value(name: &str) -> Option<Value> {
         "list",
         "map",
         "type",
-        "dyn",
         "google.protobuf.Duration",
         "google.protobuf.Timestamp",
         "optional_type",

@@ -223,12 +223,9 @@ fn format_s(v: &Value) -> Result<String, String> {
     })
 }
 
-/// Elements inside a formatted list or map: strings quoted.
+/// Elements inside a formatted list or map, formatted as `%s` formats them.
 fn format_quoted(v: &Value) -> Result<String, String> {
-    match v {
-        Value::String(s) => Ok(format!("{s:?}")),
-        other => format_s(other),
-    }
+    format_s(v)
 }
 
 #[cfg(test)]

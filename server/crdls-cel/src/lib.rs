@@ -18,7 +18,7 @@ pub mod types;
 pub mod value;
 
 pub use cel::common::ast;
-pub use checker::{check, Checked};
+pub use checker::{check, check_with, Checked, Options};
 pub use eval::{evaluate, ErrorKind, EvalError, Evaluation};
 pub use parse::{display_all, parse, CelError, Parsed};
 pub use types::{Field, ObjectType, Opaque, Type};

@@ -83,8 +83,57 @@ fn env() -> &'static Env {
 }
 
 /// Parses `source` with optional syntax and backtick-escaped identifiers on, as Kubernetes does.
+/// Deeply nested expressions are parsed on a thread with a large stack: the parser recurses per level.
 pub fn parse(source: &str) -> Result<Parsed, Vec<CelError>> {
-    let parser = env().parser().enable_optional_syntax(true).enable_ident_escape_syntax(true);
+    if nesting(source) > SHALLOW {
+        return on_big_stack(|| parse_here(source));
+    }
+    parse_here(source)
+}
+
+/// Nesting up to this depth is handled on the caller's stack.
+pub const SHALLOW: usize = 8;
+
+/// The deepest nesting of brackets and unary operators in a source text (a cheap upper bound of the
+/// parser's recursion).
+fn nesting(source: &str) -> usize {
+    let (mut depth, mut max, mut run) = (0usize, 0usize, 0usize);
+    for b in source.bytes() {
+        match b {
+            b'(' | b'[' | b'{' => {
+                depth += 1;
+                max = max.max(depth + run);
+            }
+            b')' | b']' | b'}' => depth = depth.saturating_sub(1),
+            b'!' | b'-' => {
+                run += 1;
+                max = max.max(depth + run);
+            }
+            b' ' => {}
+            _ => run = 0,
+        }
+    }
+    max
+}
+
+/// Runs `f` on a thread with a 256 MiB stack (reserved, not committed), for deep recursion.
+pub fn on_big_stack<T: Send>(f: impl FnOnce() -> T + Send) -> T {
+    std::thread::scope(|scope| {
+        let handle = std::thread::Builder::new().stack_size(256 << 20).spawn_scoped(scope, f);
+        match handle {
+            Ok(h) => h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)),
+            Err(e) => panic!("cannot start a thread for a deeply nested expression: {e}"),
+        }
+    })
+}
+
+/// The depth of an expression tree.
+pub fn depth(expr: &IdedExpr) -> usize {
+    1 + children(expr).into_iter().map(depth).max().unwrap_or(0)
+}
+
+fn parse_here(source: &str) -> Result<Parsed, Vec<CelError>> {
+    let parser = env().parser().enable_optional_syntax(true).enable_ident_escape_syntax(true).max_recursion_depth(250);
     match parser.parse_with_source_info(source) {
         Ok((expr, info)) => {
             let mut offsets = HashMap::new();

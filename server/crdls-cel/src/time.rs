@@ -179,7 +179,8 @@ pub fn duration_field(nanos: i64, field: &str) -> Result<i64, String> {
         "getHours" => nanos / 3_600_000_000_000,
         "getMinutes" => nanos / 60_000_000_000,
         "getSeconds" => nanos / 1_000_000_000,
-        "getMilliseconds" => nanos / 1_000_000,
+        // Milliseconds within the second, as cel-go gives them.
+        "getMilliseconds" => (nanos / 1_000_000) % 1000,
         _ => return Err(format!("no such overload: {field}")),
     })
 }

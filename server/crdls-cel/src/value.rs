@@ -231,38 +231,12 @@ fn numeric_cmp(a: &Value, b: &Value) -> Option<Ordering> {
         (Value::Double(x), Value::Double(y)) => x.partial_cmp(y),
         (Value::Int(x), Value::Uint(y)) => Some(if *x < 0 { Ordering::Less } else { (*x as u64).cmp(y) }),
         (Value::Uint(x), Value::Int(y)) => Some(if *y < 0 { Ordering::Greater } else { x.cmp(&(*y as u64)) }),
-        (Value::Int(x), Value::Double(y)) => int_double_cmp(*x as i128, *y),
-        (Value::Uint(x), Value::Double(y)) => int_double_cmp(*x as i128, *y),
-        (Value::Double(x), Value::Int(y)) => int_double_cmp(*y as i128, *x).map(Ordering::reverse),
-        (Value::Double(x), Value::Uint(y)) => int_double_cmp(*y as i128, *x).map(Ordering::reverse),
+        // Across int and double, cel-go compares as doubles.
+        (Value::Int(x), Value::Double(y)) => (*x as f64).partial_cmp(y),
+        (Value::Uint(x), Value::Double(y)) => (*x as f64).partial_cmp(y),
+        (Value::Double(x), Value::Int(y)) => x.partial_cmp(&(*y as f64)),
+        (Value::Double(x), Value::Uint(y)) => x.partial_cmp(&(*y as f64)),
         _ => None,
-    }
-}
-
-/// Compares an integer with a double exactly (no rounding of large integers).
-fn int_double_cmp(i: i128, d: f64) -> Option<Ordering> {
-    if d.is_nan() {
-        return None;
-    }
-    if d >= u64::MAX as f64 {
-        return Some(Ordering::Less);
-    }
-    if d < i64::MIN as f64 {
-        return Some(Ordering::Greater);
-    }
-    let t = d.trunc();
-    match i.cmp(&(t as i128)) {
-        Ordering::Equal => {
-            let frac = d - t;
-            Some(if frac > 0.0 {
-                Ordering::Less
-            } else if frac < 0.0 {
-                Ordering::Greater
-            } else {
-                Ordering::Equal
-            })
-        }
-        other => Some(other),
     }
 }
 

@@ -87,3 +87,13 @@ fn the_cost_limit_stops_runaway_rules() {
     assert!(within.outcome.is_ok());
     assert!(within.cost > 100, "{}", within.cost);
 }
+
+#[test]
+fn deep_nesting_fits_the_stack_of_a_worker_thread() {
+    let depth = 200;
+    let source = format!("{}7{}", "int(uint(".repeat(depth / 2), "))".repeat(depth / 2));
+    let parsed = parse(&source).unwrap();
+    let checked = crate::check(&parsed, &[]);
+    assert!(checked.errors.is_empty(), "{:?}", checked.errors);
+    assert!(matches!(evaluate(&parsed.expr, &[], 1_000_000).outcome, Ok(Value::Int(7))));
+}
