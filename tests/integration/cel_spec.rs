@@ -135,9 +135,7 @@ fn run(test: &Json) -> Result<(), String> {
 /// Strict equality: the same type and the same value (NaN equal to itself).
 fn same(a: &Value, b: &Value) -> bool {
     match (a, b) {
-        (Value::Double(x), Value::Double(y)) => {
-            x == y || (x.is_nan() && y.is_nan())
-        }
+        (Value::Double(x), Value::Double(y)) => x == y || (x.is_nan() && y.is_nan()),
         (Value::List(x), Value::List(y)) => x.items.len() == y.items.len() && x.items.iter().zip(&y.items).all(|(p, q)| same(p, q)),
         (Value::Map(x), Value::Map(y)) => {
             x.entries.len() == y.entries.len() && x.entries.iter().all(|(k, v)| y.entries.iter().any(|(k2, v2)| same(k, k2) && same(v, v2)))

@@ -162,12 +162,14 @@ impl Backend {
             return;
         }
         let Some((diagnostics, crds)) = self.analyze(&uri, snapshot.text.clone()).await else { return };
-        if self.update_buffer_crds(&uri, crds) {
-            self.recheck_all_except(Some(&uri));
-        }
+        // A newer edit came in meanwhile: its own check indexes its CRDs and publishes; this result
+        // must not overwrite either.
         let current = lock(&self.state.documents).get(&uri).map(|d| d.generation);
         if current != Some(snapshot.generation) {
             return;
+        }
+        if self.update_buffer_crds(&uri, crds) {
+            self.recheck_all_except(Some(&uri));
         }
         if !read(&self.state.flags).pull_diagnostics {
             let lsp = self.to_lsp(&snapshot.text, &diagnostics);
@@ -549,11 +551,15 @@ impl LanguageServer for Backend {
 
     async fn diagnostic(&self, params: DocumentDiagnosticParams) -> RpcResult<DocumentDiagnosticReportResult> {
         let uri = params.text_document.uri;
+        // One check of a document at a time, pulls included, so an older one never indexes last.
+        let flight = lock(&self.state.flights).entry(uri.clone()).or_default().clone();
+        let _guard = flight.lock().await;
         let Some(snapshot) = self.snapshot(&uri) else {
             return Err(RpcError::invalid_params(format!("{uri} is not open")));
         };
         let (diagnostics, crds) = self.analyze(&uri, snapshot.text.clone()).await.ok_or_else(|| internal("checking"))?;
-        if self.update_buffer_crds(&uri, crds) {
+        let current = lock(&self.state.documents).get(&uri).map(|d| d.generation);
+        if current == Some(snapshot.generation) && self.update_buffer_crds(&uri, crds) {
             self.recheck_all_except(Some(&uri));
         }
         Ok(DocumentDiagnosticReportResult::Report(DocumentDiagnosticReport::Full(RelatedFullDocumentDiagnosticReport {
