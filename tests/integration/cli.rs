@@ -113,3 +113,62 @@ fn fix_rewrites_only_clear_mistakes_and_reports_the_rest() {
     assert_eq!(run.code, 1);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn old_versions_run_transition_rules_and_ratchet_unchanged_values() {
+    let dir = std::env::temp_dir().join(format!("crdls-cli-old-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    for crd in ["scalers.yaml", "widgets.yaml"] {
+        std::fs::copy(crdls_tests::repo_root().join("fixtures/crds").join(crd), dir.join(crd)).unwrap();
+    }
+    let old = "apiVersion: autoscale.crdls.dev/v1\nkind: Scaler\nmetadata: {name: scaler-a}\nspec: {replicas: 3, maxReplicas: 5, window: 30s, owner: team-a}\n---\napiVersion: demo.crdls.dev/v1\nkind: Widget\nmetadata: {name: w}\nspec: {size: 15, owner: team-a}\n";
+    let new = old.replace("owner: team-a}\n---", "owner: team-b}\n---");
+    std::fs::write(dir.join("old.yaml"), old).unwrap();
+    std::fs::write(dir.join("app.yaml"), &new).unwrap();
+    let codes = |run: &crdls_tests::CliRun| -> Vec<(String, String, String)> {
+        let json: serde_json::Value = serde_json::from_str(&run.stdout).unwrap_or_else(|e| panic!("{e}: {run:?}"));
+        json["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|d| (d["code"].as_str().unwrap().into(), d["severity"].as_str().unwrap().into(), d["message"].as_str().unwrap().into()))
+            .collect()
+    };
+    let crds = ["--crds", "scalers.yaml", "--crds", "widgets.yaml", "--format", "json"];
+    // As a create: no transition rule runs, every invalid value is an error.
+    let created = crdls_tests::run_cli_in(&dir, &[&["check", "app.yaml"][..], &crds].concat(), "");
+    let created = codes(&created);
+    assert!(created.iter().any(|(c, s, _)| c == "cel/rule" && s == "error"), "{created:?}");
+    assert!(created.iter().any(|(c, _, _)| c == "schema/maximum"), "{created:?}");
+    assert!(!created.iter().any(|(_, _, m)| m.contains("immutable")), "{created:?}");
+    // As an update of old.yaml: the owner change breaks the transition rule; the unchanged window only
+    // warns, and the unchanged widget size is let through.
+    let updated = crdls_tests::run_cli_in(&dir, &[&["check", "app.yaml", "--old", "old.yaml"][..], &crds].concat(), "");
+    let updated = codes(&updated);
+    assert_eq!(
+        updated,
+        [
+            (
+                "cel/rule".to_string(),
+                "warning".to_string(),
+                "the window must be at least a minute (unchanged from the old object: the API server lets it through with a warning)"
+                    .to_string()
+            ),
+            ("cel/rule".to_string(), "error".to_string(), "owner is immutable".to_string()),
+        ]
+    );
+    // The same update, with the old version taken from git.
+    let git = |args: &[&str]| {
+        std::process::Command::new("git").arg("-C").arg(&dir).args(args).output().map(|o| o.status.success()).unwrap_or(false)
+    };
+    if git(&["init", "-q"]) {
+        std::fs::write(dir.join("app.yaml"), old).unwrap();
+        assert!(git(&["add", "app.yaml"]));
+        assert!(git(&["-c", "user.name=t", "-c", "user.email=t@e", "commit", "-qm", "old"]));
+        std::fs::write(dir.join("app.yaml"), &new).unwrap();
+        let from_git = crdls_tests::run_cli_in(&dir, &[&["check", "app.yaml", "--old", "git:HEAD"][..], &crds].concat(), "");
+        assert_eq!(codes(&from_git), updated);
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

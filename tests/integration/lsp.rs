@@ -557,3 +557,39 @@ fn harness_fails_when_a_server_message_is_left_unconsumed() {
     session.expect_log_containing("indexed 0 CRDs");
     session.finish();
 }
+
+#[test]
+fn edits_are_checked_as_updates_of_the_committed_version() {
+    let scalers = std::fs::read_to_string(repo_root().join("fixtures/crds/scalers.yaml")).unwrap();
+    let committed = "apiVersion: autoscale.crdls.dev/v1\nkind: Scaler\nmetadata: {name: scaler-a}\nspec: {replicas: 3, maxReplicas: 5, window: 30s, owner: team-a}\n";
+    let mut session = Session::start(widgets_workspace().file("crds/scalers.yaml", &scalers).file("app.yaml", committed));
+    let dir = session.workspace().to_path_buf();
+    let git = |args: &[&str]| {
+        std::process::Command::new("git").arg("-C").arg(&dir).args(args).output().map(|o| o.status.success()).unwrap_or(false)
+    };
+    if !(git(&["init", "-q"]) && git(&["add", "app.yaml"]) && git(&["-c", "user.name=t", "-c", "user.email=t@e", "commit", "-qm", "old"])) {
+        eprintln!("skipped: git is not available");
+        session.finish();
+        return;
+    }
+    session.open("app.yaml", &committed.replace("team-a", "team-b"));
+    let diagnostics = session.wait_for_diagnostics("app.yaml", 1)["diagnostics"].clone();
+    let found: Vec<(String, u64)> = diagnostics
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| (d["message"].as_str().unwrap().lines().next().unwrap().to_string(), d["severity"].as_u64().unwrap()))
+        .collect();
+    assert_eq!(
+        found,
+        [
+            (
+                "the window must be at least a minute (unchanged from the old object: the API server lets it through with a warning)"
+                    .to_string(),
+                2
+            ),
+            ("owner is immutable".to_string(), 1)
+        ]
+    );
+    session.finish();
+}

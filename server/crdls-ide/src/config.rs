@@ -40,11 +40,21 @@ pub struct Config {
     pub debounce: Duration,
     /// Whether the language server shows inlay hints (the defaults the API server will add).
     pub inlay_hints: bool,
+    /// Where the editor takes each object's old version from, to check edits as updates (transition
+    /// rules, ratcheting): `None` for off (every object is checked as created), else a git revision.
+    pub old_object: Option<String>,
 }
 
 impl Default for Config {
     fn default() -> Config {
-        Config { crd_paths: Vec::new(), strict: false, severity: BTreeMap::new(), debounce: Duration::from_millis(50), inlay_hints: true }
+        Config {
+            crd_paths: Vec::new(),
+            strict: false,
+            severity: BTreeMap::new(),
+            debounce: Duration::from_millis(50),
+            inlay_hints: true,
+            old_object: Some("HEAD".into()),
+        }
     }
 }
 
@@ -57,12 +67,13 @@ struct Layer {
     severity: Option<BTreeMap<String, SeverityOverride>>,
     debounce_ms: Option<u64>,
     inlay_hints: Option<bool>,
+    old_object: Option<String>,
 }
 
 impl Config {
     /// The options of the checking pipeline.
     pub fn check_options(&self) -> CheckOptions {
-        CheckOptions { strict: self.strict }
+        CheckOptions { strict: self.strict, old: None }
     }
 
     /// Applies a `crdls.toml` text on top of these settings.
@@ -100,6 +111,10 @@ impl Config {
         if let Some(on) = layer.inlay_hints {
             self.inlay_hints = on;
         }
+        if let Some(source) = layer.old_object {
+            let source = source.trim();
+            self.old_object = (!source.is_empty() && source != "off").then(|| source.to_string());
+        }
     }
 
     /// Applies the severity overrides: changes severities and drops diagnostics turned off.
@@ -135,12 +150,15 @@ mod tests {
             .merge_toml("crdPaths = [\"crds/\"]\nstrict = true\ndebounceMs = 0\n[severity]\n\"schema/unknown-field\" = \"off\"\n")
             .unwrap();
         config
-            .merge_json(&serde_json::json!({"crdls": {"strict": false, "inlayHints": false, "severity": {"schema/pattern": "warning"}}}))
+            .merge_json(&serde_json::json!({"crdls": {"strict": false, "inlayHints": false, "oldObject": "off", "severity": {"schema/pattern": "warning"}}}))
             .unwrap();
         assert_eq!(config.crd_paths, ["crds/"]);
         assert!(!config.strict);
         assert_eq!(config.debounce, Duration::ZERO);
         assert!(!config.inlay_hints);
+        assert_eq!(config.old_object, None);
+        config.merge_json(&serde_json::json!({"oldObject": "origin/main"})).unwrap();
+        assert_eq!(config.old_object.as_deref(), Some("origin/main"));
         let d = |code| Diagnostic::new(TextRange::empty(0), Severity::Error, code, "m");
         let mut diagnostics = vec![d("schema/unknown-field"), d("schema/pattern"), d("schema/type")];
         config.apply_severity(&mut diagnostics);

@@ -4,6 +4,7 @@
 //! document, and published only while the document is still at the checked version.
 
 mod document;
+mod git;
 mod input;
 mod proto;
 mod workspace;
@@ -74,6 +75,8 @@ struct State {
     flights: Mutex<HashMap<Url, Arc<tokio::sync::Mutex<()>>>>,
     /// A fingerprint of the CRDs each open buffer contributes, to notice when they change.
     buffer_crds: Mutex<HashMap<Url, u64>>,
+    /// Old versions of open files, from git.
+    git: git::GitOld,
 }
 
 /// The server.
@@ -115,6 +118,7 @@ impl Backend {
                 flags: RwLock::new(ClientFlags::default()),
                 flights: Mutex::new(HashMap::new()),
                 buffer_crds: Mutex::new(HashMap::new()),
+                git: git::GitOld::default(),
             }),
         }
     }
@@ -191,12 +195,22 @@ impl Backend {
                     shared
                 } else {
                     let mut local = (*shared).clone();
-                    local.set_source(source, crds.clone());
+                    local.set_source(source.clone(), crds.clone());
                     Arc::new(local)
                 }
             };
             let config = read(&state.config).clone();
-            let mut diagnostics = crdls_ide::diagnostics(&stream, &index, &config.check_options());
+            let mut options = config.check_options();
+            // The file's version at the configured git revision is what this edit updates.
+            let path = Url::parse(&source).ok().and_then(|u| u.to_file_path().ok());
+            if let (Some(rev), Some(path)) = (&config.old_object, path) {
+                if let Some(old_text) = state.git.text(&path, rev) {
+                    let mut old = crdls_schema::OldObjects::new();
+                    old.add_stream(&crdls_yaml::parse(&old_text));
+                    options.old = Some(Arc::new(old));
+                }
+            }
+            let mut diagnostics = crdls_ide::diagnostics(&stream, &index, &options);
             config.apply_severity(&mut diagnostics);
             (diagnostics, crds)
         })
@@ -531,6 +545,8 @@ impl LanguageServer for Backend {
     }
 
     async fn did_change_watched_files(&self, params: DidChangeWatchedFilesParams) {
+        // A checkout or commit may have moved what the old versions are.
+        self.state.git.clear();
         let mut changed = false;
         for event in params.changes {
             changed |= self.reindex_file(&event.uri, event.typ == FileChangeType::DELETED);

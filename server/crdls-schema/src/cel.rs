@@ -15,6 +15,7 @@ use crdls_yaml::{Diagnostic, FieldPath, Node, Severity, TextRange, Value as Yaml
 
 use crate::field_error::{ErrorType, FieldError};
 use crate::gofmt;
+use crate::old::same_data;
 
 /// The cost one evaluation may spend (`PerCallLimit`).
 pub const PER_CALL_LIMIT: u64 = 1_000_000;
@@ -39,12 +40,12 @@ pub mod codes {
 
 /// Runs every rule of `schema` and below on `object` (pruned and defaulted). `anchor` locates errors
 /// of the root.
-pub fn validate_rules(object: &Node, schema: &Schema, anchor: TextRange, out: &mut Vec<Diagnostic>) {
+pub fn validate_rules(object: &Node, old: Option<&Node>, schema: &Schema, anchor: TextRange, out: &mut Vec<Diagnostic>) {
     if !has_rules(schema, 0) {
         return;
     }
     let mut run = Run { budget: RUNTIME_BUDGET as i64, out };
-    run.node(object, schema, &FieldPath::root(), anchor, true);
+    run.node(object, old, schema, &FieldPath::root(), anchor, true);
 }
 
 /// The note the API server adds instead of running rules on an object with blocking schema errors.
@@ -78,13 +79,16 @@ struct Run<'o> {
 }
 
 impl Run<'_> {
-    fn node(&mut self, node: &Node, schema: &Schema, path: &FieldPath<'_>, anchor: TextRange, resource_root: bool) {
+    /// Runs the rules at `node` and below; `old` is the node's old version, when the update has one
+    /// that correlates (same key in a map, same key fields in a map list).
+    fn node(&mut self, node: &Node, old: Option<&Node>, schema: &Schema, path: &FieldPath<'_>, anchor: TextRange, resource_root: bool) {
         // Rules never run on null values.
         if node.value == Yaml::Null {
             return;
         }
+        let old = old.filter(|o| o.value != Yaml::Null);
         if !schema.validations.is_empty() {
-            self.rules(node, schema, path, anchor, resource_root);
+            self.rules(node, old, schema, path, anchor, resource_root);
         }
         if self.budget < 0 {
             return;
@@ -95,9 +99,10 @@ impl Run<'_> {
                     if self.budget < 0 {
                         return;
                     }
+                    let old_child = old.and_then(|o| o.get(&entry.key));
                     if let Some(AdditionalProperties::Schema(values)) = &schema.additional_properties {
                         if schema.properties.is_empty() {
-                            self.node(&entry.value, values, &path.key(&entry.key), entry.key_range, values.embedded_resource);
+                            self.node(&entry.value, old_child, values, &path.key(&entry.key), entry.key_range, values.embedded_resource);
                             continue;
                         }
                     }
@@ -105,7 +110,8 @@ impl Run<'_> {
                         if resource_root && matches!(entry.key.as_str(), "apiVersion" | "kind" | "metadata") {
                             continue;
                         }
-                        self.node(&entry.value, &p.schema, &path.field(&entry.key), entry.key_range, p.schema.embedded_resource);
+                        let child_path = path.field(&entry.key);
+                        self.node(&entry.value, old_child, &p.schema, &child_path, entry.key_range, p.schema.embedded_resource);
                     }
                 }
             }
@@ -115,7 +121,8 @@ impl Run<'_> {
                         if self.budget < 0 {
                             return;
                         }
-                        self.node(item, item_schema, &path.index(i), item.range, item_schema.embedded_resource);
+                        let old_item = old.and_then(|o| correlated_item(item, o, schema));
+                        self.node(item, old_item, item_schema, &path.index(i), item.range, item_schema.embedded_resource);
                     }
                 }
             }
@@ -123,9 +130,11 @@ impl Run<'_> {
         }
     }
 
-    fn rules(&mut self, node: &Node, schema: &Schema, path: &FieldPath<'_>, anchor: TextRange, resource_root: bool) {
+    fn rules(&mut self, node: &Node, old: Option<&Node>, schema: &Schema, path: &FieldPath<'_>, anchor: TextRange, resource_root: bool) {
         let type_name = schema.ty.as_deref().unwrap_or_default();
         let self_value = to_value(node, schema, resource_root, ROOT_TYPE_NAME);
+        let old_value = old.map(|o| to_value(o, schema, resource_root, ROOT_TYPE_NAME));
+        let unchanged = old.is_some_and(|o| same_data(node, o));
         let path_text = path.to_string();
         if self.budget <= 0 {
             self.invalid(
@@ -148,11 +157,12 @@ impl Run<'_> {
                 Ok(None) => continue,
                 Ok(Some(p)) => p,
             };
-            let old_self = match (compiled.uses_old_self, rule.optional_old_self) {
-                // No old object: a transition rule runs only when `optionalOldSelf` asks for it.
-                (true, Some(true)) => Some(Value::Optional(None)),
-                (true, _) => continue,
-                (false, _) => None,
+            let old_self = match (compiled.uses_old_self, rule.optional_old_self, &old_value) {
+                (true, Some(true), old) => Some(Value::Optional(old.clone().map(Arc::new))),
+                (true, _, Some(old)) => Some(old.clone()),
+                // No old version: a transition rule runs only when `optionalOldSelf` asks for it.
+                (true, _, None) => continue,
+                (false, _, _) => None,
             };
             let mut variables = vec![("self", self_value.clone())];
             if let Some(old) = old_self {
@@ -203,7 +213,15 @@ impl Run<'_> {
                         Err(e) => {
                             self.invalid(anchor, &path_text, type_name, codes::RUNTIME, format!("{} evaluating rule: {ruled}", e.message))
                         }
-                        Ok(_) => self.failed(node, schema, rule, &compiled, &variables, path, anchor),
+                        Ok(_) => {
+                            let message_variables = match &old_value {
+                                Some(old) => vec![("self", self_value.clone()), ("oldSelf", old.clone())],
+                                None => vec![("self", self_value.clone())],
+                            };
+                            // Ratcheting: a rule without oldSelf that fails on an unchanged value only warns.
+                            let ratcheted = unchanged && !compiled.uses_old_self;
+                            self.failed(node, schema, rule, &compiled, &message_variables, path, anchor, ratcheted)
+                        }
                     }
                 }
             }
@@ -221,13 +239,13 @@ impl Run<'_> {
         variables: &[(&str, Value)],
         path: &FieldPath<'_>,
         anchor: TextRange,
+        ratcheted: bool,
     ) {
         let mut detail = None;
         if let Some(Ok(message_program)) = &compiled.message_expression {
-            // The message expression sees `oldSelf` only as a plain value, which there is none of here.
-            let plain: Vec<(&str, Value)> = variables.iter().filter(|(n, _)| *n == "self").cloned().collect();
+            // The message expression sees `oldSelf` as a plain value, as upstream evaluates it.
             let limit = PER_CALL_LIMIT.min(self.budget.max(0) as u64);
-            let evaluation = evaluate(&message_program.parsed.expr, &plain, limit);
+            let evaluation = evaluate(&message_program.parsed.expr, variables, limit);
             self.budget -= evaluation.cost as i64;
             if let Ok(Value::String(s)) = evaluation.outcome {
                 let trimmed = s.trim();
@@ -255,7 +273,12 @@ impl Run<'_> {
             _ => (ErrorType::Invalid, value, detail.clone()),
         };
         let err = FieldError { ty, path: path_text, value, detail: shown_detail };
-        self.out.push(err.diagnostic(range, Severity::Error, codes::RULE, detail));
+        if ratcheted {
+            let message = format!("{detail} (unchanged from the old object: the API server lets it through with a warning)");
+            self.out.push(err.diagnostic(range, Severity::Warning, codes::RULE, message));
+        } else {
+            self.out.push(err.diagnostic(range, Severity::Error, codes::RULE, detail));
+        }
     }
 
     /// An `Invalid` error whose value is the schema's type, as the API server reports rule errors.
@@ -264,6 +287,17 @@ impl Run<'_> {
             FieldError { ty: ErrorType::Invalid, path: path.to_string(), value: Some(gofmt::quote(type_name)), detail: detail.clone() };
         self.out.push(err.diagnostic(anchor, Severity::Error, code, detail));
     }
+}
+
+/// The old item of a map-list item: the one with the same key fields. Items of other lists have none.
+fn correlated_item<'o>(item: &Node, old: &'o Node, schema: &Schema) -> Option<&'o Node> {
+    if schema.list_type.as_deref() != Some("map") {
+        return None;
+    }
+    let keys = &schema.rare().list_map_keys;
+    let key_of = |n: &Node| -> Option<Vec<Node>> { keys.iter().map(|k| n.get(k).cloned()).collect() };
+    let wanted = key_of(item)?;
+    old.as_seq()?.iter().find(|o| key_of(o).is_some_and(|k| k.iter().zip(&wanted).all(|(a, b)| same_data(a, b))))
 }
 
 /// `message` when set, else `failed rule: <rule>`, both trimmed.

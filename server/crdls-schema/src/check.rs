@@ -10,6 +10,7 @@ use crate::crd_rules;
 use crate::field_error::{ErrorType, FieldError};
 use crate::listtype::validate_lists;
 use crate::metadata::{validate_metadata, NameRules};
+use crate::old::{unchanged_at, OldObjects};
 use crate::prune::{prune_and_default, PrunedField};
 use crate::suggest::did_you_mean;
 use crate::validate::validate;
@@ -19,6 +20,9 @@ use crate::validate::validate;
 pub struct CheckOptions {
     /// Report unknown (pruned) fields as errors, like `kubectl --validate=strict`, instead of warnings.
     pub strict: bool,
+    /// The old versions of the objects, to check an update: transition rules run and unchanged invalid
+    /// values are ratcheted. `None` checks every object as created.
+    pub old: Option<std::sync::Arc<OldObjects>>,
 }
 
 /// What a document turned out to be.
@@ -107,8 +111,9 @@ fn check_object(root: &Node, index: &CrdIndex, options: &CheckOptions, complete:
         Resolution::Found { crd, version } => {
             check_version_flags(crd, version, kind, api_version_node, out);
             if complete {
+                let old = options.old.as_deref().and_then(|o| o.get(root));
                 match &version.schema {
-                    Some(schema) => validate_object(root, schema, kind_node.range, options, out),
+                    Some(schema) => validate_object(root, old, schema, kind_node.range, options, out),
                     None => validate_metadata(root, &FieldPath::root(), NameRules::Object, kind_node.range, out),
                 }
             }
@@ -251,24 +256,31 @@ fn compare_stability(candidate: &CrdVersion, deprecated: &CrdVersion) -> bool {
 }
 
 /// Prune, default, validate: the API server's order for a custom resource.
-fn validate_object(root: &Node, schema: &Schema, anchor: TextRange, options: &CheckOptions, out: &mut Vec<Diagnostic>) {
+fn validate_object(root: &Node, old: Option<&Node>, schema: &Schema, anchor: TextRange, options: &CheckOptions, out: &mut Vec<Diagnostic>) {
     let mut pruned = Vec::new();
     let object = prune_and_default(root, schema, &mut pruned);
+    let old_object = old.map(|o| prune_and_default(o, schema, &mut Vec::new()));
     for field in &pruned {
         out.push(unknown_field(field, options));
     }
     let root_path = FieldPath::root();
-    let before = out.len();
-    validate(&object, schema, &root_path, anchor, out);
-    validate_lists(&object, schema, &root_path, out);
-    validate_metadata(&object, &root_path, NameRules::Object, anchor, out);
-    validate_embedded(&object, schema, &root_path, out);
+    let mut found = Vec::new();
+    validate(&object, schema, &root_path, anchor, &mut found);
+    validate_lists(&object, schema, &root_path, &mut found);
+    if let Some(old) = &old_object {
+        // Ratcheting: a schema error on a value the update does not change is let through.
+        found.retain(|d| !d.path.as_deref().is_some_and(|p| unchanged_at(&object, old, p)));
+    }
+    validate_metadata(&object, &root_path, NameRules::Object, anchor, &mut found);
+    validate_embedded(&object, schema, &root_path, &mut found);
+    let blocked = found.iter().any(|d| BLOCKING.contains(&d.code));
+    out.append(&mut found);
     if cel::has_rules(schema, 0) {
         // The API server runs the rules only when schema validation left no blocking error.
-        if out[before..].iter().any(|d| BLOCKING.contains(&d.code)) {
+        if blocked {
             out.push(cel::skipped(anchor));
         } else {
-            cel::validate_rules(&object, schema, anchor, out);
+            cel::validate_rules(&object, old_object.as_ref(), schema, anchor, out);
         }
     }
 }

@@ -9,6 +9,7 @@ mod field_error;
 pub mod gofmt;
 mod listtype;
 mod metadata;
+pub mod old;
 mod prune;
 mod suggest;
 mod validate;
@@ -17,5 +18,6 @@ pub use crdls_cel::{formats, names, pattern};
 
 pub use check::{check_document, check_stream, CheckOptions, DocumentCheck, DocumentKind, FileCheck};
 pub use field_error::{ErrorType, FieldError};
+pub use old::OldObjects;
 pub use prune::{defaulted_value, prune_and_default, PrunedField, OBJECT_META_FIELDS};
 pub use suggest::{did_you_mean, edit_distance};

@@ -55,6 +55,11 @@ struct CheckArgs {
     /// When to colour human output.
     #[arg(long, value_enum, default_value_t = ColorArg::Auto)]
     color: ColorArg,
+    /// The objects' old versions, to check an update as the API server does (transition rules with
+    /// `oldSelf`, ratcheting of unchanged invalid values): files or directories, or `git:REF` for the
+    /// version of each checked file at a git revision (`git:HEAD`, `git:origin/main`).
+    #[arg(long = "old", value_name = "PATH|git:REF")]
+    old: Vec<String>,
     /// Rewrite files in place with the fixes that need no judgement (a misspelled field, enum value or
     /// kind; a number that must be a string), then report what is left.
     #[arg(long)]
@@ -224,7 +229,16 @@ fn check(args: CheckArgs, io: &mut Io<'_>) -> i32 {
     for (input, crds) in inputs.iter().zip(crds) {
         index.set_source(Arc::from(input.display.as_str()), crds);
     }
-    let options = config.check_options();
+    let mut options = config.check_options();
+    if !args.old.is_empty() {
+        match old_objects(&args.old, &inputs, &io.cwd) {
+            Ok(old) => options.old = Some(Arc::new(old)),
+            Err(e) => {
+                let _ = writeln!(io.stderr, "crdls: {e}");
+                return EXIT_USAGE;
+            }
+        }
+    }
     let mut summary = Summary { crds: index.len(), ..Summary::default() };
     let check_one = |stream: &crdls_yaml::Stream| {
         let mut diagnostics = check_stream(stream, &index, &options).diagnostics();
@@ -299,6 +313,49 @@ fn check(args: CheckArgs, io: &mut Io<'_>) -> i32 {
     } else {
         EXIT_OK
     }
+}
+
+/// The old objects from `--old` sources: files and directories, or each checked file at a git revision.
+fn old_objects(sources: &[String], inputs: &[Input], cwd: &Path) -> Result<crdls_schema::OldObjects, String> {
+    let mut old = crdls_schema::OldObjects::new();
+    for source in sources {
+        if let Some(rev) = source.strip_prefix("git:") {
+            for input in inputs.iter().filter(|i| i.report) {
+                let Some(path) = &input.path else { continue };
+                if let Some(text) = git_show(rev, path)? {
+                    old.add_stream(&crdls_yaml::parse(&text));
+                }
+            }
+            continue;
+        }
+        let path = cwd.join(source);
+        let files = collect_files(&path).map_err(|e| format!("--old {source}: {e}"))?;
+        for file in files {
+            let text = std::fs::read_to_string(&file).map_err(|e| format!("--old {}: {e}", file.display()))?;
+            old.add_stream(&crdls_yaml::parse(&text));
+        }
+    }
+    Ok(old)
+}
+
+/// A file's text at a git revision; `None` when the file did not exist there.
+fn git_show(rev: &str, path: &Path) -> Result<Option<String>, String> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let name = path.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_default();
+    let output = std::process::Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args(["show", &format!("{rev}:./{name}")])
+        .output()
+        .map_err(|e| format!("--old git:{rev}: cannot run git: {e}"))?;
+    if output.status.success() {
+        return Ok(Some(String::from_utf8_lossy(&output.stdout).into_owned()));
+    }
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    if stderr.contains("exists on disk, but not in") || stderr.contains("does not exist in") {
+        return Ok(None);
+    }
+    Err(format!("--old git:{rev}: {}", stderr.trim()))
 }
 
 fn plural<'a>(n: usize, one: &'a str, many: &'a str) -> &'a str {

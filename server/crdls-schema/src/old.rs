@@ -1,0 +1,127 @@
+//! Old objects, for checking an update as the API server does: transition rules (`oldSelf`) run against
+//! the old version of each object, and validation ratcheting lets an unchanged invalid value through.
+//! Objects are matched to their old versions by group, kind, namespace and name.
+
+use std::collections::HashMap;
+
+use crdls_crd::split_api_version;
+use crdls_yaml::{Node, Stream, Value};
+
+/// What identifies an object across versions of a file.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+struct ObjectKey {
+    group: String,
+    kind: String,
+    namespace: String,
+    name: String,
+}
+
+impl ObjectKey {
+    fn of(root: &Node) -> Option<ObjectKey> {
+        let (group, _) = split_api_version(root.get_str("apiVersion")?);
+        let metadata = root.get("metadata")?;
+        Some(ObjectKey {
+            group: group.to_string(),
+            kind: root.get_str("kind")?.to_string(),
+            namespace: metadata.get_str("namespace").unwrap_or_default().to_string(),
+            name: metadata.get_str("name")?.to_string(),
+        })
+    }
+}
+
+/// The old versions of objects.
+#[derive(Clone, Debug, Default)]
+pub struct OldObjects {
+    objects: HashMap<ObjectKey, Node>,
+}
+
+impl OldObjects {
+    /// No old objects: every object is being created.
+    pub fn new() -> OldObjects {
+        OldObjects::default()
+    }
+
+    /// Adds the objects of a parsed file (documents the parser could not finish are left out).
+    pub fn add_stream(&mut self, stream: &Stream) {
+        for doc in stream.documents.iter().filter(|d| !d.has_syntax_error) {
+            let Some(root) = &doc.root else { continue };
+            if let Some(key) = ObjectKey::of(root) {
+                self.objects.insert(key, root.clone());
+            }
+        }
+    }
+
+    /// The old version of the object `root`, when there is one.
+    pub fn get(&self, root: &Node) -> Option<&Node> {
+        self.objects.get(&ObjectKey::of(root)?)
+    }
+
+    /// How many old objects there are.
+    pub fn len(&self) -> usize {
+        self.objects.len()
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.objects.is_empty()
+    }
+}
+
+/// Whether two nodes hold the same data, ranges and styles aside (Kubernetes' semantic equality:
+/// maps compare without order, numbers by value).
+pub fn same_data(a: &Node, b: &Node) -> bool {
+    match (&a.value, &b.value) {
+        (Value::Map(x), Value::Map(y)) => {
+            x.len() == y.len() && x.iter().all(|e| y.iter().find(|f| f.key == e.key).is_some_and(|f| same_data(&e.value, &f.value)))
+        }
+        (Value::Seq(x), Value::Seq(y)) => x.len() == y.len() && x.iter().zip(y).all(|(p, q)| same_data(p, q)),
+        (Value::Int(i), Value::Float(f)) | (Value::Float(f), Value::Int(i)) => *i as f64 == *f,
+        (x, y) => x == y,
+    }
+}
+
+/// The node at an API-server field path (`spec.ports[0].name`, `spec.labels[app]`, keys with dots
+/// matched longest first), or else how deep the path got and the deepest node it reached.
+pub fn node_at<'n>(root: &'n Node, path: &str) -> Result<&'n Node, (usize, &'n Node)> {
+    let (mut node, mut rest, mut depth) = (root, path, 0usize);
+    while !rest.is_empty() {
+        let next = if let Some(inner) = rest.strip_prefix('[') {
+            let close = inner.find(']').ok_or((depth, node))?;
+            let key = &inner[..close];
+            let child = match &node.value {
+                Value::Seq(items) => key.parse::<usize>().ok().and_then(|i| items.get(i)),
+                Value::Map(_) => node.get(key),
+                _ => None,
+            };
+            child.map(|c| (c, &inner[close + 1..]))
+        } else {
+            let field = rest.strip_prefix('.').unwrap_or(rest);
+            node.as_map().and_then(|entries| {
+                entries
+                    .iter()
+                    .filter(|e| field.starts_with(e.key.as_str()) && matches!(field[e.key.len()..].chars().next(), None | Some('.' | '[')))
+                    .max_by_key(|e| e.key.len())
+                    .map(|e| (&e.value, &field[e.key.len()..]))
+            })
+        };
+        match next {
+            Some((child, after)) => {
+                node = child;
+                rest = after;
+                depth += 1;
+            }
+            None => return Err((depth, node)),
+        }
+    }
+    Ok(node)
+}
+
+/// Whether an error at `path` concerns data the update leaves as it was: the value at the path (or,
+/// when it is absent from both, the object that lacks it) is the same in the old object.
+pub fn unchanged_at(new: &Node, old: &Node, path: &str) -> bool {
+    match (node_at(new, path), node_at(old, path)) {
+        (Ok(a), Ok(b)) => same_data(a, b),
+        (Err((da, a)), Err((db, b))) => da == db && same_data(a, b),
+        _ => false,
+    }
+}
