@@ -12,10 +12,15 @@ use std::time::{Duration, Instant};
 /// How long a lookup is reused.
 const FRESH: Duration = Duration::from_secs(5);
 
+/// A file and a revision.
+type Key = (PathBuf, String);
+/// When a lookup was made, and what it found.
+type Lookup = (Instant, Option<Arc<str>>);
+
 /// Cached `git show REV:file` results.
 #[derive(Default)]
 pub struct GitOld {
-    cache: Mutex<HashMap<(PathBuf, String), (Instant, Option<Arc<str>>)>>,
+    cache: Mutex<HashMap<Key, Lookup>>,
 }
 
 impl GitOld {
