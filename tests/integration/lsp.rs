@@ -593,3 +593,23 @@ fn edits_are_checked_as_updates_of_the_committed_version() {
     );
     session.finish();
 }
+
+#[test]
+fn crd_rules_are_checked_while_the_crd_is_edited() {
+    let crd = std::fs::read_to_string(repo_root().join("fixtures/crd-errors/rules.yaml")).unwrap();
+    let mut session = Session::start(SessionOptions::new().encoding(Encoding::Utf16));
+    session.open("gauges.yaml", &crd);
+    let diagnostics = session.wait_for_diagnostics("gauges.yaml", 1)["diagnostics"].clone();
+    let first = &diagnostics[0];
+    assert_eq!(first["code"], "cel/compile-error");
+    // Underlined inside the rule string: `.maximun`, not the whole entry.
+    let at = session.position_of("gauges.yaml", ".maximun");
+    assert_eq!(first["range"]["start"], json!({"line": at.line, "character": at.character}));
+    assert_eq!(first["range"]["end"], json!({"line": at.line, "character": at.character + 8}));
+    // Fixing the typo removes the error as the user types.
+    session.replace("gauges.yaml", 2, "self.maximun", "self.maximum");
+    let fixed = session.wait_for_diagnostics("gauges.yaml", 2)["diagnostics"].clone();
+    assert!(fixed.as_array().unwrap().iter().all(|d| !d["message"].as_str().unwrap_or_default().contains("maximun")), "{fixed}");
+    assert_eq!(fixed.as_array().unwrap().len(), diagnostics.as_array().unwrap().len() - 1);
+    insta::assert_snapshot!("crd_rules", session.finish());
+}
