@@ -613,3 +613,20 @@ fn crd_rules_are_checked_while_the_crd_is_edited() {
     assert_eq!(fixed.as_array().unwrap().len(), diagnostics.as_array().unwrap().len() - 1);
     insta::assert_snapshot!("crd_rules", session.finish());
 }
+
+#[test]
+fn editors_get_the_index_status_and_the_crd_of_a_document() {
+    let mut session = Session::start(widgets_workspace().file("crds/gizmos.yaml", &gizmo_crd()).index_status());
+    let status = session.expect_notification("crdls/indexStatus");
+    assert_eq!(status, json!({"crds": 2, "files": 2}));
+    session.open("gizmo.yaml", &format!("{WIDGET}---\n{GIZMO}"));
+    session.wait_for_diagnostics("gizmo.yaml", 1);
+    let uri = session.uri("gizmo.yaml");
+    let widget = session.request("crdls/crdForDocument", json!({"textDocument": {"uri": uri}}));
+    assert_eq!(widget["uri"], session.uri("crds/widgets.yaml"));
+    let at = session.position_of("gizmo.yaml", "kind: Gizmo");
+    let gizmo =
+        session.request("crdls/crdForDocument", json!({"textDocument": {"uri": uri}, "position": {"line": at.line, "character": 0}}));
+    assert_eq!(gizmo["uri"], session.uri("crds/gizmos.yaml"));
+    insta::assert_snapshot!("index_status_and_crd_for_document", session.finish());
+}

@@ -124,6 +124,7 @@ pub struct SessionOptions {
     watch_files: bool,
     configuration: Option<Value>,
     wait_for_index: bool,
+    index_status: bool,
 }
 
 impl Default for SessionOptions {
@@ -147,7 +148,14 @@ impl SessionOptions {
             watch_files: false,
             configuration: None,
             wait_for_index: true,
+            index_status: false,
         }
+    }
+
+    /// The client asks for `crdls/indexStatus` notifications (`experimental.crdlsIndexStatus`).
+    pub fn index_status(mut self) -> SessionOptions {
+        self.index_status = true;
+        self
     }
 
     /// A file in the workspace folder (`path` is relative, `/`-separated).
@@ -231,6 +239,7 @@ impl SessionOptions {
         if self.progress {
             window["workDoneProgress"] = json!(true);
         }
+        let experimental = if self.index_status { json!({"crdlsIndexStatus": true}) } else { json!({}) };
         json!({
             "processId": null,
             "clientInfo": {"name": "crdls-tests"},
@@ -242,6 +251,7 @@ impl SessionOptions {
                 "textDocument": text_document,
                 "workspace": workspace,
                 "window": window,
+                "experimental": experimental,
             },
         })
     }
@@ -257,6 +267,9 @@ impl SessionOptions {
         }
         if self.watch_files {
             features.push("didChangeWatchedFiles registration".into());
+        }
+        if self.index_status {
+            features.push("crdls/indexStatus".into());
         }
         if let Some(settings) = &self.configuration {
             features.push(format!("configuration {}", compact(settings)));

@@ -86,6 +86,11 @@ impl CrdIndex {
         self.by_source.values().map(Vec::len).sum()
     }
 
+    /// The sources that hold CRDs.
+    pub fn sources(&self) -> impl Iterator<Item = &SourceId> {
+        self.by_source.iter().filter(|(_, crds)| !crds.is_empty()).map(|(s, _)| s)
+    }
+
     /// Whether no CRD is indexed.
     pub fn is_empty(&self) -> bool {
         self.by_source.is_empty()

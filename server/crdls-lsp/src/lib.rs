@@ -29,7 +29,7 @@ use crate::proto::{Encoding, Lines};
 
 /// Serves LSP over the given streams until the client exits.
 pub async fn serve<I: AsyncRead + Unpin + Send + 'static, O: AsyncWrite>(input: I, output: O) {
-    let (service, socket) = LspService::new(Backend::new);
+    let (service, socket) = LspService::build(Backend::new).custom_method("crdls/crdForDocument", Backend::crd_for_document).finish();
     Server::new(input::filtered(input), output, socket).serve(service).await;
 }
 
@@ -61,6 +61,8 @@ struct ClientFlags {
     pull_diagnostics: bool,
     diagnostic_refresh: bool,
     inlay_hint_refresh: bool,
+    /// The client asked for `crdls/indexStatus` notifications (`experimental.crdlsIndexStatus`).
+    index_status: bool,
 }
 
 /// Everything the handlers share.
@@ -242,6 +244,12 @@ impl Backend {
     /// client to pull again (when it supports being asked).
     fn recheck_all_except(&self, skip: Option<&Url>) {
         let flags = *read(&self.state.flags);
+        if flags.index_status {
+            let index = read(&self.state.index).clone();
+            let params = IndexStatusParams { crds: index.len(), files: index.sources().count() };
+            let client = self.client.clone();
+            tokio::spawn(async move { client.send_notification::<IndexStatus>(params).await });
+        }
         if flags.inlay_hint_refresh {
             // Defaults come from the CRDs, which may just have changed.
             let client = self.client.clone();
@@ -396,6 +404,35 @@ impl Backend {
     }
 }
 
+/// `crdls/indexStatus`: how many CRDs the server knows, sent to clients that ask for it whenever the
+/// index changes (editors show it in a status bar).
+enum IndexStatus {}
+
+/// The parameters of `crdls/indexStatus`.
+#[derive(Debug, serde::Serialize, serde::Deserialize)]
+struct IndexStatusParams {
+    /// CRDs indexed.
+    crds: usize,
+    /// Files (or buffers) they come from.
+    files: usize,
+}
+
+impl lsp_types::notification::Notification for IndexStatus {
+    type Params = IndexStatusParams;
+    const METHOD: &'static str = "crdls/indexStatus";
+}
+
+/// The parameters of `crdls/crdForDocument`: a document and, optionally, a position in it (which
+/// document of a multi-document file).
+#[derive(Debug, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CrdForDocumentParams {
+    /// The document.
+    pub text_document: TextDocumentIdentifier,
+    /// A position in it; the first document when absent.
+    pub position: Option<Position>,
+}
+
 /// A stable fingerprint of a list of CRDs: their names, groups, versions and schema ranges.
 fn fingerprint(crds: &[Crd]) -> u64 {
     use std::hash::{Hash, Hasher};
@@ -425,6 +462,42 @@ fn internal(what: &str) -> RpcError {
     e
 }
 
+impl Backend {
+    /// `crdls/crdForDocument`: where the CRD serving the document's `apiVersion`/`kind` is defined.
+    async fn crd_for_document(&self, params: CrdForDocumentParams) -> RpcResult<Option<Location>> {
+        let Some(snapshot) = self.snapshot(&params.text_document.uri) else { return Ok(None) };
+        let encoding = *read(&self.state.encoding);
+        let index = read(&self.state.index).clone();
+        let found = self
+            .blocking("finding the CRD", move || {
+                let lines = Lines::new(&snapshot.text, encoding);
+                let offset = params.position.map_or(0, |p| lines.offset(p));
+                let stream = crdls_yaml::parse_at(&snapshot.text, offset);
+                let root = stream.documents.first()?.root.as_ref()?;
+                let (api_version, kind) = (root.get_str("apiVersion")?, root.get_str("kind")?);
+                match index.resolve(api_version, kind) {
+                    crdls_crd::Resolution::Found { crd, .. } | crdls_crd::Resolution::UnknownVersion { crd } => {
+                        Some((crd.source.clone(), crd.crd.kind_range))
+                    }
+                    _ => None,
+                }
+            })
+            .await
+            .ok_or_else(|| internal("finding the CRD"))?;
+        let Some((source, range)) = found else { return Ok(None) };
+        let Ok(uri) = Url::parse(&source) else { return Ok(None) };
+        let text = match self.snapshot(&uri) {
+            Some(s) => s.text,
+            None => match uri.to_file_path().ok().and_then(|p| std::fs::read_to_string(p).ok()) {
+                Some(text) => text,
+                None => return Ok(None),
+            },
+        };
+        let range = Lines::new(&text, encoding).range(range);
+        Ok(Some(Location { uri, range }))
+    }
+}
+
 #[tower_lsp::async_trait]
 impl LanguageServer for Backend {
     async fn initialize(&self, params: InitializeParams) -> RpcResult<InitializeResult> {
@@ -439,6 +512,12 @@ impl LanguageServer for Backend {
             pull_diagnostics: caps.text_document.as_ref().and_then(|t| t.diagnostic.as_ref()).is_some(),
             diagnostic_refresh: workspace.and_then(|w| w.diagnostic.as_ref()).and_then(|d| d.refresh_support).unwrap_or(false),
             inlay_hint_refresh: workspace.and_then(|w| w.inlay_hint.as_ref()).and_then(|d| d.refresh_support).unwrap_or(false),
+            index_status: caps
+                .experimental
+                .as_ref()
+                .and_then(|e| e.get("crdlsIndexStatus"))
+                .and_then(serde_json::Value::as_bool)
+                .unwrap_or(false),
         };
         *write(&self.state.flags) = flags;
         let mut roots: Vec<PathBuf> = params.workspace_folders.iter().flatten().filter_map(|f| f.uri.to_file_path().ok()).collect();
