@@ -59,6 +59,9 @@ pub fn completions(text: &str, stream: &Stream, index: &CrdIndex, offset: usize)
     while !text.is_char_boundary(offset) {
         offset -= 1;
     }
+    if let Some(items) = crate::cel_assist::completions(text, stream, offset) {
+        return items;
+    }
     let Some(ctx) = context(text, offset) else { return Vec::new() };
     let doc = DocumentFacts::read(text, stream, index, &ctx, offset);
     let mut items = match &ctx.what {

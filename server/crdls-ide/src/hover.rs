@@ -18,7 +18,10 @@ pub struct HoverResult {
 }
 
 /// The hover at byte `offset`: on a key or scalar value of a custom resource whose CRD is indexed.
-pub fn hover(_text: &str, stream: &Stream, index: &CrdIndex, offset: usize) -> Option<HoverResult> {
+pub fn hover(text: &str, stream: &Stream, index: &CrdIndex, offset: usize) -> Option<HoverResult> {
+    if let Some(in_rule) = crate::cel_assist::hover(text, stream, offset) {
+        return in_rule;
+    }
     let location = locate(stream, offset)?;
     if !location.on_key() && !location.on_scalar() {
         return None;
