@@ -215,10 +215,8 @@ fn macro_range(before: &str, variable: &str) -> Option<(Vec<String>, bool)> {
             let args = &before[at + needle.len()..];
             let names: Vec<&str> = args.split(',').take(2).map(str::trim).collect();
             let second = names.get(1).is_some_and(|n| *n == variable && n.chars().all(|c| c.is_alphanumeric() || c == '_'));
-            if names.first() == Some(&variable) || second {
-                if best.as_ref().is_none_or(|(b, _, _)| at > *b) {
-                    best = Some((at, member_chain(&before[..at]), second));
-                }
+            if (names.first() == Some(&variable) || second) && best.as_ref().is_none_or(|(b, _, _)| at > *b) {
+                best = Some((at, member_chain(&before[..at]), second));
             }
             from = at + 1;
         }
@@ -230,7 +228,7 @@ fn macro_range(before: &str, variable: &str) -> Option<(Vec<String>, bool)> {
 /// the second variable).
 fn element<'s>(schema: Option<&'s Schema>, ty: &Type, second: bool) -> Option<(Option<&'s Schema>, Type)> {
     match ty {
-        Type::List(elem) if !second => Some((schema.and_then(|s| s.items.as_deref()), (**elem).clone())),
+        // A list's first variable is the item, or with two variables the index and then the item.
         Type::List(elem) => Some((schema.and_then(|s| s.items.as_deref()), (**elem).clone())),
         Type::Map(k, _) if !second => Some((None, (**k).clone())),
         Type::Map(_, v) => Some((
