@@ -57,6 +57,11 @@ fn crd_rule_errors() {
 }
 
 #[test]
+fn crd_version_skew() {
+    snapshot_of("fixtures/crd-errors/versions.yaml", "crd-version-skew");
+}
+
+#[test]
 fn every_fixture_has_a_snapshot() {
     let mut missing = Vec::new();
     for entry in std::fs::read_dir(repo_root().join("fixtures/resources")).unwrap() {

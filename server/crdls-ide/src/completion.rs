@@ -118,6 +118,7 @@ impl<'a> DocumentFacts<'a> {
         let scalar = |key: &str| root.and_then(|r| r.get_str(key)).or_else(|| root_scalar(text, ctx.doc, key));
         let (api_version, kind) = (scalar("apiVersion"), scalar("kind"));
         let schema = match (api_version, kind) {
+            _ if crate::builtin_crd::is_crd_document(api_version, kind) => Some(crate::builtin_crd::crd_schema()),
             (Some(api_version), Some(kind)) => match index.resolve(api_version, kind) {
                 Resolution::Found { version, .. } => version.schema.as_deref(),
                 // A version being typed: the preferred one's schema is the best guess.

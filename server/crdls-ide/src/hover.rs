@@ -2,7 +2,7 @@
 //! default, description, CEL rules and the CRD that defines it; for `apiVersion` and `kind` values, a
 //! summary of the CRD.
 
-use crdls_crd::{CrdIndex, CrdVersion, IndexedCrd, Resolution, Schema};
+use crdls_crd::{CrdIndex, IndexedCrd, Resolution, Schema};
 use crdls_yaml::{locate, Segment, Stream, TextRange};
 
 use crate::render::yaml_inline;
@@ -38,13 +38,19 @@ pub fn hover(text: &str, stream: &Stream, index: &CrdIndex, offset: usize) -> Op
         };
         return Some(HoverResult { range, markdown: crd_summary(crd, version) });
     }
+    if crate::builtin_crd::is_crd_document(Some(api_version), Some(kind)) {
+        let steps = walk(Some(crate::builtin_crd::crd_schema()), &location.path)?;
+        let origin = "Part of `CustomResourceDefinition` (`apiextensions.k8s.io/v1`).".to_string();
+        return Some(HoverResult { range, markdown: field_markdown(&location.path, &steps, origin) });
+    }
     let Resolution::Found { crd, version } = resolution else { return None };
     let steps = walk(version.schema.as_deref(), &location.path)?;
-    Some(HoverResult { range, markdown: field_markdown(&location.path, &steps, crd, version) })
+    let origin = format!("Defined by CRD {}, version {}, in {}.", code(&crd.crd.name), code(&version.name), code(&crd.source));
+    Some(HoverResult { range, markdown: field_markdown(&location.path, &steps, origin) })
 }
 
-/// The Markdown for the field at the end of `steps`.
-fn field_markdown(path: &[Segment<'_>], steps: &[Step<'_>], crd: &IndexedCrd, version: &CrdVersion) -> String {
+/// The Markdown for the field at the end of `steps`; `origin` says where it is defined.
+fn field_markdown(path: &[Segment<'_>], steps: &[Step<'_>], origin: String) -> String {
     let Some(step) = steps.last() else { return String::new() };
     let schema = step.schema;
     let mut sections = vec![format!("{}: **{}**", code(&path_text(path, steps)), type_label(schema))];
@@ -85,11 +91,7 @@ fn field_markdown(path: &[Segment<'_>], steps: &[Step<'_>], crd: &IndexedCrd, ve
         }
         sections.push(rules);
     }
-    sections.push(if step.builtin {
-        "Defined by Kubernetes for every object.".to_string()
-    } else {
-        format!("Defined by CRD {}, version {}, in {}.", code(&crd.crd.name), code(&version.name), code(&crd.source))
-    });
+    sections.push(if step.builtin { "Defined by Kubernetes for every object.".to_string() } else { origin });
     sections.join("\n\n")
 }
 

@@ -3,6 +3,7 @@
 //! are byte offsets, and the language server converts at its edge.
 
 pub mod actions;
+mod builtin_crd;
 mod cel_assist;
 pub mod completion;
 pub mod config;

@@ -52,6 +52,15 @@ impl<'s> Step<'s> {
 
     /// The child of this node at `segment`, when the schema knows it.
     pub(crate) fn child(&self, segment: Segment<'_>) -> Option<Step<'s>> {
+        let mut step = self.child_of(segment)?;
+        // In a CRD's own schema, a nested schema node is JSONSchemaProps again.
+        if crate::builtin_crd::is_schema_props(step.schema) {
+            step.schema = crate::builtin_crd::schema_props();
+        }
+        Some(step)
+    }
+
+    fn child_of(&self, segment: Segment<'_>) -> Option<Step<'s>> {
         match segment {
             Segment::Key(key) => self.field(key),
             Segment::Index(_) => {

@@ -7,6 +7,7 @@ use crdls_yaml::{Diagnostic, Document, FieldPath, Node, Severity, Stream, TextRa
 use crate::builtin;
 use crate::cel;
 use crate::crd_rules;
+use crate::crd_versions;
 use crate::field_error::{ErrorType, FieldError};
 use crate::listtype::validate_lists;
 use crate::metadata::{validate_metadata, NameRules};
@@ -85,6 +86,7 @@ pub fn check_document(doc: &Document, text: &str, index: &CrdIndex, options: &Ch
         Some(root) if is_crd(root).is_some() => {
             if !doc.has_syntax_error {
                 crd_rules::check_crd(root, text, &mut diagnostics);
+                crd_versions::check_versions(root, &mut diagnostics);
             }
             DocumentKind::Crd
         }

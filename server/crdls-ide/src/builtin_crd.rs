@@ -1,0 +1,57 @@
+//! The schema of a CustomResourceDefinition itself, for completion and hover while a CRD is edited:
+//! every field of `apiextensions.k8s.io/v1`, and the keywords of a schema node (JSONSchemaProps) with
+//! every `x-kubernetes-*` extension. Schema nodes nest: a node titled `@JSONSchemaProps` stands for
+//! the JSONSchemaProps schema again.
+
+use std::sync::{Arc, OnceLock};
+
+use crdls_crd::Schema;
+
+/// The title that marks a nested schema node.
+const SCHEMA_PROPS: &str = "@JSONSchemaProps";
+
+struct Builtin {
+    crd: Arc<Schema>,
+    props: Arc<Schema>,
+}
+
+fn builtin() -> &'static Builtin {
+    static BUILTIN: OnceLock<Builtin> = OnceLock::new();
+    BUILTIN.get_or_init(|| {
+        let stream = crdls_yaml::parse(include_str!("builtin/crd-v1.yaml"));
+        let root = stream.documents.first().and_then(|d| d.root.as_ref());
+        let schema = |key: &str| Arc::new(root.and_then(|r| r.get(key)).map(Schema::from_node).unwrap_or_default());
+        Builtin { crd: schema("customResourceDefinition"), props: schema("jsonSchemaProps") }
+    })
+}
+
+/// The schema of a whole CRD object.
+pub(crate) fn crd_schema() -> &'static Schema {
+    &builtin().crd
+}
+
+/// The schema of one schema node (JSONSchemaProps).
+pub(crate) fn schema_props() -> &'static Schema {
+    &builtin().props
+}
+
+/// Whether a node of the built-in schema stands for a nested schema node.
+pub(crate) fn is_schema_props(schema: &Schema) -> bool {
+    schema.rare().title.as_deref() == Some(SCHEMA_PROPS)
+}
+
+/// Whether a document is a CRD of the version the built-in schema describes.
+pub(crate) fn is_crd_document(api_version: Option<&str>, kind: Option<&str>) -> bool {
+    api_version == Some("apiextensions.k8s.io/v1") && kind == Some("CustomResourceDefinition")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_builtin_crd_schema_parses_and_nests() {
+        assert!(crd_schema().property("spec").is_some());
+        assert!(schema_props().property("type").is_some());
+    }
+}
