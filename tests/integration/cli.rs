@@ -53,7 +53,7 @@ fn directories_are_searched_and_crds_among_paths_are_used() {
     let run = run_cli(&["check", "fixtures", "--format", "json"], "");
     assert_eq!(run.code, 1, "the fixtures hold deliberate errors");
     let json: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
-    assert_eq!(json["summary"]["crds"], 5);
+    assert_eq!(json["summary"]["crds"], 6);
     let files: std::collections::BTreeSet<&str> =
         json["diagnostics"].as_array().unwrap().iter().map(|d| d["file"].as_str().unwrap()).collect();
     assert!(files.contains("fixtures/resources/schema-errors.yaml"), "{files:?}");
