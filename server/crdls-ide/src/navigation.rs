@@ -25,6 +25,9 @@ pub fn definition(_text: &str, stream: &Stream, index: &CrdIndex, offset: usize)
         return None;
     }
     let root = location.document.root.as_ref()?;
+    if crdls_crd::is_crd(root).is_some() {
+        return crd_path_definition(root, &location);
+    }
     let (api_version, kind) = (root.get_str("apiVersion")?, root.get_str("kind")?);
     let resolution = index.resolve(api_version, kind);
     if let [Segment::Key(key @ ("apiVersion" | "kind"))] = location.path.as_slice() {
@@ -47,6 +50,74 @@ pub fn definition(_text: &str, stream: &Stream, index: &CrdIndex, offset: usize)
         _ => return None,
     };
     Some(Target { source: crd.source.clone(), range })
+}
+
+/// In a CRD: from a printer column's or selectable field's `jsonPath`, or a scale subresource path, to
+/// the schema property it names, in the same version's schema. The target's source is empty: this
+/// document.
+fn crd_path_definition(root: &crdls_yaml::Node, location: &crdls_yaml::Location<'_>) -> Option<Target> {
+    if location.on_key() {
+        return None;
+    }
+    let path = &location.path;
+    let version = match path.as_slice() {
+        [Segment::Key("spec"), Segment::Key("versions"), Segment::Index(v), Segment::Key("additionalPrinterColumns" | "selectableFields"), Segment::Index(_), Segment::Key("jsonPath")]
+        | [Segment::Key("spec"), Segment::Key("versions"), Segment::Index(v), Segment::Key("subresources"), Segment::Key("scale"), Segment::Key("specReplicasPath" | "statusReplicasPath" | "labelSelectorPath")] => {
+            Some(*v)
+        }
+        [Segment::Key("spec"), Segment::Key("additionalPrinterColumns" | "selectableFields"), Segment::Index(_), Segment::Key("JSONPath" | "jsonPath")]
+        | [Segment::Key("spec"), Segment::Key("subresources"), Segment::Key("scale"), Segment::Key("specReplicasPath" | "statusReplicasPath" | "labelSelectorPath")] => {
+            None
+        }
+        _ => return None,
+    };
+    let spec = root.get("spec")?;
+    let schema = match version {
+        Some(v) => spec.get("versions")?.as_seq()?.get(v)?.get("schema")?.get("openAPIV3Schema")?,
+        None => spec.get("validation")?.get("openAPIV3Schema")?,
+    };
+    let json_path = location.node.as_str()?;
+    let mut node = schema;
+    let mut range = None;
+    for field in json_path_fields(json_path) {
+        let properties = node.get("properties")?;
+        let entry = properties.entry(&field)?;
+        range = Some(entry.key_range);
+        node = &entry.value;
+        // Through list items to their properties (`.spec.items[*].name`).
+        while node.get("properties").is_none() {
+            match node.get("items") {
+                Some(items) => node = items,
+                None => break,
+            }
+        }
+    }
+    Some(Target { source: SourceId::from(""), range: range? })
+}
+
+/// The field names of a simple JSONPath (`.spec.replicas`, `.metadata['name']`, `.items[*].name`).
+fn json_path_fields(path: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut rest = path.trim().trim_start_matches('{').trim_end_matches('}');
+    while !rest.is_empty() {
+        if let Some(r) = rest.strip_prefix('.') {
+            let end = r.find(['.', '[']).unwrap_or(r.len());
+            if end > 0 {
+                out.push(r[..end].to_string());
+            }
+            rest = &r[end..];
+        } else if let Some(r) = rest.strip_prefix('[') {
+            let end = r.find(']').unwrap_or(r.len());
+            let inner = r[..end].trim_matches(['\'', '"']);
+            if !inner.is_empty() && inner != "*" && !inner.bytes().all(|b| b.is_ascii_digit()) {
+                out.push(inner.to_string());
+            }
+            rest = r.get(end + 1..).unwrap_or_default();
+        } else {
+            break;
+        }
+    }
+    out
 }
 
 #[cfg(test)]
@@ -157,5 +228,23 @@ spec:
                 let _ = definition(text, &stream, &index, offset);
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod crd_path_tests {
+    use super::*;
+
+    #[test]
+    fn printer_columns_and_scale_paths_lead_to_their_schema_property() {
+        let text = "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: {name: a.b.c}\nspec:\n  versions:\n  - name: v1\n    schema:\n      openAPIV3Schema:\n        type: object\n        properties:\n          spec:\n            type: object\n            properties:\n              replicas: {type: integer}\n              ports:\n                type: array\n                items:\n                  type: object\n                  properties:\n                    name: {type: string}\n    subresources:\n      scale: {specReplicasPath: .spec.replicas, statusReplicasPath: .status.replicas}\n    additionalPrinterColumns:\n    - {name: Port, type: string, jsonPath: \".spec.ports[*].name\"}\n";
+        let stream = crdls_yaml::parse(text);
+        let index = CrdIndex::new();
+        let at = |needle: &str| text.find(needle).unwrap() + 2;
+        let target = definition(text, &stream, &index, at(".spec.replicas")).unwrap();
+        assert_eq!((target.source.as_ref(), &text[target.range.start..target.range.end]), ("", "replicas"));
+        let column = definition(text, &stream, &index, at(".spec.ports[*]")).unwrap();
+        assert_eq!(&text[column.range.start..column.range.end], "name");
+        assert!(definition(text, &stream, &index, at(".status.replicas")).is_none(), "no status in this schema");
     }
 }

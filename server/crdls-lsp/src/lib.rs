@@ -717,7 +717,13 @@ impl LanguageServer for Backend {
             .await
             .ok_or_else(|| internal("definition"))?;
         let Some(target) = target else { return Ok(None) };
-        let Ok(uri) = Url::parse(&target.source) else { return Ok(None) };
+        // An empty source is the document itself.
+        let uri = if target.source.is_empty() {
+            position.text_document.uri.clone()
+        } else {
+            let Ok(uri) = Url::parse(&target.source) else { return Ok(None) };
+            uri
+        };
         // The CRD's text: the open buffer if there is one, else the file on disk.
         let text = match self.snapshot(&uri) {
             Some(s) => s.text,
