@@ -39,14 +39,77 @@ pub fn hover(text: &str, stream: &Stream, index: &CrdIndex, offset: usize) -> Op
         return Some(HoverResult { range, markdown: crd_summary(crd, version) });
     }
     if crate::builtin_crd::is_crd_document(Some(api_version), Some(kind)) {
-        let steps = walk(Some(crate::builtin_crd::crd_schema()), &location.path)?;
         let origin = "Part of `CustomResourceDefinition` (`apiextensions.k8s.io/v1`).".to_string();
-        return Some(HoverResult { range, markdown: field_markdown(&location.path, &steps, origin) });
+        let described =
+            walk(Some(crate::builtin_crd::crd_schema()), &location.path).map(|steps| field_markdown(&location.path, &steps, origin));
+        let versions = if location.on_key() { other_versions(text, root, &location.path) } else { None };
+        let markdown = match (described, versions) {
+            (Some(d), Some(v)) => format!("{d}\n\n{v}"),
+            (Some(d), None) => d,
+            (None, Some(v)) => v,
+            (None, None) => return None,
+        };
+        return Some(HoverResult { range, markdown });
     }
     let Resolution::Found { crd, version } = resolution else { return None };
     let steps = walk(version.schema.as_deref(), &location.path)?;
     let origin = format!("Defined by CRD {}, version {}, in {}.", code(&crd.crd.name), code(&version.name), code(&crd.source));
     Some(HoverResult { range, markdown: field_markdown(&location.path, &steps, origin) })
+}
+
+/// For a property of one version's schema, the same property in the CRD's other versions: its line and
+/// type there, or that the version lacks it.
+fn other_versions(text: &str, root: &crdls_yaml::Node, path: &[Segment<'_>]) -> Option<String> {
+    let [Segment::Key("spec"), Segment::Key("versions"), Segment::Index(this), Segment::Key("schema"), Segment::Key("openAPIV3Schema"), rest @ ..] =
+        path
+    else {
+        return None;
+    };
+    // The property names: every `properties` key along the way (through `items`).
+    let mut names = Vec::new();
+    let mut i = 0;
+    while i < rest.len() {
+        match rest[i] {
+            Segment::Key("properties") => {
+                let Some(Segment::Key(name)) = rest.get(i + 1) else { return None };
+                names.push(*name);
+                i += 2;
+            }
+            Segment::Key("items") => i += 1,
+            _ => return None,
+        }
+    }
+    if names.is_empty() {
+        return None;
+    }
+    let versions = root.get("spec")?.get("versions")?.as_seq()?;
+    if versions.len() < 2 {
+        return None;
+    }
+    let index = crdls_yaml::LineIndex::new(text);
+    let mut lines = vec![format!("`{}` in the other versions:", names.join("."))];
+    for (_, version) in versions.iter().enumerate().filter(|(j, _)| j != this) {
+        let name = version.get_str("name").unwrap_or("?");
+        let mut node = version.get("schema").and_then(|s| s.get("openAPIV3Schema"));
+        let mut key_range = None;
+        for property in &names {
+            while let Some(n) = node.filter(|n| n.get("properties").is_none() && n.get("items").is_some()) {
+                node = n.get("items");
+            }
+            let entry = node.and_then(|n| n.get("properties")).and_then(|p| p.entry(property));
+            key_range = entry.map(|e| e.key_range);
+            node = entry.map(|e| &e.value);
+        }
+        match (node, key_range) {
+            (Some(n), Some(r)) => {
+                let line = index.line_col(text, r.start, crdls_yaml::ColumnUnit::Utf8).line + 1;
+                let ty = n.get_str("type").unwrap_or(if n.get("x-kubernetes-int-or-string").is_some() { "int-or-string" } else { "any" });
+                lines.push(format!("- `{name}`: line {line}, {ty}"));
+            }
+            _ => lines.push(format!("- `{name}`: not declared")),
+        }
+    }
+    Some(lines.join("\n"))
 }
 
 /// The Markdown for the field at the end of `steps`; `origin` says where it is defined.
@@ -445,5 +508,20 @@ spec:
                 let _ = hover(text, &stream, &index, offset);
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod version_tests {
+    use super::*;
+
+    #[test]
+    fn a_property_hover_lists_it_in_the_other_versions() {
+        let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../fixtures/crd-errors/versions.yaml")).unwrap();
+        let stream = crdls_yaml::parse(&text);
+        let at = text.find("size: {type: integer}").unwrap() + 1;
+        let hover = hover(&text, &stream, &CrdIndex::new(), at).unwrap();
+        let tail = hover.markdown.rsplit("\n\n").next().unwrap();
+        assert_eq!(tail, "`spec.size` in the other versions:\n- `v1beta1`: line 43, string\n- `v1alpha1`: not declared");
     }
 }
