@@ -90,6 +90,7 @@ impl<'a> Fixer<'a> {
         match request.code {
             "resource/deprecated-version" | "resource/version-not-served" | "resource/unknown-version" => self.api_version(request.code),
             "resource/unknown-kind" => self.kind(),
+            "crd/legacy-v1beta1" if !self.doc.has_syntax_error => self.convert_crd(),
             // Fixes that move or add lines need a tree the parser finished.
             _ if self.doc.has_syntax_error => Vec::new(),
             "schema/required" => request.path.map(|p| self.required(p)).unwrap_or_default(),
@@ -149,6 +150,20 @@ impl<'a> Fixer<'a> {
             Some(meant) => vec![replace(format!("Change kind to {meant}"), node.range, yaml_string(meant), true)],
             None => Vec::new(),
         }
+    }
+
+    /// Rewrites a v1beta1 CRD as v1.
+    fn convert_crd(&self) -> Vec<CodeAction> {
+        let Some(converted) = crate::convert::crd_v1beta1_to_v1(self.root) else { return Vec::new() };
+        let end = line_end(self.text, self.content_end(self.root.range.end));
+        let end = if self.text[end..].starts_with('\n') { end + 1 } else { end };
+        vec![CodeAction {
+            title: "Convert this CRD to apiextensions.k8s.io/v1".into(),
+            edits: vec![Edit { range: TextRange::new(self.root.range.start, end), new_text: converted }],
+            preferred: true,
+            automatic: false,
+            fixes: Vec::new(),
+        }]
     }
 
     /// Adds the missing field, and offers to add every missing required field of the same object.

@@ -8,6 +8,7 @@ mod cel_assist;
 pub mod completion;
 pub mod config;
 mod context;
+pub mod convert;
 pub mod files;
 pub mod hints;
 pub mod hover;

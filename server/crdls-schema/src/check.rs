@@ -84,6 +84,19 @@ pub fn check_document(doc: &Document, text: &str, index: &CrdIndex, options: &Ch
     let mut diagnostics = doc.diagnostics.clone();
     let kind = match &doc.root {
         Some(root) if is_crd(root).is_some() => {
+            if is_crd(root) == Some(crdls_crd::CrdApiVersion::V1beta1) {
+                let at = root.get("apiVersion").map_or(root.range, |n| n.range);
+                diagnostics.push(
+                    Diagnostic::new(
+                        at,
+                        Severity::Warning,
+                        "crd/legacy-v1beta1",
+                        "apiextensions.k8s.io/v1beta1 is not served since Kubernetes 1.22: convert this CRD to apiextensions.k8s.io/v1",
+                    )
+                    .with_path("apiVersion")
+                    .with_cause("no matches for kind \"CustomResourceDefinition\" in version \"apiextensions.k8s.io/v1beta1\""),
+                );
+            }
             if !doc.has_syntax_error {
                 crd_rules::check_crd(root, text, &mut diagnostics);
                 crd_versions::check_versions(root, &mut diagnostics);

@@ -422,3 +422,25 @@ fn automatic_edits_take_only_clear_replacements_once() {
     "#]]
     .assert_eq(&apply_edits(doc, &edits));
 }
+
+#[test]
+fn a_legacy_crd_is_converted_to_v1() {
+    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../fixtures/crds/gadgets-v1beta1.yaml")).unwrap();
+    let index = CrdIndex::new();
+    let stream = crdls_yaml::parse(&text);
+    let diagnostics = crate::diagnostics(&stream, &index, &Default::default());
+    let requests: Vec<FixRequest<'_>> =
+        diagnostics.iter().map(|d| FixRequest { code: d.code, range: d.range, path: d.path.as_deref() }).collect();
+    let actions = code_actions(&text, &stream, &index, &requests);
+    let convert = actions.iter().find(|a| a.title.starts_with("Convert this CRD")).expect("a conversion");
+    let converted = apply_edits(&text, &convert.edits);
+    let after = crate::diagnostics(&crdls_yaml::parse(&converted), &index, &Default::default());
+    assert!(after.iter().all(|d| d.code != "crd/legacy-v1beta1"), "{after:?}\n{converted}");
+    assert!(converted.starts_with(text.lines().next().unwrap()), "leading comments stay:\n{converted}");
+    let before_crd = crdls_crd::Crd::from_document(&stream.documents[0]);
+    let after_crd = crdls_crd::Crd::from_document(&crdls_yaml::parse(&converted).documents[0]);
+    assert_eq!(
+        format!("{:?}", before_crd[0].versions.iter().map(|v| (&v.name, v.served, v.storage)).collect::<Vec<_>>()),
+        format!("{:?}", after_crd[0].versions.iter().map(|v| (&v.name, v.served, v.storage)).collect::<Vec<_>>())
+    );
+}
