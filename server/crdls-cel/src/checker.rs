@@ -44,7 +44,7 @@ pub fn check(parsed: &Parsed, variables: &[(&str, Type)]) -> Checked {
 
 /// Checks a parsed expression with the given variables in scope and language options.
 pub fn check_with(parsed: &Parsed, variables: &[(&str, Type)], options: Options) -> Checked {
-    if crate::parse::depth(&parsed.expr) > crate::parse::SHALLOW * 2 {
+    if crate::parse::depth(&parsed.expr) > 48 {
         return crate::parse::on_big_stack(|| check_here(parsed, variables, options));
     }
     check_here(parsed, variables, options)

@@ -60,9 +60,17 @@ pub struct Evaluation {
     pub cost: u64,
 }
 
+/// Expression trees deeper than this are evaluated on a large stack (macros alone nest a few levels).
+const DEEP: usize = 48;
+
 /// Evaluates `expr` with `variables` bound, stopping once the cost passes `limit`.
 pub fn evaluate(expr: &IdedExpr, variables: &[(&str, Value)], limit: u64) -> Evaluation {
-    if crate::parse::depth(expr) > crate::parse::SHALLOW * 2 {
+    evaluate_with_depth(expr, crate::parse::depth(expr), variables, limit)
+}
+
+/// [`evaluate`] for an expression whose tree depth is known (computed once when it was compiled).
+pub fn evaluate_with_depth(expr: &IdedExpr, depth: usize, variables: &[(&str, Value)], limit: u64) -> Evaluation {
+    if depth > DEEP {
         return crate::parse::on_big_stack(|| evaluate_here(expr, variables, limit));
     }
     evaluate_here(expr, variables, limit)

@@ -129,7 +129,17 @@ pub fn on_big_stack<T: Send>(f: impl FnOnce() -> T + Send) -> T {
 
 /// The depth of an expression tree.
 pub fn depth(expr: &IdedExpr) -> usize {
-    1 + children(expr).into_iter().map(depth).max().unwrap_or(0)
+    let below = match &expr.expr {
+        Expr::Call(call) => call.target.iter().map(|t| depth(t)).chain(call.args.iter().map(depth)).max().unwrap_or(0),
+        Expr::Comprehension(c) => {
+            [&c.iter_range, &c.accu_init, &c.loop_cond, &c.loop_step, &c.result].into_iter().map(depth).max().unwrap_or(0)
+        }
+        Expr::List(list) => list.elements.iter().map(depth).max().unwrap_or(0),
+        Expr::Select(select) => depth(&select.operand),
+        Expr::Map(_) | Expr::Struct(_) => children(expr).into_iter().map(depth).max().unwrap_or(0),
+        Expr::Ident(_) | Expr::Literal(_) | Expr::Unspecified => 0,
+    };
+    1 + below
 }
 
 fn parse_here(source: &str) -> Result<Parsed, Vec<CelError>> {

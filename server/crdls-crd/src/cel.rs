@@ -78,6 +78,8 @@ pub fn cel_type(schema: &Schema, resource_root: bool, name: &str) -> Option<Type
 pub struct Program {
     /// The parsed expression.
     pub parsed: Parsed,
+    /// The depth of its tree (deep ones are evaluated on a large stack).
+    pub depth: usize,
     /// The type of every node.
     pub types: HashMap<u64, Type>,
 }
@@ -152,7 +154,10 @@ fn compile_expression(
         return Err(CompileError { detail: format!("{prefix}{}", display_all(&errors, source)), errors });
     }
     match (expect, &checked.result) {
-        (Expect::Bool, Type::Bool) | (Expect::String, Type::String) => Ok(Some(Program { parsed, types: checked.types })),
+        (Expect::Bool, Type::Bool) | (Expect::String, Type::String) => {
+            let depth = crdls_cel::parse::depth(&parsed.expr);
+            Ok(Some(Program { parsed, depth, types: checked.types }))
+        }
         (Expect::Bool, _) => Err(CompileError { errors: Vec::new(), detail: "cel expression must evaluate to a bool".into() }),
         (Expect::String, _) => Err(CompileError { errors: Vec::new(), detail: "messageExpression must evaluate to a string".into() }),
     }

@@ -43,6 +43,9 @@ pub struct Schema {
     pub validations: Box<[ValidationRule]>,
     /// The keywords few nodes use; see [`Schema::rare`].
     rare: Option<Box<Rare>>,
+    /// Whether this node or one below it (through properties, additionalProperties or items) declares
+    /// `x-kubernetes-validations`.
+    pub has_rules: bool,
 }
 
 /// The keywords most schema nodes do not use.
@@ -221,6 +224,10 @@ impl Schema {
         if has_rare {
             s.rare = Some(Box::new(rare));
         }
+        s.has_rules = !s.validations.is_empty()
+            || s.properties.iter().any(|p| p.schema.has_rules)
+            || s.items.as_deref().is_some_and(|i| i.has_rules)
+            || matches!(&s.additional_properties, Some(AdditionalProperties::Schema(v)) if v.has_rules);
         s
     }
 

@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use crdls_cel::escape::escape;
 use crdls_cel::value::{List, ListKind, Map, Object, Timestamp};
-use crdls_cel::{evaluate, ErrorKind, Value};
+use crdls_cel::{evaluate_with_depth, ErrorKind, Value};
 use crdls_crd::cel::{CompiledRule, ROOT_TYPE_NAME};
 use crdls_crd::{AdditionalProperties, Schema, ValidationRule};
 use crdls_yaml::{Diagnostic, FieldPath, Node, Severity, TextRange, Value as Yaml};
@@ -41,7 +41,7 @@ pub mod codes {
 /// Runs every rule of `schema` and below on `object` (pruned and defaulted). `anchor` locates errors
 /// of the root.
 pub fn validate_rules(object: &Node, old: Option<&Node>, schema: &Schema, anchor: TextRange, out: &mut Vec<Diagnostic>) {
-    if !has_rules(schema, 0) {
+    if !schema.has_rules {
         return;
     }
     let mut run = Run { budget: RUNTIME_BUDGET as i64, out };
@@ -61,17 +61,6 @@ pub fn skipped(anchor: TextRange) -> Diagnostic {
     )
 }
 
-/// Whether the schema declares rules anywhere (`allOf` is not searched, as upstream).
-pub fn has_rules(schema: &Schema, depth: usize) -> bool {
-    if depth > 64 {
-        return false;
-    }
-    !schema.validations.is_empty()
-        || schema.properties.iter().any(|p| has_rules(&p.schema, depth + 1))
-        || schema.items.as_deref().is_some_and(|i| has_rules(i, depth + 1))
-        || matches!(&schema.additional_properties, Some(AdditionalProperties::Schema(s)) if has_rules(s, depth + 1))
-}
-
 struct Run<'o> {
     /// What is left of the object's budget; negative once exhausted.
     budget: i64,
@@ -87,6 +76,9 @@ impl Run<'_> {
             return;
         }
         let old = old.filter(|o| o.value != Yaml::Null);
+        if !schema.has_rules {
+            return;
+        }
         if !schema.validations.is_empty() {
             self.rules(node, old, schema, path, anchor, resource_root);
         }
@@ -169,7 +161,7 @@ impl Run<'_> {
                 variables.push(("oldSelf", old));
             }
             let limit = PER_CALL_LIMIT.min(self.budget.max(0) as u64);
-            let evaluation = evaluate(&program.parsed.expr, &variables, limit);
+            let evaluation = evaluate_with_depth(&program.parsed.expr, program.depth, &variables, limit);
             let ruled = rule_error_string(rule);
             match evaluation.outcome {
                 Err(e) if e.kind == ErrorKind::CostLimit => {
@@ -245,7 +237,7 @@ impl Run<'_> {
         if let Some(Ok(message_program)) = &compiled.message_expression {
             // The message expression sees `oldSelf` as a plain value, as upstream evaluates it.
             let limit = PER_CALL_LIMIT.min(self.budget.max(0) as u64);
-            let evaluation = evaluate(&message_program.parsed.expr, variables, limit);
+            let evaluation = evaluate_with_depth(&message_program.parsed.expr, message_program.depth, variables, limit);
             self.budget -= evaluation.cost as i64;
             if let Ok(Value::String(s)) = evaluation.outcome {
                 let trimmed = s.trim();
@@ -345,7 +337,8 @@ fn locate_field(node: &Node, normalized: &str) -> Option<TextRange> {
     range
 }
 
-/// The CEL value of a node, as Kubernetes maps data to CEL: objects with their (escaped) fields, nulls
+/// The CEL value of a node (objects all named `name`: type names of objects cannot be written in a rule),
+/// as Kubernetes maps data to CEL: objects with their (escaped) fields, nulls
 /// in objects as absent fields, `additionalProperties` as maps, list types kept for equality and `+`,
 /// numbers as doubles, and the string formats `byte`, `duration`, `date` and `date-time` decoded.
 pub fn to_value(node: &Node, schema: &Schema, resource_root: bool, name: &str) -> Value {
@@ -361,10 +354,9 @@ pub fn to_value(node: &Node, schema: &Schema, resource_root: bool, name: &str) -
         (Yaml::Map(entries), _) if is_object => {
             if let Some(AdditionalProperties::Schema(values)) = &schema.additional_properties {
                 if schema.properties.is_empty() {
-                    let elem = format!("{name}.@elem");
                     let entries = entries
                         .iter()
-                        .map(|e| (Value::string(e.key.as_str()), to_value(&e.value, values, values.embedded_resource, &elem)))
+                        .map(|e| (Value::string(e.key.as_str()), to_value(&e.value, values, values.embedded_resource, name)))
                         .collect();
                     return Value::Map(Arc::new(Map { entries }));
                 }
@@ -383,15 +375,13 @@ pub fn to_value(node: &Node, schema: &Schema, resource_root: bool, name: &str) -
                     continue;
                 }
                 let (Some(p), Some(escaped)) = (schema.property(&e.key), escape(&e.key)) else { continue };
-                let child = format!("{name}.{escaped}");
-                object.fields.insert(escaped, to_value(&e.value, &p.schema, p.schema.embedded_resource, &child));
+                object.fields.insert(escaped, to_value(&e.value, &p.schema, p.schema.embedded_resource, name));
             }
             Value::Object(Arc::new(object))
         }
         (Yaml::Seq(items), Some("array")) => {
             let Some(item_schema) = schema.items.as_deref() else { return plain(node) };
-            let elem = format!("{name}.@idx");
-            let items = items.iter().map(|i| to_value(i, item_schema, item_schema.embedded_resource, &elem)).collect();
+            let items = items.iter().map(|i| to_value(i, item_schema, item_schema.embedded_resource, name)).collect();
             let kind = match schema.list_type.as_deref() {
                 Some("set") => ListKind::Set,
                 Some("map") => ListKind::Map(

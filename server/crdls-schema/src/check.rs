@@ -290,7 +290,7 @@ fn validate_object(root: &Node, old: Option<&Node>, schema: &Schema, anchor: Tex
     validate_embedded(&object, schema, &root_path, &mut found);
     let blocked = found.iter().any(|d| BLOCKING.contains(&d.code));
     out.append(&mut found);
-    if cel::has_rules(schema, 0) {
+    if schema.has_rules {
         // The API server runs the rules only when schema validation left no blocking error.
         if blocked {
             out.push(cel::skipped(anchor));
