@@ -55,3 +55,43 @@ mod tests {
         assert!(schema_props().property("type").is_some());
     }
 }
+
+#[cfg(test)]
+mod editing_tests {
+    use crdls_crd::CrdIndex;
+
+    fn complete(with_cursor: &str) -> Vec<String> {
+        let offset = with_cursor.find("$0").unwrap();
+        let text = with_cursor.replacen("$0", "", 1);
+        let stream = crdls_yaml::parse(&text);
+        crate::completions(&text, &stream, &CrdIndex::new(), offset).into_iter().map(|i| i.label).collect()
+    }
+
+    const HEAD: &str = "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: pumps.demo.crdls.dev\n";
+
+    #[test]
+    fn crd_fields_complete_at_every_level() {
+        let spec = complete(&format!("{HEAD}spec:\n  $0\n"));
+        for field in ["group", "names", "scope", "versions", "conversion"] {
+            assert!(spec.contains(&field.to_string()), "{field} in {spec:?}");
+        }
+        let scope = complete(&format!("{HEAD}spec:\n  scope: $0\n"));
+        assert_eq!(scope, ["Namespaced", "Cluster"]);
+        let nested = complete(&format!(
+            "{HEAD}spec:\n  versions:\n  - name: v1\n    schema:\n      openAPIV3Schema:\n        type: object\n        properties:\n          spec:\n            type: object\n            properties:\n              size:\n                $0\n"
+        ));
+        for keyword in ["type", "maximum", "x-kubernetes-validations", "x-kubernetes-int-or-string"] {
+            assert!(nested.contains(&keyword.to_string()), "{keyword} in {nested:?}");
+        }
+    }
+
+    #[test]
+    fn crd_keywords_explain_themselves_on_hover() {
+        let text = format!("{HEAD}spec:\n  versions:\n  - name: v1\n    schema:\n      openAPIV3Schema:\n        type: object\n        properties:\n          items:\n            type: array\n            x-kubernetes-list-type: set\n");
+        let stream = crdls_yaml::parse(&text);
+        let at = text.find("x-kubernetes-list-type").unwrap() + 3;
+        let hover = crate::hover(&text, &stream, &CrdIndex::new(), at).unwrap();
+        assert!(hover.markdown.contains("x-kubernetes-list-type"), "{}", hover.markdown);
+        assert!(hover.markdown.contains("set"), "{}", hover.markdown);
+    }
+}
