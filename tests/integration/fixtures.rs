@@ -61,6 +61,12 @@ fn crd_version_skew() {
     snapshot_of("fixtures/crd-errors/versions.yaml", "crd-version-skew");
 }
 
+/// The cost examples of the Kubernetes CRD documentation, with the outcomes the page states.
+#[test]
+fn crd_cost() {
+    snapshot_of("fixtures/crd-errors/cost.yaml", "crd-cost");
+}
+
 #[test]
 fn every_fixture_has_a_snapshot() {
     let mut missing = Vec::new();

@@ -21,6 +21,10 @@ pub struct Checked {
     pub result: Type,
     /// The errors, in the order found.
     pub errors: Vec<CelError>,
+    /// For each call, the function and the overloads (indexes into its declarations) that matched.
+    pub overloads: HashMap<u64, (&'static str, Vec<usize>)>,
+    /// Select chains the checker resolved as one qualified name (`google.protobuf.Duration`), by id.
+    pub qualified: HashMap<u64, String>,
 }
 
 /// Language options of the checker.
@@ -59,6 +63,8 @@ fn check_here(parsed: &Parsed, variables: &[(&str, Type)], options: Options) -> 
         errors: Vec::new(),
         subst: HashMap::new(),
         fresh: 0,
+        overloads: HashMap::new(),
+        qualified: HashMap::new(),
     };
     let result = checker.check(&parsed.expr);
     let result = checker.substitute(&result, true);
@@ -68,7 +74,7 @@ fn check_here(parsed: &Parsed, variables: &[(&str, Type)], options: Options) -> 
         let t = checker.substitute(&t, true);
         checker.types.insert(id, t);
     }
-    Checked { types: checker.types, result, errors: checker.errors }
+    Checked { types: checker.types, result, errors: checker.errors, overloads: checker.overloads, qualified: checker.qualified }
 }
 
 struct Checker<'p> {
@@ -80,6 +86,8 @@ struct Checker<'p> {
     /// Bindings of type variables.
     subst: HashMap<Arc<str>, Type>,
     fresh: usize,
+    overloads: HashMap<u64, (&'static str, Vec<usize>)>,
+    qualified: HashMap<u64, String>,
 }
 
 /// Names a type can be referred to by in an expression (`type(x) == int`).
@@ -269,7 +277,10 @@ impl Checker<'_> {
             }
         }
         segments.reverse();
-        type_named(&segments.join(".")).map(Type::type_of)
+        let name = segments.join(".");
+        let t = type_named(&name).map(Type::type_of)?;
+        self.qualified.insert(e.id, name);
+        Some(t)
     }
 
     /// A select chain naming a variable declared with dots in its name (`a.b.c`), or selecting on the
@@ -299,7 +310,9 @@ impl Checker<'_> {
         }
         segments.reverse();
         let name = segments.join(".");
-        self.lookup(&name).filter(|_| segments.len() > 1)
+        let t = self.lookup(&name).filter(|_| segments.len() > 1)?;
+        self.qualified.insert(e.id, name);
+        Some(t)
     }
 
     /// The type of `operand.field`; `optional` for `operand.?field`.
@@ -399,7 +412,7 @@ impl Checker<'_> {
 
     /// Resolves a call against the overloads of `name`.
     fn resolve(&mut self, id: u64, name: &str, receiver: bool, args: &[Type]) -> Type {
-        let Some(overloads) = functions().get(name) else {
+        let Some((&function, overloads)) = functions().get_key_value(name) else {
             self.error(id, format!("undeclared reference to '{name}' (in container '')"));
             return Type::Error;
         };
@@ -409,12 +422,14 @@ impl Checker<'_> {
         let mut result: Option<Type> = None;
         let mut matched_subst: Option<HashMap<Arc<str>, Type>> = None;
         let mut matches = 0;
-        for overload in overloads.iter().filter(|o| o.receiver == receiver && o.params.len() == args.len()) {
+        let mut matched = Vec::new();
+        for (index, overload) in overloads.iter().enumerate().filter(|(_, o)| o.receiver == receiver && o.params.len() == args.len()) {
             let (params, ret) = self.instantiate(overload);
             let saved = self.subst.clone();
             let ok = params.iter().zip(args).all(|(p, a)| self.assignable(p, a));
             if ok {
                 matches += 1;
+                matched.push(index);
                 let ret = self.substitute(&ret, false);
                 result = Some(match result {
                     None => ret,
@@ -426,6 +441,9 @@ impl Checker<'_> {
                 }
             }
             self.subst = saved;
+        }
+        if !matched.is_empty() {
+            self.overloads.insert(id, (function, matched));
         }
         match result {
             Some(t) => {

@@ -3,6 +3,7 @@
 //! evaluated with the libraries and cost limits of the API server.
 
 pub mod checker;
+pub mod cost;
 pub mod decls;
 pub mod escape;
 pub mod eval;

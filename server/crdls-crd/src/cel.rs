@@ -78,6 +78,8 @@ pub fn cel_type(schema: &Schema, resource_root: bool, name: &str) -> Option<Type
 pub struct Program {
     /// The parsed expression.
     pub parsed: Parsed,
+    /// The estimated cost range, as the API server estimates it when the CRD is written.
+    pub cost: crdls_cel::cost::Estimate,
     /// The depth of its tree (deep ones are evaluated on a large stack).
     pub depth: usize,
     /// The type of every node.
@@ -104,6 +106,9 @@ pub struct CompiledRule {
     pub uses_old_self: bool,
     /// The `fieldPath`, normalized (`spec.ports[http]`), or why it does not resolve.
     pub field_path: Option<Result<String, String>>,
+    /// How many instances of the node fit in a request: the cardinality used when a list or map
+    /// above the node has no bound.
+    pub max_cardinality: u64,
 }
 
 /// The root name object types are named after (`Object.spec.template`).
@@ -112,18 +117,20 @@ pub const ROOT_TYPE_NAME: &str = "Object";
 /// Compiles one rule against the node that declares it.
 pub fn compile_rule(rule: &ValidationRule, owner: &Schema, resource_root: bool) -> CompiledRule {
     let self_type = cel_type(owner, resource_root, ROOT_TYPE_NAME);
-    let compiled_rule = compile_expression(&rule.rule, self_type.as_ref(), rule.optional_old_self == Some(true), Expect::Bool);
+    let sizes = SchemaSizes { root: owner, resource_root };
+    let compiled_rule = compile_expression(&rule.rule, self_type.as_ref(), &sizes, rule.optional_old_self == Some(true), Expect::Bool);
     let uses_old_self = match &compiled_rule {
         Ok(Some(p)) => refers_to(&p.parsed.expr, "oldSelf"),
         _ => rule.rule.contains("oldSelf"),
     };
     let message_expression = rule.message_expression.as_deref().filter(|m| !m.trim().is_empty()).map(|m| {
-        compile_expression(m, self_type.as_ref(), rule.optional_old_self == Some(true), Expect::String).and_then(|p| {
+        compile_expression(m, self_type.as_ref(), &sizes, rule.optional_old_self == Some(true), Expect::String).and_then(|p| {
             p.ok_or_else(|| CompileError { errors: Vec::new(), detail: "messageExpression must be non-empty if specified".into() })
         })
     });
     let field_path = rule.field_path.as_deref().map(|fp| valid_field_path(fp, owner));
-    CompiledRule { rule: compiled_rule, message_expression, uses_old_self, field_path }
+    let max_cardinality = MAX_REQUEST_SIZE_BYTES / (min_serialized_size(owner, 0) + 1);
+    CompiledRule { rule: compiled_rule, message_expression, uses_old_self, field_path, max_cardinality }
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -135,6 +142,7 @@ enum Expect {
 fn compile_expression(
     source: &str,
     self_type: Option<&Type>,
+    sizes: &SchemaSizes<'_>,
     optional_old_self: bool,
     expect: Expect,
 ) -> Result<Option<Program>, CompileError> {
@@ -156,7 +164,8 @@ fn compile_expression(
     match (expect, &checked.result) {
         (Expect::Bool, Type::Bool) | (Expect::String, Type::String) => {
             let depth = crdls_cel::parse::depth(&parsed.expr);
-            Ok(Some(Program { parsed, depth, types: checked.types }))
+            let cost = crdls_cel::cost::estimate_cost(&parsed, &checked, sizes, 0);
+            Ok(Some(Program { parsed, depth, cost, types: checked.types }))
         }
         (Expect::Bool, _) => Err(CompileError { errors: Vec::new(), detail: "cel expression must evaluate to a bool".into() }),
         (Expect::String, _) => Err(CompileError { errors: Vec::new(), detail: "messageExpression must evaluate to a string".into() }),
@@ -250,4 +259,133 @@ fn quoted(text: &str) -> Result<(String, &str), String> {
         }
     }
     Err("unexpected end of JSON path".into())
+}
+
+/// The request size limit Kubernetes sizes unbounded collections and strings by (3 MiB).
+pub const MAX_REQUEST_SIZE_BYTES: u64 = 3 * 1024 * 1024;
+
+/// The smallest JSON a value of this schema can serialize to, as Kubernetes estimates it (an object is
+/// `{}` plus every required property without a default; a string is `""`).
+pub fn min_serialized_size(schema: &Schema, depth: usize) -> u64 {
+    if schema.int_or_string {
+        return 1;
+    }
+    match schema.ty.as_deref() {
+        Some("object") if matches!(&schema.additional_properties, Some(AdditionalProperties::Schema(_))) => 2,
+        Some("object") => {
+            if depth > 64 {
+                return 2;
+            }
+            2 + schema
+                .required
+                .iter()
+                .filter_map(|r| schema.property(r))
+                .filter(|p| p.schema.default.is_none() && cel_type(&p.schema, p.schema.embedded_resource, "").is_some())
+                .map(|p| p.name.len() as u64 + min_serialized_size(&p.schema, depth + 1) + 4)
+                .sum::<u64>()
+        }
+        Some("array") => 2,
+        Some("string") => match schema.format.as_deref() {
+            Some("duration") => 3,
+            Some("date") => 12,
+            Some("date-time") => 21,
+            _ => 2,
+        },
+        Some("boolean") => 4,
+        Some("number") | Some("integer") => 1,
+        _ => 2,
+    }
+}
+
+/// The most elements (string bytes, list items, map entries) a value of this schema can have, as
+/// Kubernetes estimates it: the declared maximum, else what fits in a request.
+pub fn max_elements(schema: &Schema) -> u64 {
+    let unbounded = MAX_REQUEST_SIZE_BYTES - 2;
+    if schema.int_or_string {
+        return schema.rare().max_length.map_or(unbounded, |m| m.saturating_mul(4));
+    }
+    match schema.ty.as_deref() {
+        Some("array") => match schema.rare().max_items {
+            Some(m) => m,
+            None => {
+                let item = schema.items.as_deref().map_or(2, |i| min_serialized_size(i, 0));
+                unbounded / (item + 1)
+            }
+        },
+        Some("object") => match (&schema.additional_properties, schema.rare().max_properties) {
+            (Some(AdditionalProperties::Schema(_)), Some(m)) => m,
+            (Some(AdditionalProperties::Schema(values)), None) => unbounded / (min_serialized_size(values, 0) + 6),
+            _ => 0,
+        },
+        Some("string") => match schema.format.as_deref() {
+            Some("byte") => schema.rare().max_length.unwrap_or(unbounded),
+            Some("duration") | Some("date-time") => 32,
+            Some("date") => 12,
+            _ => match schema.rare().max_length {
+                Some(m) => m.saturating_mul(4),
+                None => match schema.enumeration.as_deref() {
+                    Some(members) if !members.is_empty() => {
+                        members.iter().filter_map(|m| m.as_str()).map(|s| s.len() as u64).max().unwrap_or(0)
+                    }
+                    _ => unbounded,
+                },
+            },
+        },
+        _ => 0,
+    }
+}
+
+/// Sizes from a schema, for cost estimation: the API server's size estimator walks the rule's own
+/// node by path (fields, `@items`, `@values`, `@keys`) and answers the node's maximum element count.
+pub struct SchemaSizes<'s> {
+    /// The schema node the rule is declared on (`self`).
+    pub root: &'s Schema,
+    /// Whether that node is a resource root (implicit `apiVersion`, `kind`, `metadata`).
+    pub resource_root: bool,
+}
+
+impl crdls_cel::cost::SizeEstimator for SchemaSizes<'_> {
+    fn estimate_size(&self, path: &[String]) -> Option<crdls_cel::cost::Estimate> {
+        let unbounded = MAX_REQUEST_SIZE_BYTES - 2;
+        let mut node: Node<'_> = Node::Schema(self.root, self.resource_root);
+        for segment in path.iter().skip(1) {
+            node = match (node, segment.as_str()) {
+                (Node::Schema(s, _), "@items") => Node::Schema(s.items.as_deref()?, s.items.as_deref()?.embedded_resource),
+                (Node::Schema(s, _), "@values") => match &s.additional_properties {
+                    Some(AdditionalProperties::Schema(v)) if s.properties.is_empty() => Node::Schema(v, v.embedded_resource),
+                    _ => return None,
+                },
+                (Node::Schema(s, _), "@keys") if matches!(&s.additional_properties, Some(AdditionalProperties::Schema(_))) => {
+                    Node::Fixed(0)
+                }
+                (Node::Schema(s, root), field) => {
+                    if root && matches!(field, "apiVersion" | "kind") {
+                        Node::Fixed(unbounded)
+                    } else if root && field == "metadata" {
+                        Node::Metadata
+                    } else {
+                        let p = s.properties.iter().find(|p| escape(&p.name).as_deref() == Some(field))?;
+                        cel_type(&p.schema, p.schema.embedded_resource, "")?;
+                        Node::Schema(&p.schema, p.schema.embedded_resource)
+                    }
+                }
+                (Node::Metadata, "name" | "generateName") => Node::Fixed(unbounded),
+                _ => return None,
+            };
+        }
+        let max = match node {
+            Node::Schema(s, _) => max_elements(s),
+            Node::Fixed(n) => n,
+            Node::Metadata => 0,
+        };
+        Some(crdls_cel::cost::Estimate { min: 0, max })
+    }
+}
+
+/// Where a size path leads.
+#[derive(Clone, Copy)]
+enum Node<'s> {
+    Schema(&'s Schema, bool),
+    Metadata,
+    Fixed(u64),
 }

@@ -39,7 +39,9 @@ pub fn check_crd(root: &Node, text: &str, out: &mut Vec<Diagnostic>) {
     }
     for (path, node) in schemas {
         let schema = Schema::from_node(node);
-        Walker { text, out }.node(node, &schema, &path, true, None, 0);
+        let mut walker = Walker { text, out, total: 0, contributors: Vec::new() };
+        walker.node(node, &schema, &path, true, None, Some(1), 0);
+        walker.total_cost(node, &path);
     }
 }
 
@@ -57,42 +59,81 @@ fn same_value(a: &Node, b: &Node) -> bool {
 struct Walker<'a> {
     text: &'a str,
     out: &'a mut Vec<Diagnostic>,
+    /// The estimated cost of every rule and message expression of this schema, summed.
+    total: u64,
+    /// The most expensive of them (at least 1% of the CRD limit), most expensive first, at most four:
+    /// their ranges and paths.
+    contributors: Vec<(u64, TextRange, String)>,
 }
 
 impl Walker<'_> {
     /// Checks the rules at `node` and below. `uncorrelatable` is the path of the highest list above
     /// whose items cannot be matched to their old versions.
-    fn node(&mut self, node: &Node, schema: &Schema, path: &str, resource_root: bool, uncorrelatable: Option<&str>, depth: usize) {
+    /// `cardinality` is how many times the node can occur in an object (the product of the bounds of the
+    /// lists and maps above it), `None` when some list or map above it is unbounded.
+    #[allow(clippy::too_many_arguments)]
+    fn node(
+        &mut self,
+        node: &Node,
+        schema: &Schema,
+        path: &str,
+        resource_root: bool,
+        uncorrelatable: Option<&str>,
+        cardinality: Option<u64>,
+        depth: usize,
+    ) {
         if depth > 64 {
             return;
         }
         if let Some(rules) = node.get("x-kubernetes-validations").and_then(Node::as_seq) {
             for (i, (rule_node, rule)) in rules.iter().zip(schema.validations.iter()).enumerate() {
-                self.rule(rule_node, rule, schema, &format!("{path}.x-kubernetes-validations[{i}]"), resource_root, uncorrelatable);
+                let rule_path = format!("{path}.x-kubernetes-validations[{i}]");
+                self.rule(rule_node, rule, schema, &rule_path, resource_root, uncorrelatable, cardinality);
             }
         }
+        // How much this node multiplies the occurrences of its children.
+        let factor = match schema.ty.as_deref() {
+            Some("object") if schema.additional_properties.is_some() => schema.rare().max_properties,
+            Some("array") => schema.rare().max_items,
+            _ => Some(1),
+        };
+        let cardinality = match (cardinality, factor) {
+            (Some(c), Some(f)) => Some(c.saturating_mul(f)),
+            _ => None,
+        };
         if let (Some(props), true) = (node.get("properties").and_then(Node::as_map), !schema.properties.is_empty()) {
             for entry in props {
                 if let Some(p) = schema.property(&entry.key) {
                     let child = format!("{path}.properties[{}]", entry.key);
-                    self.node(&entry.value, &p.schema, &child, p.schema.embedded_resource, uncorrelatable, depth + 1);
+                    self.node(&entry.value, &p.schema, &child, p.schema.embedded_resource, uncorrelatable, cardinality, depth + 1);
                 }
             }
         }
         if let (Some(values_node), Some(crdls_crd::AdditionalProperties::Schema(values))) =
             (node.get("additionalProperties"), &schema.additional_properties)
         {
-            self.node(values_node, values, &format!("{path}.additionalProperties"), values.embedded_resource, uncorrelatable, depth + 1);
+            let child = format!("{path}.additionalProperties");
+            self.node(values_node, values, &child, values.embedded_resource, uncorrelatable, cardinality, depth + 1);
         }
         if let (Some(items_node), Some(items)) = (node.get("items"), schema.items.as_deref()) {
             // Items of a list that is not a map list have no old version to compare with.
             let here = (schema.list_type.as_deref() != Some("map")).then_some(path);
             let blocked = uncorrelatable.or(here);
-            self.node(items_node, items, &format!("{path}.items"), items.embedded_resource, blocked, depth + 1);
+            self.node(items_node, items, &format!("{path}.items"), items.embedded_resource, blocked, cardinality, depth + 1);
         }
     }
 
-    fn rule(&mut self, node: &Node, rule: &ValidationRule, owner: &Schema, path: &str, resource_root: bool, uncorrelatable: Option<&str>) {
+    #[allow(clippy::too_many_arguments)]
+    fn rule(
+        &mut self,
+        node: &Node,
+        rule: &ValidationRule,
+        owner: &Schema,
+        path: &str,
+        resource_root: bool,
+        uncorrelatable: Option<&str>,
+        cardinality: Option<u64>,
+    ) {
         let at = |key: &str| node.get(key).map_or(node.range, |n| n.range);
         let rule_path = format!("{path}.rule");
         let trimmed_message = rule.message.as_deref().map(str::trim);
@@ -183,6 +224,14 @@ impl Walker<'_> {
             let mpath = format!("{path}.messageExpression");
             self.compile_error(node.get("messageExpression"), node.range, e, &mpath, &value);
         }
+        if let Ok(Some(program)) = &compiled.rule {
+            let cost = program.cost.max.saturating_mul(cardinality.unwrap_or(compiled.max_cardinality));
+            self.cost(node.get("rule").map_or(node.range, |n| n.range), &rule_path, "estimated rule cost", cost);
+        }
+        if let Some(Ok(program)) = &compiled.message_expression {
+            let at = node.get("messageExpression").map_or(node.range, |n| n.range);
+            self.cost(at, &format!("{path}.messageExpression"), "estimated messageExpression cost", program.cost.max);
+        }
         if compiled.rule.as_ref().is_ok_and(Option::is_some) {
             if compiled.uses_old_self {
                 if let Some(list) = uncorrelatable {
@@ -227,6 +276,74 @@ impl Walker<'_> {
         }
     }
 
+    /// The per-expression limit, and the running total with its top contributors.
+    fn cost(&mut self, range: TextRange, path: &str, what: &str, cost: u64) {
+        if cost > PER_EXPRESSION_LIMIT {
+            let detail = cost_error(what, cost, PER_EXPRESSION_LIMIT);
+            let message = format!(
+                "{what} {} exceeds the limit of {}: {}",
+                thousands(cost),
+                thousands(PER_EXPRESSION_LIMIT),
+                factor_text(cost, PER_EXPRESSION_LIMIT)
+            );
+            let err = FieldError { ty: ErrorType::Forbidden, path: path.to_string(), value: None, detail };
+            self.out.push(err.diagnostic(range, Severity::Error, "cel/cost", message));
+        } else if cost > PER_EXPRESSION_LIMIT / 10 * 9 {
+            self.out.push(Diagnostic::new(
+                range,
+                Severity::Warning,
+                "cel/cost",
+                format!(
+                    "{what} {} is within 10% of the limit of {}: bound the lists, maps and strings it iterates (maxItems, maxProperties, maxLength)",
+                    thousands(cost),
+                    thousands(PER_EXPRESSION_LIMIT)
+                ),
+            ));
+        }
+        self.total = self.total.saturating_add(cost);
+        if cost >= PER_CRD_LIMIT / 100 {
+            self.contributors.push((cost, range, path.to_string()));
+            self.contributors.sort_by_key(|c| std::cmp::Reverse(c.0));
+            self.contributors.truncate(4);
+        }
+    }
+
+    /// The limit on the total of a schema's rules.
+    fn total_cost(&mut self, schema: &Node, path: &str) {
+        let what = "x-kubernetes-validations estimated rule & messageExpression cost total for entire OpenAPIv3 schema";
+        if self.total > PER_CRD_LIMIT {
+            for (cost, range, rule_path) in std::mem::take(&mut self.contributors) {
+                let detail =
+                    "contributed to estimated rule & messageExpression cost total exceeding cost limit for entire OpenAPIv3 schema";
+                let err = FieldError { ty: ErrorType::Forbidden, path: rule_path, value: None, detail: detail.to_string() };
+                let message = format!("this rule's estimated cost {} is among the largest of a total over the CRD limit", thousands(cost));
+                self.out.push(err.diagnostic(range, Severity::Error, "cel/cost-total", message));
+            }
+            let err = FieldError {
+                ty: ErrorType::Forbidden,
+                path: path.to_string(),
+                value: None,
+                detail: cost_error(what, self.total, PER_CRD_LIMIT),
+            };
+            let range = TextRange::new(schema.range.start, schema.range.start);
+            let message = format!(
+                "the estimated cost of all rules, {}, exceeds the limit of {} for a version's schema: {}",
+                thousands(self.total),
+                thousands(PER_CRD_LIMIT),
+                factor_text(self.total, PER_CRD_LIMIT)
+            );
+            self.out.push(err.diagnostic(range, Severity::Error, "cel/cost-total", message));
+        } else if self.total > PER_CRD_LIMIT / 10 * 9 {
+            let range = TextRange::new(schema.range.start, schema.range.start);
+            let message = format!(
+                "the estimated cost of all rules, {}, is within 10% of the limit of {}",
+                thousands(self.total),
+                thousands(PER_CRD_LIMIT)
+            );
+            self.out.push(Diagnostic::new(range, Severity::Warning, "cel/cost-total", message));
+        }
+    }
+
     fn error(&mut self, range: TextRange, ty: ErrorType, path: &str, value: Option<String>, detail: &str, code: &'static str) {
         let err = FieldError { ty, path: path.to_string(), value, detail: detail.to_string() };
         self.out.push(err.diagnostic(range, Severity::Error, code, detail));
@@ -268,5 +385,43 @@ fn rule_value(rule: &ValidationRule) -> String {
     out.push_str(&format!("\"FieldPath\":{},", string(rule.field_path.as_deref().unwrap_or_default())));
     out.push_str(&format!("\"OptionalOldSelf\":{}", rule.optional_old_self.map_or("null".to_string(), |b| b.to_string())));
     out.push('}');
+    out
+}
+
+/// The estimated cost one rule may have, cardinality included (`StaticEstimatedCostLimit`).
+pub const PER_EXPRESSION_LIMIT: u64 = 10_000_000;
+/// The estimated cost all rules of one version's schema may have together (`StaticEstimatedCRDCostLimit`).
+pub const PER_CRD_LIMIT: u64 = 100_000_000;
+
+/// The API server's text for a cost over a limit.
+pub fn cost_error(what: &str, cost: u64, limit: u64) -> String {
+    format!(
+        "{what} exceeds budget by factor of {} (try simplifying the rule, or adding maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared)",
+        factor_text(cost, limit)
+    )
+}
+
+/// `more than 100x`, `1.200000x` (under 1.5) or `3.4x`, as the API server prints the factor.
+pub fn factor_text(cost: u64, limit: u64) -> String {
+    let factor = cost as f64 / limit as f64;
+    if factor > 100.0 {
+        "more than 100x".into()
+    } else if factor < 1.5 {
+        format!("{factor:.6}x")
+    } else {
+        format!("{factor:.1}x")
+    }
+}
+
+/// A number with thousands separators, for messages.
+pub fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
     out
 }
