@@ -234,6 +234,18 @@ fn pull_diagnostics_return_the_pushed_items() {
     insta::assert_snapshot!("pull_diagnostics", session.finish());
 }
 
+/// A client that could pull but cannot be asked to pull again would keep what it pulled before the
+/// CRDs were indexed: it is not offered pull diagnostics, and gets them pushed.
+#[test]
+fn client_without_refresh_support_gets_pushed_diagnostics() {
+    let mut session = Session::start(widgets_workspace().diagnostics(DiagnosticsMode::PullWithoutRefresh));
+    assert!(session.initialize_result()["capabilities"]["diagnosticProvider"].is_null());
+    session.open("widget.yaml", WIDGET);
+    let pushed = session.wait_for_diagnostics("widget.yaml", 1);
+    assert_eq!(codes(&pushed["diagnostics"]), ["schema/maximum", "schema/pattern", "schema/enum"]);
+    session.finish();
+}
+
 #[test]
 fn pull_client_sees_live_crd_edits_after_pulling_the_crd() {
     let crd = gizmo_crd();

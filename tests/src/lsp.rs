@@ -63,8 +63,11 @@ impl Encoding {
 pub enum DiagnosticsMode {
     /// The server pushes `textDocument/publishDiagnostics` (no `textDocument.diagnostic` capability).
     Push,
-    /// The client pulls with `textDocument/diagnostic` (it declares `textDocument.diagnostic`).
+    /// The client pulls with `textDocument/diagnostic` (it declares `textDocument.diagnostic`, and
+    /// `workspace/diagnostic/refresh` support).
     Pull,
+    /// The client could pull but cannot be asked to pull again (Neovim 0.10 and 0.11).
+    PullWithoutRefresh,
 }
 
 /// A zero-based LSP position, in the session's negotiated encoding.
@@ -225,10 +228,13 @@ impl SessionOptions {
             "inlayHint": {"dynamicRegistration": false},
             "hover": {"contentFormat": ["markdown", "plaintext"]},
         });
-        if self.diagnostics == DiagnosticsMode::Pull {
+        if self.diagnostics != DiagnosticsMode::Push {
             text_document["diagnostic"] = json!({"dynamicRegistration": false, "relatedDocumentSupport": false});
         }
         let mut workspace = json!({"workspaceFolders": true});
+        if self.diagnostics == DiagnosticsMode::Pull {
+            workspace["diagnostic"] = json!({"refreshSupport": true});
+        }
         if self.watch_files {
             workspace["didChangeWatchedFiles"] = json!({"dynamicRegistration": true});
         }
@@ -261,6 +267,7 @@ impl SessionOptions {
         features.push(match self.diagnostics {
             DiagnosticsMode::Push => "push diagnostics".into(),
             DiagnosticsMode::Pull => "pull diagnostics".into(),
+            DiagnosticsMode::PullWithoutRefresh => "pull diagnostics without refresh".into(),
         });
         if self.progress {
             features.push("workDoneProgress".into());

@@ -243,6 +243,11 @@ impl Backend {
     /// Re-checks every open document but `skip`: pushes new diagnostics, or in pull mode asks the
     /// client to pull again (when it supports being asked).
     fn recheck_all_except(&self, skip: Option<&Url>) {
+        self.recheck(skip, true);
+    }
+
+    /// Re-checks open documents; a pull client is asked to pull again when `refresh` is set.
+    fn recheck(&self, skip: Option<&Url>, refresh: bool) {
         let flags = *read(&self.state.flags);
         if flags.index_status {
             let index = read(&self.state.index).clone();
@@ -258,7 +263,7 @@ impl Backend {
             });
         }
         if flags.pull_diagnostics {
-            if flags.diagnostic_refresh {
+            if refresh && flags.diagnostic_refresh {
                 let client = self.client.clone();
                 tokio::spawn(async move {
                     let _ = client.workspace_diagnostic_refresh().await;
@@ -376,9 +381,14 @@ impl Backend {
                 })
                 .await;
         }
-        // Re-check first, so the log line means "ready" to a client that waits for it.
-        self.recheck_all_except(None);
+        // Re-check first, so the log line means "ready" to a client that waits for it; a pull client
+        // is asked to pull again right after it.
+        self.recheck(None, false);
         self.log(MessageType::INFO, message).await;
+        let flags = *read(&self.state.flags);
+        if flags.pull_diagnostics && flags.diagnostic_refresh {
+            let _ = self.client.workspace_diagnostic_refresh().await;
+        }
     }
 
     /// Re-reads one file from disk into the index (unless it is open: then the buffer wins).
@@ -505,12 +515,16 @@ impl LanguageServer for Backend {
         let encoding = Encoding::negotiate(caps.general.as_ref().and_then(|g| g.position_encodings.as_deref()));
         *write(&self.state.encoding) = encoding;
         let workspace = caps.workspace.as_ref();
+        let diagnostic_refresh = workspace.and_then(|w| w.diagnostic.as_ref()).and_then(|d| d.refresh_support).unwrap_or(false);
         let flags = ClientFlags {
             progress: caps.window.as_ref().and_then(|w| w.work_done_progress).unwrap_or(false),
             watch_files: workspace.and_then(|w| w.did_change_watched_files.as_ref()).and_then(|d| d.dynamic_registration).unwrap_or(false),
             configuration: workspace.and_then(|w| w.configuration).unwrap_or(false),
-            pull_diagnostics: caps.text_document.as_ref().and_then(|t| t.diagnostic.as_ref()).is_some(),
-            diagnostic_refresh: workspace.and_then(|w| w.diagnostic.as_ref()).and_then(|d| d.refresh_support).unwrap_or(false),
+            // Pull only from clients that can be asked to pull again: results change when CRDs do (the
+            // first scan included), and a client that cannot refresh would keep stale ones. The others
+            // get pushed diagnostics.
+            pull_diagnostics: caps.text_document.as_ref().and_then(|t| t.diagnostic.as_ref()).is_some() && diagnostic_refresh,
+            diagnostic_refresh,
             inlay_hint_refresh: workspace.and_then(|w| w.inlay_hint.as_ref()).and_then(|d| d.refresh_support).unwrap_or(false),
             index_status: caps
                 .experimental

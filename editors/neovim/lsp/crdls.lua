@@ -1,0 +1,24 @@
+--- crdls for Neovim 0.11+: put this directory's parent on 'runtimepath' (or copy this file to
+--- `~/.config/nvim/lsp/crdls.lua`), then call `vim.lsp.enable('crdls')`.
+---
+--- Settings are read from `crdls.toml` at the workspace root first, then `init_options`, then the
+--- `crdls` section of `settings` (answered for `workspace/configuration`), each layer overriding only
+--- the keys it sets. Both are left empty here so that a project's `crdls.toml` is not overridden;
+--- set keys per machine with `vim.lsp.config('crdls', { settings = { crdls = { strict = true } } })`.
+---
+--- Keys (camelCase):
+---   crdPaths   string[]  extra CRD files, directories or globs to index
+---   strict     boolean   unknown fields are errors instead of warnings
+---   severity   table     per-code level: { ['schema/unknown-field'] = 'off', ['resource/no-crd'] = 'hint' }
+---   debounceMs integer   wait after the last keystroke before checking
+---   inlayHints boolean   show the defaults the API server will write
+---   oldObject  string    git revision to check edits as updates of ('HEAD'), or 'off'
+---@type vim.lsp.Config
+return {
+  cmd = { 'crdls' },
+  filetypes = { 'yaml' },
+  root_markers = { 'crdls.toml', '.git' },
+  -- An empty table would be sent as a JSON array: vim.empty_dict() is sent as `{}`.
+  settings = { crdls = vim.empty_dict() },
+  init_options = vim.empty_dict(),
+}

@@ -1,0 +1,308 @@
+--- End-to-end test of crdls in a real Neovim, 0.7 to 0.11+: one script, features detected at run time.
+---
+--- Run as `CRDLS_BIN=target/release/crdls nvim --headless --clean -u NONE -c 'luafile e2e.lua'`
+--- (run.sh does, for each Neovim and mode it tests). It builds a workspace in a temporary directory
+--- (the Widget CRD from fixtures/crds, a crdls.toml and a custom resource with known errors), starts
+--- crdls the way a user would, by CRDLS_E2E_MODE: `config` (editors/neovim/lsp/crdls.lua with
+--- vim.lsp.enable, Neovim 0.11+, the default there) or `snippet` (the FileType snippet of
+--- editors/neovim/README.md, the default before 0.11). It then checks diagnostics, an edit,
+--- completion, hover and definition, prints one line per check, and exits 0 if all pass, else 1.
+
+local TIMEOUT_MS = tonumber(os.getenv('CRDLS_E2E_TIMEOUT_MS') or '') or 20000
+
+local failures = 0
+
+local function say(line)
+  io.stderr:write(line .. '\n')
+end
+
+local function check(ok, what, detail)
+  if ok then
+    say('  ok   ' .. what)
+  else
+    failures = failures + 1
+    say('  FAIL ' .. what .. (detail and ('\n       ' .. detail:gsub('\n', '\n       ')) or ''))
+  end
+  return ok
+end
+
+local function read_file(path)
+  local f = assert(io.open(path, 'rb'))
+  local text = f:read('*a')
+  f:close()
+  return text
+end
+
+local function write_file(path, text)
+  local f = assert(io.open(path, 'wb'))
+  f:write(text)
+  f:close()
+end
+
+-- The repository root, from this script's own path (tests/e2e/neovim/e2e.lua).
+local script = debug.getinfo(1, 'S').source:gsub('^@', '')
+local repo = vim.fn.fnamemodify(script, ':p:h:h:h:h')
+local bin = os.getenv('CRDLS_BIN') or (repo .. '/target/release/crdls')
+
+-- Neovim's own names for what moved between versions.
+local has = {
+  config = vim.lsp.config ~= nil and vim.lsp.enable ~= nil, -- 0.11
+  start = vim.lsp.start ~= nil, -- 0.8
+  get_clients = vim.lsp.get_clients ~= nil, -- 0.10
+}
+
+-- How crdls is configured: `config` or `snippet` (see open_with_crdls); the newest the version has.
+local MODE = os.getenv('CRDLS_E2E_MODE') or (has.config and 'config' or 'snippet')
+
+local function clients_of(buf)
+  if has.get_clients then
+    return vim.lsp.get_clients({ bufnr = buf, name = 'crdls' })
+  end
+  local found = {}
+  for _, client in pairs(vim.lsp.buf_get_clients(buf)) do
+    if client.name == 'crdls' then
+      table.insert(found, client)
+    end
+  end
+  return found
+end
+
+-- Server messages of type Error (1) or Warning (2), such as a settings value crdls cannot read.
+local server_complaints = {}
+local function on_log_message(_, result)
+  if result and result.type <= 2 then
+    table.insert(server_complaints, result.message)
+  end
+end
+
+--- Builds the workspace: crds/widgets.yaml, crdls.toml and widget.yaml. Returns its directory.
+local function make_workspace()
+  local dir = vim.fn.tempname()
+  vim.fn.mkdir(dir .. '/crds', 'p')
+  dir = vim.loop.fs_realpath(dir)
+  write_file(dir .. '/crds/widgets.yaml', read_file(repo .. '/fixtures/crds/widgets.yaml'))
+  -- The workspace's own settings: the lowest layer, read by the server from the root it is given.
+  write_file(dir .. '/crdls.toml', table.concat({
+    'debounceMs = 20',
+    '[severity]',
+    '"schema/unknown-field" = "info"',
+    '',
+  }, '\n'))
+  write_file(dir .. '/widget.yaml', table.concat({
+    '# A Widget with deliberate errors.', -- 0
+    'apiVersion: demo.crdls.dev/v1', -- 1
+    'kind: Widget', -- 2
+    'metadata:', -- 3
+    '  name: sample', -- 4
+    'spec:', -- 5
+    '  size: 15', -- 6: above the maximum (10)
+    '  owner: Team_A', -- 7: does not match the pattern
+    '  colour: red', -- 8: not in the schema
+    '',
+  }, '\n'))
+  return dir
+end
+
+-- The settings the client sends: they make schema/pattern a warning, which only these can do here.
+local SETTINGS_LUA = "{ crdls = { severity = { ['schema/pattern'] = 'warning' } } }"
+
+--- The README's plugin-free snippet for Neovim 0.7 to 0.10, with `cmd` pointing at CRDLS_BIN and
+--- the test's settings in place of the empty ones; an error if the README no longer matches.
+local function readme_snippet()
+  local readme = read_file(repo .. '/editors/neovim/README.md')
+  local marker = '<!-- e2e: the next lua block is run by tests/e2e/neovim/e2e.lua -->'
+  local at = assert(readme:find(marker, 1, true), 'marker not found in editors/neovim/README.md')
+  local code = assert(readme:match('```lua\n(.-)\n```', at), 'no lua block after the marker')
+  local function replace_once(old, new)
+    local first = code:find(old, 1, true)
+    assert(first and not code:find(old, first + 1, true), 'expected once in the snippet: ' .. old)
+    code = code:sub(1, first - 1) .. new .. code:sub(first + #old)
+  end
+  replace_once("cmd = { 'crdls' },", 'cmd = { ' .. string.format('%q', bin) .. ' },')
+  replace_once('settings = { crdls = vim.empty_dict() },', 'settings = ' .. SETTINGS_LUA .. ',')
+  return code
+end
+
+--- Opens `file` with crdls attached the way a user would, by `mode`: `config` (Neovim 0.11+:
+--- editors/neovim/lsp/crdls.lua found on 'runtimepath', vim.lsp.enable) or `snippet` (the README's
+--- FileType autocommand, which uses vim.lsp.start or, on 0.7, vim.lsp.start_client).
+local function open_with_crdls(file, mode)
+  -- Server log messages are collected whichever way the client was configured.
+  vim.lsp.handlers['window/logMessage'] = on_log_message
+  vim.cmd('filetype on')
+  local how
+  if mode == 'config' then
+    assert(has.config, 'mode "config" needs Neovim 0.11 or later')
+    vim.opt.runtimepath:prepend(repo .. '/editors/neovim')
+    local settings = (loadstring or load)('return ' .. SETTINGS_LUA)()
+    vim.lsp.config('crdls', { cmd = { bin }, settings = settings })
+    vim.lsp.enable('crdls')
+    how = "lsp/crdls.lua on 'runtimepath', vim.lsp.enable"
+  elseif mode == 'snippet' then
+    assert((loadstring or load)(readme_snippet(), '=editors/neovim/README.md'))()
+    how = "the README's FileType snippet, " .. (has.start and 'vim.lsp.start' or 'vim.lsp.start_client')
+  else
+    error('unknown CRDLS_E2E_MODE: ' .. tostring(mode))
+  end
+  vim.cmd('edit ' .. vim.fn.fnameescape(file))
+  return vim.api.nvim_get_current_buf(), how
+end
+
+local SEVERITY = { 'ERROR', 'WARN', 'INFO', 'HINT' }
+
+--- One line per diagnostic, sorted: `line:col severity code message` (0-based, as Neovim stores
+--- them), with the message's own line breaks (before `API server: <cause>`) shown as ` | `.
+local function diagnostics_of(buf)
+  local lines = {}
+  for _, d in ipairs(vim.diagnostic.get(buf)) do
+    local code = d.code or (d.user_data and d.user_data.lsp and d.user_data.lsp.code) or '?'
+    local message = d.message:gsub('\n', ' | ')
+    table.insert(lines, string.format('%d:%d %s %s %s', d.lnum, d.col, SEVERITY[d.severity] or '?', code, message))
+  end
+  table.sort(lines)
+  return table.concat(lines, '\n')
+end
+
+--- Waits until the buffer's diagnostics are exactly `expected`; checks and returns whether they were.
+local function expect_diagnostics(buf, expected, what)
+  local want = table.concat(expected, '\n')
+  local got
+  vim.wait(TIMEOUT_MS, function()
+    got = diagnostics_of(buf)
+    return got == want
+  end, 20)
+  return check(got == want, what, 'expected:\n' .. want .. '\ngot:\n' .. (got == '' and '(none)' or got))
+end
+
+--- Sends a request at (line, character) and returns the crdls result, or nil and an error text.
+local function request(buf, method, line, character)
+  local params = {
+    textDocument = { uri = vim.uri_from_bufnr(buf) },
+    position = { line = line, character = character },
+  }
+  local responses, err = vim.lsp.buf_request_sync(buf, method, params, TIMEOUT_MS)
+  if not responses then
+    return nil, tostring(err)
+  end
+  for _, response in pairs(responses) do
+    if response.error then
+      return nil, vim.inspect(response.error)
+    end
+    return response.result
+  end
+  return nil, 'no response'
+end
+
+local function completion_labels(buf, line, character)
+  local result, err = request(buf, 'textDocument/completion', line, character)
+  local items = result and (result.items or result) or {}
+  local labels = {}
+  for _, item in ipairs(items) do
+    labels[item.label] = true
+  end
+  return labels, err
+end
+
+local function sorted_keys(set)
+  local keys = vim.tbl_keys(set)
+  table.sort(keys)
+  return table.concat(keys, ', ')
+end
+
+local PATTERN = "7:9 WARN schema/pattern must match the pattern '^[a-z][a-z0-9-]*$'"
+  .. " | API server: spec.owner: Invalid value: \"Team_A\": spec.owner in body should match '^[a-z][a-z0-9-]*$'"
+local UNKNOWN = '8:2 INFO schema/unknown-field unknown field "spec.colour" would be pruned: it is not in the schema'
+  .. ' | API server: unknown field "spec.colour"'
+
+local function run()
+  local version = vim.version()
+  say(string.format('Neovim %d.%d.%d, mode %s, crdls %s', version.major, version.minor, version.patch, MODE, bin))
+  assert(vim.fn.executable(bin) == 1, 'not executable: ' .. bin .. ' (set CRDLS_BIN)')
+
+  local root = make_workspace()
+  local file = root .. '/widget.yaml'
+  local buf, how = open_with_crdls(file, MODE)
+  say('  crdls started by ' .. how .. ', workspace ' .. root)
+
+  local client
+  vim.wait(TIMEOUT_MS, function()
+    client = clients_of(buf)[1]
+    return client ~= nil and client.initialized ~= false
+  end, 20)
+  if not check(client ~= nil, 'crdls attached to the buffer') then
+    return
+  end
+  local client_root = client.config.root_dir and vim.loop.fs_realpath(client.config.root_dir)
+  check(client_root == root, 'root_dir is the workspace', 'got ' .. tostring(client.config.root_dir))
+  check(vim.bo[buf].filetype == 'yaml', 'filetype is yaml', 'got ' .. vim.bo[buf].filetype)
+
+  -- The custom resource as opened: severities come from the crdls defaults (maximum), the client
+  -- settings (pattern) and crdls.toml (unknown field).
+  expect_diagnostics(buf, {
+    '6:8 ERROR schema/maximum must be less than or equal to 10'
+      .. ' | API server: spec.size: Invalid value: 15: spec.size in body should be less than or equal to 10',
+    PATTERN,
+    UNKNOWN,
+  }, 'diagnostics on open (crdls defaults, client settings and crdls.toml)')
+
+  -- Fix the size: its error goes, the others stay.
+  vim.api.nvim_buf_set_lines(buf, 6, 7, false, { '  size: 5' })
+  expect_diagnostics(buf, {
+    PATTERN,
+    UNKNOWN,
+  }, 'diagnostics after fixing size: 15 -> 5')
+
+  -- Key completion on a new line under spec: absent keys are offered, present ones are not.
+  vim.api.nvim_buf_set_lines(buf, 9, 9, false, { '  ' })
+  local labels, err = completion_labels(buf, 9, 2)
+  check(labels.tier and labels.ratio and not labels.size and not labels.owner,
+    'completion under spec: offers tier and ratio, not size or owner',
+    'labels: ' .. (err or sorted_keys(labels)))
+
+  -- Value completion of an enum.
+  vim.api.nvim_buf_set_lines(buf, 9, 10, false, { '  tier: ' })
+  labels, err = completion_labels(buf, 9, 8)
+  check(labels.gold and labels.silver and labels.bronze, 'completion after tier: offers gold, silver, bronze',
+    'labels: ' .. (err or sorted_keys(labels)))
+
+  -- Hover on the owner key: the field path, its type and constraints.
+  local hover
+  hover, err = request(buf, 'textDocument/hover', 7, 3)
+  local contents = hover and hover.contents
+  local markdown = type(contents) == 'table' and (contents.value or '') or tostring(contents or '')
+  check(markdown:find('spec.owner', 1, true) and markdown:find('string', 1, true)
+      and markdown:find('^[a-z][a-z0-9-]*$', 1, true),
+    'hover on owner: path spec.owner, type string, its pattern',
+    err or ('hover: ' .. vim.inspect(hover)))
+
+  -- Definition of the size key: its schema in crds/widgets.yaml.
+  local definition
+  definition, err = request(buf, 'textDocument/definition', 6, 3)
+  local location = definition and (definition.uri and definition or definition[1])
+  local target_uri = location and (location.uri or location.targetUri)
+  local target_range = location and (location.range or location.targetSelectionRange)
+  local target_line = ''
+  if target_uri and target_range then
+    local lines = vim.fn.readfile(vim.uri_to_fname(target_uri))
+    target_line = lines[target_range.start.line + 1] or ''
+  end
+  check(target_uri and vim.uri_to_fname(target_uri) == root .. '/crds/widgets.yaml'
+      and target_line:match('^%s*size:') ~= nil,
+    'definition of size: its schema in crds/widgets.yaml',
+    err or ('definition: ' .. vim.inspect(definition) .. '\nline: ' .. target_line))
+
+  check(#server_complaints == 0, 'no errors or warnings logged by crdls', table.concat(server_complaints, '\n'))
+  check(vim.v.errmsg == '', 'no error reported by Neovim', vim.v.errmsg)
+end
+
+local ok, err = xpcall(run, debug.traceback)
+if not ok then
+  failures = failures + 1
+  say('  FAIL the script raised an error:\n' .. tostring(err))
+end
+say(failures == 0 and 'e2e: all checks passed' or string.format('e2e: %d check(s) failed', failures))
+if failures == 0 then
+  vim.cmd('qa!')
+else
+  vim.cmd('cquit 1')
+end
