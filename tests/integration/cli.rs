@@ -193,3 +193,32 @@ fn crd_documents_in(dir: &std::path::Path) -> usize {
     }
     count
 }
+
+/// `crdls cost` on the CRD page's examples: the table, the unbounded nodes behind the rules over the
+/// limit, the totals per version, and exit code 1 since two of the CRDs would be rejected.
+#[test]
+fn cost_command_prints_every_rule_against_the_limits() {
+    let run = run_cli(&["cost", "fixtures/crd-errors/cost.yaml"], "");
+    assert_eq!(run.code, 1, "{}{}", run.stdout, run.stderr);
+    expect_test::expect_file![repo_root().join("tests/snapshots/cost-command.txt")].assert_eq(&run.stdout);
+
+    let run = run_cli(&["cost", "fixtures/crd-errors/cost.yaml", "--format", "json"], "");
+    let json: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(json["summary"]["rules"], 5);
+    assert_eq!(json["summary"]["rulesOverLimit"], 2);
+    let unbounded = &json["crds"][0]["schemas"][0];
+    assert_eq!(unbounded["versions"], serde_json::json!(["v1"]));
+    assert_eq!(unbounded["overLimit"], true);
+    let rule = &unbounded["rules"][0];
+    assert_eq!(rule["cost"], 329_857_577_777u64);
+    assert_eq!(rule["cardinality"], 1);
+    assert_eq!(rule["schemaPath"], ".unbounded");
+    let missing: Vec<&str> = rule["unbounded"].as_array().unwrap().iter().map(|u| u["missing"].as_str().unwrap()).collect();
+    assert_eq!(missing, ["maxLength", "maxItems"]);
+    let ints = &json["crds"][3]["schemas"][0]["rules"][0];
+    assert_eq!((ints["total"].as_u64(), ints["overLimit"].as_bool()), (Some(6_291_454), Some(false)));
+
+    // The shipped CRDs are all within the limits.
+    let run = run_cli(&["cost", "fixtures/crds"], "");
+    assert_eq!(run.code, 0, "{}", run.stdout);
+}

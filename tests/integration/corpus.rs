@@ -201,3 +201,43 @@ fn corpus_rule_failures_are_the_examined_ones() {
     assert!(invalid_files > 30, "expected gateway-api/invalid, found {invalid_files} files");
     assert!(invalid_without_error.is_empty(), "invalid examples without an error: {invalid_without_error:?}");
 }
+
+/// No corpus CRD (all accepted by real API servers) has a rule or a version's schema over the cost
+/// limits; prints the five most expensive rules.
+#[test]
+fn corpus_rule_costs_are_within_the_limits() {
+    let Some(corpus) = crdls_tests::corpus_dir() else {
+        eprintln!("skipped: ../shared/corpus is absent");
+        return;
+    };
+    let mut files = Vec::new();
+    yaml_files(&corpus.join("crds"), &mut files);
+    let (mut rules, mut over) = (Vec::new(), Vec::new());
+    for file in &files {
+        let text = std::fs::read_to_string(file).unwrap();
+        let stream = crdls_yaml::parse(&text);
+        for doc in &stream.documents {
+            let Some(root) = &doc.root else { continue };
+            let name = root.get("metadata").and_then(|m| m.get_str("name")).unwrap_or_default().to_string();
+            for schema in crdls_schema::crd_costs(root, &text, false) {
+                if schema.total > crdls_schema::PER_CRD_LIMIT {
+                    over.push(format!("{name} {}: total {}", schema.path, schema.total));
+                }
+                for rule in schema.rules {
+                    if rule.total > crdls_schema::PER_EXPRESSION_LIMIT {
+                        over.push(format!("{name} {}: {}", rule.path, rule.total));
+                    }
+                    rules.push((rule.total, name.clone(), rule.path, rule.expression));
+                }
+            }
+        }
+    }
+    rules.sort_by_key(|r| std::cmp::Reverse(r.0));
+    eprintln!("corpus: {} rules and message expressions costed; the five most expensive:", rules.len());
+    for (total, name, path, expression) in rules.iter().take(5) {
+        let short: String = expression.split_whitespace().collect::<Vec<_>>().join(" ").chars().take(70).collect();
+        eprintln!("  {:>12}  {name}  {path}\n                `{short}`", crdls_schema::thousands(*total));
+    }
+    assert!(rules.len() > 1000, "expected the corpus's rules, costed {}", rules.len());
+    assert!(over.is_empty(), "accepted CRDs over a cost limit:\n{}", over.join("\n"));
+}

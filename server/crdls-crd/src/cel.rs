@@ -344,15 +344,24 @@ pub struct SchemaSizes<'s> {
     pub resource_root: bool,
 }
 
-impl crdls_cel::cost::SizeEstimator for SchemaSizes<'_> {
-    fn estimate_size(&self, path: &[String]) -> Option<crdls_cel::cost::Estimate> {
+impl<'s> SchemaSizes<'s> {
+    /// The node a size path leads to, with the schema path of each step (`properties[name]`, `items`,
+    /// `additionalProperties`) when it stays inside the schema.
+    fn resolve(&self, path: &[String]) -> Option<(Node<'s>, Vec<String>)> {
         let unbounded = MAX_REQUEST_SIZE_BYTES - 2;
-        let mut node: Node<'_> = Node::Schema(self.root, self.resource_root);
+        let mut node: Node<'s> = Node::Schema(self.root, self.resource_root);
+        let mut steps = Vec::new();
         for segment in path.iter().skip(1) {
             node = match (node, segment.as_str()) {
-                (Node::Schema(s, _), "@items") => Node::Schema(s.items.as_deref()?, s.items.as_deref()?.embedded_resource),
+                (Node::Schema(s, _), "@items") => {
+                    steps.push("items".to_string());
+                    Node::Schema(s.items.as_deref()?, s.items.as_deref()?.embedded_resource)
+                }
                 (Node::Schema(s, _), "@values") => match &s.additional_properties {
-                    Some(AdditionalProperties::Schema(v)) if s.properties.is_empty() => Node::Schema(v, v.embedded_resource),
+                    Some(AdditionalProperties::Schema(v)) if s.properties.is_empty() => {
+                        steps.push("additionalProperties".to_string());
+                        Node::Schema(v, v.embedded_resource)
+                    }
                     _ => return None,
                 },
                 (Node::Schema(s, _), "@keys") if matches!(&s.additional_properties, Some(AdditionalProperties::Schema(_))) => {
@@ -366,6 +375,7 @@ impl crdls_cel::cost::SizeEstimator for SchemaSizes<'_> {
                     } else {
                         let p = s.properties.iter().find(|p| escape(&p.name).as_deref() == Some(field))?;
                         cel_type(&p.schema, p.schema.embedded_resource, "")?;
+                        steps.push(format!("properties[{}]", p.name));
                         Node::Schema(&p.schema, p.schema.embedded_resource)
                     }
                 }
@@ -373,13 +383,97 @@ impl crdls_cel::cost::SizeEstimator for SchemaSizes<'_> {
                 _ => return None,
             };
         }
-        let max = match node {
+        Some((node, steps))
+    }
+}
+
+impl crdls_cel::cost::SizeEstimator for SchemaSizes<'_> {
+    fn estimate_size(&self, path: &[String]) -> Option<crdls_cel::cost::Estimate> {
+        let max = match self.resolve(path)?.0 {
             Node::Schema(s, _) => max_elements(s),
             Node::Fixed(n) => n,
             Node::Metadata => 0,
         };
         Some(crdls_cel::cost::Estimate { min: 0, max })
     }
+}
+
+/// What kind of bound a schema node lacks, when its size is estimated from the request size limit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Unbounded {
+    /// An array without `maxItems`.
+    List,
+    /// A map (`additionalProperties`) without `maxProperties`.
+    Map,
+    /// A string (or int-or-string) without `maxLength`, `enum` or a sized format.
+    String,
+}
+
+impl Unbounded {
+    /// The keyword that bounds it.
+    pub fn keyword(self) -> &'static str {
+        match self {
+            Unbounded::List => "maxItems",
+            Unbounded::Map => "maxProperties",
+            Unbounded::String => "maxLength",
+        }
+    }
+}
+
+/// Which bound a schema node lacks, if its size comes from the request limit.
+pub fn unbounded(schema: &Schema) -> Option<Unbounded> {
+    let rare = schema.rare();
+    if schema.int_or_string {
+        return rare.max_length.is_none().then_some(Unbounded::String);
+    }
+    match schema.ty.as_deref() {
+        Some("array") => rare.max_items.is_none().then_some(Unbounded::List),
+        Some("object") if matches!(schema.additional_properties, Some(AdditionalProperties::Schema(_))) => {
+            rare.max_properties.is_none().then_some(Unbounded::Map)
+        }
+        Some("string") => {
+            let sized_format = matches!(schema.format.as_deref(), Some("duration" | "date" | "date-time"));
+            let has_enum = schema.enumeration.as_deref().is_some_and(|e| !e.is_empty());
+            (rare.max_length.is_none() && !sized_format && !has_enum).then_some(Unbounded::String)
+        }
+        _ => None,
+    }
+}
+
+/// A size estimator that notes the unbounded schema nodes the estimator asked about.
+struct RecordingSizes<'s> {
+    sizes: SchemaSizes<'s>,
+    seen: std::sync::Mutex<Vec<(Vec<String>, Unbounded)>>,
+}
+
+impl crdls_cel::cost::SizeEstimator for RecordingSizes<'_> {
+    fn estimate_size(&self, path: &[String]) -> Option<crdls_cel::cost::Estimate> {
+        if let Some((Node::Schema(s, _), steps)) = self.sizes.resolve(path) {
+            if let Some(kind) = unbounded(s) {
+                let mut seen = self.seen.lock().unwrap_or_else(|e| e.into_inner());
+                if !seen.iter().any(|(p, _)| *p == steps) {
+                    seen.push((steps, kind));
+                }
+            }
+        }
+        self.sizes.estimate_size(path)
+    }
+}
+
+/// The schema nodes under `owner` whose missing bounds the estimate of `expression` depends on: for
+/// each, the steps from `owner` (`properties[spec]`, `items`, `additionalProperties`) and the bound it
+/// lacks. Empty when the expression does not compile.
+pub fn size_drivers(expression: &str, owner: &Schema, resource_root: bool, optional_old_self: bool) -> Vec<(Vec<String>, Unbounded)> {
+    let Some(self_type) = cel_type(owner, resource_root, ROOT_TYPE_NAME) else { return Vec::new() };
+    let Ok(parsed) = parse(expression) else { return Vec::new() };
+    let old = if optional_old_self { Type::optional(self_type.clone()) } else { self_type.clone() };
+    let checked = check(&parsed, &[("self", self_type), ("oldSelf", old)]);
+    if !checked.errors.is_empty() {
+        return Vec::new();
+    }
+    let sizes = RecordingSizes { sizes: SchemaSizes { root: owner, resource_root }, seen: std::sync::Mutex::new(Vec::new()) };
+    crdls_cel::cost::estimate_cost(&parsed, &checked, &sizes, 0);
+    sizes.seen.into_inner().unwrap_or_else(|e| e.into_inner())
 }
 
 /// Where a size path leads.

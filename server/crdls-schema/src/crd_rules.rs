@@ -4,7 +4,7 @@
 //! versions, and `optionalOldSelf` on a rule without `oldSelf`. Compile errors are underlined inside
 //! the rule string itself, wherever YAML quoting or folding put it.
 
-use crdls_crd::cel::{compile_rule, CompileError};
+use crdls_crd::cel::{compile_rule, CompileError, Unbounded};
 use crdls_crd::{is_crd, CrdApiVersion, Schema, ValidationRule};
 use crdls_yaml::{Diagnostic, Node, ScalarMap, Severity, TextRange, Value};
 
@@ -16,33 +16,104 @@ const REASONS: &[&str] = &["FieldValueDuplicate", "FieldValueForbidden", "FieldV
 
 /// Checks the rules of every schema of a CRD document.
 pub fn check_crd(root: &Node, text: &str, out: &mut Vec<Diagnostic>) {
-    let Some(api_version) = is_crd(root) else { return };
-    let Some(spec) = root.get("spec") else { return };
-    let mut schemas: Vec<(String, &Node)> = Vec::new();
+    walk_crd(root, text, out, false);
+}
+
+/// The estimated cost of every rule of a CRD document, schema by schema, as the API server computes
+/// them when the CRD is applied; with `drivers`, also the unbounded schema nodes behind each cost.
+pub fn crd_costs(root: &Node, text: &str, drivers: bool) -> Vec<SchemaCost> {
+    walk_crd(root, text, &mut Vec::new(), drivers)
+}
+
+/// The rules' costs of one schema (a version's, or the one all versions share).
+#[derive(Clone, Debug)]
+pub struct SchemaCost {
+    /// `spec.versions[0].schema.openAPIV3Schema`, or `spec.validation.openAPIV3Schema` when shared.
+    pub path: String,
+    /// The versions it applies to.
+    pub versions: Vec<String>,
+    /// The sum of its rules' and message expressions' costs (each with its cardinality).
+    pub total: u64,
+    /// Where the schema starts.
+    pub range: TextRange,
+    /// Every rule and message expression, in document order.
+    pub rules: Vec<RuleCost>,
+}
+
+/// The estimated cost of one rule (or message expression).
+#[derive(Clone, Debug)]
+pub struct RuleCost {
+    /// The API server's path of the expression (`...x-kubernetes-validations[0].rule`).
+    pub path: String,
+    /// The path of the schema node that declares it.
+    pub node_path: String,
+    /// The expression.
+    pub expression: String,
+    /// The expression string in the document.
+    pub range: TextRange,
+    /// Whether this is a `messageExpression` (charged once, without cardinality).
+    pub message_expression: bool,
+    /// The estimated cost of one evaluation.
+    pub cost: u64,
+    /// How many times it can run per object: the product of the bounds of the lists and maps above,
+    /// or what fits in a request when one of them is unbounded.
+    pub cardinality: u64,
+    /// `cost × cardinality`, what the limit applies to.
+    pub total: u64,
+    /// The unbounded lists, maps and strings behind the cost (only when asked for).
+    pub drivers: Vec<CostDriver>,
+}
+
+/// A schema node whose missing bound makes a rule expensive.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CostDriver {
+    /// Its path (`spec.versions[0].schema.openAPIV3Schema.properties[spec].properties[hosts]`).
+    pub path: String,
+    /// The schema node (its mapping) in the document.
+    pub range: TextRange,
+    /// The bound it lacks.
+    pub kind: Unbounded,
+    /// Whether it multiplies how often the rule runs (a list or map above the rule), rather than
+    /// how much one run costs.
+    pub cardinality: bool,
+}
+
+fn walk_crd(root: &Node, text: &str, out: &mut Vec<Diagnostic>, drivers: bool) -> Vec<SchemaCost> {
+    let Some(api_version) = is_crd(root) else { return Vec::new() };
+    let Some(spec) = root.get("spec") else { return Vec::new() };
+    let mut schemas: Vec<(String, Vec<String>, &Node)> = Vec::new();
     let versions = spec.get("versions").and_then(Node::as_seq).unwrap_or_default();
+    let name_of = |v: &Node| v.get_str("name").unwrap_or_default().to_string();
     let per_version: Vec<(usize, &Node)> =
         versions.iter().enumerate().filter_map(|(i, v)| v.get("schema").and_then(|s| s.get("openAPIV3Schema")).map(|s| (i, s))).collect();
     if api_version == CrdApiVersion::V1beta1 {
         if let Some(s) = spec.get("validation").and_then(|v| v.get("openAPIV3Schema")) {
-            schemas.push(("spec.validation.openAPIV3Schema".into(), s));
+            let mut names: Vec<String> = versions.iter().map(name_of).collect();
+            if names.is_empty() {
+                names.extend(spec.get_str("version").map(str::to_string));
+            }
+            schemas.push(("spec.validation.openAPIV3Schema".into(), names, s));
         }
     }
     // The API server moves a schema all versions share to `spec.validation`, and reports it there.
     let shared =
         !per_version.is_empty() && per_version.len() == versions.len() && per_version.windows(2).all(|w| same_value(w[0].1, w[1].1));
     if shared {
-        schemas.push(("spec.validation.openAPIV3Schema".into(), per_version[0].1));
+        schemas.push(("spec.validation.openAPIV3Schema".into(), versions.iter().map(name_of).collect(), per_version[0].1));
     } else {
         for (i, s) in per_version {
-            schemas.push((format!("spec.versions[{i}].schema.openAPIV3Schema"), s));
+            schemas.push((format!("spec.versions[{i}].schema.openAPIV3Schema"), vec![name_of(&versions[i])], s));
         }
     }
-    for (path, node) in schemas {
+    let mut costs = Vec::new();
+    for (path, versions, node) in schemas {
         let schema = Schema::from_node(node);
-        let mut walker = Walker { text, out, total: 0, contributors: Vec::new() };
+        let mut walker = Walker { text, out, total: 0, contributors: Vec::new(), costs: Vec::new(), ancestors: Vec::new(), drivers };
         walker.node(node, &schema, &path, true, None, Some(1), 0);
         walker.total_cost(node, &path);
+        costs.push(SchemaCost { path, versions, total: walker.total, range: node.range, rules: walker.costs });
     }
+    costs
 }
 
 /// Whether two nodes hold the same data (ranges aside).
@@ -64,6 +135,12 @@ struct Walker<'a> {
     /// The most expensive of them (at least 1% of the CRD limit), most expensive first, at most four:
     /// their ranges and paths.
     contributors: Vec<(u64, TextRange, String)>,
+    /// Every expression's cost, in walk order.
+    costs: Vec<RuleCost>,
+    /// The unbounded lists and maps above the node being walked.
+    ancestors: Vec<CostDriver>,
+    /// Whether to find each cost's drivers.
+    drivers: bool,
 }
 
 impl Walker<'_> {
@@ -88,7 +165,7 @@ impl Walker<'_> {
         if let Some(rules) = node.get("x-kubernetes-validations").and_then(Node::as_seq) {
             for (i, (rule_node, rule)) in rules.iter().zip(schema.validations.iter()).enumerate() {
                 let rule_path = format!("{path}.x-kubernetes-validations[{i}]");
-                self.rule(rule_node, rule, schema, &rule_path, resource_root, uncorrelatable, cardinality);
+                self.rule(rule_node, rule, node, schema, &rule_path, resource_root, uncorrelatable, cardinality);
             }
         }
         // How much this node multiplies the occurrences of its children.
@@ -100,6 +177,13 @@ impl Walker<'_> {
         let cardinality = match (cardinality, factor) {
             (Some(c), Some(f)) => Some(c.saturating_mul(f)),
             _ => None,
+        };
+        let pushed = match crdls_crd::cel::unbounded(schema) {
+            Some(kind @ (Unbounded::List | Unbounded::Map)) => {
+                self.ancestors.push(CostDriver { path: path.to_string(), range: node.range, kind, cardinality: true });
+                true
+            }
+            _ => false,
         };
         if let (Some(props), true) = (node.get("properties").and_then(Node::as_map), !schema.properties.is_empty()) {
             for entry in props {
@@ -121,6 +205,9 @@ impl Walker<'_> {
             let blocked = uncorrelatable.or(here);
             self.node(items_node, items, &format!("{path}.items"), items.embedded_resource, blocked, cardinality, depth + 1);
         }
+        if pushed {
+            self.ancestors.pop();
+        }
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -128,6 +215,7 @@ impl Walker<'_> {
         &mut self,
         node: &Node,
         rule: &ValidationRule,
+        owner_node: &Node,
         owner: &Schema,
         path: &str,
         resource_root: bool,
@@ -224,13 +312,44 @@ impl Walker<'_> {
             let mpath = format!("{path}.messageExpression");
             self.compile_error(node.get("messageExpression"), node.range, e, &mpath, &value);
         }
+        let node_path = path.rsplit_once(".x-kubernetes-validations").map_or(path, |(p, _)| p);
         if let Ok(Some(program)) = &compiled.rule {
-            let cost = program.cost.max.saturating_mul(cardinality.unwrap_or(compiled.max_cardinality));
-            self.cost(node.get("rule").map_or(node.range, |n| n.range), &rule_path, "estimated rule cost", cost);
+            let times = cardinality.unwrap_or(compiled.max_cardinality);
+            let cost = program.cost.max.saturating_mul(times);
+            let at = node.get("rule").map_or(node.range, |n| n.range);
+            self.cost(at, &rule_path, "estimated rule cost", cost);
+            let drivers =
+                self.find_drivers(&rule.rule, owner_node, owner, node_path, resource_root, rule.optional_old_self == Some(true), true);
+            self.costs.push(RuleCost {
+                path: rule_path.clone(),
+                node_path: node_path.to_string(),
+                expression: rule.rule.clone(),
+                range: at,
+                message_expression: false,
+                cost: program.cost.max,
+                cardinality: times,
+                total: cost,
+                drivers,
+            });
         }
         if let Some(Ok(program)) = &compiled.message_expression {
             let at = node.get("messageExpression").map_or(node.range, |n| n.range);
-            self.cost(at, &format!("{path}.messageExpression"), "estimated messageExpression cost", program.cost.max);
+            let mpath = format!("{path}.messageExpression");
+            self.cost(at, &mpath, "estimated messageExpression cost", program.cost.max);
+            let expression = rule.message_expression.clone().unwrap_or_default();
+            let drivers =
+                self.find_drivers(&expression, owner_node, owner, node_path, resource_root, rule.optional_old_self == Some(true), false);
+            self.costs.push(RuleCost {
+                path: mpath,
+                node_path: node_path.to_string(),
+                expression,
+                range: at,
+                message_expression: true,
+                cost: program.cost.max,
+                cardinality: 1,
+                total: program.cost.max,
+                drivers,
+            });
         }
         if compiled.rule.as_ref().is_ok_and(Option::is_some) {
             if compiled.uses_old_self {
@@ -255,6 +374,44 @@ impl Walker<'_> {
                 );
             }
         }
+    }
+
+    /// The unbounded nodes behind an expression's cost: those its estimate sized from the request limit
+    /// and, for a rule, the unbounded lists and maps above it.
+    #[allow(clippy::too_many_arguments)]
+    fn find_drivers(
+        &self,
+        expression: &str,
+        owner_node: &Node,
+        owner: &Schema,
+        node_path: &str,
+        resource_root: bool,
+        optional_old_self: bool,
+        with_ancestors: bool,
+    ) -> Vec<CostDriver> {
+        if !self.drivers {
+            return Vec::new();
+        }
+        let mut found = Vec::new();
+        for (steps, kind) in crdls_crd::cel::size_drivers(expression, owner, resource_root, optional_old_self) {
+            let mut node = owner_node;
+            let mut path = node_path.to_string();
+            for step in &steps {
+                let next = match step.strip_prefix("properties[").and_then(|s| s.strip_suffix(']')) {
+                    Some(name) => node.get("properties").and_then(|p| p.get(name)),
+                    None => node.get(step),
+                };
+                let Some(next) = next else { break };
+                node = next;
+                path.push('.');
+                path.push_str(step);
+            }
+            found.push(CostDriver { path, range: node.range, kind, cardinality: false });
+        }
+        if with_ancestors {
+            found.extend(self.ancestors.iter().cloned());
+        }
+        found
     }
 
     /// One diagnostic per CEL error, underlined inside the expression string; a result-type error on the

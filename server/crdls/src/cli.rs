@@ -26,6 +26,9 @@ pub struct Cli {
 enum Command {
     /// Check custom resources against the CRDs found among the paths and in --crds.
     Check(CheckArgs),
+    /// Print the estimated cost of every CEL rule of the CRDs among the paths, as the API server
+    /// computes it, against the per-rule and per-version limits (exit code 1 when over one).
+    Cost(crate::cost::CostArgs),
     /// Run the language server over stdio (also what `crdls` with no arguments does).
     Lsp(LspArgs),
 }
@@ -108,7 +111,7 @@ pub fn wants_language_server(args: &[String]) -> bool {
     let rest = args.get(1..).unwrap_or_default();
     match rest.first().map(String::as_str) {
         None | Some("lsp") => true,
-        Some("check") | Some("help") => false,
+        Some("check") | Some("cost") | Some("help") => false,
         Some(_) => rest.iter().any(|a| a == "--stdio"),
     }
 }
@@ -127,6 +130,7 @@ pub fn run(args: impl IntoIterator<Item = String>, io: &mut Io<'_>) -> i32 {
     };
     match cli.command {
         Some(Command::Check(args)) => check(args, io),
+        Some(Command::Cost(args)) => crate::cost::cost(args, io),
         Some(Command::Lsp(_)) | None => {
             // `main` starts the server before parsing; reaching here means the library was called directly.
             let _ =
@@ -367,7 +371,7 @@ fn plural<'a>(n: usize, one: &'a str, many: &'a str) -> &'a str {
 }
 
 /// The files a path stands for: itself (whatever its extension), or the YAML and JSON files below a directory, sorted.
-fn collect_files(path: &Path) -> std::io::Result<Vec<PathBuf>> {
+pub(crate) fn collect_files(path: &Path) -> std::io::Result<Vec<PathBuf>> {
     let meta = std::fs::metadata(path)?;
     if meta.is_file() {
         return Ok(vec![path.to_path_buf()]);
@@ -380,7 +384,7 @@ fn collect_files(path: &Path) -> std::io::Result<Vec<PathBuf>> {
 
 /// A path as users expect to see it: relative to the working directory when below it, with forward
 /// slashes, without `./`.
-fn display_path(path: &Path, cwd: &Path) -> String {
+pub(crate) fn display_path(path: &Path, cwd: &Path) -> String {
     let shown = path.strip_prefix(cwd).unwrap_or(path);
     let s = shown.to_string_lossy().replace('\\', "/");
     let s = s.replace("/./", "/");
