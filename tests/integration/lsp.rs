@@ -522,6 +522,65 @@ fn inlay_hints_show_the_defaults_the_api_server_adds() {
     insta::assert_snapshot!("inlay_hints", session.finish());
 }
 
+/// A CRD whose rule iterates an unbounded list of unbounded strings: over the cost limit.
+const COSTLY_CRD: &str = "apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: hosts.demo.crdls.dev
+spec:
+  group: demo.crdls.dev
+  scope: Namespaced
+  names: {kind: Host, plural: hosts}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          names:
+            type: array
+            items:
+              type: string
+            x-kubernetes-validations:
+            - rule: self.all(x, x.contains('a string'))
+";
+
+/// Authoring a rule: the cost error, the cost hint, the hover that explains it, and the quick fix that
+/// bounds the list and its strings, after which the CRD is clean.
+#[test]
+fn rule_cost_is_shown_explained_and_fixed() {
+    let mut session = Session::start(SessionOptions::new());
+    session.open("crd.yaml", COSTLY_CRD);
+    let diagnostics = session.wait_for_diagnostics("crd.yaml", 1)["diagnostics"].clone();
+    assert_eq!(codes(&diagnostics), ["cel/cost-total", "cel/cost", "cel/cost-total"]);
+    let hints = session.inlay_hints("crd.yaml");
+    let labels: Vec<&str> = hints.as_array().expect("hints").iter().map(|h| h["label"].as_str().unwrap()).collect();
+    assert_eq!(labels, ["cost 329,857,577,777 (more than 100x the limit)"]);
+    let hover = session.hover("crd.yaml", session.position_of("crd.yaml", "contains"));
+    let markdown = hover["contents"]["value"].as_str().unwrap_or_default();
+    assert!(markdown.contains("`.names` has no `maxItems`"), "{hover}");
+    let rule = diagnostics.as_array().unwrap().iter().find(|d| d["code"] == "cel/cost").unwrap().clone();
+    let at = |p: &Value| Position::new(p["line"].as_u64().unwrap() as u32, p["character"].as_u64().unwrap() as u32);
+    let actions = session.code_actions("crd.yaml", at(&rule["range"]["start"]), at(&rule["range"]["end"]), json!([rule]));
+    let action = &actions[0];
+    assert!(action["title"].as_str().unwrap().starts_with("Bound the rule's cost"), "{actions}");
+    let mut edits: Vec<(Position, Position, String)> = action["edit"]["changes"]
+        .as_object()
+        .unwrap()
+        .values()
+        .flat_map(|e| e.as_array().cloned().unwrap_or_default())
+        .map(|e| (at(&e["range"]["start"]), at(&e["range"]["end"]), e["newText"].as_str().unwrap().to_string()))
+        .collect();
+    edits.sort_by_key(|(start, _, _)| std::cmp::Reverse((start.line, start.character)));
+    let changes: Vec<Change> = edits.iter().map(|(start, end, text)| Change::range(*start, *end, text)).collect();
+    session.change("crd.yaml", 2, &changes);
+    let fixed = session.wait_for_diagnostics("crd.yaml", 2)["diagnostics"].clone();
+    assert_eq!(fixed, json!([]), "{}", session.text("crd.yaml"));
+    session.finish();
+}
+
 /// The `crdls` binary, built once per test run (honouring `CARGO_TARGET_DIR`).
 fn crdls_binary() -> PathBuf {
     static BINARY: OnceLock<PathBuf> = OnceLock::new();

@@ -97,6 +97,7 @@ impl<'a> Fixer<'a> {
             "schema/enum" => request.path.map(|p| self.enumeration(p)).unwrap_or_default(),
             "schema/unknown-field" => request.path.map(|p| self.unknown_field(p)).unwrap_or_default(),
             "schema/type" => request.path.map(|p| self.wrong_type(p)).unwrap_or_default(),
+            "cel/cost" | "cel/cost-total" => crate::cost_assist::bound_rule(self.text, self.root, request.range),
             _ => Vec::new(),
         }
     }

@@ -43,6 +43,7 @@ pub fn inlay_hints(text: &str, stream: &Stream, index: &CrdIndex, range: TextRan
         let mut hints = Hints { text, crd: &crd.crd.name, out: &mut out };
         hints.node(root, &Step::root(Some(schema)), anchor, 0);
     }
+    crate::cost_assist::hints(text, stream, range, &mut out);
     out.retain(|h| range.contains_inclusive(h.offset));
     out.sort_by_key(|h| h.offset);
     out

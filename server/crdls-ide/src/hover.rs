@@ -19,8 +19,20 @@ pub struct HoverResult {
 
 /// The hover at byte `offset`: on a key or scalar value of a custom resource whose CRD is indexed.
 pub fn hover(text: &str, stream: &Stream, index: &CrdIndex, offset: usize) -> Option<HoverResult> {
+    let cost = crate::cost_assist::hover(text, stream, offset);
     if let Some(in_rule) = crate::cel_assist::hover(text, stream, offset) {
-        return in_rule;
+        // The type under the cursor, then what the rule costs.
+        return match (in_rule, cost) {
+            (Some(mut typed), Some((_, explained))) => {
+                typed.markdown = format!("{}\n\n---\n\n{explained}", typed.markdown);
+                Some(typed)
+            }
+            (None, Some((range, explained))) => Some(HoverResult { range, markdown: explained }),
+            (typed, None) => typed,
+        };
+    }
+    if let Some((range, markdown)) = cost {
+        return Some(HoverResult { range, markdown });
     }
     let location = locate(stream, offset)?;
     if !location.on_key() && !location.on_scalar() {

@@ -9,6 +9,7 @@ pub mod completion;
 pub mod config;
 mod context;
 pub mod convert;
+mod cost_assist;
 pub mod files;
 pub mod hints;
 pub mod hover;

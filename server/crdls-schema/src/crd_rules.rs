@@ -570,6 +570,38 @@ pub fn factor_text(cost: u64, limit: u64) -> String {
     }
 }
 
+/// A schema path as a user reads it: `.spec.hosts[*]` for
+/// `...openAPIV3Schema.properties[spec].properties[hosts].items`.
+pub fn short_path(path: &str) -> String {
+    let rest = path.split_once("openAPIV3Schema").map_or(path, |(_, r)| r);
+    let mut out = String::new();
+    let mut rest = rest;
+    while !rest.is_empty() {
+        rest = rest.strip_prefix('.').unwrap_or(rest);
+        if let Some(r) = rest.strip_prefix("properties[") {
+            let end = r.find(']').unwrap_or(r.len());
+            out.push('.');
+            out.push_str(&r[..end]);
+            rest = r.get(end + 1..).unwrap_or_default();
+        } else if let Some(r) = rest.strip_prefix("items") {
+            out.push_str("[*]");
+            rest = r;
+        } else if let Some(r) = rest.strip_prefix("additionalProperties") {
+            out.push_str("{*}");
+            rest = r;
+        } else {
+            out.push('.');
+            out.push_str(rest);
+            break;
+        }
+    }
+    if out.is_empty() {
+        ".".into()
+    } else {
+        out
+    }
+}
+
 /// A number with thousands separators, for messages.
 pub fn thousands(n: u64) -> String {
     let digits = n.to_string();

@@ -17,7 +17,7 @@ mod validate;
 
 pub use crdls_cel::{formats, names, pattern};
 
-pub use crd_rules::{crd_costs, factor_text, thousands, CostDriver, RuleCost, SchemaCost, PER_CRD_LIMIT, PER_EXPRESSION_LIMIT};
+pub use crd_rules::{crd_costs, factor_text, short_path, thousands, CostDriver, RuleCost, SchemaCost, PER_CRD_LIMIT, PER_EXPRESSION_LIMIT};
 pub use crdls_crd::cel::Unbounded;
 
 pub use check::{check_document, check_stream, CheckOptions, DocumentCheck, DocumentKind, FileCheck};
