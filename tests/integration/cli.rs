@@ -204,7 +204,7 @@ fn cost_command_prints_every_rule_against_the_limits() {
 
     let run = run_cli(&["cost", "fixtures/crd-errors/cost.yaml", "--format", "json"], "");
     let json: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
-    assert_eq!(json["summary"]["rules"], 5);
+    assert_eq!(json["summary"]["rules"], 6);
     assert_eq!(json["summary"]["rulesOverLimit"], 2);
     let unbounded = &json["crds"][0]["schemas"][0];
     assert_eq!(unbounded["versions"], serde_json::json!(["v1"]));
