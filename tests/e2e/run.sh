@@ -5,7 +5,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
-[ -x target/release/crdls ] || cargo build --release --locked
+target_dir="${CARGO_TARGET_DIR:-target}"
+[ -x "$target_dir/release/crdls" ] || cargo build --release --locked
+CRDLS_BIN="${CRDLS_BIN:-$(cd "$target_dir" && pwd)/release/crdls}"
+export CRDLS_BIN
 
 apt_install() {
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
