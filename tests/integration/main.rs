@@ -8,6 +8,7 @@ mod cel_spec;
 mod cli;
 mod conformance;
 mod corpus;
+mod crd_validation;
 mod fixtures;
 mod lsp;
 mod tidy;

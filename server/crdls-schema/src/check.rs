@@ -100,6 +100,7 @@ pub fn check_document(doc: &Document, text: &str, index: &CrdIndex, options: &Ch
             if !doc.has_syntax_error {
                 crd_rules::check_crd(root, text, &mut diagnostics);
                 crd_versions::check_versions(root, &mut diagnostics);
+                crate::crd_validation::check_crd(root, options, &mut diagnostics);
             }
             DocumentKind::Crd
         }

@@ -8,6 +8,7 @@ use crdls_crd::cel::{compile_rule, CompileError, Unbounded};
 use crdls_crd::{is_crd, CrdApiVersion, Schema, ValidationRule};
 use crdls_yaml::{Diagnostic, Node, ScalarMap, Severity, TextRange, Value};
 
+use crate::crd_validation::RuleGate;
 use crate::field_error::{ErrorType, FieldError};
 use crate::gofmt;
 
@@ -96,8 +97,14 @@ fn walk_crd(root: &Node, text: &str, out: &mut Vec<Diagnostic>, drivers: bool) -
         }
     }
     // The API server moves a schema all versions share to `spec.validation`, and reports it there.
-    let shared =
-        !per_version.is_empty() && per_version.len() == versions.len() && per_version.windows(2).all(|w| same_value(w[0].1, w[1].1));
+    let shared = match api_version {
+        CrdApiVersion::V1 => crate::crd_validation::shares_schema(root),
+        CrdApiVersion::V1beta1 => {
+            !per_version.is_empty() && per_version.len() == versions.len() && per_version.windows(2).all(|w| same_value(w[0].1, w[1].1))
+        }
+    } && !per_version.is_empty();
+    // Rules are compiled only where the schema has no other error at or below their node.
+    let gate = crate::crd_validation::rule_gate(root);
     if shared {
         schemas.push(("spec.validation.openAPIV3Schema".into(), versions.iter().map(name_of).collect(), per_version[0].1));
     } else {
@@ -108,7 +115,8 @@ fn walk_crd(root: &Node, text: &str, out: &mut Vec<Diagnostic>, drivers: bool) -
     let mut costs = Vec::new();
     for (path, versions, node) in schemas {
         let schema = Schema::from_node(node);
-        let mut walker = Walker { text, out, total: 0, contributors: Vec::new(), costs: Vec::new(), ancestors: Vec::new(), drivers };
+        let mut walker =
+            Walker { text, out, total: 0, contributors: Vec::new(), costs: Vec::new(), ancestors: Vec::new(), drivers, gate: &gate };
         walker.node(node, &schema, &path, true, None, Some(1), 0);
         walker.total_cost(node, &path);
         costs.push(SchemaCost { path, versions, total: walker.total, range: node.range, rules: walker.costs });
@@ -141,6 +149,8 @@ struct Walker<'a> {
     ancestors: Vec<CostDriver>,
     /// Whether to find each cost's drivers.
     drivers: bool,
+    /// Where the API server compiles rules.
+    gate: &'a RuleGate,
 }
 
 impl Walker<'_> {
@@ -303,6 +313,10 @@ impl Walker<'_> {
                 );
             }
         }
+        let node_path = path.rsplit_once(".x-kubernetes-validations").map_or(path, |(p, _)| p);
+        if !self.gate.compiles(node_path) {
+            return;
+        }
         let compiled = compile_rule(rule, owner, resource_root);
         let value = rule_value(rule);
         if let Err(e) = &compiled.rule {
@@ -312,7 +326,6 @@ impl Walker<'_> {
             let mpath = format!("{path}.messageExpression");
             self.compile_error(node.get("messageExpression"), node.range, e, &mpath, &value);
         }
-        let node_path = path.rsplit_once(".x-kubernetes-validations").map_or(path, |(p, _)| p);
         if let Ok(Some(program)) = &compiled.rule {
             let times = cardinality.unwrap_or(compiled.max_cardinality);
             let cost = program.cost.max.saturating_mul(times);

@@ -5,6 +5,7 @@ mod builtin;
 pub mod cel;
 mod check;
 mod crd_rules;
+mod crd_validation;
 mod crd_versions;
 mod field_error;
 pub mod gofmt;
