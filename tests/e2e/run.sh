@@ -10,15 +10,8 @@ target_dir="${CARGO_TARGET_DIR:-target}"
 CRDLS_BIN="${CRDLS_BIN:-$(cd "$target_dir" && pwd)/release/crdls}"
 export CRDLS_BIN
 
-apt_install() {
-  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
-    apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >/dev/null
-  else
-    echo "missing: $* (install them with apt-get, or run as root)" >&2
-    return 1
-  fi
-}
+# shellcheck source=tests/e2e/lib.sh
+. tests/e2e/lib.sh
 
 failed=0
 
@@ -28,9 +21,7 @@ if ! [ -x /usr/bin/nvim ] || ! python3 -c 'import venv, ensurepip' 2>/dev/null; 
 fi
 bash tests/e2e/neovim/run.sh || failed=1
 
-if [ -f tests/e2e/vscode/run.sh ]; then
-  echo "== VS Code"
-  bash tests/e2e/vscode/run.sh || failed=1
-fi
+echo "== VS Code"
+bash tests/e2e/vscode/run.sh || failed=1
 
 exit "$failed"

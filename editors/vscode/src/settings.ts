@@ -1,0 +1,114 @@
+// The settings crdls reads, as the server wants them: only what the user set, so that a project's
+// crdls.toml is not overridden by VS Code's defaults. Pure: no `vscode` import, unit-tested.
+
+/** The settings keys the server reads (the `crdls` section minus what only the client uses). */
+export const SERVER_KEYS = ['crdPaths', 'strict', 'oldObject', 'severity', 'inlayHints'] as const;
+
+export type ServerKey = (typeof SERVER_KEYS)[number];
+
+/** A severity a diagnostic code can be overridden to. */
+export const SEVERITIES = ['error', 'warning', 'info', 'hint', 'off'] as const;
+
+/** What `WorkspaceConfiguration.inspect` tells of one key (the parts used here). */
+export interface Inspected<T> {
+  globalValue?: T;
+  workspaceValue?: T;
+  workspaceFolderValue?: T;
+}
+
+/** The settings sent to the server, in its camelCase names. */
+export interface ServerSettings {
+  crdPaths?: string[];
+  strict?: boolean;
+  oldObject?: string;
+  severity?: Record<string, string>;
+  inlayHints?: boolean;
+}
+
+/** A setting with a value the server would reject, and why. */
+export interface SettingProblem {
+  key: string;
+  message: string;
+}
+
+/** The value the user set for a key, the most specific scope winning; undefined when only the default applies. */
+export function explicitValue<T>(inspected: Inspected<T> | undefined): T | undefined {
+  if (!inspected) {
+    return undefined;
+  }
+  for (const value of [inspected.workspaceFolderValue, inspected.workspaceValue, inspected.globalValue]) {
+    if (value !== undefined && value !== null) {
+      return value;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Builds the server's settings from what the user set, leaving out keys only defaulted (so crdls.toml
+ * keeps them) and values of the wrong shape (reported as problems, so one bad value does not make the
+ * server reject the others).
+ */
+export function serverSettings(inspect: (key: ServerKey) => Inspected<unknown> | undefined): {
+  settings: ServerSettings;
+  problems: SettingProblem[];
+} {
+  const settings: ServerSettings = {};
+  const problems: SettingProblem[] = [];
+  const bad = (key: string, message: string) => problems.push({ key: `crdls.${key}`, message });
+
+  const crdPaths = explicitValue(inspect('crdPaths'));
+  if (crdPaths !== undefined) {
+    if (Array.isArray(crdPaths) && crdPaths.every((p) => typeof p === 'string')) {
+      settings.crdPaths = crdPaths.map((p) => p.trim()).filter((p) => p.length > 0);
+    } else {
+      bad('crdPaths', 'must be a list of paths or globs');
+    }
+  }
+  for (const key of ['strict', 'inlayHints'] as const) {
+    const value = explicitValue(inspect(key));
+    if (value !== undefined) {
+      if (typeof value === 'boolean') {
+        settings[key] = value;
+      } else {
+        bad(key, 'must be true or false');
+      }
+    }
+  }
+  const oldObject = explicitValue(inspect('oldObject'));
+  if (oldObject !== undefined) {
+    if (typeof oldObject === 'string') {
+      settings.oldObject = oldObject.trim() === '' ? 'off' : oldObject.trim();
+    } else {
+      bad('oldObject', 'must be a git revision (such as HEAD) or "off"');
+    }
+  }
+  const severity = explicitValue(inspect('severity'));
+  if (severity !== undefined) {
+    if (typeof severity === 'object' && !Array.isArray(severity)) {
+      const kept: Record<string, string> = {};
+      for (const [code, level] of Object.entries(severity as Record<string, unknown>)) {
+        const normalized = typeof level === 'string' ? level.trim().toLowerCase() : level;
+        if (typeof normalized === 'string' && (SEVERITIES as readonly string[]).includes(normalized)) {
+          kept[code] = normalized;
+        } else {
+          bad(`severity.${code}`, `must be one of ${SEVERITIES.join(', ')} (got ${JSON.stringify(level)})`);
+        }
+      }
+      settings.severity = kept;
+    } else {
+      bad('severity', 'must be an object mapping diagnostic codes to error, warning, info, hint or off');
+    }
+  }
+  return { settings, problems };
+}
+
+/** Whether a configuration change touches a setting that needs the server restarted. */
+export function needsRestart(affects: (section: string) => boolean): boolean {
+  return affects('crdls.server.path');
+}
+
+/** Whether a configuration change touches a setting the server reads. */
+export function affectsServer(affects: (section: string) => boolean): boolean {
+  return SERVER_KEYS.some((key) => affects(`crdls.${key}`));
+}
