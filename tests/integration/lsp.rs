@@ -334,6 +334,37 @@ fn workspace_configuration_is_requested_and_applied() {
 }
 
 #[test]
+fn changed_settings_replace_the_previous_ones_and_crd_paths_rescan() {
+    // crdls.toml makes unknown fields errors; the CRD sits in a hidden directory the scan skips unless
+    // crdPaths names it.
+    let options = SessionOptions::new()
+        .file("crdls.toml", "strict = true\n")
+        .repo_file(".crds/widgets.yaml", "fixtures/crds/widgets.yaml")
+        .configuration(json!({"crdls": {"strict": false, "crdPaths": [".crds/"], "server": {"path": ""}, "trace": {"server": "off"}}}));
+    let mut session = Session::start(options);
+    session.open("typos.yaml", TYPOS);
+    let diagnostics = session.wait_for_diagnostics("typos.yaml", 1)["diagnostics"].clone();
+    assert_eq!(codes(&diagnostics), ["schema/unknown-field"], "the CRD from crdPaths serves the Widget");
+    assert_eq!(diagnostics[0]["severity"], 2, "strict off in the client settings wins over crdls.toml");
+
+    // The user removes `strict` from their settings: crdls.toml's value is back (not the last one sent).
+    session.set_configuration(json!({"crdls": {"crdPaths": [".crds/"]}}));
+    session.notify("workspace/didChangeConfiguration", json!({"settings": null}));
+    let diagnostics = session.wait_for_next_diagnostics("typos.yaml")["diagnostics"].clone();
+    assert_eq!(codes(&diagnostics), ["schema/unknown-field"]);
+    assert_eq!(diagnostics[0]["severity"], 1, "strict = true from crdls.toml");
+
+    // Then removes crdPaths: the workspace is scanned again and the Widget CRD is gone.
+    session.set_configuration(json!({"crdls": {}}));
+    session.notify("workspace/didChangeConfiguration", json!({"settings": null}));
+    session.expect_log_containing("indexed 0 CRDs");
+    let diagnostics = session.wait_for_next_diagnostics("typos.yaml")["diagnostics"].clone();
+    assert_eq!(codes(&diagnostics), ["resource/no-crd"], "{diagnostics:#}");
+    let transcript = session.finish();
+    assert!(!transcript.contains("crdls settings:"), "the client-only keys are not complained about:\n{transcript}");
+}
+
+#[test]
 fn bad_requests_and_edits_do_not_kill_the_server() {
     let mut session = Session::start(widgets_workspace());
     // Requests about a document that is not open.

@@ -475,6 +475,12 @@ impl Session {
         self.take(&format!("the response to #{id} {method}"), |m| m.get("method").is_none() && m.get("id") == Some(&json!(id)))
     }
 
+    /// Changes what the client answers to `workspace/configuration` from now on (a user editing their
+    /// settings); send `workspace/didChangeConfiguration` to tell the server.
+    pub fn set_configuration(&mut self, settings: Value) {
+        self.options.configuration = Some(settings);
+    }
+
     /// Sends a notification.
     pub fn notify(&mut self, method: &str, params: Value) {
         let line = self.render_client(None, method, &params);

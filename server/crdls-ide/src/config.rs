@@ -11,6 +11,9 @@ use serde::Deserialize;
 /// The name of the settings file at a workspace root.
 pub const CONFIG_FILE: &str = "crdls.toml";
 
+/// Keys of the `crdls` settings section that editors use themselves and the server ignores.
+const CLIENT_ONLY_KEYS: &[&str] = &["server", "trace"];
+
 /// What a diagnostic code's severity is overridden to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -89,8 +92,15 @@ impl Config {
         if value.is_null() {
             return Ok(());
         }
-        let value = value.get("crdls").unwrap_or(value);
-        let layer: Layer = serde_json::from_value(value.clone()).map_err(|e| format!("crdls settings: {e}"))?;
+        let mut value = value.get("crdls").unwrap_or(value).clone();
+        // Keys of the section that only clients read (`crdls.server.path`, `crdls.trace.server`), which a
+        // client answering workspace/configuration with the whole section sends along.
+        if let Some(object) = value.as_object_mut() {
+            for key in CLIENT_ONLY_KEYS {
+                object.remove(*key);
+            }
+        }
+        let layer: Layer = serde_json::from_value(value).map_err(|e| format!("crdls settings: {e}"))?;
         self.apply(layer);
         Ok(())
     }
@@ -165,5 +175,16 @@ mod tests {
         let got: Vec<(&str, Severity)> = diagnostics.iter().map(|d| (d.code, d.severity)).collect();
         assert_eq!(got, [("schema/pattern", Severity::Warning), ("schema/type", Severity::Error)]);
         assert!(config.merge_toml("unknown = 1").unwrap_err().contains("unknown"));
+    }
+
+    #[test]
+    fn the_whole_vscode_section_is_accepted_and_client_keys_ignored() {
+        let mut config = Config::default();
+        let section = serde_json::json!({"server": {"path": ""}, "trace": {"server": "off"}, "strict": true});
+        config.merge_json(&section).unwrap();
+        assert!(config.strict);
+        assert!(config.merge_json(&serde_json::json!({"strcit": true})).unwrap_err().contains("strcit"));
+        // In crdls.toml they are still unknown keys.
+        assert!(config.merge_toml("[server]\npath = \"x\"\n").is_err());
     }
 }

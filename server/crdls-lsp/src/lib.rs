@@ -69,7 +69,11 @@ struct ClientFlags {
 struct State {
     documents: Mutex<HashMap<Url, Document>>,
     index: RwLock<Arc<CrdIndex>>,
+    /// The settings in force: `base` with the client's current settings on top.
     config: RwLock<Config>,
+    /// Defaults, `crdls.toml` and the initialization options: what the client's settings apply to
+    /// (each time afresh, so a setting the user removes goes back to its `crdls.toml` value).
+    base: RwLock<Config>,
     encoding: RwLock<Encoding>,
     roots: RwLock<Vec<PathBuf>>,
     flags: RwLock<ClientFlags>,
@@ -115,6 +119,7 @@ impl Backend {
                 documents: Mutex::new(HashMap::new()),
                 index: RwLock::new(Arc::new(CrdIndex::new())),
                 config: RwLock::new(Config::default()),
+                base: RwLock::new(Config::default()),
                 encoding: RwLock::new(Encoding::Utf16),
                 roots: RwLock::new(Vec::new()),
                 flags: RwLock::new(ClientFlags::default()),
@@ -298,26 +303,38 @@ impl Backend {
                 self.log(MessageType::WARNING, e).await;
             }
         }
+        *write(&self.state.base) = config.clone();
         *write(&self.state.config) = config;
     }
 
-    /// Asks the client for the `crdls` section and applies it.
-    async fn pull_configuration(&self) {
+    /// Asks the client for the `crdls` section (when it can be asked): its current settings.
+    async fn pull_configuration(&self) -> Option<Vec<serde_json::Value>> {
         if !read(&self.state.flags).configuration {
-            return;
+            return None;
         }
         let items = vec![ConfigurationItem { scope_uri: None, section: Some("crdls".into()) }];
         match self.client.configuration(items).await {
-            Ok(values) => {
-                for value in values {
-                    let result = write(&self.state.config).merge_json(&value);
-                    if let Err(e) = result {
-                        self.log(MessageType::WARNING, e).await;
-                    }
-                }
+            Ok(values) => Some(values),
+            Err(e) => {
+                self.log(MessageType::WARNING, format!("workspace/configuration failed: {e}")).await;
+                None
             }
-            Err(e) => self.log(MessageType::WARNING, format!("workspace/configuration failed: {e}")).await,
         }
+    }
+
+    /// Puts the client's settings on top of the base settings, replacing the client's previous ones.
+    /// Returns whether the CRD paths changed (the workspace must then be scanned again).
+    async fn apply_client_settings(&self, layers: &[serde_json::Value]) -> bool {
+        let mut config = read(&self.state.base).clone();
+        for layer in layers {
+            if let Err(e) = config.merge_json(layer) {
+                self.log(MessageType::WARNING, e).await;
+            }
+        }
+        let mut current = write(&self.state.config);
+        let paths_changed = current.crd_paths != config.crd_paths;
+        *current = config;
+        paths_changed
     }
 
     /// Indexes every CRD in the workspace folders and configured paths, reporting progress.
@@ -363,6 +380,19 @@ impl Backend {
         {
             let mut guard = write(&self.state.index);
             let mut index = (**guard).clone();
+            // What the scan no longer finds (a CRD path the settings dropped) leaves the index; open
+            // buffers stay, as their text is what counts.
+            let found_uris: HashSet<String> = found
+                .iter()
+                .filter(|(_, crds)| !crds.is_empty())
+                .filter_map(|(path, _)| Url::from_file_path(path).ok())
+                .map(|u| u.to_string())
+                .collect();
+            let stale: Vec<String> =
+                index.sources().filter(|s| !open.contains(s.as_ref()) && !found_uris.contains(s.as_ref())).map(|s| s.to_string()).collect();
+            for source in stale {
+                index.remove_source(&source);
+            }
             for (path, crds) in found {
                 let Ok(uri) = Url::from_file_path(&path) else { continue };
                 if !open.contains(uri.as_str()) && !crds.is_empty() {
@@ -595,7 +625,9 @@ impl LanguageServer for Backend {
                 self.log(MessageType::WARNING, format!("file watching unavailable: {e}")).await;
             }
         }
-        self.pull_configuration().await;
+        if let Some(values) = self.pull_configuration().await {
+            self.apply_client_settings(&values).await;
+        }
         let backend = Backend { client: self.client.clone(), state: self.state.clone() };
         tokio::spawn(async move { backend.scan_workspace().await });
     }
@@ -650,12 +682,18 @@ impl LanguageServer for Backend {
     }
 
     async fn did_change_configuration(&self, params: DidChangeConfigurationParams) {
-        let result = write(&self.state.config).merge_json(&params.settings);
-        if let Err(e) = result {
-            self.log(MessageType::WARNING, e).await;
+        // A client that answers workspace/configuration is asked (VS Code sends no settings here);
+        // the others send their settings with the notification.
+        let layers = match self.pull_configuration().await {
+            Some(values) => values,
+            None => vec![params.settings],
+        };
+        if self.apply_client_settings(&layers).await {
+            let backend = Backend { client: self.client.clone(), state: self.state.clone() };
+            tokio::spawn(async move { backend.scan_workspace().await });
+        } else {
+            self.recheck_all_except(None);
         }
-        self.pull_configuration().await;
-        self.recheck_all_except(None);
     }
 
     async fn diagnostic(&self, params: DocumentDiagnosticParams) -> RpcResult<DocumentDiagnosticReportResult> {
