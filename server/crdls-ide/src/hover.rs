@@ -65,8 +65,27 @@ pub fn hover(text: &str, stream: &Stream, index: &CrdIndex, offset: usize) -> Op
     }
     let Resolution::Found { crd, version } = resolution else { return None };
     let steps = walk(version.schema.as_deref(), &location.path)?;
-    let origin = format!("Defined by CRD {}, version {}, in {}.", code(&crd.crd.name), code(&version.name), code(&crd.source));
+    let origin = format!("Defined by CRD {}, version {}, in {}.", code(&crd.crd.name), code(&version.name), source_link(&crd.source));
     Some(HoverResult { range, markdown: field_markdown(&location.path, &steps, origin) })
+}
+
+/// Where a CRD comes from, for a hover: a link named after the file when the source is a URI (the
+/// editor opens it), else the path as code.
+fn source_link(source: &str) -> String {
+    match source.strip_prefix("file://") {
+        Some(path) if !source.contains(['(', ')', ' ']) => {
+            let name = path.rsplit('/').find(|s| !s.is_empty()).unwrap_or(path);
+            let mut label = String::with_capacity(name.len());
+            for c in name.chars() {
+                if matches!(c, '[' | ']' | '`' | '*' | '_' | '\\') {
+                    label.push('\\');
+                }
+                label.push(c);
+            }
+            format!("[{label}]({source})")
+        }
+        _ => code(source),
+    }
 }
 
 /// For a property of one version's schema, the same property in the CRD's other versions: its line and
@@ -271,6 +290,13 @@ fn code(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use expect_test::{expect, Expect};
+
+    #[test]
+    fn sources_that_are_uris_become_links() {
+        assert_eq!(source_link("file:///w/crds/my_widgets.yaml"), "[my\\_widgets.yaml](file:///w/crds/my_widgets.yaml)");
+        assert_eq!(source_link("crds/widgets.yaml"), "`crds/widgets.yaml`");
+        assert_eq!(source_link("file:///w/a (copy).yaml"), "`file:///w/a (copy).yaml`");
+    }
 
     use super::*;
     use crate::completion::tests::index_of;
