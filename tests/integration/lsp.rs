@@ -365,6 +365,24 @@ fn changed_settings_replace_the_previous_ones_and_crd_paths_rescan() {
 }
 
 #[test]
+fn a_crd_open_before_the_scan_counts_from_the_start() {
+    // As after a restart: the editor re-opens its buffers, the CRD among them, while the scan runs.
+    let crd = std::fs::read_to_string(repo_root().join("fixtures/crds/widgets.yaml")).expect("the Widget CRD");
+    let options = widgets_workspace().no_index_wait();
+    let mut session = Session::start(options);
+    session.open("crds/widgets.yaml", &crd);
+    session.open("typos.yaml", TYPOS);
+    assert_eq!(session.wait_for_diagnostics("crds/widgets.yaml", 1)["diagnostics"], json!([]));
+    let log = session.expect_log_containing("indexed ");
+    assert!(log.contains("indexed 1 CRDs from 1 files"), "{log}");
+    // An edit after the scan: its diagnostics are checked against the index as the scan left it.
+    session.replace("typos.yaml", 2, "replcas", "replicas");
+    let diagnostics = session.wait_for_diagnostics("typos.yaml", 2)["diagnostics"].clone();
+    assert_eq!(codes(&diagnostics), ["schema/unknown-field"], "{diagnostics:#}");
+    session.finish();
+}
+
+#[test]
 fn bad_requests_and_edits_do_not_kill_the_server() {
     let mut session = Session::start(widgets_workspace());
     // Requests about a document that is not open.

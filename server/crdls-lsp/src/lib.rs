@@ -228,12 +228,16 @@ impl Backend {
     fn update_buffer_crds(&self, uri: &Url, crds: Vec<Crd>) -> bool {
         let fingerprint = fingerprint(&crds);
         let mut known = lock(&self.state.buffer_crds);
-        let previous = known.get(uri).copied().unwrap_or(0);
-        if previous == fingerprint {
+        let previous = known.get(uri).copied();
+        if previous == Some(fingerprint) {
             return false;
         }
         known.insert(uri.clone(), fingerprint);
         drop(known);
+        // A buffer's first check replaces what the scan read from disk for it, if anything.
+        if previous.is_none() && crds.is_empty() && read(&self.state.index).crds_of(uri.as_str()).is_empty() {
+            return false;
+        }
         self.set_source(Arc::from(uri.as_str()), crds);
         true
     }
@@ -376,7 +380,9 @@ impl Backend {
             })
             .await;
         let Some((file_count, found)) = scanned else { return };
-        let open: HashSet<String> = lock(&self.state.documents).keys().map(|u| u.to_string()).collect();
+        // Buffers already checked have put their own CRDs in the index, and their text wins; for the
+        // others (opened but not checked yet, as after a restart) the file on disk stands in until then.
+        let open: HashSet<String> = lock(&self.state.buffer_crds).keys().map(|u| u.to_string()).collect();
         {
             let mut guard = write(&self.state.index);
             let mut index = (**guard).clone();

@@ -137,6 +137,7 @@ writeFileSync(
       'editor.quickSuggestions': { other: false, comments: false, strings: false },
       'editor.hover.delay': 100,
       'window.commandCenter': false,
+      'git.openRepositoryInParentFolders': 'never',
     },
     null,
     2,
@@ -302,6 +303,26 @@ try {
   const line = await waitFor(() => statusItem('status.editor.selection').innerText(), (t) => /^Ln \d+/.test(t));
   const kindLine = readFileSync(join(ws, 'crds', 'widgets.yaml'), 'utf8').split('\n').findIndex((l) => /^\s+kind: Widget\s*$/.test(l)) + 1;
   check(new RegExp(`^Ln ${kindLine},`).test(line ?? ''), `...at the CRD's kind (line ${kindLine})`, line);
+
+  // ---- restart, then the output channel ----------------------------------------------------------
+  await runCommand('crdls: Restart Server');
+  const restarted = await waitFor(
+    () => page.locator('.statusbar-item[id="crdls.crdls.crdls.status"]').textContent(),
+    (t) => /\b1 CRD\b/.test(t),
+  );
+  const problemCount = async () => (await page.locator('.statusbar-item[id="status.problems"]').getAttribute('aria-label')) ?? '';
+  const afterRestart = await waitFor(problemCount, (label) => label === 'Warnings: 1, Infos: 1');
+  check(/\b1 CRD\b/.test(restarted ?? '') && afterRestart === 'Warnings: 1, Infos: 1', '"crdls: Restart Server" brings the server back with the same problems', `${restarted} / ${afterRestart}`);
+  await runCommand('crdls: Show Output');
+  const outputText = await waitFor(
+    // Monaco renders spaces as no-break spaces.
+    () => page.locator('.panel .output-view .view-lines').innerText().then((t) => t.replace(/\u00a0/g, ' ')),
+    (t) => /starting .*crdls/.test(t) && /indexed 1 CRDs/.test(t),
+  );
+  check(/starting .*crdls/.test(outputText ?? '') && /indexed 1 CRDs/.test(outputText ?? ''), '"crdls: Show Output" shows the server log', outputText);
+  // The restarted server's scan counts the CRD whose buffer is open (the buffer's check comes later).
+  const starts = (outputText ?? '').split('[client] starting').length - 1;
+  check(starts === 2 && !/indexed 0 CRDs/.test(outputText ?? ''), '...where both servers indexed the CRD', outputText);
 
   // ---- YAML no CRD serves gets nothing -----------------------------------------------------------
   await openFile('compose.yaml');
