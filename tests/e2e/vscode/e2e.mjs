@@ -8,11 +8,12 @@
 //   SCREENSHOT    where to save the screenshot of diagnostics and hover (optional)
 //
 // It builds a workspace (the Widget CRD from fixtures/crds, a crdls.toml, a custom resource with
-// known errors, workspace settings, and a Compose file no CRD serves), starts code-server on
+// known errors, workspace settings, and YAML no CRD serves), starts code-server on
 // loopback, then checks: the status bar's CRD count; the Problems panel rows, with severities from
 // the server default, the workspace settings and crdls.toml; hover; an edit that fixes an error;
-// key and value completion; the "Show the CRD for This Document" command; and that the Compose file
-// gets nothing. One line per check; exit 0 when all pass, else 1.
+// key and value completion; the Show the CRD, Restart Server and Show Output commands; that YAML no
+// CRD serves gets nothing; and the message for a server path that points at nothing. One line per
+// check; exit 0 when all pass, else 1.
 
 import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, writeFileSync, createWriteStream } from 'node:fs';
@@ -119,8 +120,31 @@ const WIDGET = [
   '',
 ].join('\n');
 writeFileSync(join(ws, 'widget.yaml'), WIDGET);
-// YAML no CRD serves: crdls must leave it alone.
-writeFileSync(join(ws, 'compose.yaml'), 'services:\n  web:\n    image: nginx:1.27\n    ports:\n      - "8080:80"\n');
+// YAML no CRD serves (a built-in kind, then plain configuration): crdls must leave it alone.
+writeFileSync(
+  join(ws, 'deployment.yaml'),
+  [
+    'apiVersion: apps/v1',
+    'kind: Deployment',
+    'metadata:',
+    '  name: web',
+    'spec:',
+    '  replicas: 2',
+    '  selector:',
+    '    matchLabels: {app: web}',
+    '  template:',
+    '    metadata:',
+    '      labels: {app: web}',
+    '    spec:',
+    '      containers:',
+    '        - name: web',
+    '          image: nginx:1.27',
+    '---',
+    'title: settings',
+    'retries: 3',
+    '',
+  ].join('\n'),
+);
 writeFileSync(
   join(userData, 'User', 'settings.json'),
   JSON.stringify(
@@ -325,19 +349,39 @@ try {
   check(starts === 2 && !/indexed 0 CRDs/.test(outputText ?? ''), '...where both servers indexed the CRD', outputText);
 
   // ---- YAML no CRD serves gets nothing -----------------------------------------------------------
-  await openFile('compose.yaml');
-  await goTo(3, 5);
+  await openFile('deployment.yaml');
+  const mode = await statusItem('status.editor.mode').innerText();
+  check(/YAML/.test(mode), 'deployment.yaml is YAML, so crdls is attached to it', mode);
+  await goTo(6, 4);
   await press('Control+K Control+I');
   await page.waitForTimeout(1500);
-  const composeProblems = await statusItem('status.problems').getAttribute('aria-label');
+  const otherProblems = await statusItem('status.problems').getAttribute('aria-label');
   rows = await problemRows();
   check(
-    !(rows ?? []).some((row) => /compose\.yaml/.test(row)) && composeProblems === 'Warnings: 1, Infos: 1',
-    'compose.yaml (no CRD serves it) gets no diagnostics',
-    `${composeProblems}\n${(rows ?? []).join('\n')}`,
+    !(rows ?? []).some((row) => /deployment\.yaml/.test(row)) && otherProblems === 'Warnings: 1, Infos: 1',
+    'deployment.yaml (a built-in kind and plain YAML) gets no diagnostics',
+    `${otherProblems}\n${(rows ?? []).join('\n')}`,
   );
-  const composeHover = await page.locator('.monaco-hover:not(.hidden)').count();
-  check(composeHover === 0, 'and no hover', `hovers: ${composeHover}`);
+  const otherHover = await page.locator('.monaco-hover:not(.hidden)').count();
+  check(otherHover === 0, 'and no hover', `hovers: ${otherHover}`);
+  await press('Escape');
+
+  // ---- a server path that points at nothing: an actionable message, no silent fallback ----------
+  // Set in the workspace's settings, as a user would by editing .vscode/settings.json.
+  const settingsFile = join(ws, '.vscode', 'settings.json');
+  const workspaceSettings = JSON.parse(readFileSync(settingsFile, 'utf8'));
+  writeFileSync(settingsFile, JSON.stringify({ ...workspaceSettings, 'crdls.server.path': '/nonexistent/crdls' }, null, 2));
+  const toast = await waitFor(
+    () => page.locator('.notifications-toasts .notification-toast').allInnerTexts().then((t) => t.join('\n')),
+    (t) => /crdls\.server\.path setting points to "\/nonexistent\/crdls"/.test(t),
+  );
+  check(
+    /crdls\.server\.path setting points to "\/nonexistent\/crdls", which is not an executable file/.test(toast ?? '') && /Open Settings/.test(toast ?? ''),
+    'a crdls.server.path to a missing file gets an error naming it, with Open Settings',
+    toast,
+  );
+  const missing = await statusItem('crdls.crdls.crdls.status').getAttribute('aria-label');
+  check(/warning/.test(missing ?? '') && /not an executable file/.test(missing ?? ''), '...and the status bar says so', missing);
 } catch (e) {
   failures += 1;
   console.log(`  FAIL ${e instanceof Error ? e.stack : e}`);
