@@ -291,15 +291,15 @@ fn code(text: &str) -> String {
 mod tests {
     use expect_test::{expect, Expect};
 
+    use super::*;
+    use crate::completion::tests::index_of;
+
     #[test]
     fn sources_that_are_uris_become_links() {
         assert_eq!(source_link("file:///w/crds/my_widgets.yaml"), "[my\\_widgets.yaml](file:///w/crds/my_widgets.yaml)");
         assert_eq!(source_link("crds/widgets.yaml"), "`crds/widgets.yaml`");
         assert_eq!(source_link("file:///w/a (copy).yaml"), "`file:///w/a (copy).yaml`");
     }
-
-    use super::*;
-    use crate::completion::tests::index_of;
 
     const CRD: &str = r#"
 apiVersion: apiextensions.k8s.io/v1

@@ -341,6 +341,12 @@ impl Backend {
         paths_changed
     }
 
+    /// Scans the workspace in the background (the scan re-checks open documents when it is done).
+    fn spawn_scan(&self) {
+        let backend = Backend { client: self.client.clone(), state: self.state.clone() };
+        tokio::spawn(async move { backend.scan_workspace().await });
+    }
+
     /// Indexes every CRD in the workspace folders and configured paths, reporting progress.
     async fn scan_workspace(&self) {
         let token = NumberOrString::String("crdls/index".into());
@@ -634,8 +640,7 @@ impl LanguageServer for Backend {
         if let Some(values) = self.pull_configuration().await {
             self.apply_client_settings(&values).await;
         }
-        let backend = Backend { client: self.client.clone(), state: self.state.clone() };
-        tokio::spawn(async move { backend.scan_workspace().await });
+        self.spawn_scan();
     }
 
     async fn shutdown(&self) -> RpcResult<()> {
@@ -695,8 +700,7 @@ impl LanguageServer for Backend {
             None => vec![params.settings],
         };
         if self.apply_client_settings(&layers).await {
-            let backend = Backend { client: self.client.clone(), state: self.state.clone() };
-            tokio::spawn(async move { backend.scan_workspace().await });
+            self.spawn_scan();
         } else {
             self.recheck_all_except(None);
         }
