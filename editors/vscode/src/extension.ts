@@ -23,7 +23,6 @@ import { parseIndexStatus, ServerState, statusView } from './status';
 let client: LanguageClient | undefined;
 let output: vscode.OutputChannel;
 let status: vscode.StatusBarItem;
-let state: ServerState = { kind: 'starting' };
 let missingNotified = false;
 
 /** Tells the server this client shows `crdls/indexStatus` (the server only sends it when asked). */
@@ -38,8 +37,7 @@ class IndexStatusFeature implements StaticFeature {
   clear(): void {}
 }
 
-function setState(next: ServerState): void {
-  state = next;
+function setState(state: ServerState): void {
   const view = statusView(state);
   status.text = view.text;
   status.tooltip = view.tooltip;

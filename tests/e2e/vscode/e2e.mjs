@@ -331,11 +331,13 @@ try {
   // ---- restart, then the output channel ----------------------------------------------------------
   await runCommand('crdls: Restart Server');
   const restarted = await waitFor(
-    () => page.locator('.statusbar-item[id="crdls.crdls.crdls.status"]').textContent(),
+    () => statusItem('crdls.crdls.crdls.status').textContent(),
     (t) => /\b1 CRD\b/.test(t),
   );
-  const problemCount = async () => (await page.locator('.statusbar-item[id="status.problems"]').getAttribute('aria-label')) ?? '';
-  const afterRestart = await waitFor(problemCount, (label) => label === 'Warnings: 1, Infos: 1');
+  const afterRestart = await waitFor(
+    () => statusItem('status.problems').getAttribute('aria-label'),
+    (label) => label === 'Warnings: 1, Infos: 1',
+  );
   check(/\b1 CRD\b/.test(restarted ?? '') && afterRestart === 'Warnings: 1, Infos: 1', '"crdls: Restart Server" brings the server back with the same problems', `${restarted} / ${afterRestart}`);
   await runCommand('crdls: Show Output');
   const outputText = await waitFor(
