@@ -18,6 +18,16 @@ return {
   cmd = { 'crdls' },
   filetypes = { 'yaml' },
   root_markers = { 'crdls.toml', '.git' },
+  -- The workspace is the nearest directory holding one of the root markers, else the file's own
+  -- directory: with root markers alone, a file outside any project would start crdls without a
+  -- root, and the CRDs beside it would not be found. The markers are read from the resolved
+  -- configuration, so `vim.lsp.config('crdls', { root_markers = { ... } })` still applies.
+  root_dir = function(bufnr, on_dir)
+    local name = vim.api.nvim_buf_get_name(bufnr)
+    local root = vim.fs.root(bufnr, vim.lsp.config.crdls.root_markers)
+    -- An unnamed buffer is looked up from the current directory, as vim.fs.root does.
+    on_dir(root or (name ~= '' and vim.fs.dirname(name)) or vim.fn.getcwd())
+  end,
   -- An empty table would be sent as a JSON array: vim.empty_dict() is sent as `{}`.
   settings = { crdls = vim.empty_dict() },
   init_options = vim.empty_dict(),

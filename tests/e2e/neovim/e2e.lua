@@ -6,7 +6,10 @@
 --- crdls the way a user would, by CRDLS_E2E_MODE: `config` (editors/neovim/lsp/crdls.lua with
 --- vim.lsp.enable, Neovim 0.11+, the default there) or `snippet` (the FileType snippet of
 --- editors/neovim/README.md, the default before 0.11). It then checks diagnostics, an edit,
---- completion, hover and definition, prints one line per check, and exits 0 if all pass, else 1.
+--- completion, hover and definition; then opens a custom resource in a second temporary directory,
+--- outside any project (no crdls.toml or .git), and checks that crdls gets that directory as its
+--- root and finds the CRD beside the file. It prints one line per check, and exits 0 if all pass,
+--- else 1.
 
 local TIMEOUT_MS = tonumber(os.getenv('CRDLS_E2E_TIMEOUT_MS') or '') or 20000
 
@@ -98,6 +101,41 @@ local function make_workspace()
     '  size: 15', -- 6: above the maximum (10)
     '  owner: Team_A', -- 7: does not match the pattern
     '  colour: red', -- 8: not in the schema
+    '',
+  }, '\n'))
+  return dir
+end
+
+--- The nearest directory at or above `dir` holding crdls.toml or .git, or nil.
+local function project_root_of(dir)
+  while true do
+    if vim.loop.fs_stat(dir .. '/crdls.toml') or vim.loop.fs_stat(dir .. '/.git') then
+      return dir
+    end
+    local parent = vim.fn.fnamemodify(dir, ':h')
+    if parent == dir then
+      return nil
+    end
+    dir = parent
+  end
+end
+
+--- Builds a directory outside any project: the Thing CRD (fixtures/crds/things.json, a CRD kind
+--- the workspace does not have) beside thing.yaml, a Thing with an error, and no crdls.toml or
+--- .git. Returns its directory.
+local function make_loose_directory()
+  local dir = vim.fn.tempname()
+  vim.fn.mkdir(dir, 'p')
+  dir = vim.loop.fs_realpath(dir)
+  write_file(dir .. '/things.json', read_file(repo .. '/fixtures/crds/things.json'))
+  write_file(dir .. '/thing.yaml', table.concat({
+    '# A Thing outside any project, with a deliberate error.', -- 0
+    'apiVersion: demo.crdls.dev/v2', -- 1
+    'kind: Thing', -- 2
+    'metadata:', -- 3
+    '  name: loose', -- 4
+    'spec:', -- 5
+    '  count: 2000000', -- 6: above the maximum (1000000)
     '',
   }, '\n'))
   return dir
@@ -214,6 +252,57 @@ local PATTERN = "7:9 WARN schema/pattern must match the pattern '^[a-z][a-z0-9-]
 local UNKNOWN = '8:2 INFO schema/unknown-field unknown field "spec.colour" would be pruned: it is not in the schema'
   .. ' | API server: unknown field "spec.colour"'
 
+--- Waits until a crdls client is attached to `buf` and initialized; returns it, or nil.
+local function wait_for_client(buf)
+  local client
+  vim.wait(TIMEOUT_MS, function()
+    client = clients_of(buf)[1]
+    return client ~= nil and client.initialized ~= false
+  end, 20)
+  return client
+end
+
+--- The local paths of a client's workspace folders, joined by ', ' (nil if it has none).
+local function workspace_folders_of(client)
+  local folders = client.workspace_folders
+  if not folders then
+    return nil
+  end
+  local paths = {}
+  for _, folder in ipairs(folders) do
+    table.insert(paths, vim.loop.fs_realpath(vim.uri_to_fname(folder.uri)) or folder.uri)
+  end
+  return table.concat(paths, ', ')
+end
+
+--- Opens a custom resource outside any project, in the Neovim where crdls already runs for the
+--- workspace: crdls must start again with the file's directory as its root and workspace folder,
+--- index the CRD beside the file, and check the resource against it.
+local function check_file_outside_any_project()
+  local dir = make_loose_directory()
+  local above = project_root_of(dir)
+  if not check(above == nil, 'precondition: no crdls.toml or .git at or above ' .. dir,
+      'found one in ' .. tostring(above) .. ' (set TMPDIR to a directory outside any project)') then
+    return
+  end
+  vim.cmd('edit ' .. vim.fn.fnameescape(dir .. '/thing.yaml'))
+  local buf = vim.api.nvim_get_current_buf()
+  local client = wait_for_client(buf)
+  if not check(client ~= nil, 'outside any project: crdls attached to the buffer') then
+    return
+  end
+  local client_root = client.config.root_dir and vim.loop.fs_realpath(client.config.root_dir)
+  check(client_root == dir, "outside any project: root_dir is the file's directory",
+    'got ' .. tostring(client.config.root_dir))
+  local folders = workspace_folders_of(client)
+  check(folders == dir, "outside any project: the workspace folder is the file's directory",
+    'got ' .. tostring(folders))
+  expect_diagnostics(buf, {
+    '6:9 ERROR schema/maximum must be less than or equal to 1000000'
+      .. ' | API server: spec.count: Invalid value: 2000000: spec.count in body should be less than or equal to 1000000',
+  }, 'outside any project: diagnostics from the CRD beside the file')
+end
+
 local function run()
   local version = vim.version()
   say(string.format('Neovim %d.%d.%d, mode %s, crdls %s', version.major, version.minor, version.patch, MODE, bin))
@@ -224,11 +313,7 @@ local function run()
   local buf, how = open_with_crdls(file, MODE)
   say('  crdls started by ' .. how .. ', workspace ' .. root)
 
-  local client
-  vim.wait(TIMEOUT_MS, function()
-    client = clients_of(buf)[1]
-    return client ~= nil and client.initialized ~= false
-  end, 20)
+  local client = wait_for_client(buf)
   if not check(client ~= nil, 'crdls attached to the buffer') then
     return
   end
@@ -290,6 +375,8 @@ local function run()
       and target_line:match('^%s*size:') ~= nil,
     'definition of size: its schema in crds/widgets.yaml',
     err or ('definition: ' .. vim.inspect(definition) .. '\nline: ' .. target_line))
+
+  check_file_outside_any_project()
 
   check(#server_complaints == 0, 'no errors or warnings logged by crdls', table.concat(server_complaints, '\n'))
   check(vim.v.errmsg == '', 'no error reported by Neovim', vim.v.errmsg)
