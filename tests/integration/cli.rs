@@ -1,6 +1,6 @@
 //! The command line's contract: exit codes, stdin, `--crds`, `--strict` and the JSON output shape.
 
-use crdls_tests::{repo_root, run_cli};
+use crdls_tests::{crdls_binary, repo_root, run_cli, run_cli_in, TempTree};
 
 const WIDGET: &str = "apiVersion: demo.crdls.dev/v1\nkind: Widget\nmetadata:\n  name: w\nspec:\n  size: 11\n  owner: team\n  extra: 1\n";
 
@@ -26,7 +26,11 @@ fn errors_exit_one_and_stdin_is_read() {
     assert_eq!(max["range"]["end"], serde_json::json!({"line": 6, "column": 11}));
     let unknown = diagnostics.iter().find(|d| d["code"] == "schema/unknown-field").expect("an unknown field");
     assert_eq!(unknown["severity"], "warning");
-    assert_eq!(json["summary"], serde_json::json!({"files": 1, "documents": 1, "crds": 4, "errors": 1, "warnings": 1}));
+    assert_eq!(
+        json["summary"],
+        serde_json::json!({"files": 1, "documents": 1, "crds": 4, "errors": 1, "warnings": 1, "validated": 1, "crdDocuments": 0,
+            "builtin": 0, "unchecked": 0, "uncheckedByGroup": {}, "notes": []})
+    );
 }
 
 #[test]
@@ -53,7 +57,7 @@ fn directories_are_searched_and_crds_among_paths_are_used() {
     let run = run_cli(&["check", "fixtures", "--format", "json"], "");
     assert_eq!(run.code, 1, "the fixtures hold deliberate errors");
     let json: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
-    assert_eq!(json["summary"]["crds"], crd_documents_in(&repo_root().join("fixtures")));
+    assert_eq!(json["summary"]["crdDocuments"], crd_documents_in(&repo_root().join("fixtures")));
     let files: std::collections::BTreeSet<&str> =
         json["diagnostics"].as_array().unwrap().iter().map(|d| d["file"].as_str().unwrap()).collect();
     assert!(files.contains("fixtures/resources/schema-errors.yaml"), "{files:?}");
@@ -106,7 +110,10 @@ fn fix_rewrites_only_clear_mistakes_and_reports_the_rest() {
     // `tier: Gold` and `ratio: "0.5"` are fixed; the unknown `tiers` has no clear meaning (`tier` is
     // taken) and stays, as do the missing owner and the size out of bounds of the second document.
     assert_eq!(after, before.replace("tier: Gold", "tier: gold").replace("ratio: \"0.5\"", "ratio: 0.5"));
-    assert_eq!(run.stderr, "crdls: made 2 fixes in 1 file\n");
+    assert_eq!(
+        run.stderr,
+        "fixed widget.yaml:8:9: `Gold` -> `gold`\nfixed widget.yaml:10:10: `\"0.5\"` -> `0.5`\ncrdls: made 2 fixes in 1 file\n"
+    );
     let json: serde_json::Value = serde_json::from_str(&run.stdout).unwrap_or_else(|e| panic!("{e}: {run:?}"));
     let codes: Vec<&str> = json["diagnostics"].as_array().unwrap().iter().map(|d| d["code"].as_str().unwrap()).collect();
     assert_eq!(codes, ["schema/unknown-field", "schema/required", "schema/maximum"], "{run:?}");
@@ -221,4 +228,96 @@ fn cost_command_prints_every_rule_against_the_limits() {
     // The shipped CRDs are all within the limits.
     let run = run_cli(&["cost", "fixtures/crds"], "");
     assert_eq!(run.code, 0, "{}", run.stdout);
+}
+
+#[test]
+fn diff_shows_the_fixes_without_writing() {
+    let widget = "apiVersion: demo.crdls.dev/v1\nkind: Widget\nmetadata:\n  name: w\nspec:\n  size: 3\n  owner: team-a\n  tier: Gold\n";
+    let tree = TempTree::new("cli-diff", &[("widget.yaml", widget)]);
+    let crds = repo_root().join("fixtures/crds");
+    let run = run_cli_in(&tree.path, &["check", "widget.yaml", "--crds", crds.to_str().unwrap(), "--diff"], "");
+    assert_eq!(run.code, 1, "{run:?}");
+    assert_eq!(
+        run.stdout,
+        "--- a/widget.yaml\n+++ b/widget.yaml\n@@ -5,4 +5,4 @@\n spec:\n   size: 3\n   owner: team-a\n-  tier: Gold\n+  tier: gold\n"
+    );
+    assert_eq!(tree.read("widget.yaml"), widget, "--diff writes nothing");
+    let clean = widget.replace("Gold", "gold");
+    tree.write("widget.yaml", &clean);
+    let run = run_cli_in(&tree.path, &["check", "widget.yaml", "--crds", crds.to_str().unwrap(), "--diff"], "");
+    assert_eq!((run.code, run.stdout.as_str()), (0, ""), "{run:?}");
+}
+
+#[test]
+fn a_run_that_finds_nothing_says_so_and_can_fail() {
+    let tree = TempTree::new("cli-empty", &[("README.md", "# not YAML\n")]);
+    let run = run_cli_in(&tree.path, &["check", "."], "");
+    assert_eq!(run.code, 0, "{run:?}");
+    assert!(run.stdout.contains("note: no YAML or JSON file was found to check"), "{}", run.stdout);
+    let run = run_cli_in(&tree.path, &["check", ".", "--fail-unchecked"], "");
+    assert_eq!(run.code, 1, "{run:?}");
+    let run = run_cli_in(&tree.path, &["check", "-", "--format", "json"], "# only a comment\n");
+    let json: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(json["summary"]["notes"], serde_json::json!(["the files hold no YAML document to check"]));
+}
+
+#[test]
+fn unvalidated_objects_are_counted_by_group_and_can_fail() {
+    let stream = "apiVersion: argoproj.io/v1alpha1\nkind: Rollout\nmetadata: {name: r}\n---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\n---\n".to_string()
+        + WIDGET.replace("size: 11", "size: 1").replace("  extra: 1\n", "").as_str();
+    let run = run_cli(&["check", "-", "--crds", "fixtures/crds", "--format", "json"], &stream);
+    assert_eq!(run.code, 0, "{run:?}");
+    let json: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    let summary = &json["summary"];
+    assert_eq!((summary["validated"].as_u64(), summary["builtin"].as_u64(), summary["unchecked"].as_u64()), (Some(1), Some(1), Some(1)));
+    assert_eq!(summary["uncheckedByGroup"], serde_json::json!({"argoproj.io": 1}));
+    let run = run_cli(&["check", "-", "--crds", "fixtures/crds", "--fail-unchecked"], &stream);
+    assert_eq!(run.code, 1, "{run:?}");
+    assert!(run.stdout.contains("error[resource/no-crd]"), "{}", run.stdout);
+    assert!(run.stdout.contains("not validated, no schema known: 1 object (argoproj.io 1)"), "{}", run.stdout);
+}
+
+#[test]
+fn skipped_hidden_directories_and_shadowed_crds_are_noted() {
+    let widgets = std::fs::read_to_string(repo_root().join("fixtures/crds/widgets.yaml")).unwrap();
+    let tree = TempTree::new(
+        "cli-notes",
+        &[("deploy/crd.yaml", &widgets), (".chainsaw-test/assert.yaml", "kind: X\n"), (".github/workflows/ci.yaml", "on: push\n")],
+    );
+    let crds = repo_root().join("fixtures/crds");
+    let run = run_cli_in(&tree.path, &["check", ".", "--crds", crds.to_str().unwrap(), "--format", "json"], "");
+    let json: serde_json::Value = serde_json::from_str(&run.stdout).unwrap_or_else(|e| panic!("{e}: {run:?}"));
+    let notes: Vec<String> =
+        json["summary"]["notes"].as_array().unwrap().iter().map(|n| n.as_str().unwrap().replace(crds.to_str().unwrap(), "CRDS")).collect();
+    assert_eq!(
+        notes,
+        [
+            "2 hidden directories were skipped: .chainsaw-test, .github; name one as a path to check it",
+            "CRD widgets.demo.crdls.dev in deploy/crd.yaml shadows the one in --crds CRDS/widgets.yaml",
+        ]
+    );
+}
+
+#[test]
+fn a_reader_that_stops_early_ends_the_run_quietly() {
+    use std::io::{Read, Write};
+    // Thousands of errors make a report far larger than a pipe holds, so the reader surely leaves first.
+    let stream = format!("---\n{WIDGET}").repeat(5000);
+    let mut child = std::process::Command::new(crdls_binary())
+        .args(["check", "-", "--crds", "fixtures/crds", "--color", "never"])
+        .current_dir(repo_root())
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("the binary starts");
+    let mut stdin = child.stdin.take().unwrap();
+    let writer = std::thread::spawn(move || stdin.write_all(stream.as_bytes()));
+    let mut first = [0u8; 64];
+    child.stdout.take().unwrap().read_exact(&mut first).unwrap();
+    // The read end is closed here, as `head` closes it.
+    let output = child.wait_with_output().unwrap();
+    writer.join().unwrap().unwrap();
+    assert_eq!(String::from_utf8_lossy(&output.stderr), "", "nothing about the broken pipe");
+    assert_eq!(output.status.code(), Some(1), "the exit code still says errors were found");
 }

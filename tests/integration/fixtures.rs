@@ -41,6 +41,16 @@ fn metadata() {
 }
 
 #[test]
+fn status_is_ignored_with_the_status_subresource() {
+    snapshot("status");
+}
+
+#[test]
+fn a_broken_crd_claims_no_group() {
+    snapshot("broken-crd");
+}
+
+#[test]
 fn yaml_errors() {
     snapshot("yaml-errors");
 }

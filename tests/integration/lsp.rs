@@ -3,13 +3,10 @@
 //! the facts the snapshot shows. Waits are on versions and messages, never on time. Snapshots live in
 //! `snapshots/`; run with `INSTA_UPDATE=always` to rewrite them, then review the diff.
 
-use std::path::PathBuf;
-use std::sync::OnceLock;
-
 use serde_json::{json, Value};
 
 use crdls_tests::lsp::{Change, DiagnosticsMode, Encoding, Position, Session, SessionOptions};
-use crdls_tests::repo_root;
+use crdls_tests::{crdls_binary, repo_root};
 
 /// A custom resource with three errors (size above its maximum, owner against its pattern, tier not in
 /// its enum) and a line of Japanese and an emoji before a label value.
@@ -631,26 +628,6 @@ fn rule_cost_is_shown_explained_and_fixed() {
 }
 
 /// The `crdls` binary, built once per test run (honouring `CARGO_TARGET_DIR`).
-fn crdls_binary() -> PathBuf {
-    static BINARY: OnceLock<PathBuf> = OnceLock::new();
-    BINARY
-        .get_or_init(|| {
-            let root = repo_root();
-            let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-            let status = std::process::Command::new(cargo)
-                .args(["build", "--quiet", "-p", "crdls", "--bin", "crdls"])
-                .current_dir(&root)
-                .status()
-                .expect("cargo runs");
-            assert!(status.success(), "cargo build -p crdls failed: {status}");
-            let target = std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| root.join("target"), |dir| root.join(dir));
-            let binary = target.join("debug").join(format!("crdls{}", std::env::consts::EXE_SUFFIX));
-            assert!(binary.is_file(), "{} was not built", binary.display());
-            binary
-        })
-        .clone()
-}
-
 fn short_session(mut session: Session) -> String {
     session.open("gizmo.yaml", GIZMO);
     let diagnostics = session.wait_for_diagnostics("gizmo.yaml", 1);

@@ -71,6 +71,9 @@ pub struct CrdVersion {
     pub deprecation_warning: Option<String>,
     /// `schema.openAPIV3Schema`, when there is one.
     pub schema: Option<Arc<Schema>>,
+    /// Whether the version has the status subresource (`subresources.status`), so that the API server
+    /// ignores the `status` of a manifest: dropped on create, kept from the stored object on update.
+    pub status_subresource: bool,
 }
 
 impl Crd {
@@ -95,6 +98,14 @@ impl Crd {
     /// `group/version` for one of the CRD's versions.
     pub fn api_version_of(&self, version: &str) -> String {
         format!("{}/{}", self.group, version)
+    }
+
+    /// Whether the CRD can serve resources at all and so belongs in the index: it names a group that
+    /// could be a CRD group (a domain with a dot; never the core group or a dot-less built-in one such
+    /// as `apps`), a kind, and at least one named version. Test assertions and half-written CRDs
+    /// (`spec: {}`) fail this; they still get their own errors when checked, but claim nothing.
+    pub fn is_indexable(&self) -> bool {
+        self.group.contains('.') && !self.names.kind.is_empty() && self.versions.iter().any(|v| !v.name.is_empty())
     }
 }
 
@@ -144,6 +155,8 @@ fn read_crd(root: &Node, api_version: CrdApiVersion) -> Option<Crd> {
         .then(|| spec.get("validation").and_then(|v| v.get("openAPIV3Schema")))
         .flatten()
         .map(|s| Arc::new(Schema::from_node(s)));
+    // v1beta1 may declare subresources once for every version; a version's own entry wins.
+    let shared_status = has_status_subresource(spec);
     let mut versions: Vec<CrdVersion> = Vec::new();
     for v in spec.get("versions").and_then(Node::as_seq).unwrap_or_default() {
         let Some(name_node) = v.get("name") else { continue };
@@ -160,6 +173,7 @@ fn read_crd(root: &Node, api_version: CrdApiVersion) -> Option<Crd> {
             deprecated: bool_field(v, "deprecated", false),
             deprecation_warning: v.get_str("deprecationWarning").map(str::to_string),
             schema,
+            status_subresource: if v.get("subresources").is_some() { has_status_subresource(v) } else { shared_status },
         });
     }
     if versions.is_empty() && api_version == CrdApiVersion::V1beta1 {
@@ -172,6 +186,7 @@ fn read_crd(root: &Node, api_version: CrdApiVersion) -> Option<Crd> {
                 deprecated: false,
                 deprecation_warning: None,
                 schema: legacy_schema,
+                status_subresource: shared_status,
             });
         }
     }
@@ -186,6 +201,11 @@ fn read_crd(root: &Node, api_version: CrdApiVersion) -> Option<Crd> {
         range: root.range,
         kind_range,
     })
+}
+
+/// Whether `node` (a version, or a v1beta1 spec) has `subresources.status` set to an object.
+fn has_status_subresource(node: &Node) -> bool {
+    node.get("subresources").and_then(|s| s.get("status")).is_some_and(|s| matches!(s.value, crdls_yaml::Value::Map(_)))
 }
 
 fn bool_field(node: &Node, key: &str, default: bool) -> bool {

@@ -55,9 +55,11 @@ impl CrdIndex {
         CrdIndex::default()
     }
 
-    /// Replaces what `source` contributes with `crds` (an empty list removes the source).
-    pub fn set_source(&mut self, source: SourceId, crds: Vec<Crd>) {
+    /// Replaces what `source` contributes with `crds` (an empty list removes the source). CRDs that
+    /// cannot serve anything (see [`Crd::is_indexable`]) are left out.
+    pub fn set_source(&mut self, source: SourceId, mut crds: Vec<Crd>) {
         self.remove_source(&source);
+        crds.retain(Crd::is_indexable);
         if crds.is_empty() {
             return;
         }

@@ -37,6 +37,9 @@ pub struct Config {
     pub crd_paths: Vec<String>,
     /// Unknown fields are errors rather than warnings.
     pub strict: bool,
+    /// Objects that could not be validated because no known CRD serves them are errors, so that a run
+    /// that checked nothing fails (`resource/no-crd` and `resource/undeclared-kind` become errors).
+    pub fail_unchecked: bool,
     /// Severity overrides by diagnostic code (`schema/unknown-field = "off"`).
     pub severity: BTreeMap<String, SeverityOverride>,
     /// How long the server waits after the last edit before checking a document.
@@ -53,6 +56,7 @@ impl Default for Config {
         Config {
             crd_paths: Vec::new(),
             strict: false,
+            fail_unchecked: false,
             severity: BTreeMap::new(),
             debounce: Duration::from_millis(50),
             inlay_hints: true,
@@ -67,6 +71,7 @@ impl Default for Config {
 struct Layer {
     crd_paths: Option<Vec<String>>,
     strict: Option<bool>,
+    fail_unchecked: Option<bool>,
     severity: Option<BTreeMap<String, SeverityOverride>>,
     debounce_ms: Option<u64>,
     inlay_hints: Option<bool>,
@@ -112,6 +117,9 @@ impl Config {
         if let Some(strict) = layer.strict {
             self.strict = strict;
         }
+        if let Some(fail) = layer.fail_unchecked {
+            self.fail_unchecked = fail;
+        }
         if let Some(severity) = layer.severity {
             self.severity.extend(severity);
         }
@@ -127,8 +135,17 @@ impl Config {
         }
     }
 
-    /// Applies the severity overrides: changes severities and drops diagnostics turned off.
+    /// Applies the severity overrides: changes severities and drops diagnostics turned off. With
+    /// `fail_unchecked`, the diagnostics of objects left unvalidated become errors, unless `severity`
+    /// names their code itself.
     pub fn apply_severity(&self, diagnostics: &mut Vec<Diagnostic>) {
+        if self.fail_unchecked {
+            for d in diagnostics.iter_mut() {
+                if UNCHECKED_CODES.contains(&d.code) && !self.severity.contains_key(d.code) {
+                    d.severity = Severity::Error;
+                }
+            }
+        }
         if self.severity.is_empty() {
             return;
         }
@@ -147,6 +164,9 @@ impl Config {
         });
     }
 }
+
+/// The codes of the diagnostics that say an object was not validated because its CRD is not known.
+const UNCHECKED_CODES: &[&str] = &["resource/no-crd", "resource/undeclared-kind"];
 
 #[cfg(test)]
 mod tests {
@@ -175,6 +195,20 @@ mod tests {
         let got: Vec<(&str, Severity)> = diagnostics.iter().map(|d| (d.code, d.severity)).collect();
         assert_eq!(got, [("schema/pattern", Severity::Warning), ("schema/type", Severity::Error)]);
         assert!(config.merge_toml("unknown = 1").unwrap_err().contains("unknown"));
+    }
+
+    #[test]
+    fn fail_unchecked_makes_unvalidated_objects_errors_unless_overridden() {
+        let mut config = Config::default();
+        config.merge_toml("failUnchecked = true\n[severity]\n\"resource/undeclared-kind\" = \"warning\"\n").unwrap();
+        let d = |code| Diagnostic::new(TextRange::empty(0), Severity::Information, code, "m");
+        let mut diagnostics = vec![d("resource/no-crd"), d("resource/undeclared-kind"), d("cel/skipped")];
+        config.apply_severity(&mut diagnostics);
+        let got: Vec<(&str, Severity)> = diagnostics.iter().map(|d| (d.code, d.severity)).collect();
+        assert_eq!(
+            got,
+            [("resource/no-crd", Severity::Error), ("resource/undeclared-kind", Severity::Warning), ("cel/skipped", Severity::Information)]
+        );
     }
 
     #[test]

@@ -10,6 +10,16 @@ pub fn is_yaml_or_json(path: &Path) -> bool {
 
 /// Every YAML or JSON file below `root` (hidden directories, `node_modules` and `target` skipped).
 pub fn files_below(root: &Path, out: &mut Vec<PathBuf>) {
+    walk(root, out, &mut Vec::new());
+}
+
+/// Like [`files_below`], and also lists the hidden directories it skipped (`.git` aside), so that a
+/// run can say that test directories such as `.chainsaw-test` were not looked at.
+pub fn files_below_noting_hidden(root: &Path, out: &mut Vec<PathBuf>, hidden: &mut Vec<PathBuf>) {
+    walk(root, out, hidden);
+}
+
+fn walk(root: &Path, out: &mut Vec<PathBuf>, hidden: &mut Vec<PathBuf>) {
     if root.is_file() {
         if is_yaml_or_json(root) {
             out.push(root.to_path_buf());
@@ -23,8 +33,12 @@ pub fn files_below(root: &Path, out: &mut Vec<PathBuf>) {
         let name = name.to_string_lossy();
         let Ok(ty) = entry.file_type() else { continue };
         if ty.is_dir() {
-            if !name.starts_with('.') && name != "node_modules" && name != "target" {
-                files_below(&path, out);
+            if name.starts_with('.') {
+                if name != ".git" {
+                    hidden.push(path);
+                }
+            } else if name != "node_modules" && name != "target" {
+                walk(&path, out, hidden);
             }
         } else if is_yaml_or_json(&path) {
             out.push(path);

@@ -3,7 +3,10 @@
 
 use crate::metadata::NameRules;
 
-/// The kinds of the built-in groups crdls recognises, by group (`""` is the core group).
+/// The kinds of the API groups a Kubernetes API server serves itself, by group (`""` is the core
+/// group), over every release since 1.16: groups and kinds that were removed since (`extensions`,
+/// `settings.k8s.io`) are kept, since a file may target an older cluster. Also the groups of the
+/// aggregated APIs every cluster has (metrics). A CRD can never claim these groups.
 const KINDS: &[(&str, &[&str])] = &[
     (
         "",
@@ -25,19 +28,22 @@ const KINDS: &[(&str, &[&str])] = &[
             "Secret",
             "Service",
             "ServiceAccount",
+            // Not served, but written with `apiVersion: v1`: kubeconfig files.
+            "Config",
         ],
     ),
     ("apps", &["ControllerRevision", "DaemonSet", "Deployment", "ReplicaSet", "StatefulSet"]),
     ("batch", &["CronJob", "Job"]),
-    ("autoscaling", &["HorizontalPodAutoscaler"]),
-    ("policy", &["PodDisruptionBudget"]),
-    ("networking.k8s.io", &["Ingress", "IngressClass", "NetworkPolicy", "IPAddress", "ServiceCIDR"]),
+    ("autoscaling", &["HorizontalPodAutoscaler", "Scale"]),
+    ("policy", &["Eviction", "PodDisruptionBudget", "PodSecurityPolicy"]),
+    ("extensions", &["DaemonSet", "Deployment", "Ingress", "NetworkPolicy", "PodSecurityPolicy", "ReplicaSet", "Scale"]),
+    ("networking.k8s.io", &["ClusterCIDR", "IPAddress", "Ingress", "IngressClass", "NetworkPolicy", "ServiceCIDR"]),
     ("storage.k8s.io", &["CSIDriver", "CSINode", "CSIStorageCapacity", "StorageClass", "VolumeAttachment", "VolumeAttributesClass"]),
-    ("scheduling.k8s.io", &["PriorityClass"]),
-    ("coordination.k8s.io", &["Lease"]),
+    ("scheduling.k8s.io", &["PriorityClass", "Workload"]),
+    ("coordination.k8s.io", &["Lease", "LeaseCandidate"]),
     ("discovery.k8s.io", &["EndpointSlice"]),
     ("node.k8s.io", &["RuntimeClass"]),
-    ("certificates.k8s.io", &["CertificateSigningRequest", "ClusterTrustBundle"]),
+    ("certificates.k8s.io", &["CertificateSigningRequest", "ClusterTrustBundle", "PodCertificateRequest"]),
     (
         "admissionregistration.k8s.io",
         &[
@@ -50,9 +56,71 @@ const KINDS: &[(&str, &[&str])] = &[
         ],
     ),
     ("rbac.authorization.k8s.io", &["ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding"]),
+    ("authentication.k8s.io", &["SelfSubjectReview", "TokenRequest", "TokenReview"]),
+    ("authorization.k8s.io", &["LocalSubjectAccessReview", "SelfSubjectAccessReview", "SelfSubjectRulesReview", "SubjectAccessReview"]),
+    ("apiextensions.k8s.io", &["CustomResourceDefinition"]),
     ("apiregistration.k8s.io", &["APIService"]),
     ("events.k8s.io", &["Event"]),
+    ("flowcontrol.apiserver.k8s.io", &["FlowSchema", "PriorityLevelConfiguration"]),
+    ("internal.apiserver.k8s.io", &["StorageVersion"]),
+    (
+        "resource.k8s.io",
+        &[
+            "DeviceClass",
+            "DeviceTaintRule",
+            "PodSchedulingContext",
+            "ResourceClaim",
+            "ResourceClaimParameters",
+            "ResourceClaimTemplate",
+            "ResourceClass",
+            "ResourceClassParameters",
+            "ResourceSlice",
+        ],
+    ),
+    ("storagemigration.k8s.io", &["StorageVersionMigration"]),
+    ("settings.k8s.io", &["PodPreset"]),
+    ("auditregistration.k8s.io", &["AuditSink"]),
+    ("metrics.k8s.io", &["NodeMetrics", "PodMetrics"]),
+    ("custom.metrics.k8s.io", &["MetricValueList"]),
+    ("external.metrics.k8s.io", &["ExternalMetricValueList"]),
 ];
+
+/// Groups of Kubernetes configuration files: YAML with `apiVersion` and `kind` that no API server
+/// serves (kubelet, kubeadm, kube-proxy and scheduler configuration, audit policies, admission and
+/// encryption configuration, exec credentials, kustomizations, kubectl preferences).
+const CONFIG_GROUPS: &[&str] = &[
+    "apiserver.config.k8s.io",
+    "apiserver.k8s.io",
+    "audit.k8s.io",
+    "client.authentication.k8s.io",
+    "cloudcontrollermanager.config.k8s.io",
+    "controllermanager.config.k8s.io",
+    "credentialprovider.kubelet.k8s.io",
+    "eventratelimit.admission.k8s.io",
+    "imagepolicy.k8s.io",
+    "kubeadm.k8s.io",
+    "kubecontrollermanager.config.k8s.io",
+    "kubectl.config.k8s.io",
+    "kubelet.config.k8s.io",
+    "kubeproxy.config.k8s.io",
+    "kubescheduler.config.k8s.io",
+    "kustomize.config.k8s.io",
+    "pod-security.admission.config.k8s.io",
+    "podsecurity.admission.config.k8s.io",
+];
+
+/// Whether `group` belongs to Kubernetes itself rather than to a CRD: the core group, a group the API
+/// server serves, a configuration-file group, or any dot-less group (a CRD's group must contain a
+/// dot). Groups that merely end in `.k8s.io`, such as `gateway.networking.k8s.io` or
+/// `snapshot.storage.k8s.io`, are CRD groups and are not built in.
+pub fn is_builtin_group(group: &str) -> bool {
+    !group.contains('.') || kinds(group).is_some() || is_config_group(group)
+}
+
+/// Whether `group` is one of Kubernetes' configuration-file groups.
+pub fn is_config_group(group: &str) -> bool {
+    CONFIG_GROUPS.contains(&group)
+}
 
 /// The kinds of a built-in group, when crdls knows the group.
 pub fn kinds(group: &str) -> Option<&'static [&'static str]> {

@@ -49,13 +49,15 @@ pub fn validate_rules(object: &Node, old: Option<&Node>, schema: &Schema, anchor
 }
 
 /// The note the API server adds instead of running rules on an object with blocking schema errors.
-pub fn skipped(anchor: TextRange) -> Diagnostic {
+pub fn skipped(first_blocking: TextRange, blocking: usize) -> Diagnostic {
+    let errors = if blocking == 1 { "its schema error is".to_string() } else { format!("its {blocking} schema errors are") };
     Diagnostic::new(
-        anchor,
+        first_blocking,
         Severity::Information,
         codes::SKIPPED,
-        "the CEL validation rules were not run: the API server runs them only once the schema errors above are fixed",
+        format!("the CEL validation rules of this object were not run: the API server runs them only once {errors} fixed (the first is here)"),
     )
+    // The API server's own words, `<nil>` path and all: it reports this cause without a field.
     .with_cause(
         "<nil>: Invalid value: null: some validation rules were not checked because the object was invalid; correct the existing errors to complete validation",
     )

@@ -2,7 +2,7 @@
 //! `apiVersion`/`kind` against the CRD index, then prune, default and validate it as the API server would.
 
 use crdls_crd::{is_crd, split_api_version, CrdIndex, CrdVersion, IndexedCrd, Resolution, Schema};
-use crdls_yaml::{Diagnostic, Document, FieldPath, Node, Severity, Stream, TextRange};
+use crdls_yaml::{Diagnostic, Document, FieldPath, Node, Severity, Stream, TextRange, Value};
 
 use crate::builtin;
 use crate::cel;
@@ -13,7 +13,7 @@ use crate::listtype::validate_lists;
 use crate::metadata::{validate_metadata, NameRules};
 use crate::old::{unchanged_at, OldObjects};
 use crate::prune::{prune_and_default, PrunedField};
-use crate::suggest::did_you_mean;
+use crate::suggest::{did_you_mean, misspelled_kind};
 use crate::validate::validate;
 
 /// Settings of a check.
@@ -38,8 +38,18 @@ pub enum DocumentKind {
         /// The version used.
         version: String,
     },
-    /// A Kubernetes object no indexed CRD serves (built-in kinds, or CRDs we do not know).
-    OtherObject,
+    /// An object of a kind Kubernetes serves itself. Only the ObjectMeta rules apply: crdls ships no
+    /// schemas of built-in kinds yet.
+    BuiltIn,
+    /// A Kubernetes configuration file rather than an API object: a kubeconfig, a kustomization, a
+    /// kubelet or kubeadm configuration.
+    ConfigFile,
+    /// A Kubernetes object that was not validated against a schema: no indexed CRD serves its group,
+    /// kind or version, or the CRD version has no schema.
+    Unchecked {
+        /// The object's API group (`""` for the core group).
+        group: String,
+    },
     /// Not a Kubernetes object (no `apiVersion`/`kind`), or empty.
     NotAnObject,
 }
@@ -128,10 +138,19 @@ fn check_object(root: &Node, index: &CrdIndex, options: &CheckOptions, complete:
             check_version_flags(crd, version, kind, api_version_node, out);
             if complete {
                 let old = options.old.as_deref().and_then(|o| o.get(root));
+                let status = if version.status_subresource {
+                    note_ignored_status(root, crd, out);
+                    Status::Ignored
+                } else {
+                    Status::Validated
+                };
                 match &version.schema {
-                    Some(schema) => validate_object(root, old, schema, kind_node.range, options, out),
+                    Some(schema) => validate_object(root, old, schema, kind_node.range, status, options, out),
                     None => validate_metadata(root, &FieldPath::root(), NameRules::Object, kind_node.range, out),
                 }
+            }
+            if version.schema.is_none() {
+                return DocumentKind::Unchecked { group: crd.crd.group.clone() };
             }
             DocumentKind::CustomResource { crd: crd.crd.name.clone(), version: version.name.clone() }
         }
@@ -156,31 +175,43 @@ fn check_object(root: &Node, index: &CrdIndex, options: &CheckOptions, complete:
                 .with_path("apiVersion")
                 .with_cause(format!("no matches for kind \"{kind}\" in version \"{api_version}\"")),
             );
-            DocumentKind::OtherObject
+            DocumentKind::Unchecked { group: crd.crd.group.clone() }
         }
         Resolution::UnknownKind { known_kinds } => {
             let (group, _) = split_api_version(api_version);
-            let hint = match did_you_mean(kind, known_kinds.iter().copied()) {
-                Some(s) => format!("; did you mean {s}?"),
-                None => format!(" (it declares {})", known_kinds.join(", ")),
-            };
-            out.push(
-                Diagnostic::new(
+            // A near miss of a declared kind is a typo. Any other kind may well exist: the group can
+            // also hold kinds of an aggregated API (OpenShift's authorization.openshift.io) or of CRDs
+            // that are not in the workspace (argoproj.io's Rollout beside Argo CD's CRDs).
+            let diagnostic = match misspelled_kind(kind, known_kinds.iter().copied()) {
+                Some(s) => Diagnostic::new(
                     kind_node.range,
                     Severity::Error,
                     "resource/unknown-kind",
-                    format!("no CRD in group {group} declares kind {kind}{hint}"),
-                )
-                .with_path("kind")
-                .with_cause(format!("no matches for kind \"{kind}\" in version \"{api_version}\"")),
-            );
-            DocumentKind::OtherObject
+                    format!("no CRD in group {group} declares kind {kind}; did you mean {s}?"),
+                ),
+                None => Diagnostic::new(
+                    kind_node.range,
+                    Severity::Warning,
+                    "resource/undeclared-kind",
+                    format!(
+                        "no known CRD in group {group} declares kind {kind} (they declare {}), so it is not checked; if it comes from another CRD, add that CRD to the workspace or to crdPaths (`crdls check --crds`)",
+                        known_kinds.join(", ")
+                    ),
+                ),
+            };
+            out.push(diagnostic.with_path("kind").with_cause(format!("no matches for kind \"{kind}\" in version \"{api_version}\"")));
+            DocumentKind::Unchecked { group: group.to_string() }
         }
         Resolution::UnknownGroup => {
             let (group, _) = split_api_version(api_version);
             if let Some(kinds) = builtin::kinds(group) {
-                check_builtin(root, group, kind, kinds, kind_node, complete, out);
-            } else if !is_builtin_group(group) {
+                check_builtin(root, group, kind, kinds, kind_node, complete, out)
+            } else if builtin::is_config_group(group) {
+                DocumentKind::ConfigFile
+            } else if builtin::is_builtin_group(group) {
+                // A dot-less group no Kubernetes release serves and no CRD can claim: not an API object.
+                DocumentKind::NotAnObject
+            } else {
                 out.push(
                     Diagnostic::new(
                         api_version_node.range,
@@ -190,16 +221,27 @@ fn check_object(root: &Node, index: &CrdIndex, options: &CheckOptions, complete:
                     )
                     .with_path("apiVersion"),
                 );
+                DocumentKind::Unchecked { group: group.to_string() }
             }
-            DocumentKind::OtherObject
         }
     }
 }
 
 /// A built-in object: its kind must exist in its group, and ObjectMeta rules apply (its schema is not known).
-fn check_builtin(root: &Node, group: &str, kind: &str, kinds: &[&str], kind_node: &Node, complete: bool, out: &mut Vec<Diagnostic>) {
+fn check_builtin(
+    root: &Node,
+    group: &str,
+    kind: &str,
+    kinds: &[&str],
+    kind_node: &Node,
+    complete: bool,
+    out: &mut Vec<Diagnostic>,
+) -> DocumentKind {
+    if group.is_empty() && kind == "Config" {
+        return DocumentKind::ConfigFile;
+    }
     if kind.ends_with("List") {
-        return;
+        return DocumentKind::BuiltIn;
     }
     if !kinds.contains(&kind) {
         // Only a near miss is reported: the group may serve kinds newer than this table.
@@ -216,16 +258,12 @@ fn check_builtin(root: &Node, group: &str, kind: &str, kinds: &[&str], kind_node
                 .with_cause(format!("no matches for kind \"{kind}\" in version \"{}\"", root.get_str("apiVersion").unwrap_or_default())),
             );
         }
-        return;
+        return DocumentKind::Unchecked { group: group.to_string() };
     }
     if complete {
         validate_metadata(root, &FieldPath::root(), builtin::name_rules(group), kind_node.range, out);
     }
-}
-
-/// Groups that belong to Kubernetes itself: the core group, dot-less groups (`apps`, `batch`) and `*.k8s.io`.
-fn is_builtin_group(group: &str) -> bool {
-    group.is_empty() || !group.contains('.') || group.ends_with(".k8s.io") || group == "k8s.io"
+    DocumentKind::BuiltIn
 }
 
 fn check_version_flags(crd: &IndexedCrd, version: &CrdVersion, kind: &str, at: &Node, out: &mut Vec<Diagnostic>) {
@@ -244,7 +282,8 @@ fn check_version_flags(crd: &IndexedCrd, version: &CrdVersion, kind: &str, at: &
             .with_cause(format!("no matches for kind \"{kind}\" in version \"{api_version}\"")),
         );
     }
-    if version.deprecated {
+    // An unserved version already gets its error; a deprecation warning on top would only repeat it.
+    if version.deprecated && version.served {
         let text = match &version.deprecation_warning {
             Some(w) => w.clone(),
             None => default_deprecation_warning(crd, version, kind),
@@ -271,11 +310,64 @@ fn compare_stability(candidate: &CrdVersion, deprecated: &CrdVersion) -> bool {
     crdls_crd::compare_versions(&candidate.name, &deprecated.name).is_lt()
 }
 
+/// How the API server treats an object's `status` on a write of the main resource.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Status {
+    /// No status subresource: status is part of the object and validated with it.
+    Validated,
+    /// With the status subresource, a create drops status and an update keeps the stored one, after
+    /// pruning: unknown fields under status are still reported (decoding prunes the whole body), but
+    /// its values are never validated and cannot stop the CEL rules.
+    Ignored,
+}
+
+/// An info at the `status` key of an object whose CRD version has the status subresource, since a
+/// user who writes a status may expect it to be applied.
+fn note_ignored_status(root: &Node, crd: &IndexedCrd, out: &mut Vec<Diagnostic>) {
+    let Some(status) = root.entry("status") else { return };
+    out.push(
+        Diagnostic::new(
+            status.key_range,
+            Severity::Information,
+            "resource/status-ignored",
+            format!(
+                "status is not validated or applied: CRD {} has the status subresource, so the API server drops status on create and keeps the stored status on update (it is written through /status)",
+                crd.crd.name
+            ),
+        )
+        .with_path("status"),
+    );
+}
+
+/// `object` without its `status` entry.
+fn without_status(object: Node) -> Node {
+    match object.value {
+        Value::Map(entries) => Node {
+            range: object.range,
+            value: Value::Map(entries.into_iter().filter(|e| e.key != "status").collect()),
+            style: object.style,
+        },
+        _ => object,
+    }
+}
+
 /// Prune, default, validate: the API server's order for a custom resource.
-fn validate_object(root: &Node, old: Option<&Node>, schema: &Schema, anchor: TextRange, options: &CheckOptions, out: &mut Vec<Diagnostic>) {
+fn validate_object(
+    root: &Node,
+    old: Option<&Node>,
+    schema: &Schema,
+    anchor: TextRange,
+    status: Status,
+    options: &CheckOptions,
+    out: &mut Vec<Diagnostic>,
+) {
     let mut pruned = Vec::new();
-    let object = prune_and_default(root, schema, &mut pruned);
-    let old_object = old.map(|o| prune_and_default(o, schema, &mut Vec::new()));
+    let mut object = prune_and_default(root, schema, &mut pruned);
+    let mut old_object = old.map(|o| prune_and_default(o, schema, &mut Vec::new()));
+    if status == Status::Ignored {
+        object = without_status(object);
+        old_object = old_object.map(without_status);
+    }
     for field in &pruned {
         out.push(unknown_field(field, options));
     }
@@ -289,12 +381,13 @@ fn validate_object(root: &Node, old: Option<&Node>, schema: &Schema, anchor: Tex
     }
     validate_metadata(&object, &root_path, NameRules::Object, anchor, &mut found);
     validate_embedded(&object, schema, &root_path, &mut found);
-    let blocked = found.iter().any(|d| BLOCKING.contains(&d.code));
+    let blocking: Vec<TextRange> = found.iter().filter(|d| BLOCKING.contains(&d.code)).map(|d| d.range).collect();
     out.append(&mut found);
     if schema.has_rules {
-        // The API server runs the rules only when schema validation left no blocking error.
-        if blocked {
-            out.push(cel::skipped(anchor));
+        // The API server runs the rules only when schema validation left no blocking error. The info
+        // sits on the first blocking error, so it reads after it in every listing.
+        if let Some(first) = blocking.iter().min_by_key(|r| (r.start, r.end)) {
+            out.push(cel::skipped(*first, blocking.len()));
         } else {
             cel::validate_rules(&object, old_object.as_ref(), schema, anchor, out);
         }
@@ -317,7 +410,6 @@ const BLOCKING: &[&str] = &[
 /// Embedded resources (`x-kubernetes-embedded-resource`) need `apiVersion`, `kind` and valid metadata.
 fn validate_embedded(node: &Node, schema: &Schema, path: &FieldPath<'_>, out: &mut Vec<Diagnostic>) {
     use crdls_crd::AdditionalProperties;
-    use crdls_yaml::Value;
     match &node.value {
         Value::Map(entries) => {
             if schema.embedded_resource && !path.is_root() {

@@ -114,9 +114,14 @@ pub fn validate_metadata(object: &Node, object_path: &FieldPath<'_>, rules: Name
         match &finalizers.value {
             Value::Seq(items) => {
                 for (i, item) in items.iter().enumerate() {
-                    let Some(finalizer) = item.as_str() else {
-                        type_error(item, &path.field("finalizers").index(i), "string", out);
-                        continue;
+                    // A null item decodes as "", which then fails the qualified-name rule.
+                    let finalizer = match &item.value {
+                        Value::Str(s) => s.as_str(),
+                        Value::Null => "",
+                        _ => {
+                            type_error(item, &path.field("finalizers").index(i), "string", out);
+                            continue;
+                        }
                     };
                     for detail in names::qualified_name(finalizer) {
                         let err = FieldError {
@@ -195,6 +200,8 @@ fn labels_rules(labels: &Node, path: &FieldPath<'_>, out: &mut Vec<Diagnostic>) 
                     ));
                 }
             }
+            // Go's JSON decoding leaves a string untouched on `null`: the label's value is "", which is valid.
+            Value::Null => {}
             _ => type_error(&e.value, &path.field(&e.key), "string", out),
         }
     }
@@ -217,6 +224,8 @@ fn annotation_rules(annotations: &Node, path: &FieldPath<'_>, out: &mut Vec<Diag
         }
         match &e.value.value {
             Value::Str(v) => total += v.len(),
+            // As for labels, a null value decodes as "".
+            Value::Null => {}
             _ => type_error(&e.value, &path.field(&e.key), "string", out),
         }
     }

@@ -7,7 +7,8 @@ use crdls_schema::{crd_costs, short_path, thousands, CostDriver, RuleCost, Schem
 use crdls_yaml::LineIndex;
 use serde_json::json;
 
-use crate::cli::{collect_files, display_path, Io, EXIT_ERRORS, EXIT_OK, EXIT_USAGE};
+use crate::check::{collect_files, display_path};
+use crate::cli::{Io, EXIT_ERRORS, EXIT_OK, EXIT_USAGE};
 
 #[derive(Debug, clap::Args)]
 pub struct CostArgs {

@@ -1,5 +1,6 @@
 //! Library half of the crdls binary: the command line, its reporters and the work spreading they use.
 
+mod check;
 pub mod cli;
 pub mod cost;
 pub mod parallel;

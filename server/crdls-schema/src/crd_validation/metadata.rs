@@ -27,12 +27,14 @@ pub(super) fn check(crd: &CrdDoc<'_>, sink: &mut Sink<'_>) {
         None => ("", ""),
     };
     let required = format!("{plural}.{group}");
+    // With the plural or the group missing (their own errors say so), `.` would read as a typo.
+    let expected = if plural.is_empty() || group.is_empty() { String::new() } else { format!(": {required}") };
     let metadata = get(root, "metadata");
     if let Some(metadata) = metadata {
         if let Some(name) = metadata.get_str("name").filter(|n| !n.is_empty()) {
             if name != required {
                 let err = fe(ErrorType::Invalid, "metadata.name", Some(gofmt::quote(name)), PLURAL_GROUP);
-                sink.error(value_at(metadata, "name", anchor), CODE, err, format!("a CRD's name must be <plural>.<group>: {required}"));
+                sink.error(value_at(metadata, "name", anchor), CODE, err, format!("a CRD's name must be <plural>.<group>{expected}"));
             }
         } else if let Some(prefix) = metadata.get_str("generateName").filter(|n| !n.is_empty()) {
             if prefix != required {

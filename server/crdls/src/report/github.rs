@@ -8,7 +8,7 @@ use std::io;
 
 use crdls_yaml::{ColumnUnit, LineIndex, Severity};
 
-use super::{span, summary_line, FileReport, Summary};
+use super::{coverage_lines, span, summary_line, FileReport, Summary};
 
 pub(super) fn render(files: &[FileReport<'_>], summary: &Summary, out: &mut dyn io::Write) -> io::Result<()> {
     for file in files {
@@ -41,7 +41,16 @@ pub(super) fn render(files: &[FileReport<'_>], summary: &Summary, out: &mut dyn 
             )?;
         }
     }
-    writeln!(out, "crdls: {}", summary_line(summary))
+    writeln!(out, "crdls: {}", summary_line(summary))?;
+    for line in coverage_lines(&summary.coverage) {
+        writeln!(out, "crdls: {line}")?;
+    }
+    // Notes about the run itself (nothing found, CRDs shadowed) become file-less warnings, so a job
+    // that checked nothing says so on its summary page.
+    for note in &summary.notes {
+        writeln!(out, "::warning title=crdls::{}", escape_data(note))?;
+    }
+    Ok(())
 }
 
 /// Escapes a command's message.
@@ -92,7 +101,7 @@ mod tests {
             ::warning file=deploy/my widget.yaml,line=9,col=13,endLine=9,endColumn=17,title=schema/pattern::should match '^[a-z]+$'
             ::error file=deploy/my widget.yaml,line=11,col=3,endLine=14,endColumn=15,title=schema/list-map-duplicate::duplicate entries for key [name="http"]%0Aspec.ports[1]: Duplicate value: map[string]interface {}{"name":"http"}
             ::error file=deploy/my widget.yaml,line=15,col=1,endLine=15,endColumn=1,title=yaml/syntax::unexpected end of the stream
-            crdls: 4 errors, 1 warning in 2 files (3 documents, 1 CRD)
+            crdls: 4 errors, 1 warning in 2 files (3 documents, 1 CRD known)
         "#]]
         .assert_eq(&render_fixture(Format::Github, false));
     }
@@ -106,10 +115,10 @@ mod tests {
         let diagnostics = [Diagnostic::new(TextRange::new(3, 4), Severity::Hint, "schema/type", "50% of\r\nthe values, really")
             .with_cause("a: Invalid value: \"1\": must be 100%")];
         let files = [FileReport { path: "dir,with:odd%chars/a.yaml", text, diagnostics: &diagnostics }];
-        let summary = Summary { files: 1, documents: 1, crds: 0, errors: 0, warnings: 0 };
+        let summary = Summary { files: 1, documents: 1, crds: 0, errors: 0, warnings: 0, ..Summary::default() };
         expect![[r#"
             ::notice file=dir%2Cwith%3Aodd%25chars/a.yaml,line=1,col=4,endLine=1,endColumn=5,title=schema/type::50%25 of%0D%0Athe values, really%0Aa: Invalid value: "1": must be 100%25
-            crdls: no problems in 1 file (1 document, 0 CRDs)
+            crdls: no problems in 1 file (1 document, 0 CRDs known)
         "#]]
         .assert_eq(&render_files(Format::Github, &files, &summary, false));
     }

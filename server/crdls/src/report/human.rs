@@ -10,7 +10,7 @@ use std::io;
 use crdls_yaml::{ColumnUnit, Diagnostic, LineCol, LineIndex, Severity};
 use unicode_width::UnicodeWidthChar;
 
-use super::{clamp, summary_line, FileReport, RenderOptions, Summary};
+use super::{clamp, coverage_lines, summary_line, FileReport, RenderOptions, Summary};
 
 /// Lines of a range shown in full; a longer range shows its first lines, an elision mark and its last line.
 const MAX_LINES: u32 = 4;
@@ -46,7 +46,14 @@ pub(super) fn render(files: &[FileReport<'_>], summary: &Summary, options: &Rend
     } else {
         GREEN
     };
-    writeln!(out, "{}", paint.style(style, &summary_line(summary)))
+    writeln!(out, "{}", paint.style(style, &summary_line(summary)))?;
+    for line in coverage_lines(&summary.coverage) {
+        writeln!(out, "{line}")?;
+    }
+    for note in &summary.notes {
+        writeln!(out, "{}: {note}", paint.style(YELLOW, "note"))?;
+    }
+    Ok(())
 }
 
 /// Wraps text in ANSI colours, or leaves it alone.
@@ -265,7 +272,7 @@ mod tests {
             15 |
                | ^
 
-            4 errors, 1 warning in 2 files (3 documents, 1 CRD)
+            4 errors, 1 warning in 2 files (3 documents, 1 CRD known)
         "#]]
         .assert_eq(&output);
     }
@@ -275,7 +282,7 @@ mod tests {
         let text = "a: 1\n";
         let diagnostics = [Diagnostic::new(TextRange::new(3, 4), Severity::Error, "schema/type", "must be a string")];
         let files = [FileReport { path: "a.yaml", text, diagnostics: &diagnostics }];
-        let summary = Summary { files: 1, documents: 1, crds: 0, errors: 1, warnings: 0 };
+        let summary = Summary { files: 1, documents: 1, crds: 0, errors: 1, warnings: 0, ..Summary::default() };
         let colored = render_files(Format::Human, &files, &summary, true).replace('\x1b', "␛");
         expect![[r#"
             ␛[1;31merror[schema/type]␛[0m␛[1m: must be a string␛[0m
@@ -284,7 +291,7 @@ mod tests {
             ␛[1;34m1 |␛[0m a: 1
               ␛[1;34m|␛[0m    ␛[1;31m^␛[0m
 
-            ␛[1;31m1 error in 1 file (1 document, 0 CRDs)␛[0m
+            ␛[1;31m1 error in 1 file (1 document, 0 CRDs known)␛[0m
         "#]]
         .assert_eq(&colored);
         assert!(!render_files(Format::Human, &files, &summary, false).contains('\x1b'));
@@ -293,9 +300,9 @@ mod tests {
     #[test]
     fn a_clean_run_says_so() {
         let files = [FileReport { path: "a.yaml", text: "a: 1\n", diagnostics: &[] }];
-        let summary = Summary { files: 1, documents: 1, crds: 2, errors: 0, warnings: 0 };
+        let summary = Summary { files: 1, documents: 1, crds: 2, errors: 0, warnings: 0, ..Summary::default() };
         expect![[r#"
-            no problems in 1 file (1 document, 2 CRDs)
+            no problems in 1 file (1 document, 2 CRDs known)
         "#]]
         .assert_eq(&render_files(Format::Human, &files, &summary, false));
     }
@@ -311,7 +318,7 @@ mod tests {
             Diagnostic::new(TextRange::new(bell, bell + 3), Severity::Warning, "yaml/control", "a control character"),
         ];
         let files = [FileReport { path: "list.yaml", text, diagnostics: &diagnostics }];
-        let summary = Summary { files: 1, documents: 1, crds: 0, errors: 0, warnings: 1 };
+        let summary = Summary { files: 1, documents: 1, crds: 0, errors: 0, warnings: 1, ..Summary::default() };
         expect![[r#"
             hint[schema/max-items]: too many items
              --> list.yaml:2:1
@@ -330,7 +337,7 @@ mod tests {
             7 | bell: ␇␍x
               |       ^^^
 
-            1 warning in 1 file (1 document, 0 CRDs)
+            1 warning in 1 file (1 document, 0 CRDs known)
         "#]]
         .assert_eq(&render_files(Format::Human, &files, &summary, false));
     }

@@ -11,7 +11,7 @@ use super::{span, FileReport, Position, Summary};
 #[derive(Serialize)]
 struct Report<'a> {
     diagnostics: Vec<JsonDiagnostic<'a>>,
-    summary: JsonSummary,
+    summary: JsonSummary<'a>,
 }
 
 #[derive(Serialize)]
@@ -45,12 +45,25 @@ impl From<Position> for JsonPosition {
 }
 
 #[derive(Serialize)]
-struct JsonSummary {
+#[serde(rename_all = "camelCase")]
+struct JsonSummary<'a> {
     files: usize,
     documents: usize,
     crds: usize,
     errors: usize,
     warnings: usize,
+    /// Custom resources validated against their CRD schema.
+    validated: usize,
+    /// CRD documents validated.
+    crd_documents: usize,
+    /// Built-in objects, checked for kind and metadata only.
+    builtin: usize,
+    /// Objects not validated against any schema, in all.
+    unchecked: usize,
+    /// The same, by API group (`""` is the core group).
+    unchecked_by_group: &'a std::collections::BTreeMap<String, usize>,
+    /// Notes about the run itself.
+    notes: &'a [String],
 }
 
 pub(super) fn render(files: &[FileReport<'_>], summary: &Summary, out: &mut dyn io::Write) -> io::Result<()> {
@@ -73,8 +86,23 @@ pub(super) fn render(files: &[FileReport<'_>], summary: &Summary, out: &mut dyn 
             });
         }
     }
-    let Summary { files, documents, crds, errors, warnings } = *summary;
-    let report = Report { diagnostics, summary: JsonSummary { files, documents, crds, errors, warnings } };
+    let coverage = &summary.coverage;
+    let report = Report {
+        diagnostics,
+        summary: JsonSummary {
+            files: summary.files,
+            documents: summary.documents,
+            crds: summary.crds,
+            errors: summary.errors,
+            warnings: summary.warnings,
+            validated: coverage.validated,
+            crd_documents: coverage.crds,
+            builtin: coverage.builtin,
+            unchecked: coverage.unchecked_total(),
+            unchecked_by_group: &coverage.unchecked,
+            notes: &summary.notes,
+        },
+    };
     serde_json::to_writer_pretty(&mut *out, &report)?;
     writeln!(out)
 }
@@ -206,7 +234,13 @@ mod tests {
                 "documents": 3,
                 "crds": 1,
                 "errors": 4,
-                "warnings": 1
+                "warnings": 1,
+                "validated": 0,
+                "crdDocuments": 0,
+                "builtin": 0,
+                "unchecked": 0,
+                "uncheckedByGroup": {},
+                "notes": []
               }
             }
         "#]]
@@ -218,7 +252,7 @@ mod tests {
     #[test]
     fn a_clean_run_has_an_empty_list() {
         let files = [FileReport { path: "a.yaml", text: "a: 1\n", diagnostics: &[] }];
-        let summary = Summary { files: 1, documents: 1, crds: 0, errors: 0, warnings: 0 };
+        let summary = Summary { files: 1, documents: 1, crds: 0, errors: 0, warnings: 0, ..Summary::default() };
         expect![[r#"
             {
               "diagnostics": [],
@@ -227,7 +261,13 @@ mod tests {
                 "documents": 1,
                 "crds": 0,
                 "errors": 0,
-                "warnings": 0
+                "warnings": 0,
+                "validated": 0,
+                "crdDocuments": 0,
+                "builtin": 0,
+                "unchecked": 0,
+                "uncheckedByGroup": {},
+                "notes": []
               }
             }
         "#]]

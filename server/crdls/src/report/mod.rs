@@ -9,6 +9,7 @@ mod human;
 mod json;
 mod sarif;
 
+use std::collections::BTreeMap;
 use std::io;
 use std::str::FromStr;
 
@@ -53,8 +54,8 @@ pub struct FileReport<'a> {
     pub diagnostics: &'a [Diagnostic],
 }
 
-/// Counts over the whole run, for the closing line of the human report and the JSON `summary`.
-#[derive(Default, Clone, Copy, Debug, PartialEq, Eq)]
+/// Counts over the whole run, for the closing lines of the human report and the JSON `summary`.
+#[derive(Default, Clone, Debug, PartialEq, Eq)]
 pub struct Summary {
     /// Files whose problems are reported.
     pub files: usize,
@@ -66,6 +67,32 @@ pub struct Summary {
     pub errors: usize,
     /// Diagnostics of severity warning.
     pub warnings: usize,
+    /// What the documents turned out to be, and so how far each was checked.
+    pub coverage: Coverage,
+    /// Things the user should know about the run itself: nothing found, directories skipped, CRDs shadowed.
+    pub notes: Vec<String>,
+}
+
+/// How far the documents of a run were checked, so that a clean run that checked nothing does not
+/// pass for a clean run.
+#[derive(Default, Clone, Debug, PartialEq, Eq)]
+pub struct Coverage {
+    /// Custom resources validated against their CRD version's schema.
+    pub validated: usize,
+    /// CRDs validated as the API server validates them on create.
+    pub crds: usize,
+    /// Objects of built-in kinds, checked for their kind and ObjectMeta only.
+    pub builtin: usize,
+    /// Kubernetes objects not validated against any schema, by API group (`""` is the core group):
+    /// no known CRD serves them, or their CRD version has no schema.
+    pub unchecked: BTreeMap<String, usize>,
+}
+
+impl Coverage {
+    /// The number of objects that were not validated.
+    pub fn unchecked_total(&self) -> usize {
+        self.unchecked.values().sum()
+    }
 }
 
 /// How to render, beyond the format itself.
@@ -87,7 +114,7 @@ pub fn render(
         Format::Human => human::render(files, summary, options, out),
         Format::Json => json::render(files, summary, out),
         Format::Github => github::render(files, summary, out),
-        Format::Sarif => sarif::render(files, out),
+        Format::Sarif => sarif::render(files, summary, out),
     }
 }
 
@@ -127,8 +154,46 @@ fn summary_line(summary: &Summary) -> String {
         "{problems} in {} ({}, {})",
         counted(summary.files, "file"),
         counted(summary.documents, "document"),
-        counted(summary.crds, "CRD")
+        counted(summary.crds, "CRD") + " known"
     )
+}
+
+/// The lines after the closing line that say how far the documents were checked: what was validated,
+/// and which objects were not, by group. Empty when there was nothing to say.
+fn coverage_lines(coverage: &Coverage) -> Vec<String> {
+    let mut lines = Vec::new();
+    let mut validated = Vec::new();
+    if coverage.validated > 0 {
+        validated.push(counted(coverage.validated, "custom resource"));
+    }
+    if coverage.crds > 0 {
+        validated.push(counted(coverage.crds, "CRD"));
+    }
+    if !validated.is_empty() {
+        lines.push(format!("validated: {}", validated.join(", ")));
+    }
+    if coverage.builtin > 0 {
+        lines.push(format!("kind and metadata only: {} (no built-in schemas yet)", counted(coverage.builtin, "built-in object")));
+    }
+    let unchecked = coverage.unchecked_total();
+    if unchecked > 0 {
+        let mut groups: Vec<(&String, &usize)> = coverage.unchecked.iter().collect();
+        groups.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
+        let shown: Vec<String> = groups.iter().take(8).map(|(g, n)| format!("{} {n}", group_name(g))).collect();
+        let more = if groups.len() > 8 { format!(", and {} more groups", groups.len() - 8) } else { String::new() };
+        lines.push(format!("not validated, no schema known: {} ({}{more})", counted(unchecked, "object"), shown.join(", ")));
+        lines.push("  add their CRDs with --crds (or crdPaths in crdls.toml); --fail-unchecked makes this fail".into());
+    }
+    lines
+}
+
+/// A group as the summary names it.
+fn group_name(group: &str) -> &str {
+    if group.is_empty() {
+        "core"
+    } else {
+        group
+    }
 }
 
 /// `1 file`, `2 files`, `0 files`.
@@ -196,7 +261,9 @@ mod fixture {
         ]
     }
 
-    pub(super) const SUMMARY: Summary = Summary { files: 2, documents: 3, crds: 1, errors: 4, warnings: 1 };
+    pub(super) fn summary() -> Summary {
+        Summary { files: 2, documents: 3, crds: 1, errors: 4, warnings: 1, ..Summary::default() }
+    }
 
     /// Renders the fixture, followed by a clean file, as `format` would print it.
     pub(super) fn render_fixture(format: Format, color: bool) -> String {
@@ -205,7 +272,7 @@ mod fixture {
             FileReport { path: "deploy/my widget.yaml", text: TEXT, diagnostics: &diagnostics },
             FileReport { path: "clean.yaml", text: "kind: Widget\n", diagnostics: &[] },
         ];
-        render_files(format, &files, &SUMMARY, color)
+        render_files(format, &files, &summary(), color)
     }
 
     /// Renders `files` into a string.
@@ -231,14 +298,34 @@ mod tests {
 
     #[test]
     fn summary_lines_count_in_words() {
-        let mut summary = Summary { files: 3, documents: 5, crds: 2, errors: 2, warnings: 1 };
-        assert_eq!(summary_line(&summary), "2 errors, 1 warning in 3 files (5 documents, 2 CRDs)");
+        let mut summary = Summary { files: 3, documents: 5, crds: 2, errors: 2, warnings: 1, ..Summary::default() };
+        assert_eq!(summary_line(&summary), "2 errors, 1 warning in 3 files (5 documents, 2 CRDs known)");
         summary.warnings = 0;
-        assert_eq!(summary_line(&summary), "2 errors in 3 files (5 documents, 2 CRDs)");
-        summary = Summary { files: 1, documents: 1, crds: 1, errors: 0, warnings: 2 };
-        assert_eq!(summary_line(&summary), "2 warnings in 1 file (1 document, 1 CRD)");
+        assert_eq!(summary_line(&summary), "2 errors in 3 files (5 documents, 2 CRDs known)");
+        summary = Summary { files: 1, documents: 1, crds: 1, errors: 0, warnings: 2, ..Summary::default() };
+        assert_eq!(summary_line(&summary), "2 warnings in 1 file (1 document, 1 CRD known)");
         summary.warnings = 0;
-        assert_eq!(summary_line(&summary), "no problems in 1 file (1 document, 1 CRD)");
+        assert_eq!(summary_line(&summary), "no problems in 1 file (1 document, 1 CRD known)");
+    }
+
+    #[test]
+    fn coverage_lines_say_what_was_and_was_not_validated() {
+        assert!(coverage_lines(&Coverage::default()).is_empty());
+        let coverage = Coverage {
+            validated: 3,
+            crds: 1,
+            builtin: 2,
+            unchecked: BTreeMap::from([("argoproj.io".to_string(), 2), (String::new(), 1), ("example.com".to_string(), 2)]),
+        };
+        assert_eq!(
+            coverage_lines(&coverage),
+            [
+                "validated: 3 custom resources, 1 CRD",
+                "kind and metadata only: 2 built-in objects (no built-in schemas yet)",
+                "not validated, no schema known: 5 objects (argoproj.io 2, example.com 2, core 1)",
+                "  add their CRDs with --crds (or crdPaths in crdls.toml); --fail-unchecked makes this fail",
+            ]
+        );
     }
 
     #[test]

@@ -8,7 +8,7 @@ use std::io;
 use crdls_yaml::{ColumnUnit, LineIndex, Severity};
 use serde::Serialize;
 
-use super::{span, FileReport};
+use super::{span, FileReport, Summary};
 
 const SCHEMA: &str = "https://json.schemastore.org/sarif-2.1.0.json";
 const INFORMATION_URI: &str = "https://github.com/crdls/crdls";
@@ -27,6 +27,22 @@ struct Run<'a> {
     tool: Tool<'a>,
     column_kind: &'static str,
     results: Vec<SarifResult<'a>>,
+    /// Present when the run has notes about itself (nothing found, CRDs shadowed).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    invocations: Vec<Invocation>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Invocation {
+    execution_successful: bool,
+    tool_execution_notifications: Vec<Notification>,
+}
+
+#[derive(Serialize)]
+struct Notification {
+    level: &'static str,
+    message: Message,
 }
 
 #[derive(Serialize)]
@@ -109,7 +125,7 @@ impl Properties<'_> {
     }
 }
 
-pub(super) fn render(files: &[FileReport<'_>], out: &mut dyn io::Write) -> io::Result<()> {
+pub(super) fn render(files: &[FileReport<'_>], summary: &Summary, out: &mut dyn io::Write) -> io::Result<()> {
     // Rules are sorted by code, so that a rule's index does not depend on which file was checked first.
     let mut rule_index: BTreeMap<&str, usize> = files.iter().flat_map(|f| f.diagnostics).map(|d| (d.code, 0)).collect();
     for (i, index) in rule_index.values_mut().enumerate() {
@@ -153,10 +169,20 @@ pub(super) fn render(files: &[FileReport<'_>], out: &mut dyn io::Write) -> io::R
             tool: Tool { driver: Driver { name: "crdls", information_uri: INFORMATION_URI, version: env!("CARGO_PKG_VERSION"), rules } },
             column_kind: "utf16CodeUnits",
             results,
+            invocations: notifications(summary),
         }],
     };
     serde_json::to_writer_pretty(&mut *out, &log)?;
     writeln!(out)
+}
+
+/// The run's notes as tool notifications of one invocation, or nothing when there are none.
+fn notifications(summary: &Summary) -> Vec<Invocation> {
+    if summary.notes.is_empty() {
+        return Vec::new();
+    }
+    let notes = summary.notes.iter().map(|n| Notification { level: "warning", message: Message { text: n.clone() } }).collect();
+    vec![Invocation { execution_successful: true, tool_execution_notifications: notes }]
 }
 
 /// A rule's short description, made from its code: `schema/max-length` is "Schema validation: max length".

@@ -1,0 +1,226 @@
+//! `crdls check --fix` and `--diff`: the fixes that need no judgement, listed as they are made, written
+//! only over the text that was read (atomically, keeping the file's permissions), or shown as a
+//! unified diff without touching anything.
+
+use std::fmt::Write as _;
+use std::path::Path;
+
+use crdls_ide::Edit;
+use crdls_yaml::{ColumnUnit, LineIndex};
+
+/// Lines of context around each change in a diff.
+const CONTEXT: usize = 3;
+
+/// One line per edit: `file:line:col: `old` -> `new``, in the file's order.
+pub(crate) fn describe(display: &str, text: &str, edits: &[Edit]) -> Vec<String> {
+    let index = LineIndex::new(text);
+    let mut sorted: Vec<&Edit> = edits.iter().collect();
+    sorted.sort_by_key(|e| e.range.start);
+    sorted
+        .iter()
+        .map(|e| {
+            let at = index.line_col(text, e.range.start, ColumnUnit::Char);
+            let old = text.get(e.range.start..e.range.end.min(text.len())).unwrap_or_default();
+            format!("{display}:{}:{}: {} -> {}", at.line + 1, at.col + 1, shown(old), shown(&e.new_text))
+        })
+        .collect()
+}
+
+/// Text of an edit for a one-line listing: quoted, with line breaks made visible.
+fn shown(text: &str) -> String {
+    if text.is_empty() {
+        return "(nothing)".into();
+    }
+    format!("`{}`", text.replace('\n', "\\n"))
+}
+
+/// Writes `new_text` to `path` only if the file still holds `read_text` (what the check saw), through a
+/// temporary file in the same directory renamed over it, so that a concurrent edit is never lost and a
+/// reader never sees half a file. The file's permissions are kept.
+pub(crate) fn write_if_unchanged(path: &Path, read_text: &str, new_text: &str) -> Result<(), String> {
+    let now = std::fs::read(path).map_err(|e| format!("cannot read {} again: {e}", path.display()))?;
+    if now != read_text.as_bytes() {
+        return Err(format!("{} changed while it was checked; not fixed (run again)", path.display()));
+    }
+    let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let temp = dir.join(format!(".{name}.crdls-fix-{}", std::process::id()));
+    let result = (|| {
+        std::fs::write(&temp, new_text)?;
+        let permissions = std::fs::metadata(path)?.permissions();
+        std::fs::set_permissions(&temp, permissions)?;
+        std::fs::rename(&temp, path)
+    })();
+    if let Err(e) = result {
+        let _ = std::fs::remove_file(&temp);
+        return Err(format!("cannot write {}: {e}", path.display()));
+    }
+    Ok(())
+}
+
+/// A unified diff (`--- a/x`, `+++ b/x`, `@@` hunks with three lines of context) from `old` to the
+/// text the edits make of it.
+pub(crate) fn unified_diff(display: &str, old: &str, edits: &[Edit]) -> String {
+    let old_lines: Vec<&str> = old.split_inclusive('\n').collect();
+    let new = crdls_ide::apply_edits(old, edits);
+    let new_lines: Vec<&str> = new.split_inclusive('\n').collect();
+    // The changed block: everything between the common prefix and the common suffix of lines. Edits
+    // are few and local, so the block is split into hunks where unchanged stretches are long.
+    let prefix = old_lines.iter().zip(&new_lines).take_while(|(a, b)| a == b).count();
+    let suffix = old_lines[prefix..].iter().rev().zip(new_lines[prefix..].iter().rev()).take_while(|(a, b)| a == b).count();
+    let old_block = &old_lines[prefix..old_lines.len() - suffix];
+    let new_block = &new_lines[prefix..new_lines.len() - suffix];
+    let mut out = format!("--- a/{display}\n+++ b/{display}\n");
+    for hunk in hunks(old_block, new_block) {
+        let start = prefix + hunk.old_start;
+        let before = start.saturating_sub(CONTEXT);
+        let old_end = prefix + hunk.old_end;
+        let after = (old_end + CONTEXT).min(old_lines.len());
+        let new_start = prefix + hunk.new_start;
+        let old_count = after - before;
+        let new_count = (start - before) + (hunk.new_end - hunk.new_start) + (after - old_end);
+        let _ = writeln!(out, "@@ -{} +{} @@", range(before, old_count), range(new_start - (start - before), new_count));
+        for line in &old_lines[before..start] {
+            push_line(&mut out, ' ', line);
+        }
+        if old_block.len() == new_block.len() {
+            // Lines pair up one to one: each changed line is shown removed then added, the rest as context.
+            for i in hunk.old_start..hunk.old_end {
+                if old_block[i] == new_block[i] {
+                    push_line(&mut out, ' ', old_block[i]);
+                } else {
+                    push_line(&mut out, '-', old_block[i]);
+                    push_line(&mut out, '+', new_block[i]);
+                }
+            }
+        } else {
+            for line in &old_block[hunk.old_start..hunk.old_end] {
+                push_line(&mut out, '-', line);
+            }
+            for line in &new_block[hunk.new_start..hunk.new_end] {
+                push_line(&mut out, '+', line);
+            }
+        }
+        for line in &old_lines[old_end..after] {
+            push_line(&mut out, ' ', line);
+        }
+    }
+    out
+}
+
+/// A `start,count` pair of a hunk header, 1-based (`0,0` style for an empty range, as diff writes it).
+fn range(start: usize, count: usize) -> String {
+    if count == 0 {
+        format!("{start},0")
+    } else {
+        format!("{},{count}", start + 1)
+    }
+}
+
+fn push_line(out: &mut String, mark: char, line: &str) {
+    out.push(mark);
+    out.push_str(line);
+    if !line.ends_with('\n') {
+        out.push_str("\n\\ No newline at end of file\n");
+    }
+}
+
+/// A changed stretch of the block: lines `old_start..old_end` became `new_start..new_end`.
+struct Hunk {
+    old_start: usize,
+    old_end: usize,
+    new_start: usize,
+    new_end: usize,
+}
+
+/// Splits a changed block into hunks at runs of more than twice the context of unchanged lines. Fixes
+/// replace text within lines and keep the line count, so lines pair up one to one; when the counts
+/// differ, the block is one hunk.
+fn hunks(old: &[&str], new: &[&str]) -> Vec<Hunk> {
+    if old.len() != new.len() {
+        return vec![Hunk { old_start: 0, old_end: old.len(), new_start: 0, new_end: new.len() }];
+    }
+    let changed: Vec<usize> = (0..old.len()).filter(|&i| old[i] != new[i]).collect();
+    let mut out: Vec<Hunk> = Vec::new();
+    for i in changed {
+        match out.last_mut() {
+            Some(last) if i - last.old_end <= 2 * CONTEXT => {
+                last.old_end = i + 1;
+                last.new_end = i + 1;
+            }
+            _ => out.push(Hunk { old_start: i, old_end: i + 1, new_start: i, new_end: i + 1 }),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crdls_yaml::TextRange;
+
+    fn edit(text: &str, old: &str, new: &str) -> Edit {
+        let start = text.find(old).unwrap();
+        Edit { range: TextRange::new(start, start + old.len()), new_text: new.into() }
+    }
+
+    #[test]
+    fn edits_are_listed_with_their_place() {
+        let text = "a: 1\nspec:\n  replcas: 3\n  tier: Gold\n";
+        let edits = [edit(text, "Gold", "gold"), edit(text, "replcas", "replicas")];
+        assert_eq!(describe("x.yaml", text, &edits), ["x.yaml:3:3: `replcas` -> `replicas`", "x.yaml:4:9: `Gold` -> `gold`"]);
+    }
+
+    #[test]
+    fn a_file_changed_since_it_was_read_is_not_overwritten() {
+        let dir = std::env::temp_dir().join(format!("crdls-fix-write-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("w.yaml");
+        std::fs::write(&path, "edited meanwhile\n").unwrap();
+        let err = write_if_unchanged(&path, "as read\n", "fixed\n").unwrap_err();
+        assert!(err.contains("changed while it was checked"), "{err}");
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "edited meanwhile\n");
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o640)).unwrap();
+        }
+        write_if_unchanged(&path, "edited meanwhile\n", "fixed\n").unwrap();
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "fixed\n");
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            assert_eq!(std::fs::metadata(&path).unwrap().permissions().mode() & 0o777, 0o640);
+        }
+        // No temporary file is left behind.
+        assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 1);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn diffs_are_unified_with_context() {
+        let text = "1\n2\n3\n4\nspec:\n  replcas: 3\n6\n7\n8\n9\n10\n11\n12\n13\n14\n  tier: Gold\n";
+        let edits = [edit(text, "Gold", "gold"), edit(text, "replcas", "replicas")];
+        expect_test::expect![[r#"
+            --- a/x.yaml
+            +++ b/x.yaml
+            @@ -3,7 +3,7 @@
+             3
+             4
+             spec:
+            -  replcas: 3
+            +  replicas: 3
+             6
+             7
+             8
+            @@ -13,4 +13,4 @@
+             12
+             13
+             14
+            -  tier: Gold
+            +  tier: gold
+        "#]]
+        .assert_eq(&unified_diff("x.yaml", text, &edits));
+    }
+}

@@ -1,0 +1,336 @@
+//! `crdls check`: read the inputs, index their CRDs, check every reported file with the one pipeline
+//! the language server also uses, apply fixes when asked, and report with a summary that says how far
+//! each document was checked.
+
+mod fix;
+mod inputs;
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use clap::ValueEnum;
+use crdls_crd::{Crd, CrdIndex};
+use crdls_ide::{files, Config, CONFIG_FILE};
+use crdls_schema::{check_stream, DocumentKind, FileCheck};
+use crdls_yaml::{Diagnostic, Severity, Stream};
+
+use crate::cli::{Io, EXIT_ERRORS, EXIT_OK, EXIT_USAGE};
+use crate::parallel;
+use crate::report::{self, Coverage, FileReport, Format, RenderOptions, Summary};
+
+use inputs::Input;
+pub(crate) use inputs::{collect_files, display_path};
+
+#[derive(Debug, clap::Args)]
+pub struct CheckArgs {
+    /// Files or directories to check (directories are searched recursively for .yaml, .yml and .json);
+    /// `-` reads a stream from standard input (kustomize or helm output).
+    #[arg(value_name = "PATH", default_value = ".")]
+    paths: Vec<PathBuf>,
+    /// More files or directories to read CRDs from; their own problems are not reported.
+    #[arg(long = "crds", value_name = "PATH")]
+    crds: Vec<PathBuf>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = FormatArg::Human)]
+    format: FormatArg,
+    /// Report unknown fields as errors, like `kubectl apply --validate=strict`, instead of warnings.
+    #[arg(long)]
+    strict: bool,
+    /// Fail when an object could not be validated because no known CRD serves it (as kubeconform does
+    /// for a missing schema): `resource/no-crd` and `resource/undeclared-kind` become errors, and a run
+    /// that found nothing to check fails.
+    #[arg(long)]
+    fail_unchecked: bool,
+    /// When to colour human output.
+    #[arg(long, value_enum, default_value_t = ColorArg::Auto)]
+    color: ColorArg,
+    /// The objects' old versions, to check an update as the API server does (transition rules with
+    /// `oldSelf`, ratcheting of unchanged invalid values): files or directories, or `git:REF` for the
+    /// version of each checked file at a git revision (`git:HEAD`, `git:origin/main`).
+    #[arg(long = "old", value_name = "PATH|git:REF")]
+    old: Vec<String>,
+    /// Rewrite files in place with the fixes that need no judgement (a misspelled field, enum value or
+    /// kind; a number that must be a string), list each change, then report what is left.
+    #[arg(long, conflicts_with = "diff")]
+    fix: bool,
+    /// Show the fixes `--fix` would make as a unified diff, without writing anything (exit code 1 when
+    /// there is something to fix).
+    #[arg(long)]
+    diff: bool,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum FormatArg {
+    Human,
+    Json,
+    Github,
+    Sarif,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum ColorArg {
+    Auto,
+    Always,
+    Never,
+}
+
+/// Runs `crdls check`.
+pub fn check(args: CheckArgs, io: &mut Io<'_>) -> i32 {
+    let mut config = match read_config(io) {
+        Ok(config) => config,
+        Err(e) => {
+            let _ = writeln!(io.stderr, "crdls: {e}");
+            return EXIT_USAGE;
+        }
+    };
+    config.strict |= args.strict;
+    config.fail_unchecked |= args.fail_unchecked;
+    let mut crd_sources = args.crds.clone();
+    for pattern in &config.crd_paths {
+        if pattern.contains('*') {
+            crd_sources.extend(files::expand(&io.cwd, pattern));
+        } else {
+            crd_sources.push(PathBuf::from(pattern));
+        }
+    }
+    let found = inputs::read(&args.paths, &crd_sources, io.stdin, &io.cwd);
+    if !found.errors.is_empty() {
+        for e in &found.errors {
+            let _ = writeln!(io.stderr, "crdls: {e}");
+        }
+        return EXIT_USAGE;
+    }
+    let mut inputs = found.inputs;
+    let mut notes: Vec<String> = inputs::hidden_note(&found.hidden).into_iter().collect();
+
+    let mut streams: Vec<Stream> = parallel::map(&inputs, |i| crdls_yaml::parse(&i.text));
+    let (index, shadowing) = build_index(&inputs, &streams);
+    notes.extend(shadowing);
+    let mut options = config.check_options();
+    if !args.old.is_empty() {
+        match old_objects(&args.old, &inputs, &io.cwd) {
+            Ok(old) => options.old = Some(Arc::new(old)),
+            Err(e) => {
+                let _ = writeln!(io.stderr, "crdls: {e}");
+                return EXIT_USAGE;
+            }
+        }
+    }
+    let check_one = |stream: &Stream| {
+        let check = check_stream(stream, &index, &options);
+        let mut diagnostics = check.diagnostics();
+        config.apply_severity(&mut diagnostics);
+        (check, diagnostics)
+    };
+    let reported_at: Vec<usize> = (0..inputs.len()).filter(|i| inputs[*i].report).collect();
+    let mut results: HashMap<usize, (FileCheck, Vec<Diagnostic>)> =
+        reported_at.iter().copied().zip(parallel::map(&reported_at, |i| check_one(&streams[*i]))).collect();
+
+    if args.fix || args.diff {
+        let mut changes = Vec::new();
+        let mut diffs = String::new();
+        for &i in &reported_at {
+            let Some(path) = inputs[i].path.clone() else { continue };
+            let edits = crdls_ide::automatic_edits(&inputs[i].text, &streams[i], &index, &results[&i].1);
+            if edits.is_empty() {
+                continue;
+            }
+            if args.diff {
+                diffs.push_str(&fix::unified_diff(&inputs[i].display, &inputs[i].text, &edits));
+                continue;
+            }
+            let text = crdls_ide::apply_edits(&inputs[i].text, &edits);
+            if let Err(e) = fix::write_if_unchanged(&path, &inputs[i].text, &text) {
+                let _ = writeln!(io.stderr, "crdls: {e}");
+                return EXIT_USAGE;
+            }
+            changes.push((inputs[i].display.clone(), fix::describe(&inputs[i].display, &inputs[i].text, &edits)));
+            streams[i] = crdls_yaml::parse(&text);
+            inputs[i].text = text;
+            results.insert(i, check_one(&streams[i]));
+        }
+        if args.diff {
+            return match io.stdout.write_all(diffs.as_bytes()) {
+                Ok(()) if diffs.is_empty() => EXIT_OK,
+                Ok(()) => EXIT_ERRORS,
+                Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => EXIT_OK,
+                Err(e) => {
+                    let _ = writeln!(io.stderr, "crdls: cannot write the diff: {e}");
+                    EXIT_USAGE
+                }
+            };
+        }
+        let fixes: usize = changes.iter().map(|(_, lines)| lines.len()).sum();
+        for (_, lines) in &changes {
+            for line in lines {
+                let _ = writeln!(io.stderr, "fixed {line}");
+            }
+        }
+        let _ = writeln!(
+            io.stderr,
+            "crdls: made {fixes} {} in {} {}",
+            plural(fixes, "fix", "fixes"),
+            changes.len(),
+            plural(changes.len(), "file", "files")
+        );
+    }
+
+    let mut summary = Summary { crds: index.len(), ..Summary::default() };
+    let mut all = Vec::new();
+    for &i in &reported_at {
+        let (check, diagnostics) = results.remove(&i).unwrap_or_default();
+        summary.files += 1;
+        summary.documents += streams[i].documents.len();
+        summary.errors += diagnostics.iter().filter(|d| d.severity == Severity::Error).count();
+        summary.warnings += diagnostics.iter().filter(|d| d.severity == Severity::Warning).count();
+        count_coverage(&check, &mut summary.coverage);
+        all.push(diagnostics);
+    }
+    let nothing_checked = summary.documents == 0;
+    if summary.files == 0 {
+        notes.insert(0, "no YAML or JSON file was found to check".into());
+    } else if nothing_checked {
+        notes.insert(0, "the files hold no YAML document to check".into());
+    }
+    summary.notes = notes;
+    let files: Vec<FileReport<'_>> = reported_at
+        .iter()
+        .zip(&all)
+        .map(|(&i, diagnostics)| FileReport { path: &inputs[i].display, text: &inputs[i].text, diagnostics })
+        .collect();
+    let format = match args.format {
+        FormatArg::Human => Format::Human,
+        FormatArg::Json => Format::Json,
+        FormatArg::Github => Format::Github,
+        FormatArg::Sarif => Format::Sarif,
+    };
+    let color = match args.color {
+        ColorArg::Always => true,
+        ColorArg::Never => false,
+        ColorArg::Auto => io.stdout_is_terminal && std::env::var_os("NO_COLOR").is_none(),
+    };
+    let code = if summary.errors > 0 || (config.fail_unchecked && nothing_checked) { EXIT_ERRORS } else { EXIT_OK };
+    match report::render(format, &files, &summary, &RenderOptions { color }, io.stdout) {
+        Ok(()) => code,
+        // A reader that stopped early (`crdls check | head`) is not an error of ours: end quietly.
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => code,
+        Err(e) => {
+            let _ = writeln!(io.stderr, "crdls: cannot write the report: {e}");
+            EXIT_USAGE
+        }
+    }
+}
+
+/// `crdls.toml` in the working directory, under the command line's flags.
+fn read_config(io: &Io<'_>) -> Result<Config, String> {
+    let mut config = Config::default();
+    match std::fs::read_to_string(io.cwd.join(CONFIG_FILE)) {
+        Ok(text) => config.merge_toml(&text)?,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(e) => return Err(format!("cannot read {CONFIG_FILE}: {e}")),
+    }
+    Ok(config)
+}
+
+/// The index of every CRD among the inputs, checked paths first: a CRD there wins over a `--crds` CRD
+/// of the same name. Notes name each CRD defined more than once and which definition is used.
+fn build_index(inputs: &[Input], streams: &[Stream]) -> (CrdIndex, Vec<String>) {
+    let crds = parallel::map(streams, |stream| stream.documents.iter().flat_map(Crd::from_document).collect::<Vec<Crd>>());
+    let mut index = CrdIndex::new();
+    let mut first_seen: HashMap<String, &Input> = HashMap::new();
+    let mut notes = Vec::new();
+    for (input, crds) in inputs.iter().zip(crds) {
+        for crd in crds.iter().filter(|c| c.is_indexable()) {
+            match first_seen.get(&crd.name) {
+                Some(first) if first.display != input.display => notes.push(format!(
+                    "CRD {} in {}{} shadows the one in {}{}",
+                    crd.name,
+                    source_kind(first),
+                    first.display,
+                    source_kind(input),
+                    input.display
+                )),
+                Some(_) => {}
+                None => {
+                    first_seen.insert(crd.name.clone(), input);
+                }
+            }
+        }
+        index.set_source(Arc::from(input.display.as_str()), crds);
+    }
+    (index, notes)
+}
+
+/// How a note names where a CRD came from.
+fn source_kind(input: &Input) -> &'static str {
+    if input.report {
+        ""
+    } else {
+        "--crds "
+    }
+}
+
+/// Adds what the documents of one file were to the run's coverage.
+fn count_coverage(check: &FileCheck, coverage: &mut Coverage) {
+    for doc in &check.documents {
+        match &doc.kind {
+            DocumentKind::Crd => coverage.crds += 1,
+            DocumentKind::CustomResource { .. } => coverage.validated += 1,
+            DocumentKind::BuiltIn => coverage.builtin += 1,
+            DocumentKind::Unchecked { group } => *coverage.unchecked.entry(group.clone()).or_default() += 1,
+            DocumentKind::ConfigFile | DocumentKind::NotAnObject => {}
+        }
+    }
+}
+
+/// The old objects from `--old` sources: files and directories, or each checked file at a git revision.
+fn old_objects(sources: &[String], inputs: &[Input], cwd: &std::path::Path) -> Result<crdls_schema::OldObjects, String> {
+    let mut old = crdls_schema::OldObjects::new();
+    for source in sources {
+        if let Some(rev) = source.strip_prefix("git:") {
+            for input in inputs.iter().filter(|i| i.report) {
+                let Some(path) = &input.path else { continue };
+                if let Some(text) = git_show(rev, path)? {
+                    old.add_stream(&crdls_yaml::parse(&text));
+                }
+            }
+            continue;
+        }
+        let path = cwd.join(source);
+        let files = collect_files(&path).map_err(|e| format!("--old {source}: {e}"))?;
+        for file in files {
+            let text = std::fs::read_to_string(&file).map_err(|e| format!("--old {}: {e}", file.display()))?;
+            old.add_stream(&crdls_yaml::parse(&text));
+        }
+    }
+    Ok(old)
+}
+
+/// A file's text at a git revision; `None` when the file did not exist there.
+fn git_show(rev: &str, path: &std::path::Path) -> Result<Option<String>, String> {
+    let dir = path.parent().unwrap_or(std::path::Path::new("."));
+    let name = path.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_default();
+    let output = std::process::Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args(["show", &format!("{rev}:./{name}")])
+        .output()
+        .map_err(|e| format!("--old git:{rev}: cannot run git: {e}"))?;
+    if output.status.success() {
+        return Ok(Some(String::from_utf8_lossy(&output.stdout).into_owned()));
+    }
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    if stderr.contains("exists on disk, but not in") || stderr.contains("does not exist in") {
+        return Ok(None);
+    }
+    Err(format!("--old git:{rev}: {}", stderr.trim()))
+}
+
+fn plural<'a>(n: usize, one: &'a str, many: &'a str) -> &'a str {
+    if n == 1 {
+        one
+    } else {
+        many
+    }
+}
