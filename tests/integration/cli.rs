@@ -29,7 +29,7 @@ fn errors_exit_one_and_stdin_is_read() {
     assert_eq!(
         json["summary"],
         serde_json::json!({"files": 1, "documents": 1, "crds": 4, "errors": 1, "warnings": 1, "validated": 1, "crdDocuments": 0,
-            "builtin": 0, "unchecked": 0, "uncheckedByGroup": {}, "notes": []})
+            "builtin": 0, "unchecked": 0, "uncheckedByGroup": {}, "templates": 0, "partial": 0, "notes": []})
     );
 }
 

@@ -51,6 +51,31 @@ fn a_broken_crd_claims_no_group() {
 }
 
 #[test]
+fn substitutions_are_not_checked() {
+    snapshot("substitutions");
+}
+
+/// A project tree checked as a directory, since what each file is depends on the files around it.
+fn project(name: &str) {
+    snapshot_of(&format!("fixtures/projects/{name}"), &format!("projects-{name}"));
+}
+
+#[test]
+fn helm_chart_templates_are_checked_where_literal() {
+    project("chart");
+}
+
+#[test]
+fn kustomize_patches_are_partial_objects() {
+    project("kustomize");
+}
+
+#[test]
+fn chainsaw_tests_apply_objects_and_assert_partial_ones() {
+    project("chainsaw");
+}
+
+#[test]
 fn yaml_errors() {
     snapshot("yaml-errors");
 }

@@ -16,6 +16,7 @@ pub mod hover;
 pub mod navigation;
 pub mod outline;
 mod render;
+pub mod roles;
 mod schema_walk;
 mod skeleton;
 
@@ -30,6 +31,7 @@ pub use hints::{inlay_hints, InlayHint};
 pub use hover::{hover, HoverResult};
 pub use navigation::{definition, Target};
 pub use outline::{document_symbols, folding_ranges, Symbol, SymbolKind};
+pub use roles::{helm_template_hint, FileRole, Roles};
 
 /// The diagnostics of one document: the same pipeline `crdls check` runs.
 pub fn diagnostics(stream: &Stream, index: &CrdIndex, options: &CheckOptions) -> Vec<Diagnostic> {

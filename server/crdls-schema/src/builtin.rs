@@ -28,8 +28,6 @@ const KINDS: &[(&str, &[&str])] = &[
             "Secret",
             "Service",
             "ServiceAccount",
-            // Not served, but written with `apiVersion: v1`: kubeconfig files.
-            "Config",
         ],
     ),
     ("apps", &["ControllerRevision", "DaemonSet", "Deployment", "ReplicaSet", "StatefulSet"]),
@@ -39,7 +37,7 @@ const KINDS: &[(&str, &[&str])] = &[
     ("extensions", &["DaemonSet", "Deployment", "Ingress", "NetworkPolicy", "PodSecurityPolicy", "ReplicaSet", "Scale"]),
     ("networking.k8s.io", &["ClusterCIDR", "IPAddress", "Ingress", "IngressClass", "NetworkPolicy", "ServiceCIDR"]),
     ("storage.k8s.io", &["CSIDriver", "CSINode", "CSIStorageCapacity", "StorageClass", "VolumeAttachment", "VolumeAttributesClass"]),
-    ("scheduling.k8s.io", &["PriorityClass", "Workload"]),
+    ("scheduling.k8s.io", &["CompositePodGroup", "PodGroup", "PriorityClass", "Workload"]),
     ("coordination.k8s.io", &["Lease", "LeaseCandidate"]),
     ("discovery.k8s.io", &["EndpointSlice"]),
     ("node.k8s.io", &["RuntimeClass"]),
@@ -68,15 +66,18 @@ const KINDS: &[(&str, &[&str])] = &[
         &[
             "DeviceClass",
             "DeviceTaintRule",
+            "PodScheduling",
             "PodSchedulingContext",
             "ResourceClaim",
             "ResourceClaimParameters",
             "ResourceClaimTemplate",
             "ResourceClass",
             "ResourceClassParameters",
+            "ResourcePoolStatusRequest",
             "ResourceSlice",
         ],
     ),
+    ("lifecycle.k8s.io", &["Eviction", "EvictionRequest"]),
     ("storagemigration.k8s.io", &["StorageVersionMigration"]),
     ("settings.k8s.io", &["PodPreset"]),
     ("auditregistration.k8s.io", &["AuditSink"]),
@@ -87,18 +88,24 @@ const KINDS: &[(&str, &[&str])] = &[
 
 /// Groups of Kubernetes configuration files: YAML with `apiVersion` and `kind` that no API server
 /// serves (kubelet, kubeadm, kube-proxy and scheduler configuration, audit policies, admission and
-/// encryption configuration, exec credentials, kustomizations, kubectl preferences).
+/// encryption configuration, exec credentials, kustomizations, kubectl preferences), and of the
+/// configuration files of tools that live beside manifests (kind, clusterctl, Chainsaw and Kyverno
+/// CLI tests, KRM functions).
 const CONFIG_GROUPS: &[&str] = &[
     "apiserver.config.k8s.io",
     "apiserver.k8s.io",
     "audit.k8s.io",
     "client.authentication.k8s.io",
     "cloudcontrollermanager.config.k8s.io",
+    "config.k8s.io",
     "controllermanager.config.k8s.io",
     "credentialprovider.kubelet.k8s.io",
     "eventratelimit.admission.k8s.io",
     "imagepolicy.k8s.io",
+    "admission.k8s.io",
+    "apidiscovery.k8s.io",
     "kubeadm.k8s.io",
+    "output.kubeadm.k8s.io",
     "kubecontrollermanager.config.k8s.io",
     "kubectl.config.k8s.io",
     "kubelet.config.k8s.io",
@@ -107,7 +114,25 @@ const CONFIG_GROUPS: &[&str] = &[
     "kustomize.config.k8s.io",
     "pod-security.admission.config.k8s.io",
     "podsecurity.admission.config.k8s.io",
+    "podtolerationrestriction.admission.k8s.io",
+    "resourcequota.admission.k8s.io",
+    // Tools' own configuration files.
+    "kind.x-k8s.io",
+    "clusterctl.cluster.x-k8s.io",
+    "chainsaw.kyverno.io",
+    "cli.kyverno.io",
+    "config.kubernetes.io",
+    "kpt.dev",
 ];
+
+/// Kinds written with `apiVersion: v1` that are configuration files, not objects of the core group:
+/// kubeconfig files, the legacy scheduler policy and encryption configuration.
+const CORE_CONFIG_KINDS: &[&str] = &["Config", "Policy", "EncryptionConfig"];
+
+/// Whether a core-group (`apiVersion: v1`) `kind` is a configuration file.
+pub fn is_core_config_kind(kind: &str) -> bool {
+    CORE_CONFIG_KINDS.contains(&kind)
+}
 
 /// Whether `group` belongs to Kubernetes itself rather than to a CRD: the core group, a group the API
 /// server serves, a configuration-file group, or any dot-less group (a CRD's group must contain a

@@ -11,6 +11,7 @@ use crate::crd_versions;
 use crate::field_error::{ErrorType, FieldError};
 use crate::listtype::validate_lists;
 use crate::metadata::{validate_metadata, NameRules};
+use crate::modes::FileMode;
 use crate::old::{unchanged_at, OldObjects};
 use crate::prune::{prune_and_default, PrunedField};
 use crate::suggest::{did_you_mean, misspelled_kind};
@@ -84,13 +85,22 @@ impl FileCheck {
     }
 }
 
-/// Checks every document of a parsed file.
+/// Checks every document of a parsed file of whole objects.
 pub fn check_stream(stream: &Stream, index: &CrdIndex, options: &CheckOptions) -> FileCheck {
-    FileCheck { documents: stream.documents.iter().map(|doc| check_document(doc, &stream.text, index, options)).collect() }
+    check_stream_as(stream, index, options, &FileMode::Objects)
+}
+
+/// Checks every document of a parsed file read in `mode` (patches, assertions, a template parsed with
+/// its actions masked).
+pub fn check_stream_as(stream: &Stream, index: &CrdIndex, options: &CheckOptions, mode: &FileMode) -> FileCheck {
+    FileCheck { documents: stream.documents.iter().map(|doc| check_document(doc, &stream.text, index, options, mode)).collect() }
 }
 
 /// Checks one document of `text`.
-pub fn check_document(doc: &Document, text: &str, index: &CrdIndex, options: &CheckOptions) -> DocumentCheck {
+fn check_document(doc: &Document, text: &str, index: &CrdIndex, options: &CheckOptions, mode: &FileMode) -> DocumentCheck {
+    if *mode == FileMode::JsonPatches {
+        return DocumentCheck { kind: DocumentKind::NotAnObject, diagnostics: Vec::new() };
+    }
     let mut diagnostics = doc.diagnostics.clone();
     let kind = match &doc.root {
         Some(root) if is_crd(root).is_some() => {
@@ -107,23 +117,41 @@ pub fn check_document(doc: &Document, text: &str, index: &CrdIndex, options: &Ch
                     .with_cause("no matches for kind \"CustomResourceDefinition\" in version \"apiextensions.k8s.io/v1beta1\""),
                 );
             }
-            if !doc.has_syntax_error {
+            // A CRD in a patch or an assertion is partial: there is no whole CRD to validate.
+            if !doc.has_syntax_error && mode.whole_objects() {
                 crd_rules::check_crd(root, text, &mut diagnostics);
                 crd_versions::check_versions(root, &mut diagnostics);
                 crate::crd_validation::check_crd(root, options, &mut diagnostics);
             }
             DocumentKind::Crd
         }
-        Some(root) => check_object(root, index, options, !doc.has_syntax_error, &mut diagnostics),
+        Some(root) => {
+            let reading = Reading { complete: !doc.has_syntax_error, whole: mode.whole_objects(), live_status: mode.reads_live_status() };
+            check_object(root, index, options, reading, &mut diagnostics)
+        }
         None => DocumentKind::NotAnObject,
     };
+    mode.filter(doc.root.as_ref(), &mut diagnostics);
     diagnostics.sort_by_key(|d| (d.range.start, d.range.end));
     DocumentCheck { kind, diagnostics }
 }
 
-/// Checks one object. `complete` is false when a syntax error cut the document short: the object is
-/// then only resolved, since validating a partial tree would report errors that are not there.
-fn check_object(root: &Node, index: &CrdIndex, options: &CheckOptions, complete: bool, out: &mut Vec<Diagnostic>) -> DocumentKind {
+/// How one object is read.
+#[derive(Clone, Copy)]
+struct Reading {
+    /// False when a syntax error cut the document short: the object is then only resolved, since
+    /// validating a partial tree would report errors that are not there.
+    complete: bool,
+    /// Whether the object is whole; a patch or an assertion is not, and its CEL rules (which see the
+    /// whole object) are not run.
+    whole: bool,
+    /// Whether status is checked as a live object's, status subresource or not (assertions).
+    live_status: bool,
+}
+
+/// Checks one object.
+fn check_object(root: &Node, index: &CrdIndex, options: &CheckOptions, reading: Reading, out: &mut Vec<Diagnostic>) -> DocumentKind {
+    let complete = reading.complete;
     if is_crd(root).is_some() {
         return DocumentKind::Crd;
     }
@@ -138,14 +166,15 @@ fn check_object(root: &Node, index: &CrdIndex, options: &CheckOptions, complete:
             check_version_flags(crd, version, kind, api_version_node, out);
             if complete {
                 let old = options.old.as_deref().and_then(|o| o.get(root));
-                let status = if version.status_subresource {
+                let status = if version.status_subresource && !reading.live_status {
                     note_ignored_status(root, crd, out);
                     Status::Ignored
                 } else {
                     Status::Validated
                 };
+                let rules = ObjectRules { status, run_cel: reading.whole };
                 match &version.schema {
-                    Some(schema) => validate_object(root, old, schema, kind_node.range, status, options, out),
+                    Some(schema) => validate_object(root, old, schema, kind_node.range, rules, options, out),
                     None => validate_metadata(root, &FieldPath::root(), NameRules::Object, kind_node.range, out),
                 }
             }
@@ -237,7 +266,7 @@ fn check_builtin(
     complete: bool,
     out: &mut Vec<Diagnostic>,
 ) -> DocumentKind {
-    if group.is_empty() && kind == "Config" {
+    if group.is_empty() && builtin::is_core_config_kind(kind) {
         return DocumentKind::ConfigFile;
     }
     if kind.ends_with("List") {
@@ -339,6 +368,14 @@ fn note_ignored_status(root: &Node, crd: &IndexedCrd, out: &mut Vec<Diagnostic>)
     );
 }
 
+/// What applies to one object beyond its schema.
+#[derive(Clone, Copy)]
+struct ObjectRules {
+    status: Status,
+    /// Whether the CEL rules run: not on partial objects, since rules see the whole object.
+    run_cel: bool,
+}
+
 /// `object` without its `status` entry.
 fn without_status(object: Node) -> Node {
     match object.value {
@@ -357,14 +394,14 @@ fn validate_object(
     old: Option<&Node>,
     schema: &Schema,
     anchor: TextRange,
-    status: Status,
+    rules: ObjectRules,
     options: &CheckOptions,
     out: &mut Vec<Diagnostic>,
 ) {
     let mut pruned = Vec::new();
     let mut object = prune_and_default(root, schema, &mut pruned);
     let mut old_object = old.map(|o| prune_and_default(o, schema, &mut Vec::new()));
-    if status == Status::Ignored {
+    if rules.status == Status::Ignored {
         object = without_status(object);
         old_object = old_object.map(without_status);
     }
@@ -383,7 +420,7 @@ fn validate_object(
     validate_embedded(&object, schema, &root_path, &mut found);
     let blocking: Vec<TextRange> = found.iter().filter(|d| BLOCKING.contains(&d.code)).map(|d| d.range).collect();
     out.append(&mut found);
-    if schema.has_rules {
+    if schema.has_rules && rules.run_cel {
         // The API server runs the rules only when schema validation left no blocking error. The info
         // sits on the first blocking error, so it reads after it in every listing.
         if let Some(first) = blocking.iter().min_by_key(|r| (r.start, r.end)) {

@@ -11,6 +11,7 @@ mod field_error;
 pub mod gofmt;
 mod listtype;
 mod metadata;
+mod modes;
 pub mod old;
 mod prune;
 mod suggest;
@@ -21,8 +22,9 @@ pub use crdls_cel::{formats, names, pattern};
 pub use crd_rules::{crd_costs, factor_text, short_path, thousands, CostDriver, RuleCost, SchemaCost, PER_CRD_LIMIT, PER_EXPRESSION_LIMIT};
 pub use crdls_crd::cel::Unbounded;
 
-pub use check::{check_document, check_stream, CheckOptions, DocumentCheck, DocumentKind, FileCheck};
+pub use check::{check_stream, check_stream_as, CheckOptions, DocumentCheck, DocumentKind, FileCheck};
 pub use field_error::{ErrorType, FieldError};
+pub use modes::FileMode;
 pub use old::OldObjects;
 pub use prune::{defaulted_value, prune_and_default, PrunedField, OBJECT_META_FIELDS};
 pub use suggest::{did_you_mean, edit_distance};

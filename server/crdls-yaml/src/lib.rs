@@ -8,6 +8,7 @@ mod parse;
 mod path;
 mod scalar;
 mod scalar_map;
+pub mod template;
 mod tree;
 
 pub use diag::{Diagnostic, Severity, TextRange};

@@ -11,8 +11,8 @@ use std::sync::Arc;
 
 use clap::ValueEnum;
 use crdls_crd::{Crd, CrdIndex};
-use crdls_ide::{files, Config, CONFIG_FILE};
-use crdls_schema::{check_stream, DocumentKind, FileCheck};
+use crdls_ide::{files, Config, FileRole, Roles, CONFIG_FILE};
+use crdls_schema::{check_stream_as, DocumentKind, FileCheck, FileMode};
 use crdls_yaml::{Diagnostic, Severity, Stream};
 
 use crate::cli::{Io, EXIT_ERRORS, EXIT_OK, EXIT_USAGE};
@@ -104,8 +104,14 @@ pub fn check(args: CheckArgs, io: &mut Io<'_>) -> i32 {
     let mut inputs = found.inputs;
     let mut notes: Vec<String> = inputs::hidden_note(&found.hidden).into_iter().collect();
 
-    let mut streams: Vec<Stream> = parallel::map(&inputs, |i| crdls_yaml::parse(&i.text));
-    let (index, shadowing) = build_index(&inputs, &streams);
+    // What each checked file is (a template, a patch, a test assertion) decides how it is parsed and read.
+    let mut roles = Roles::new();
+    let file_roles: Vec<FileRole> =
+        inputs.iter().map(|i| i.path.as_deref().filter(|_| i.report).map_or(FileRole::Manifest, |p| roles.role_of(p))).collect();
+    let parsed: Vec<(Stream, FileMode)> =
+        parallel::map(&(0..inputs.len()).collect::<Vec<usize>>(), |&i| file_roles[i].parse(&inputs[i].text));
+    let (mut streams, modes): (Vec<Stream>, Vec<FileMode>) = parsed.into_iter().unzip();
+    let (index, shadowing) = build_index(&inputs, &streams, &file_roles);
     notes.extend(shadowing);
     let mut options = config.check_options();
     if !args.old.is_empty() {
@@ -117,15 +123,16 @@ pub fn check(args: CheckArgs, io: &mut Io<'_>) -> i32 {
             }
         }
     }
-    let check_one = |stream: &Stream| {
-        let check = check_stream(stream, &index, &options);
+    let check_one = |stream: &Stream, mode: &FileMode| {
+        let check = check_stream_as(stream, &index, &options, mode);
         let mut diagnostics = check.diagnostics();
         config.apply_severity(&mut diagnostics);
         (check, diagnostics)
     };
     let reported_at: Vec<usize> = (0..inputs.len()).filter(|i| inputs[*i].report).collect();
     let mut results: HashMap<usize, (FileCheck, Vec<Diagnostic>)> =
-        reported_at.iter().copied().zip(parallel::map(&reported_at, |i| check_one(&streams[*i]))).collect();
+        reported_at.iter().copied().zip(parallel::map(&reported_at, |i| check_one(&streams[*i], &modes[*i]))).collect();
+    add_chart_hints(&inputs, &file_roles, &io.cwd, &mut results);
 
     if args.fix || args.diff {
         let mut changes = Vec::new();
@@ -146,9 +153,9 @@ pub fn check(args: CheckArgs, io: &mut Io<'_>) -> i32 {
                 return EXIT_USAGE;
             }
             changes.push((inputs[i].display.clone(), fix::describe(&inputs[i].display, &inputs[i].text, &edits)));
-            streams[i] = crdls_yaml::parse(&text);
+            streams[i] = file_roles[i].parse(&text).0;
             inputs[i].text = text;
-            results.insert(i, check_one(&streams[i]));
+            results.insert(i, check_one(&streams[i], &modes[i]));
         }
         if args.diff {
             return match io.stdout.write_all(diffs.as_bytes()) {
@@ -184,7 +191,7 @@ pub fn check(args: CheckArgs, io: &mut Io<'_>) -> i32 {
         summary.documents += streams[i].documents.len();
         summary.errors += diagnostics.iter().filter(|d| d.severity == Severity::Error).count();
         summary.warnings += diagnostics.iter().filter(|d| d.severity == Severity::Warning).count();
-        count_coverage(&check, &mut summary.coverage);
+        count_coverage(&check, &modes[i], &mut summary.coverage);
         all.push(diagnostics);
     }
     let nothing_checked = summary.documents == 0;
@@ -234,9 +241,13 @@ fn read_config(io: &Io<'_>) -> Result<Config, String> {
 }
 
 /// The index of every CRD among the inputs, checked paths first: a CRD there wins over a `--crds` CRD
-/// of the same name. Notes name each CRD defined more than once and which definition is used.
-fn build_index(inputs: &[Input], streams: &[Stream]) -> (CrdIndex, Vec<String>) {
-    let crds = parallel::map(streams, |stream| stream.documents.iter().flat_map(Crd::from_document).collect::<Vec<Crd>>());
+/// of the same name. Notes name each CRD defined more than once and which definition is used. CRDs
+/// in chart templates are left out: their names are what the template computes.
+fn build_index(inputs: &[Input], streams: &[Stream], roles: &[FileRole]) -> (CrdIndex, Vec<String>) {
+    let crds = parallel::map(&(0..streams.len()).collect::<Vec<usize>>(), |&i| match roles[i] {
+        FileRole::HelmTemplate { .. } => Vec::new(),
+        _ => streams[i].documents.iter().flat_map(Crd::from_document).collect::<Vec<Crd>>(),
+    });
     let mut index = CrdIndex::new();
     let mut first_seen: HashMap<String, &Input> = HashMap::new();
     let mut notes = Vec::new();
@@ -271,8 +282,53 @@ fn source_kind(input: &Input) -> &'static str {
     }
 }
 
+/// One hint per Helm chart whose templates were among the checked files: on its `Chart.yaml` when that
+/// was checked too, else on the chart's first template.
+fn add_chart_hints(
+    inputs: &[Input],
+    roles: &[FileRole],
+    cwd: &std::path::Path,
+    results: &mut HashMap<usize, (FileCheck, Vec<Diagnostic>)>,
+) {
+    let mut charts: Vec<(&std::path::Path, &str, Vec<usize>)> = Vec::new();
+    for (i, role) in roles.iter().enumerate() {
+        if let FileRole::HelmTemplate { chart_dir, chart_name } = role {
+            match charts.iter_mut().find(|(dir, _, _)| *dir == chart_dir.as_path()) {
+                Some((_, _, templates)) => templates.push(i),
+                None => charts.push((chart_dir, chart_name, vec![i])),
+            }
+        }
+    }
+    for (dir, name, templates) in charts {
+        let chart_file = dir.join("Chart.yaml");
+        let at = inputs.iter().position(|i| i.report && i.path.as_deref() == Some(chart_file.as_path())).unwrap_or(templates[0]);
+        let shown = display_path(dir, cwd);
+        let shown = if shown.is_empty() { ".".to_string() } else { shown };
+        let hint = Diagnostic::new(
+            crdls_yaml::TextRange::empty(0),
+            Severity::Hint,
+            "helm/templates",
+            crdls_ide::helm_template_hint(name, &shown, Some(templates.len())),
+        );
+        if let Some((_, diagnostics)) = results.get_mut(&at) {
+            diagnostics.insert(0, hint);
+        }
+    }
+}
+
 /// Adds what the documents of one file were to the run's coverage.
-fn count_coverage(check: &FileCheck, coverage: &mut Coverage) {
+fn count_coverage(check: &FileCheck, mode: &FileMode, coverage: &mut Coverage) {
+    match mode {
+        FileMode::Template { .. } => {
+            coverage.templates += check.documents.len();
+            return;
+        }
+        FileMode::Patches | FileMode::JsonPatches | FileMode::Assertions => {
+            coverage.partial += check.documents.len();
+            return;
+        }
+        FileMode::Objects | FileMode::TestObjects => {}
+    }
     for doc in &check.documents {
         match &doc.kind {
             DocumentKind::Crd => coverage.crds += 1,

@@ -62,6 +62,10 @@ struct JsonSummary<'a> {
     unchecked: usize,
     /// The same, by API group (`""` is the core group).
     unchecked_by_group: &'a std::collections::BTreeMap<String, usize>,
+    /// Documents of Helm templates, checked only where literal.
+    templates: usize,
+    /// Documents of patches and test assertions, checked as partial objects.
+    partial: usize,
     /// Notes about the run itself.
     notes: &'a [String],
 }
@@ -100,6 +104,8 @@ pub(super) fn render(files: &[FileReport<'_>], summary: &Summary, out: &mut dyn 
             builtin: coverage.builtin,
             unchecked: coverage.unchecked_total(),
             unchecked_by_group: &coverage.unchecked,
+            templates: coverage.templates,
+            partial: coverage.partial,
             notes: &summary.notes,
         },
     };
@@ -240,6 +246,8 @@ mod tests {
                 "builtin": 0,
                 "unchecked": 0,
                 "uncheckedByGroup": {},
+                "templates": 0,
+                "partial": 0,
                 "notes": []
               }
             }
@@ -267,6 +275,8 @@ mod tests {
                 "builtin": 0,
                 "unchecked": 0,
                 "uncheckedByGroup": {},
+                "templates": 0,
+                "partial": 0,
                 "notes": []
               }
             }

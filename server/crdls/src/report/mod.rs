@@ -86,6 +86,10 @@ pub struct Coverage {
     /// Kubernetes objects not validated against any schema, by API group (`""` is the core group):
     /// no known CRD serves them, or their CRD version has no schema.
     pub unchecked: BTreeMap<String, usize>,
+    /// Documents of Helm chart templates, checked only where they are literal YAML.
+    pub templates: usize,
+    /// Documents of patches and test assertions, checked as partial objects.
+    pub partial: usize,
 }
 
 impl Coverage {
@@ -171,6 +175,15 @@ fn coverage_lines(coverage: &Coverage) -> Vec<String> {
     }
     if !validated.is_empty() {
         lines.push(format!("validated: {}", validated.join(", ")));
+    }
+    if coverage.partial > 0 {
+        lines.push(format!("as partial objects: {} of patches and test assertions", counted(coverage.partial, "document")));
+    }
+    if coverage.templates > 0 {
+        lines.push(format!(
+            "literal YAML only: {} of Helm templates (check what they render with `helm template ... | crdls check -`)",
+            counted(coverage.templates, "document")
+        ));
     }
     if coverage.builtin > 0 {
         lines.push(format!("kind and metadata only: {} (no built-in schemas yet)", counted(coverage.builtin, "built-in object")));
@@ -316,6 +329,7 @@ mod tests {
             crds: 1,
             builtin: 2,
             unchecked: BTreeMap::from([("argoproj.io".to_string(), 2), (String::new(), 1), ("example.com".to_string(), 2)]),
+            ..Coverage::default()
         };
         assert_eq!(
             coverage_lines(&coverage),

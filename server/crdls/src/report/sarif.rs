@@ -198,6 +198,7 @@ fn describe(code: &str) -> String {
         "yaml" => "YAML",
         "crd" => "CRD",
         "cel" => "CEL validation rule",
+        "helm" => "Helm chart",
         _ => return code.to_owned(),
     };
     format!("{family}: {}", name.replace('-', " "))

@@ -1,0 +1,433 @@
+//! What a file is, judged from the files around it: a plain manifest, a Helm chart template (below
+//! `templates/` of a directory with `Chart.yaml`), a patch a kustomization names, or a file a Chainsaw
+//! test applies or asserts. The role decides how the file is parsed and read ([`FileMode`]).
+//!
+//! Finding a role reads a few small files near the checked one (`Chart.yaml`, `kustomization.yaml`,
+//! `chainsaw-test.yaml`); [`Roles`] caches what each directory holds, so a run or a session reads each
+//! once. The language server clears the cache when files change.
+
+use std::collections::HashMap;
+use std::path::{Component, Path, PathBuf};
+
+use crdls_schema::FileMode;
+use crdls_yaml::template::mask_go_template;
+use crdls_yaml::{Node, Stream};
+
+use crate::files::glob_match;
+
+/// The names kustomize recognises for a kustomization.
+const KUSTOMIZATION_FILES: &[&str] = &["kustomization.yaml", "kustomization.yml", "Kustomization"];
+/// The names Chainsaw looks for a test under.
+const CHAINSAW_TEST_FILES: &[&str] = &["chainsaw-test.yaml", "chainsaw-test.yml"];
+/// How many directories up a kustomization may sit above a patch it names.
+const KUSTOMIZATION_DEPTH: usize = 4;
+
+/// What a file is.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum FileRole {
+    /// A manifest of whole objects.
+    Manifest,
+    /// A template of a Helm chart.
+    HelmTemplate {
+        /// The chart's directory (the one holding `Chart.yaml`).
+        chart_dir: PathBuf,
+        /// The chart's name, from `Chart.yaml` (the directory's name when it has none).
+        chart_name: String,
+    },
+    /// A strategic-merge patch named by a kustomization.
+    Patch {
+        /// The kustomization that names it.
+        kustomization: PathBuf,
+    },
+    /// A JSON 6902 patch named by a kustomization.
+    JsonPatch {
+        /// The kustomization that names it.
+        kustomization: PathBuf,
+    },
+    /// A file a Chainsaw test applies or creates: whole objects, whose values may be expressions.
+    TestResource {
+        /// The test (or the directory of numbered step files).
+        test: PathBuf,
+    },
+    /// A file a Chainsaw test asserts, expects as an error, or patches with: partial objects.
+    TestAssertion {
+        /// The test (or the directory of numbered step files).
+        test: PathBuf,
+    },
+}
+
+impl FileRole {
+    /// Parses `text` as this role reads it: a template with its actions masked, anything else as it is.
+    pub fn parse(&self, text: &str) -> (Stream, FileMode) {
+        match self {
+            FileRole::HelmTemplate { .. } => {
+                let masked = mask_go_template(text);
+                let mut stream = crdls_yaml::parse(&masked.text);
+                // The masked text has the same offsets; the stream keeps the real text for excerpts and fixes.
+                stream.text = std::sync::Arc::from(text);
+                (stream, FileMode::Template { actions: masked.actions })
+            }
+            FileRole::Manifest => (crdls_yaml::parse(text), FileMode::Objects),
+            FileRole::Patch { .. } => (crdls_yaml::parse(text), FileMode::Patches),
+            FileRole::JsonPatch { .. } => (crdls_yaml::parse(text), FileMode::JsonPatches),
+            FileRole::TestResource { .. } => (crdls_yaml::parse(text), FileMode::TestObjects),
+            FileRole::TestAssertion { .. } => (crdls_yaml::parse(text), FileMode::Assertions),
+        }
+    }
+
+    /// The text to parse for editor features at a cursor (completion, hover): a template's actions
+    /// masked, anything else as it is.
+    pub fn text_for_features<'a>(&self, text: &'a str) -> std::borrow::Cow<'a, str> {
+        match self {
+            FileRole::HelmTemplate { .. } => std::borrow::Cow::Owned(mask_go_template(text).text),
+            _ => std::borrow::Cow::Borrowed(text),
+        }
+    }
+}
+
+/// The hint a chart's templates get: crdls checks only their literal YAML, and `helm template` shows
+/// what they render. `templates` is how many template files of the chart were checked, for the
+/// command line's one hint per chart; `None` words it for the one template open in an editor.
+pub fn helm_template_hint(chart_name: &str, chart_dir: &str, templates: Option<usize>) -> String {
+    let what = match templates {
+        None => format!("this file is a Go template of Helm chart {chart_name}"),
+        Some(1) => format!("Helm chart {chart_name} has 1 template, a Go template"),
+        Some(n) => format!("Helm chart {chart_name} has {n} templates, Go templates"),
+    };
+    format!(
+        "{what}: crdls checks only literal YAML there, for mistakes no template value can fix; to check what the chart renders, run `helm template {chart_dir} | crdls check -`"
+    )
+}
+
+/// Roles of files, with what each directory holds read once.
+#[derive(Default)]
+pub struct Roles {
+    dirs: HashMap<PathBuf, DirFacts>,
+}
+
+/// What one directory holds that decides the roles of files in or below it.
+#[derive(Clone, Default)]
+struct DirFacts {
+    /// The chart name, when the directory holds `Chart.yaml`.
+    chart: Option<String>,
+    /// Files a kustomization here names as patches, resolved to paths, with their role.
+    patches: Vec<(PathBuf, FileRole)>,
+    /// Files (or globs) a Chainsaw test here names, resolved, with their role.
+    test_files: Vec<(PathBuf, FileRole)>,
+    /// The Chainsaw test file here, if any; without one, numbered step files follow the naming rule.
+    test: Option<PathBuf>,
+}
+
+impl Roles {
+    /// An empty cache.
+    pub fn new() -> Roles {
+        Roles::default()
+    }
+
+    /// Forgets everything read, after files changed.
+    pub fn clear(&mut self) {
+        self.dirs.clear();
+    }
+
+    /// The role of the file at `path` (absolute, or relative to the working directory).
+    pub fn role_of(&mut self, path: &Path) -> FileRole {
+        let path = normalize(path);
+        let Some(dir) = path.parent().map(Path::to_path_buf) else { return FileRole::Manifest };
+        // A template: somewhere below `templates/` of a chart.
+        for ancestor in dir.ancestors() {
+            if ancestor.file_name().is_some_and(|n| n == "templates") {
+                if let Some(chart_dir) = ancestor.parent() {
+                    if let Some(name) = self.facts(chart_dir).chart.clone() {
+                        return FileRole::HelmTemplate { chart_dir: chart_dir.to_path_buf(), chart_name: name };
+                    }
+                }
+            }
+        }
+        // A file a Chainsaw test beside it (or one level up) names, or a numbered step file.
+        for test_dir in dir.ancestors().take(2) {
+            let facts = self.facts(test_dir).clone();
+            for (named, role) in &facts.test_files {
+                if *named == path || glob_match(&named.to_string_lossy(), &path.to_string_lossy()) {
+                    return role.clone();
+                }
+            }
+        }
+        let facts = self.facts(&dir);
+        if let Some(test) = facts.test.clone() {
+            // A file beside a test that the test does not name (a step commented out, a leftover) is
+            // test material all the same: read as an assertion, the most lenient reading.
+            if !CHAINSAW_TEST_FILES.iter().any(|t| path.file_name().is_some_and(|n| n == *t)) {
+                return FileRole::TestAssertion { test };
+            }
+        } else if let Some(role) = numbered_step_role(&path, &dir) {
+            return role;
+        }
+        // A patch a kustomization here or above names.
+        for kustomization_dir in dir.ancestors().take(KUSTOMIZATION_DEPTH) {
+            let facts = self.facts(kustomization_dir);
+            if let Some((_, role)) = facts.patches.iter().find(|(p, _)| *p == path) {
+                return role.clone();
+            }
+        }
+        FileRole::Manifest
+    }
+
+    fn facts(&mut self, dir: &Path) -> &DirFacts {
+        self.dirs.entry(dir.to_path_buf()).or_insert_with(|| read_dir_facts(dir))
+    }
+}
+
+/// `path` with `.` and `..` resolved lexically, so that names from different files compare equal.
+fn normalize(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for component in path.components() {
+        match component {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                if !out.pop() {
+                    out.push("..");
+                }
+            }
+            other => out.push(other),
+        }
+    }
+    out
+}
+
+fn read_dir_facts(dir: &Path) -> DirFacts {
+    let mut facts = DirFacts::default();
+    let read = |name: &str| std::fs::read_to_string(dir.join(name)).ok();
+    if let Some(text) = read("Chart.yaml") {
+        let stream = crdls_yaml::parse(&text);
+        let name = stream.documents.first().and_then(|d| d.root.as_ref()).and_then(|r| r.get_str("name")).map(str::to_string);
+        facts.chart = Some(name.unwrap_or_else(|| dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default()));
+    }
+    for name in KUSTOMIZATION_FILES {
+        if let Some(text) = read(name) {
+            let kustomization = dir.join(name);
+            for doc in crdls_yaml::parse(&text).documents {
+                if let Some(root) = &doc.root {
+                    kustomization_patches(root, dir, &kustomization, &mut facts.patches);
+                }
+            }
+            break;
+        }
+    }
+    for name in CHAINSAW_TEST_FILES {
+        if let Some(text) = read(name) {
+            let test = dir.join(name);
+            facts.test = Some(test.clone());
+            for doc in crdls_yaml::parse(&text).documents {
+                if let Some(root) = &doc.root {
+                    chainsaw_files(root, dir, &test, &mut facts.test_files);
+                }
+            }
+        }
+    }
+    facts
+}
+
+/// The patch files a kustomization (or component) names: `patches` entries with a `path` (a JSON 6902
+/// patch when the file holds a list of operations), `patchesStrategicMerge` paths and
+/// `patchesJson6902` paths.
+fn kustomization_patches(root: &Node, dir: &Path, kustomization: &Path, out: &mut Vec<(PathBuf, FileRole)>) {
+    let seq = |key: &str| root.get(key).and_then(Node::as_seq).unwrap_or_default();
+    let by = || kustomization.to_path_buf();
+    for entry in seq("patches") {
+        if let Some(path) = entry.get_str("path") {
+            let file = normalize(&dir.join(path));
+            let role = if holds_operation_list(&file) {
+                FileRole::JsonPatch { kustomization: by() }
+            } else {
+                FileRole::Patch { kustomization: by() }
+            };
+            out.push((file, role));
+        }
+    }
+    for entry in seq("patchesStrategicMerge") {
+        // An entry is inline patch text when it holds a line break or a key; else it is a path.
+        if let Some(path) = entry.as_str().filter(|p| !p.contains('\n') && !p.contains(": ")) {
+            out.push((normalize(&dir.join(path)), FileRole::Patch { kustomization: by() }));
+        }
+    }
+    for entry in seq("patchesJson6902") {
+        if let Some(path) = entry.get_str("path") {
+            out.push((normalize(&dir.join(path)), FileRole::JsonPatch { kustomization: by() }));
+        }
+    }
+}
+
+/// Whether a patch file holds a list of JSON 6902 operations rather than a partial object, as
+/// kustomize tells them apart: by content.
+fn holds_operation_list(file: &Path) -> bool {
+    let Ok(text) = std::fs::read_to_string(file) else { return false };
+    let stream = crdls_yaml::parse(&text);
+    stream
+        .documents
+        .iter()
+        .filter_map(|d| d.root.as_ref())
+        .any(|root| root.as_seq().is_some_and(|ops| ops.iter().any(|op| op.get("op").is_some() && op.get("path").is_some())))
+}
+
+/// The files a Chainsaw test names, by operation: `apply`, `create` and `update` take whole objects;
+/// `assert` and `error` take assertion trees, and `patch` a partial object; `delete` uses its objects
+/// only to find what to delete.
+fn chainsaw_files(root: &Node, dir: &Path, test: &Path, out: &mut Vec<(PathBuf, FileRole)>) {
+    if !root.get_str("apiVersion").is_some_and(|v| v.starts_with("chainsaw.kyverno.io/")) {
+        return;
+    }
+    let steps = root.get("spec").and_then(|s| s.get("steps")).and_then(Node::as_seq).unwrap_or_default();
+    for step in steps {
+        for block in ["try", "catch", "finally", "cleanup"] {
+            for operation in step.get(block).and_then(Node::as_seq).unwrap_or_default() {
+                let Some(entries) = operation.as_map() else { continue };
+                for entry in entries {
+                    let Some(file) = entry.value.get_str("file") else { continue };
+                    let role = match entry.key.as_str() {
+                        "apply" | "create" | "update" => FileRole::TestResource { test: test.to_path_buf() },
+                        "assert" | "error" | "patch" | "delete" => FileRole::TestAssertion { test: test.to_path_buf() },
+                        _ => continue,
+                    };
+                    out.push((normalize(&dir.join(file)), role));
+                }
+            }
+        }
+    }
+}
+
+/// Chainsaw's (and kuttl's) numbered step files, in a directory without a test file:
+/// `NN-assert.yaml` and `NN-errors.yaml` are assertions, any other `NN-name.yaml` is applied.
+fn numbered_step_role(path: &Path, dir: &Path) -> Option<FileRole> {
+    let name = path.file_name()?.to_string_lossy();
+    let stem = name.strip_suffix(".yaml").or_else(|| name.strip_suffix(".yml"))?;
+    let (number, rest) = stem.split_once('-')?;
+    if number.is_empty() || !number.bytes().all(|b| b.is_ascii_digit()) || rest.is_empty() {
+        return None;
+    }
+    let test = dir.to_path_buf();
+    if rest == "assert" || rest == "errors" || rest.starts_with("assert-") || rest.starts_with("errors-") {
+        Some(FileRole::TestAssertion { test })
+    } else {
+        Some(FileRole::TestResource { test })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    struct Tree(PathBuf);
+
+    impl Tree {
+        fn new(name: &str, files: &[(&str, &str)]) -> Tree {
+            let root = std::env::temp_dir().join(format!("crdls-roles-{name}-{}", std::process::id()));
+            let _ = std::fs::remove_dir_all(&root);
+            for (file, text) in files {
+                let path = root.join(file);
+                std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+                std::fs::write(path, text).unwrap();
+            }
+            Tree(root)
+        }
+
+        fn role(&self, roles: &mut Roles, file: &str) -> FileRole {
+            roles.role_of(&self.0.join(file))
+        }
+    }
+
+    impl Drop for Tree {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+
+    #[test]
+    fn chart_templates_are_templates_and_the_rest_of_the_chart_is_not() {
+        let tree = Tree::new(
+            "helm",
+            &[
+                ("chart/Chart.yaml", "apiVersion: v2\nname: web\n"),
+                ("chart/templates/deploy.yaml", "{{ x }}"),
+                ("chart/templates/tests/test.yaml", "{{ x }}"),
+                ("chart/crds/crd.yaml", ""),
+                ("other/templates/x.yaml", ""),
+            ],
+        );
+        let mut roles = Roles::new();
+        let expected = FileRole::HelmTemplate { chart_dir: tree.0.join("chart"), chart_name: "web".into() };
+        assert_eq!(tree.role(&mut roles, "chart/templates/deploy.yaml"), expected);
+        assert_eq!(tree.role(&mut roles, "chart/templates/tests/test.yaml"), expected);
+        assert_eq!(tree.role(&mut roles, "chart/crds/crd.yaml"), FileRole::Manifest);
+        assert_eq!(tree.role(&mut roles, "other/templates/x.yaml"), FileRole::Manifest);
+    }
+
+    #[test]
+    fn kustomization_patches_by_every_spelling() {
+        let tree = Tree::new(
+            "kustomize",
+            &[
+                (
+                    "overlay/kustomization.yaml",
+                    "resources: [../base]\npatches:\n- path: smp.yaml\n- path: ops.yaml\n  target: {kind: Deployment}\n- patch: |-\n    - op: remove\npatchesStrategicMerge:\n- legacy.yaml\n- |-\n  apiVersion: v1\npatchesJson6902:\n- path: patches/json.yaml\n",
+                ),
+                ("overlay/smp.yaml", "kind: Deployment\n"),
+                ("overlay/ops.yaml", "- op: replace\n  path: /spec/replicas\n  value: 2\n"),
+                ("overlay/legacy.yaml", ""),
+                ("overlay/patches/json.yaml", ""),
+                ("overlay/patches/other.yaml", ""),
+                ("base/deploy.yaml", ""),
+            ],
+        );
+        let mut roles = Roles::new();
+        let by = tree.0.join("overlay/kustomization.yaml");
+        assert_eq!(tree.role(&mut roles, "overlay/smp.yaml"), FileRole::Patch { kustomization: by.clone() });
+        assert_eq!(tree.role(&mut roles, "overlay/legacy.yaml"), FileRole::Patch { kustomization: by.clone() });
+        assert_eq!(tree.role(&mut roles, "overlay/ops.yaml"), FileRole::JsonPatch { kustomization: by.clone() });
+        assert_eq!(tree.role(&mut roles, "overlay/patches/json.yaml"), FileRole::JsonPatch { kustomization: by });
+        assert_eq!(tree.role(&mut roles, "overlay/patches/other.yaml"), FileRole::Manifest);
+        assert_eq!(tree.role(&mut roles, "base/deploy.yaml"), FileRole::Manifest);
+    }
+
+    #[test]
+    fn chainsaw_tests_name_resources_and_assertions() {
+        let tree = Tree::new(
+            "chainsaw",
+            &[
+                (
+                    "t/.chainsaw-test/chainsaw-test.yaml",
+                    "apiVersion: chainsaw.kyverno.io/v1alpha1\nkind: Test\nspec:\n  steps:\n  - try:\n    - apply:\n        file: ../policy.yaml\n    - assert:\n        file: policy-ready.yaml\n    - apply:\n        file: good-*.yaml\n  - catch:\n    - error:\n        file: gone.yaml\n",
+                ),
+                ("t/policy.yaml", ""),
+                ("t/.chainsaw-test/policy-ready.yaml", ""),
+                ("t/.chainsaw-test/good-pod.yaml", ""),
+                ("t/.chainsaw-test/gone.yaml", ""),
+                ("t/.chainsaw-test/leftover.yaml", ""),
+                ("kuttl/01-assert.yaml", ""),
+                ("kuttl/01-install.yaml", ""),
+                ("kuttl/02-errors.yaml", ""),
+            ],
+        );
+        let mut roles = Roles::new();
+        let test = tree.0.join("t/.chainsaw-test/chainsaw-test.yaml");
+        assert_eq!(tree.role(&mut roles, "t/.chainsaw-test/policy-ready.yaml"), FileRole::TestAssertion { test: test.clone() });
+        assert_eq!(tree.role(&mut roles, "t/.chainsaw-test/gone.yaml"), FileRole::TestAssertion { test: test.clone() });
+        assert_eq!(tree.role(&mut roles, "t/.chainsaw-test/good-pod.yaml"), FileRole::TestResource { test: test.clone() });
+        assert_eq!(tree.role(&mut roles, "t/.chainsaw-test/leftover.yaml"), FileRole::TestAssertion { test: test.clone() });
+        // The policy beside the test directory is a manifest of its own, applied by the test as it is.
+        assert_eq!(tree.role(&mut roles, "t/policy.yaml"), FileRole::Manifest);
+        let kuttl = tree.0.join("kuttl");
+        assert_eq!(tree.role(&mut roles, "kuttl/01-assert.yaml"), FileRole::TestAssertion { test: kuttl.clone() });
+        assert_eq!(tree.role(&mut roles, "kuttl/02-errors.yaml"), FileRole::TestAssertion { test: kuttl.clone() });
+        assert_eq!(tree.role(&mut roles, "kuttl/01-install.yaml"), FileRole::TestResource { test: kuttl });
+    }
+
+    #[test]
+    fn templates_parse_with_actions_masked() {
+        let role = FileRole::HelmTemplate { chart_dir: PathBuf::from("c"), chart_name: "c".into() };
+        let text = "{{- if .Values.on }}\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}\n{{- end }}\n";
+        let (stream, mode) = role.parse(text);
+        assert_eq!(&*stream.text, text);
+        assert!(stream.documents[0].diagnostics.is_empty());
+        assert!(matches!(mode, FileMode::Template { actions } if actions.len() == 3));
+    }
+}

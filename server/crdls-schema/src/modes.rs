@@ -1,0 +1,255 @@
+//! How the documents of a file are to be read. Most files hold whole objects, as `kubectl apply`
+//! sends them; but a kustomize patch holds partial objects, a Chainsaw assertion holds partial objects
+//! whose keys and values may be expressions, and a Helm template holds YAML with Go template actions.
+//! Each mode says which of the checks still mean what they say, and which text another language
+//! computes (its "opaque" ranges), where no diagnostic may land.
+
+use crdls_yaml::{Diagnostic, Node, TextRange, Value};
+
+/// How the documents of a file are read.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum FileMode {
+    /// Whole objects, to be created as they are.
+    #[default]
+    Objects,
+    /// Whole objects of a test tool that templates its files (Chainsaw `apply` and `create`): a value
+    /// in parentheses, `($namespace)`, is an expression and is not checked.
+    TestObjects,
+    /// Strategic-merge patches named by a kustomization: partial objects, whose fields are checked but
+    /// not their completeness; `$patch` and the other directives are not fields.
+    Patches,
+    /// JSON 6902 patches named by a kustomization: lists of operations, not objects.
+    JsonPatches,
+    /// Chainsaw assertions (`assert`, `error`, `patch`): partial objects matched against live ones,
+    /// with expression keys (`(conditions[?type == 'Ready'])`, `~.(items)`) and values.
+    Assertions,
+    /// A Helm chart template, parsed with its actions masked: only literal YAML is checked, and only
+    /// for mistakes no template can make legal.
+    Template {
+        /// The byte ranges of the template's actions.
+        actions: Vec<TextRange>,
+    },
+}
+
+impl FileMode {
+    /// Whether documents hold whole objects, so that required fields, minimum counts and CEL rules
+    /// (which see the whole object) apply.
+    pub fn whole_objects(&self) -> bool {
+        matches!(self, FileMode::Objects | FileMode::TestObjects)
+    }
+
+    /// Whether an object's status is checked as the live object's status even with the status
+    /// subresource: an assertion reads what the cluster holds.
+    pub fn reads_live_status(&self) -> bool {
+        matches!(self, FileMode::Assertions)
+    }
+
+    /// The ranges of a document that another language computes: template actions, expression keys
+    /// and values, patch directives (with everything under them).
+    pub fn opaque_ranges(&self, root: &Node) -> Vec<TextRange> {
+        let mut out = Vec::new();
+        match self {
+            FileMode::JsonPatches => {}
+            FileMode::Objects => collect(root, Opaque::Substitutions, &mut out),
+            FileMode::Template { actions } => {
+                out.extend(actions.iter().copied().filter(|a| a.start < root.range.end && root.range.start < a.end.max(a.start + 1)))
+            }
+            FileMode::TestObjects => collect(root, Opaque::ExpressionValues, &mut out),
+            FileMode::Assertions => collect(root, Opaque::Expressions, &mut out),
+            FileMode::Patches => collect(root, Opaque::Directives, &mut out),
+        }
+        out.sort_by_key(|r| (r.start, r.end));
+        out
+    }
+
+    /// Whether a diagnostic of this code still holds in this mode, before looking at where it is.
+    pub fn keeps(&self, code: &str) -> bool {
+        match self {
+            FileMode::Objects | FileMode::TestObjects => true,
+            FileMode::JsonPatches => false,
+            FileMode::Patches | FileMode::Assertions => !COMPLETENESS_CODES.contains(&code),
+            FileMode::Template { .. } => TEMPLATE_CODES.contains(&code),
+        }
+    }
+
+    /// Drops the diagnostics this mode cannot stand behind: those whose code does not hold here, and
+    /// those that touch text another language computes.
+    pub fn filter(&self, root: Option<&Node>, diagnostics: &mut Vec<Diagnostic>) {
+        let opaque = root.map(|r| self.opaque_ranges(r)).unwrap_or_default();
+        diagnostics.retain(|d| self.keeps(d.code) && !touches(&opaque, d.range));
+    }
+}
+
+/// Codes about an object's completeness, which a partial object does not have to meet.
+/// The junctors count too: `oneOf` and friends usually test which fields are present.
+const COMPLETENESS_CODES: &[&str] = &[
+    "schema/required",
+    "metadata/name-required",
+    "schema/min-items",
+    "schema/min-properties",
+    "schema/embedded-resource",
+    "schema/list-map-item",
+    "schema/all-of",
+    "schema/any-of",
+    "schema/one-of",
+    "schema/not",
+    "cel/rule",
+    "cel/runtime-error",
+    "cel/skipped",
+    "cel/cost",
+];
+
+/// Codes that a literal part of a template can earn whatever the template's actions produce: a
+/// misspelled key, a value of the wrong type or outside its enum, range, pattern or format, an
+/// apiVersion or kind that does not exist, a malformed name or label.
+const TEMPLATE_CODES: &[&str] = &[
+    "schema/unknown-field",
+    "schema/type",
+    "schema/enum",
+    "schema/pattern",
+    "schema/format",
+    "schema/maximum",
+    "schema/minimum",
+    "schema/max-length",
+    "schema/min-length",
+    "schema/multiple-of",
+    "schema/nullable",
+    "resource/unknown-kind",
+    "resource/undeclared-kind",
+    "resource/unknown-version",
+    "resource/version-not-served",
+    "resource/deprecated-version",
+    "resource/no-crd",
+    "resource/status-ignored",
+    "metadata/name",
+    "metadata/namespace",
+    "metadata/label-key",
+    "metadata/label-value",
+    "metadata/annotation-key",
+    "metadata/finalizer",
+];
+
+/// Whether `range` overlaps, or touches from either side, one of the sorted `opaque` ranges.
+fn touches(opaque: &[TextRange], range: TextRange) -> bool {
+    let i = opaque.partition_point(|a| a.end < range.start);
+    opaque.get(i).is_some_and(|a| a.start <= range.end)
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Opaque {
+    /// Only `${VAR}` substitutions, which every mode has.
+    Substitutions,
+    /// Scalar values in parentheses.
+    ExpressionValues,
+    /// Keys and scalar values that are Chainsaw (kyverno-json) expressions.
+    Expressions,
+    /// Strategic-merge-patch directives.
+    Directives,
+}
+
+fn collect(node: &Node, opaque: Opaque, out: &mut Vec<TextRange>) {
+    match &node.value {
+        Value::Map(entries) => {
+            for entry in entries {
+                let key_is_opaque = match opaque {
+                    Opaque::Substitutions | Opaque::ExpressionValues => false,
+                    Opaque::Expressions => is_expression_key(&entry.key),
+                    Opaque::Directives => is_patch_directive(&entry.key),
+                };
+                if key_is_opaque {
+                    out.push(entry.key_range);
+                    out.push(entry.value.range);
+                } else {
+                    collect(&entry.value, opaque, out);
+                }
+            }
+        }
+        Value::Seq(items) => {
+            for item in items {
+                collect(item, opaque, out);
+            }
+        }
+        Value::Str(s) if has_substitution(s) => out.push(node.range),
+        Value::Str(s) if matches!(opaque, Opaque::ExpressionValues | Opaque::Expressions) && is_expression(s) => out.push(node.range),
+        _ => {}
+    }
+}
+
+/// Whether a string holds a `${VAR}` substitution (Flux's post-build substitution, envsubst, Kustomize
+/// replacements done by hand): the value the API server sees is not the one written.
+fn has_substitution(text: &str) -> bool {
+    let mut rest = text;
+    while let Some(at) = rest.find("${") {
+        let after = &rest[at + 2..];
+        let name_len = after.bytes().take_while(|b| b.is_ascii_alphanumeric() || *b == b'_').count();
+        if name_len > 0 && after[name_len..].starts_with(['}', ':', '=', '-', '+']) {
+            return true;
+        }
+        rest = after;
+    }
+    false
+}
+
+/// A kyverno-json expression: `(…)`, optionally with an engine prefix (`(cel;…)`).
+fn is_expression(text: &str) -> bool {
+    let t = text.trim();
+    t.len() > 2 && t.starts_with('(') && t.ends_with(')')
+}
+
+/// An assertion-tree key that is not a plain field name: an expression, a foreach (`~.(items)`,
+/// `~name.(items)`), a binding (`(x) -> name`) or an escaped literal (`\(x\)`).
+fn is_expression_key(key: &str) -> bool {
+    is_expression(key) || key.starts_with('~') || key.contains("->") || key.starts_with('\\')
+}
+
+/// A strategic-merge-patch directive key: `$patch`, `$retainKeys`, `$setElementOrder/<field>`,
+/// `$deleteFromPrimitiveList/<field>`.
+fn is_patch_directive(key: &str) -> bool {
+    key.starts_with('$')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn opaque_texts(mode: &FileMode, text: &str) -> Vec<String> {
+        let stream = crdls_yaml::parse(text);
+        let root = stream.documents[0].root.as_ref().unwrap();
+        mode.opaque_ranges(root).iter().map(|r| text[r.start..r.end].to_string()).collect()
+    }
+
+    #[test]
+    fn assertion_expressions_are_opaque() {
+        let text =
+            "status:\n  (conditions[?type == 'Ready']):\n  - status: 'True'\n  ~.(items):\n    a: 1\n  phase: ($phase)\n  ready: true\n";
+        assert_eq!(
+            opaque_texts(&FileMode::Assertions, text),
+            ["(conditions[?type == 'Ready'])", "status: 'True'", "~.(items)", "a: 1", "($phase)"]
+        );
+        assert_eq!(opaque_texts(&FileMode::TestObjects, "metadata:\n  namespace: ($namespace)\n"), ["($namespace)"]);
+    }
+
+    #[test]
+    fn substitutions_are_opaque_everywhere() {
+        let text = "spec:\n  replicas: ${REPLICAS}\n  host: app.${cluster_domain:=example.com}\n  script: echo $HOME\n";
+        assert_eq!(opaque_texts(&FileMode::Objects, text), ["${REPLICAS}", "app.${cluster_domain:=example.com}"]);
+        assert!(!has_substitution("${}") && !has_substitution("$ {X}") && has_substitution("a${X}b"));
+    }
+
+    #[test]
+    fn patch_directives_are_opaque() {
+        let text = "spec:\n  $setElementOrder/containers:\n  - name: a\n  containers:\n  - name: b\n    $patch: delete\n";
+        assert_eq!(opaque_texts(&FileMode::Patches, text), ["$setElementOrder/containers", "name: a", "$patch", "delete"]);
+    }
+
+    #[test]
+    fn codes_kept_per_mode() {
+        assert!(FileMode::Objects.keeps("schema/required"));
+        assert!(!FileMode::Patches.keeps("schema/required"));
+        assert!(FileMode::Patches.keeps("schema/enum"));
+        assert!(!FileMode::Template { actions: Vec::new() }.keeps("yaml/syntax"));
+        assert!(!FileMode::Template { actions: Vec::new() }.keeps("yaml/duplicate-key"));
+        assert!(FileMode::Template { actions: Vec::new() }.keeps("schema/unknown-field"));
+        assert!(!FileMode::JsonPatches.keeps("schema/type"));
+    }
+}

@@ -1,0 +1,163 @@
+//! Go templates (Helm charts) read as YAML: every `{{ … }}` action is masked so that the literal YAML
+//! around it parses, with byte offsets unchanged, and the masked ranges are kept so that a checker can
+//! tell literal text from text the template language produces.
+//!
+//! An action alone on its line (`{{- if .Values.x }}`, `{{- include "labels" . | nindent 4 }}`)
+//! becomes spaces: it contributes no YAML structure of its own. An action inside other text
+//! (`image: {{ .Values.image }}:v1`, `"{{ .Release.Name }}"`) becomes a run of `x`, a plain scalar,
+//! so that the key or value around it keeps its shape. Line breaks inside an action are kept.
+
+use crate::TextRange;
+
+/// A template with its actions masked.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Masked {
+    /// The text, the same length as the template, each action replaced.
+    pub text: String,
+    /// The byte range of every action, in order.
+    pub actions: Vec<TextRange>,
+}
+
+impl Masked {
+    /// Whether `range` overlaps an action, or touches one from either side: text next to an action
+    /// is glued to what it produces (`{{ .Values.prefix }}-suffix`).
+    pub fn touches_action(&self, range: TextRange) -> bool {
+        let i = self.actions.partition_point(|a| a.end < range.start);
+        self.actions.get(i).is_some_and(|a| a.start <= range.end)
+    }
+}
+
+/// Whether `text` looks like a Go template: it holds an action opener and closer.
+pub fn has_actions(text: &str) -> bool {
+    text.find("{{").is_some_and(|open| text[open..].contains("}}"))
+}
+
+/// Masks every action of `text`. An unterminated action runs to the end of the text.
+pub fn mask_go_template(text: &str) -> Masked {
+    let bytes = text.as_bytes();
+    let mut out = bytes.to_vec();
+    let mut actions = Vec::new();
+    let mut i = 0;
+    while i + 1 < bytes.len() {
+        if !(bytes[i] == b'{' && bytes[i + 1] == b'{') {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        let end = action_end(bytes, i + 2);
+        actions.push(TextRange::new(start, end));
+        let line_start = bytes[..start].iter().rposition(|&b| b == b'\n').map_or(0, |p| p + 1);
+        let line_end = bytes[end..].iter().position(|&b| b == b'\n').map_or(bytes.len(), |p| end + p);
+        i = end;
+        // Alone on its line(s) when everything else there is blank or another action.
+        let alone = only_blanks_and_actions(&bytes[line_start..start]) && only_blanks_and_actions(&bytes[end..line_end]);
+        let fill = if alone { b' ' } else { b'x' };
+        for b in &mut out[start..end] {
+            if *b != b'\n' && *b != b'\r' {
+                *b = fill;
+            }
+        }
+    }
+    // Only ASCII bytes were written over whole actions (which start and end at ASCII braces), and
+    // characters outside actions are untouched, so the text stays UTF-8; a multi-byte character inside an
+    // action is replaced byte by byte.
+    let text = String::from_utf8(out).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
+    Masked { text, actions }
+}
+
+/// The offset just past the `}}` that closes the action whose body starts at `from`, skipping quoted
+/// strings, raw strings and comments, where `}}` does not close it.
+fn action_end(bytes: &[u8], from: usize) -> usize {
+    let mut i = from;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'"' | b'\'' => {
+                let quote = bytes[i];
+                i += 1;
+                while i < bytes.len() && bytes[i] != quote && bytes[i] != b'\n' {
+                    i += if bytes[i] == b'\\' { 2 } else { 1 };
+                }
+                i += 1;
+            }
+            b'`' => {
+                i += 1;
+                while i < bytes.len() && bytes[i] != b'`' {
+                    i += 1;
+                }
+                i += 1;
+            }
+            b'/' if bytes.get(i + 1) == Some(&b'*') => {
+                i += 2;
+                while i + 1 < bytes.len() && !(bytes[i] == b'*' && bytes[i + 1] == b'/') {
+                    i += 1;
+                }
+                i += 2;
+            }
+            b'}' if bytes.get(i + 1) == Some(&b'}') => return i + 2,
+            _ => i += 1,
+        }
+    }
+    bytes.len()
+}
+
+/// Whether a stretch of one line holds only blanks and complete actions.
+fn only_blanks_and_actions(bytes: &[u8]) -> bool {
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b' ' | b'\t' | b'\r' => i += 1,
+            b'{' if bytes.get(i + 1) == Some(&b'{') => i = action_end(bytes, i + 2),
+            _ => return false,
+        }
+    }
+    true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn actions_alone_on_a_line_become_blank_and_inline_ones_a_scalar() {
+        let text = "metadata:\n  name: {{ include \"full\" . }}\n  labels:\n    {{- include \"labels\" . | nindent 4 }}\nspec:\n  {{- if .Values.x }}\n  replicas: 1\n  {{- end }}\n";
+        let masked = mask_go_template(text);
+        assert_eq!(masked.text.len(), text.len());
+        let expected: Vec<String> = text
+            .lines()
+            .map(|line| match line.find("{{") {
+                Some(at) if line[..at].trim().is_empty() => " ".repeat(line.len()),
+                Some(at) => format!("{}{}", &line[..at], "x".repeat(line.len() - at)),
+                None => line.to_string(),
+            })
+            .collect();
+        assert_eq!(masked.text, expected.join("\n") + "\n");
+        assert_eq!(masked.actions.len(), 4);
+        let parsed = crate::parse(&masked.text);
+        assert!(parsed.documents[0].diagnostics.is_empty(), "{:?}", parsed.documents[0].diagnostics);
+    }
+
+    #[test]
+    fn braces_inside_strings_and_comments_do_not_close_an_action() {
+        let text = "a: {{ \"}}\" }}b\nc: {{/* }} */}}\nd: {{ `}}` }}\n";
+        let masked = mask_go_template(text);
+        assert_eq!(masked.text, "a: xxxxxxxxxxb\nc: xxxxxxxxxxxx\nd: xxxxxxxxxx\n");
+        let unterminated = mask_go_template("a: {{ .x\nb: 1\n");
+        assert_eq!(unterminated.actions, [TextRange::new(3, 14)]);
+    }
+
+    #[test]
+    fn multi_byte_text_keeps_offsets_and_stays_text() {
+        let text = "name: \"{{ \"é\" }}-ü\"\n";
+        let masked = mask_go_template(text);
+        assert_eq!(masked.text.len(), text.len());
+        assert!(masked.text.ends_with("-ü\"\n"));
+        assert!(masked.touches_action(TextRange::new(6, 20)));
+        assert!(!masked.touches_action(TextRange::new(0, 4)));
+    }
+
+    #[test]
+    fn templates_are_recognised() {
+        assert!(has_actions("a: {{ .x }}"));
+        assert!(!has_actions("a: '{{'"));
+    }
+}
