@@ -727,3 +727,36 @@ fn editors_get_the_index_status_and_the_crd_of_a_document() {
     assert_eq!(gizmo["uri"], session.uri("crds/gizmos.yaml"));
     insta::assert_snapshot!("index_status_and_crd_for_document", session.finish());
 }
+
+#[test]
+fn templates_patches_and_assertions_are_read_for_what_they_are() {
+    let fixture = |path: &str| std::fs::read_to_string(repo_root().join("fixtures/projects").join(path)).unwrap();
+    let options = widgets_workspace()
+        .file("chart/Chart.yaml", &fixture("chart/Chart.yaml"))
+        .file("kustomize/overlays/prod/kustomization.yaml", &fixture("kustomize/overlays/prod/kustomization.yaml"))
+        .file("chainsaw/widget-test/chainsaw-test.yaml", &fixture("chainsaw/widget-test/chainsaw-test.yaml"));
+    let mut session = Session::start(options);
+
+    // A chart template: no YAML errors for its actions, a hint, and the literal typo.
+    let template = "apiVersion: demo.crdls.dev/v1\nkind: Widget\nmetadata:\n  name: {{ .Release.Name }}\nspec:\n  {{- if .Values.size }}\n  size: {{ .Values.size }}\n  {{- end }}\n  owner: {{ .Values.owner | quote }}\n  replcas: 2\n";
+    session.open("chart/templates/widget.yaml", template);
+    let diagnostics = session.wait_for_diagnostics("chart/templates/widget.yaml", 1)["diagnostics"].clone();
+    assert_eq!(codes(&diagnostics), ["helm/templates", "schema/unknown-field"], "{diagnostics:#}");
+    assert_eq!(only(&diagnostics, "helm/templates")["severity"], 4);
+    let cursor = session.open_with_cursor("chart/templates/other.yaml", &template.replace("  replcas: 2\n", "  ti$0\n"));
+    session.wait_for_diagnostics("chart/templates/other.yaml", 1);
+    let completion = session.completion("chart/templates/other.yaml", cursor);
+    let labels: Vec<&str> = completion["items"].as_array().expect("items").iter().filter_map(|i| i["label"].as_str()).collect();
+    assert!(labels.contains(&"tier"), "completion works inside a template: {labels:?}");
+
+    // A patch the kustomization names: partial, so no missing owner, but its size is still checked.
+    session.open("kustomize/overlays/prod/size.yaml", &fixture("kustomize/overlays/prod/size.yaml"));
+    let diagnostics = session.wait_for_diagnostics("kustomize/overlays/prod/size.yaml", 1)["diagnostics"].clone();
+    assert_eq!(codes(&diagnostics), ["schema/maximum"], "{diagnostics:#}");
+
+    // An assertion the test names: expression keys are not fields, the status is the live one.
+    session.open("chainsaw/widget-test/widget-ready.yaml", &fixture("chainsaw/widget-test/widget-ready.yaml"));
+    let diagnostics = session.wait_for_diagnostics("chainsaw/widget-test/widget-ready.yaml", 1)["diagnostics"].clone();
+    assert_eq!(codes(&diagnostics), ["schema/type"], "{diagnostics:#}");
+    session.finish();
+}

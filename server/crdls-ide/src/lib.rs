@@ -21,7 +21,7 @@ mod schema_walk;
 mod skeleton;
 
 use crdls_crd::CrdIndex;
-use crdls_schema::{check_stream, CheckOptions};
+use crdls_schema::{check_stream, check_stream_as, CheckOptions, FileMode};
 use crdls_yaml::{Diagnostic, Stream};
 
 pub use actions::{apply_edits, automatic_edits, code_actions, CodeAction, Edit, FixRequest};
@@ -33,7 +33,12 @@ pub use navigation::{definition, Target};
 pub use outline::{document_symbols, folding_ranges, Symbol, SymbolKind};
 pub use roles::{helm_template_hint, FileRole, Roles};
 
-/// The diagnostics of one document: the same pipeline `crdls check` runs.
+/// The diagnostics of one document of whole objects: the same pipeline `crdls check` runs.
 pub fn diagnostics(stream: &Stream, index: &CrdIndex, options: &CheckOptions) -> Vec<Diagnostic> {
     check_stream(stream, index, options).diagnostics()
+}
+
+/// The diagnostics of one document read in `mode` (see [`FileRole::parse`]).
+pub fn diagnostics_as(stream: &Stream, index: &CrdIndex, options: &CheckOptions, mode: &FileMode) -> Vec<Diagnostic> {
+    check_stream_as(stream, index, options, mode).diagnostics()
 }

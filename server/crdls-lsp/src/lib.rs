@@ -83,6 +83,8 @@ struct State {
     buffer_crds: Mutex<HashMap<Url, u64>>,
     /// Old versions of open files, from git.
     git: git::GitOld,
+    /// What each file is (a chart template, a patch, a test assertion), from the files around it.
+    roles: Mutex<crdls_ide::Roles>,
 }
 
 /// The server.
@@ -126,6 +128,7 @@ impl Backend {
                 flights: Mutex::new(HashMap::new()),
                 buffer_crds: Mutex::new(HashMap::new()),
                 git: git::GitOld::default(),
+                roles: Mutex::new(crdls_ide::Roles::new()),
             }),
         }
     }
@@ -193,8 +196,13 @@ impl Backend {
         let state = self.state.clone();
         let source: SourceId = Arc::from(uri.as_str());
         self.blocking("checking a document", move || {
-            let stream = crdls_yaml::parse(&text);
-            let crds: Vec<Crd> = stream.documents.iter().flat_map(Crd::from_document).collect();
+            let role = role_of(&state, &source);
+            let (stream, mode) = role.parse(&text);
+            // A chart template's CRDs have the names the template computes: they are not indexed.
+            let crds: Vec<Crd> = match role {
+                crdls_ide::FileRole::HelmTemplate { .. } => Vec::new(),
+                _ => stream.documents.iter().flat_map(Crd::from_document).collect(),
+            };
             // A buffer's own CRDs count when checking it, before the shared index is updated.
             let index = {
                 let shared = read(&state.index).clone();
@@ -217,7 +225,11 @@ impl Backend {
                     options.old = Some(Arc::new(old));
                 }
             }
-            let mut diagnostics = crdls_ide::diagnostics(&stream, &index, &options);
+            let mut diagnostics = crdls_ide::diagnostics_as(&stream, &index, &options, &mode);
+            if let crdls_ide::FileRole::HelmTemplate { chart_dir, chart_name } = &role {
+                let hint = crdls_ide::helm_template_hint(chart_name, &chart_dir.to_string_lossy(), None);
+                diagnostics.insert(0, Diagnostic::new(crdls_yaml::TextRange::empty(0), crdls_yaml::Severity::Hint, "helm/templates", hint));
+            }
             config.apply_severity(&mut diagnostics);
             (diagnostics, crds)
         })
@@ -508,6 +520,14 @@ fn panic_text(payload: Box<dyn std::any::Any + Send>) -> String {
     }
 }
 
+/// What the file behind a document URI is (a manifest when it is not a file on disk).
+fn role_of(state: &State, uri: &str) -> crdls_ide::FileRole {
+    match Url::parse(uri).ok().and_then(|u| u.to_file_path().ok()) {
+        Some(path) => lock(&state.roles).role_of(&path),
+        None => crdls_ide::FileRole::Manifest,
+    }
+}
+
 fn internal(what: &str) -> RpcError {
     let mut e = RpcError::internal_error();
     e.message = format!("crdls: {what} failed; see the server log").into();
@@ -681,8 +701,10 @@ impl LanguageServer for Backend {
     }
 
     async fn did_change_watched_files(&self, params: DidChangeWatchedFilesParams) {
-        // A checkout or commit may have moved what the old versions are.
+        // A checkout or commit may have moved what the old versions are, and a kustomization, chart
+        // or test may have changed what a file is.
         self.state.git.clear();
+        lock(&self.state.roles).clear();
         let mut changed = false;
         for event in params.changes {
             changed |= self.reindex_file(&event.uri, event.typ == FileChangeType::DELETED);
@@ -734,10 +756,14 @@ impl LanguageServer for Backend {
             return Ok(None);
         };
         let index = read(&self.state.index).clone();
+        let state = self.state.clone();
+        let uri = position.text_document.uri.clone();
         let items = self
             .blocking("completion", move || {
-                let stream = crdls_yaml::parse_at(&text, offset);
-                let items = crdls_ide::completions(&text, &stream, &index, offset);
+                let role = role_of(&state, uri.as_str());
+                let features = role.text_for_features(&text);
+                let stream = crdls_yaml::parse_at(&features, offset);
+                let items = crdls_ide::completions(&features, &stream, &index, offset);
                 let lines = Lines::new(&text, encoding);
                 items.into_iter().map(|item| completion_item(&lines, item)).collect::<Vec<_>>()
             })
@@ -752,9 +778,13 @@ impl LanguageServer for Backend {
             return Ok(None);
         };
         let index = read(&self.state.index).clone();
+        let state = self.state.clone();
+        let uri = position.text_document.uri.clone();
         self.blocking("hover", move || {
-            let stream = crdls_yaml::parse_at(&text, offset);
-            let hover = crdls_ide::hover(&text, &stream, &index, offset)?;
+            let role = role_of(&state, uri.as_str());
+            let features = role.text_for_features(&text);
+            let stream = crdls_yaml::parse_at(&features, offset);
+            let hover = crdls_ide::hover(&features, &stream, &index, offset)?;
             let lines = Lines::new(&text, encoding);
             Some(Hover {
                 contents: HoverContents::Markup(MarkupContent { kind: MarkupKind::Markdown, value: hover.markdown }),
@@ -771,10 +801,14 @@ impl LanguageServer for Backend {
             return Ok(None);
         };
         let index = read(&self.state.index).clone();
+        let state = self.state.clone();
+        let uri = position.text_document.uri.clone();
         let target = self
             .blocking("definition", move || {
-                let stream = crdls_yaml::parse_at(&text, offset);
-                crdls_ide::definition(&text, &stream, &index, offset)
+                let role = role_of(&state, uri.as_str());
+                let features = role.text_for_features(&text);
+                let stream = crdls_yaml::parse_at(&features, offset);
+                crdls_ide::definition(&features, &stream, &index, offset)
             })
             .await
             .ok_or_else(|| internal("definition"))?;

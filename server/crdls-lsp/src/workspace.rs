@@ -8,8 +8,13 @@ use crdls_crd::Crd;
 /// Files larger than this are not read when scanning (generated bundles of several MiB still fit).
 const MAX_FILE_BYTES: u64 = 16 * 1024 * 1024;
 
-/// Reads the CRDs of one file; files that cannot contain one are skipped without parsing.
+/// Reads the CRDs of one file; files that cannot contain one are skipped without parsing, and chart
+/// templates are skipped.
 pub fn read_crds(path: &Path) -> Option<Vec<Crd>> {
+    // A chart template's CRDs have the names the template computes.
+    if crdls_ide::roles::is_chart_template(path) {
+        return None;
+    }
     let meta = std::fs::metadata(path).ok()?;
     if meta.len() > MAX_FILE_BYTES {
         return None;
