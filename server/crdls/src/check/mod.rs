@@ -4,6 +4,7 @@
 
 mod fix;
 mod inputs;
+mod rendered;
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -201,10 +202,15 @@ pub fn check(args: CheckArgs, io: &mut Io<'_>) -> i32 {
         notes.insert(0, "the files hold no YAML document to check".into());
     }
     summary.notes = notes;
+    // Rendered charts (`helm template ... | crdls check -`) are reported against their templates.
+    let mut locator = rendered::Locator::new(&io.cwd);
+    let origins: Vec<Vec<Option<report::Origin>>> =
+        reported_at.iter().zip(&all).map(|(&i, diagnostics)| locator.origins(&streams[i], diagnostics)).collect();
     let files: Vec<FileReport<'_>> = reported_at
         .iter()
         .zip(&all)
-        .map(|(&i, diagnostics)| FileReport { path: &inputs[i].display, text: &inputs[i].text, diagnostics })
+        .zip(&origins)
+        .map(|((&i, diagnostics), origins)| FileReport { path: &inputs[i].display, text: &inputs[i].text, diagnostics, origins })
         .collect();
     let format = match args.format {
         FormatArg::Human => Format::Human,

@@ -16,8 +16,7 @@ pub(super) fn render(files: &[FileReport<'_>], summary: &Summary, out: &mut dyn 
             continue;
         }
         let index = LineIndex::new(file.text);
-        let path = escape_property(file.path);
-        for diagnostic in file.diagnostics {
+        for (i, diagnostic) in file.diagnostics.iter().enumerate() {
             let (start, end) = span(&index, file.text, diagnostic.range, ColumnUnit::Char);
             let command = match diagnostic.severity {
                 Severity::Error => "error",
@@ -29,16 +28,36 @@ pub(super) fn render(files: &[FileReport<'_>], summary: &Summary, out: &mut dyn 
                 message.push('\n');
                 message.push_str(cause);
             }
-            writeln!(
-                out,
-                "::{command} file={path},line={},col={},endLine={},endColumn={},title={}::{}",
-                start.line,
-                start.column,
-                end.line,
-                end.column,
-                escape_property(diagnostic.code),
-                escape_data(&message)
-            )?;
+            // Rendered output is annotated on its template, a file of the repository: on the line
+            // that writes the field when it was found, else on the file as a whole.
+            let location = match file.origin(i) {
+                Some(origin) => {
+                    message.push_str(&format!("\n(rendered at {}:{}:{})", file.path, start.line, start.column));
+                    match origin.located() {
+                        Some((text, range)) => {
+                            let (s, e) = span(&LineIndex::new(text), text, range, ColumnUnit::Char);
+                            format!(
+                                "file={},line={},col={},endLine={},endColumn={}",
+                                escape_property(&origin.file),
+                                s.line,
+                                s.column,
+                                e.line,
+                                e.column
+                            )
+                        }
+                        None => format!("file={}", escape_property(&origin.file)),
+                    }
+                }
+                None => format!(
+                    "file={},line={},col={},endLine={},endColumn={}",
+                    escape_property(file.path),
+                    start.line,
+                    start.column,
+                    end.line,
+                    end.column
+                ),
+            };
+            writeln!(out, "::{command} {location},title={}::{}", escape_property(diagnostic.code), escape_data(&message))?;
         }
     }
     writeln!(out, "crdls: {}", summary_line(summary))?;
@@ -114,7 +133,7 @@ mod tests {
         let text = "a: 1\r\nb: 2\r\n";
         let diagnostics = [Diagnostic::new(TextRange::new(3, 4), Severity::Hint, "schema/type", "50% of\r\nthe values, really")
             .with_cause("a: Invalid value: \"1\": must be 100%")];
-        let files = [FileReport { path: "dir,with:odd%chars/a.yaml", text, diagnostics: &diagnostics }];
+        let files = [FileReport { path: "dir,with:odd%chars/a.yaml", text, diagnostics: &diagnostics, origins: &[] }];
         let summary = Summary { files: 1, documents: 1, crds: 0, errors: 0, warnings: 0, ..Summary::default() };
         expect![[r#"
             ::notice file=dir%2Cwith%3Aodd%25chars/a.yaml,line=1,col=4,endLine=1,endColumn=5,title=schema/type::50%25 of%0D%0Athe values, really%0Aa: Invalid value: "1": must be 100%25

@@ -10,7 +10,7 @@ use std::io;
 use crdls_yaml::{ColumnUnit, Diagnostic, LineCol, LineIndex, Severity};
 use unicode_width::UnicodeWidthChar;
 
-use super::{clamp, coverage_lines, summary_line, FileReport, RenderOptions, Summary};
+use super::{clamp, coverage_lines, position, summary_line, FileReport, RenderOptions, Summary};
 
 /// Lines of a range shown in full; a longer range shows its first lines, an elision mark and its last line.
 const MAX_LINES: u32 = 4;
@@ -34,8 +34,24 @@ pub(super) fn render(files: &[FileReport<'_>], summary: &Summary, options: &Rend
             continue;
         }
         let index = LineIndex::new(file.text);
-        for diagnostic in file.diagnostics {
-            write_diagnostic(out, &paint, file, &index, diagnostic)?;
+        for (i, diagnostic) in file.diagnostics.iter().enumerate() {
+            match file.origin(i) {
+                // Rendered output whose field was found in its template: the template's line is shown,
+                // and where the rendered output has it.
+                Some(origin) if origin.located().is_some() => {
+                    let (text, range) = origin.located().expect("checked");
+                    let template = FileReport { path: &origin.file, text, diagnostics: &[], origins: &[] };
+                    let rendered = position(&index, file.text, diagnostic.range);
+                    let moved = Diagnostic { range, ..diagnostic.clone() };
+                    let note = format!("rendered: {}:{}:{}", file.path, rendered.line, rendered.column);
+                    write_diagnostic(out, &paint, &template, &LineIndex::new(text), &moved, Some(&note))?;
+                }
+                Some(origin) => {
+                    let note = format!("template: {}", origin.file);
+                    write_diagnostic(out, &paint, file, &index, diagnostic, Some(&note))?;
+                }
+                None => write_diagnostic(out, &paint, file, &index, diagnostic, None)?,
+            }
             writeln!(out)?;
         }
     }
@@ -97,6 +113,7 @@ fn write_diagnostic(
     file: &FileReport<'_>,
     index: &LineIndex,
     diagnostic: &Diagnostic,
+    note: Option<&str>,
 ) -> io::Result<()> {
     let text = file.text;
     let range = clamp(diagnostic.range, text.len());
@@ -136,6 +153,9 @@ fn write_diagnostic(
     }
     if let Some(cause) = &diagnostic.cause {
         writeln!(out, "{pad} {} cause: {cause}", paint.style(GUTTER, "="))?;
+    }
+    if let Some(note) = note {
+        writeln!(out, "{pad} {} {note}", paint.style(GUTTER, "="))?;
     }
     Ok(())
 }
@@ -281,7 +301,7 @@ mod tests {
     fn colors_only_when_asked() {
         let text = "a: 1\n";
         let diagnostics = [Diagnostic::new(TextRange::new(3, 4), Severity::Error, "schema/type", "must be a string")];
-        let files = [FileReport { path: "a.yaml", text, diagnostics: &diagnostics }];
+        let files = [FileReport { path: "a.yaml", text, diagnostics: &diagnostics, origins: &[] }];
         let summary = Summary { files: 1, documents: 1, crds: 0, errors: 1, warnings: 0, ..Summary::default() };
         let colored = render_files(Format::Human, &files, &summary, true).replace('\x1b', "␛");
         expect![[r#"
@@ -299,7 +319,7 @@ mod tests {
 
     #[test]
     fn a_clean_run_says_so() {
-        let files = [FileReport { path: "a.yaml", text: "a: 1\n", diagnostics: &[] }];
+        let files = [FileReport { path: "a.yaml", text: "a: 1\n", diagnostics: &[], origins: &[] }];
         let summary = Summary { files: 1, documents: 1, crds: 2, errors: 0, warnings: 0, ..Summary::default() };
         expect![[r#"
             no problems in 1 file (1 document, 2 CRDs known)
@@ -317,7 +337,7 @@ mod tests {
             Diagnostic::new(TextRange::new(start, end), Severity::Hint, "schema/max-items", "too many items"),
             Diagnostic::new(TextRange::new(bell, bell + 3), Severity::Warning, "yaml/control", "a control character"),
         ];
-        let files = [FileReport { path: "list.yaml", text, diagnostics: &diagnostics }];
+        let files = [FileReport { path: "list.yaml", text, diagnostics: &diagnostics, origins: &[] }];
         let summary = Summary { files: 1, documents: 1, crds: 0, errors: 0, warnings: 1, ..Summary::default() };
         expect![[r#"
             hint[schema/max-items]: too many items

@@ -23,6 +23,15 @@ struct JsonDiagnostic<'a> {
     message: &'a str,
     path: Option<&'a str>,
     cause: Option<&'a str>,
+    /// For rendered output (`helm template`), the template the document came from, and where in it the
+    /// field is written when that was found; `null` otherwise.
+    template: Option<JsonTemplate<'a>>,
+}
+
+#[derive(Serialize)]
+struct JsonTemplate<'a> {
+    file: &'a str,
+    range: Option<JsonRange>,
 }
 
 #[derive(Serialize)]
@@ -77,8 +86,15 @@ pub(super) fn render(files: &[FileReport<'_>], summary: &Summary, out: &mut dyn 
             continue;
         }
         let index = LineIndex::new(file.text);
-        for diagnostic in file.diagnostics {
+        for (i, diagnostic) in file.diagnostics.iter().enumerate() {
             let (start, end) = span(&index, file.text, diagnostic.range, ColumnUnit::Char);
+            let template = file.origin(i).map(|origin| JsonTemplate {
+                file: &origin.file,
+                range: origin.located().map(|(text, range)| {
+                    let (s, e) = span(&LineIndex::new(text), text, range, ColumnUnit::Char);
+                    JsonRange { start: s.into(), end: e.into() }
+                }),
+            });
             diagnostics.push(JsonDiagnostic {
                 file: file.path,
                 range: JsonRange { start: start.into(), end: end.into() },
@@ -87,6 +103,7 @@ pub(super) fn render(files: &[FileReport<'_>], summary: &Summary, out: &mut dyn 
                 message: &diagnostic.message,
                 path: diagnostic.path.as_deref(),
                 cause: diagnostic.cause.as_deref(),
+                template,
             });
         }
     }
@@ -142,7 +159,8 @@ mod tests {
                   "code": "resource/deprecated-version",
                   "message": "demo.crdls.dev/v1 Widget is deprecated; use demo.crdls.dev/v2 Widget",
                   "path": null,
-                  "cause": null
+                  "cause": null,
+                  "template": null
                 },
                 {
                   "file": "deploy/my widget.yaml",
@@ -160,7 +178,8 @@ mod tests {
                   "code": "metadata/label-value",
                   "message": "invalid label value",
                   "path": "metadata.labels.team",
-                  "cause": "metadata.labels: Invalid value: \"日本語チーム\": a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.'"
+                  "cause": "metadata.labels: Invalid value: \"日本語チーム\": a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.'",
+                  "template": null
                 },
                 {
                   "file": "deploy/my widget.yaml",
@@ -178,7 +197,8 @@ mod tests {
                   "code": "schema/maximum",
                   "message": "must be less than or equal to 10",
                   "path": "spec.size",
-                  "cause": "spec.size: Invalid value: 11: spec.size in body should be less than or equal to 10"
+                  "cause": "spec.size: Invalid value: 11: spec.size in body should be less than or equal to 10",
+                  "template": null
                 },
                 {
                   "file": "deploy/my widget.yaml",
@@ -196,7 +216,8 @@ mod tests {
                   "code": "schema/pattern",
                   "message": "should match '^[a-z]+$'",
                   "path": "spec.owner",
-                  "cause": null
+                  "cause": null,
+                  "template": null
                 },
                 {
                   "file": "deploy/my widget.yaml",
@@ -214,7 +235,8 @@ mod tests {
                   "code": "schema/list-map-duplicate",
                   "message": "duplicate entries for key [name=\"http\"]",
                   "path": "spec.ports[1]",
-                  "cause": "spec.ports[1]: Duplicate value: map[string]interface {}{\"name\":\"http\"}"
+                  "cause": "spec.ports[1]: Duplicate value: map[string]interface {}{\"name\":\"http\"}",
+                  "template": null
                 },
                 {
                   "file": "deploy/my widget.yaml",
@@ -232,7 +254,8 @@ mod tests {
                   "code": "yaml/syntax",
                   "message": "unexpected end of the stream",
                   "path": null,
-                  "cause": null
+                  "cause": null,
+                  "template": null
                 }
               ],
               "summary": {
@@ -259,7 +282,7 @@ mod tests {
 
     #[test]
     fn a_clean_run_has_an_empty_list() {
-        let files = [FileReport { path: "a.yaml", text: "a: 1\n", diagnostics: &[] }];
+        let files = [FileReport { path: "a.yaml", text: "a: 1\n", diagnostics: &[], origins: &[] }];
         let summary = Summary { files: 1, documents: 1, crds: 0, errors: 0, warnings: 0, ..Summary::default() };
         expect![[r#"
             {

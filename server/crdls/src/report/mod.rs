@@ -52,6 +52,36 @@ pub struct FileReport<'a> {
     pub text: &'a str,
     /// What was found in the file, in the order to report it.
     pub diagnostics: &'a [Diagnostic],
+    /// For rendered output (`helm template`), where each diagnostic's document came from, in the
+    /// diagnostics' order; empty for an ordinary file.
+    pub origins: &'a [Option<Origin>],
+}
+
+impl FileReport<'_> {
+    /// The origin of the `i`th diagnostic, when the file is rendered output.
+    fn origin(&self, i: usize) -> Option<&Origin> {
+        self.origins.get(i).and_then(Option::as_ref)
+    }
+}
+
+/// The template a document of rendered output came from (`# Source: chart/templates/x.yaml` from
+/// `helm template`), and where in it the diagnostic's field is written, when that could be found.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Origin {
+    /// The template's path: relative to the working directory when the file was found, else as the
+    /// `# Source:` line gives it.
+    pub file: String,
+    /// The template's text, when the file was found.
+    pub text: Option<std::sync::Arc<str>>,
+    /// Where in the template the diagnostic's field is written, when it could be found.
+    pub range: Option<TextRange>,
+}
+
+impl Origin {
+    /// The template's text and the located range, when both are known.
+    fn located(&self) -> Option<(&str, TextRange)> {
+        Some((self.text.as_deref()?, self.range?))
+    }
 }
 
 /// Counts over the whole run, for the closing lines of the human report and the JSON `summary`.
@@ -138,6 +168,11 @@ fn span(index: &LineIndex, text: &str, range: TextRange, unit: ColumnUnit) -> (P
         Position { line: pos.line + 1, column: pos.col + 1 }
     };
     (at(range.start), at(range.end))
+}
+
+/// Where `range` starts, 1-based, the column counted in characters.
+fn position(index: &LineIndex, text: &str, range: TextRange) -> Position {
+    span(index, text, range, ColumnUnit::Char).0
 }
 
 /// `range` made to lie inside a text of `len` bytes, its end never before its start.
@@ -282,8 +317,8 @@ mod fixture {
     pub(super) fn render_fixture(format: Format, color: bool) -> String {
         let diagnostics = diagnostics();
         let files = [
-            FileReport { path: "deploy/my widget.yaml", text: TEXT, diagnostics: &diagnostics },
-            FileReport { path: "clean.yaml", text: "kind: Widget\n", diagnostics: &[] },
+            FileReport { path: "deploy/my widget.yaml", text: TEXT, diagnostics: &diagnostics, origins: &[] },
+            FileReport { path: "clean.yaml", text: "kind: Widget\n", diagnostics: &[], origins: &[] },
         ];
         render_files(format, &files, &summary(), color)
     }

@@ -93,7 +93,9 @@ struct Location {
 #[serde(rename_all = "camelCase")]
 struct PhysicalLocation {
     artifact_location: ArtifactLocation,
-    region: Region,
+    /// Absent when the result concerns a template as a whole (its field could not be found in it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    region: Option<Region>,
 }
 
 #[derive(Serialize)]
@@ -117,11 +119,14 @@ struct Properties<'a> {
     path: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     cause: Option<&'a str>,
+    /// For rendered output, where the result is in it (`<stdin>:57:9`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    rendered: Option<String>,
 }
 
 impl Properties<'_> {
     fn is_empty(&self) -> bool {
-        self.path.is_none() && self.cause.is_none()
+        self.path.is_none() && self.cause.is_none() && self.rendered.is_none()
     }
 }
 
@@ -140,8 +145,25 @@ pub(super) fn render(files: &[FileReport<'_>], summary: &Summary, out: &mut dyn 
         }
         let index = LineIndex::new(file.text);
         let uri = artifact_uri(file.path);
-        for diagnostic in file.diagnostics {
+        for (i, diagnostic) in file.diagnostics.iter().enumerate() {
             let (start, end) = span(&index, file.text, diagnostic.range, ColumnUnit::Utf16);
+            let region = |s: super::Position, e: super::Position| Region {
+                start_line: s.line,
+                start_column: s.column,
+                end_line: e.line,
+                end_column: e.column,
+            };
+            // Rendered output is reported on its template, with the line when the field was found there.
+            let (uri, region, rendered) = match file.origin(i) {
+                Some(origin) => {
+                    let located = origin.located().map(|(text, range)| {
+                        let (s, e) = span(&LineIndex::new(text), text, range, ColumnUnit::Utf16);
+                        region(s, e)
+                    });
+                    (artifact_uri(&origin.file), located, Some(format!("{}:{}:{}", file.path, start.line, start.column)))
+                }
+                None => (uri.clone(), Some(region(start, end)), None),
+            };
             results.push(SarifResult {
                 rule_id: diagnostic.code,
                 rule_index: rule_index[diagnostic.code],
@@ -151,13 +173,8 @@ pub(super) fn render(files: &[FileReport<'_>], summary: &Summary, out: &mut dyn 
                     Severity::Information | Severity::Hint => "note",
                 },
                 message: Message { text: diagnostic.message.clone() },
-                locations: [Location {
-                    physical_location: PhysicalLocation {
-                        artifact_location: ArtifactLocation { uri: uri.clone() },
-                        region: Region { start_line: start.line, start_column: start.column, end_line: end.line, end_column: end.column },
-                    },
-                }],
-                properties: Properties { path: diagnostic.path.as_deref(), cause: diagnostic.cause.as_deref() },
+                locations: [Location { physical_location: PhysicalLocation { artifact_location: ArtifactLocation { uri }, region } }],
+                properties: Properties { path: diagnostic.path.as_deref(), cause: diagnostic.cause.as_deref(), rendered },
             });
         }
     }
