@@ -296,6 +296,10 @@ fn skipped_hidden_directories_and_shadowed_crds_are_noted() {
             "CRD widgets.demo.crdls.dev in deploy/crd.yaml shadows the one in --crds CRDS/widgets.yaml",
         ]
     );
+    // A hidden directory named as a path is checked, and no longer noted as skipped.
+    let run = run_cli_in(&tree.path, &["check", ".", ".chainsaw-test", "--format", "json"], "");
+    let json: serde_json::Value = serde_json::from_str(&run.stdout).unwrap_or_else(|e| panic!("{e}: {run:?}"));
+    assert_eq!(json["summary"]["notes"][0], "1 hidden directory was skipped: .github; name one as a path to check it");
 }
 
 #[test]
@@ -358,4 +362,21 @@ fn rendered_charts_are_reported_against_their_templates() {
     assert_eq!(location["artifactLocation"]["uri"], template);
     assert_eq!(location["region"]["startLine"], 12);
     assert_eq!(sarif["runs"][0]["results"][0]["properties"]["rendered"], "<stdin>:8:9");
+}
+
+#[test]
+fn the_readme_examples_run() {
+    let readme = std::fs::read_to_string(repo_root().join("README.md")).unwrap();
+    let block = readme.split("Examples, all runnable from the repository's root").nth(1).expect("the examples paragraph");
+    let block = block.split("```sh\n").nth(1).and_then(|b| b.split("```").next()).expect("a sh block");
+    let mut ran = 0;
+    for line in block.lines().filter(|l| !l.trim().is_empty()) {
+        let args: Vec<&str> = line.split_whitespace().collect();
+        assert_eq!(args[0], "crdls", "every example is a crdls command: {line}");
+        let run = run_cli(&args[1..], "");
+        assert!(run.code == 0 || run.code == 1, "{line}: {run:?}");
+        assert_eq!(run.stderr, "", "{line}");
+        ran += 1;
+    }
+    assert!(ran >= 5, "the examples were found");
 }

@@ -2,7 +2,7 @@
 // crdls.toml is not overridden by VS Code's defaults. Pure: no `vscode` import, unit-tested.
 
 /** The settings keys the server reads (the `crdls` section minus what only the client uses). */
-export const SERVER_KEYS = ['crdPaths', 'strict', 'oldObject', 'severity', 'inlayHints'] as const;
+export const SERVER_KEYS = ['crdPaths', 'strict', 'failUnchecked', 'oldObject', 'severity', 'inlayHints'] as const;
 
 export type ServerKey = (typeof SERVER_KEYS)[number];
 
@@ -20,6 +20,7 @@ export interface Inspected<T> {
 export interface ServerSettings {
   crdPaths?: string[];
   strict?: boolean;
+  failUnchecked?: boolean;
   oldObject?: string;
   severity?: Record<string, string>;
   inlayHints?: boolean;
@@ -65,7 +66,7 @@ export function serverSettings(inspect: (key: ServerKey) => Inspected<unknown> |
       bad('crdPaths', 'must be a list of paths or globs');
     }
   }
-  for (const key of ['strict', 'inlayHints'] as const) {
+  for (const key of ['strict', 'failUnchecked', 'inlayHints'] as const) {
     const value = explicitValue(inspect(key));
     if (value !== undefined) {
       if (typeof value === 'boolean') {

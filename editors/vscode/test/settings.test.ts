@@ -26,6 +26,7 @@ test('every server setting is passed in its camelCase name', () => {
     inspector({
       crdPaths: { workspaceValue: ['crds/', ' charts/*/crds/*.yaml ', ''] },
       strict: { globalValue: true },
+      failUnchecked: { workspaceValue: true },
       oldObject: { workspaceValue: 'origin/main' },
       severity: { globalValue: { 'schema/unknown-field': 'off', 'schema/pattern': 'Warning' } },
       inlayHints: { workspaceFolderValue: false },
@@ -35,6 +36,7 @@ test('every server setting is passed in its camelCase name', () => {
   assert.deepEqual(settings, {
     crdPaths: ['crds/', 'charts/*/crds/*.yaml'],
     strict: true,
+    failUnchecked: true,
     oldObject: 'origin/main',
     severity: { 'schema/unknown-field': 'off', 'schema/pattern': 'warning' },
     inlayHints: false,

@@ -1,11 +1,28 @@
 //! Finding the files crdls reads: YAML and JSON files below a directory (skipping hidden directories,
 //! `node_modules` and `target`), and configured paths that may be globs (`crds/**/*.yaml`).
 
-use std::path::{Path, PathBuf};
+use std::path::{Component, Path, PathBuf};
 
 /// Whether a path names a file crdls reads.
 pub fn is_yaml_or_json(path: &Path) -> bool {
     path.extension().and_then(|e| e.to_str()).is_some_and(|e| matches!(e, "yaml" | "yml" | "json"))
+}
+
+/// `path` with `.` and `..` resolved lexically, so that names from different files compare equal.
+pub fn normalize(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for component in path.components() {
+        match component {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                if !out.pop() {
+                    out.push("..");
+                }
+            }
+            other => out.push(other),
+        }
+    }
+    out
 }
 
 /// Every YAML or JSON file below `root` (hidden directories, `node_modules` and `target` skipped).

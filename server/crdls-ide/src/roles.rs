@@ -7,13 +7,13 @@
 //! once. The language server clears the cache when files change.
 
 use std::collections::HashMap;
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 
 use crdls_schema::FileMode;
 use crdls_yaml::template::mask_go_template;
 use crdls_yaml::{Node, Stream};
 
-use crate::files::glob_match;
+use crate::files::{glob_match, normalize};
 
 /// The names kustomize recognises for a kustomization.
 const KUSTOMIZATION_FILES: &[&str] = &["kustomization.yaml", "kustomization.yml", "Kustomization"];
@@ -184,23 +184,6 @@ impl Roles {
     fn facts(&mut self, dir: &Path) -> &DirFacts {
         self.dirs.entry(dir.to_path_buf()).or_insert_with(|| read_dir_facts(dir))
     }
-}
-
-/// `path` with `.` and `..` resolved lexically, so that names from different files compare equal.
-fn normalize(path: &Path) -> PathBuf {
-    let mut out = PathBuf::new();
-    for component in path.components() {
-        match component {
-            Component::CurDir => {}
-            Component::ParentDir => {
-                if !out.pop() {
-                    out.push("..");
-                }
-            }
-            other => out.push(other),
-        }
-    }
-    out
 }
 
 fn read_dir_facts(dir: &Path) -> DirFacts {

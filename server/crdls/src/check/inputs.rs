@@ -66,6 +66,12 @@ pub(crate) fn read(paths: &[PathBuf], crd_sources: &[PathBuf], stdin: &mut dyn R
     }
     let mut seen = std::collections::HashSet::new();
     found.inputs.retain(|i| seen.insert(i.display.clone()));
+    // A hidden directory that was also named as a path (or holds one) was checked after all.
+    let named: Vec<PathBuf> = paths.iter().map(|p| files::normalize(&cwd.join(p))).collect();
+    found.hidden.retain(|dir| {
+        let dir = files::normalize(dir);
+        !named.iter().any(|p| p.starts_with(&dir))
+    });
     found
 }
 
