@@ -77,8 +77,13 @@ pub struct CrdVersion {
 }
 
 impl Crd {
-    /// Reads every CRD in a document: a CustomResourceDefinition, or a `List` of them.
+    /// Reads every CRD in a document: a CustomResourceDefinition, or a `List` of them. A document cut
+    /// short by a syntax error yields none: what was read of it (versions without their `served`
+    /// flag, a schema missing its last properties) would make its resources fail for the wrong reason.
     pub fn from_document(doc: &Document) -> Vec<Crd> {
+        if doc.has_syntax_error {
+            return Vec::new();
+        }
         let Some(root) = &doc.root else { return Vec::new() };
         let mut out = Vec::new();
         collect(root, &mut out);

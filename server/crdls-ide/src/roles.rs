@@ -10,7 +10,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use crdls_schema::FileMode;
-use crdls_yaml::template::mask_go_template;
+use crdls_yaml::template::{has_actions, mask_go_template};
 use crdls_yaml::{Node, Stream};
 
 use crate::files::{glob_match, normalize};
@@ -60,14 +60,18 @@ impl FileRole {
     /// Parses `text` as this role reads it: a template with its actions masked, anything else as it is.
     pub fn parse(&self, text: &str) -> (Stream, FileMode) {
         match self {
-            FileRole::HelmTemplate { .. } => {
-                let masked = mask_go_template(text);
-                let mut stream = crdls_yaml::parse(&masked.text);
-                // The masked text has the same offsets; the stream keeps the real text for excerpts and fixes.
-                stream.text = std::sync::Arc::from(text);
-                (stream, FileMode::Template { actions: masked.actions })
+            FileRole::HelmTemplate { .. } => template(text),
+            FileRole::Manifest => {
+                let stream = crdls_yaml::parse(text);
+                // A file that is not YAML as it stands but holds Go template actions is a template that
+                // something renders before applying (clusterloader, krew, a chart outside `templates/`).
+                let broken =
+                    stream.documents.iter().flat_map(|d| &d.diagnostics).any(|d| d.code == "yaml/syntax" || d.code == "yaml/complex-key");
+                if broken && has_actions(text) {
+                    return template(text);
+                }
+                (stream, FileMode::Objects)
             }
-            FileRole::Manifest => (crdls_yaml::parse(text), FileMode::Objects),
             FileRole::Patch { .. } => (crdls_yaml::parse(text), FileMode::Patches),
             FileRole::JsonPatch { .. } => (crdls_yaml::parse(text), FileMode::JsonPatches),
             FileRole::TestResource { .. } => (crdls_yaml::parse(text), FileMode::TestObjects),
@@ -83,6 +87,15 @@ impl FileRole {
             _ => std::borrow::Cow::Borrowed(text),
         }
     }
+}
+
+/// A Go template parsed with its actions masked. The masked text has the same offsets; the stream keeps
+/// the real text for excerpts and fixes.
+fn template(text: &str) -> (Stream, FileMode) {
+    let masked = mask_go_template(text);
+    let mut stream = crdls_yaml::parse(&masked.text);
+    stream.text = std::sync::Arc::from(text);
+    (stream, FileMode::Template { actions: masked.actions })
 }
 
 /// The hint a chart's templates get: crdls checks only their literal YAML, and `helm template` shows
@@ -119,6 +132,8 @@ pub struct Roles {
 struct DirFacts {
     /// The chart name, when the directory holds `Chart.yaml`.
     chart: Option<String>,
+    /// The kustomization file here, if any.
+    kustomization: Option<PathBuf>,
     /// Files a kustomization here names as patches, resolved to paths, with their role.
     patches: Vec<(PathBuf, FileRole)>,
     /// Files (or globs) a Chainsaw test here names, resolved, with their role.
@@ -172,10 +187,21 @@ impl Roles {
             return role;
         }
         // A patch a kustomization here or above names.
+        let mut nearest_kustomization = None;
         for kustomization_dir in dir.ancestors().take(KUSTOMIZATION_DEPTH) {
             let facts = self.facts(kustomization_dir);
             if let Some((_, role)) = facts.patches.iter().find(|(p, _)| *p == path) {
                 return role.clone();
+            }
+            if nearest_kustomization.is_none() {
+                nearest_kustomization = facts.kustomization.clone();
+            }
+        }
+        // A patch no kustomization names (yet): kubebuilder scaffolds `config/crd/patches/*.yaml` and
+        // `*_patch.yaml` files whose references stay commented out until a feature is enabled.
+        if let Some(kustomization) = nearest_kustomization {
+            if looks_like_a_patch(&path) {
+                return FileRole::Patch { kustomization };
             }
         }
         FileRole::Manifest
@@ -197,6 +223,7 @@ fn read_dir_facts(dir: &Path) -> DirFacts {
     for name in KUSTOMIZATION_FILES {
         if let Some(text) = read(name) {
             let kustomization = dir.join(name);
+            facts.kustomization = Some(kustomization.clone());
             for doc in crdls_yaml::parse(&text).documents {
                 if let Some(root) = &doc.root {
                     kustomization_patches(root, dir, &kustomization, &mut facts.patches);
@@ -247,6 +274,14 @@ fn kustomization_patches(root: &Node, dir: &Path, kustomization: &Path, out: &mu
             out.push((normalize(&dir.join(path)), FileRole::JsonPatch { kustomization: by() }));
         }
     }
+}
+
+/// Whether a file in a kustomize tree is named or placed as a patch: in a `patches` directory, or with
+/// `patch` in its name (`manager_webhook_patch.yaml`).
+fn looks_like_a_patch(path: &Path) -> bool {
+    let in_patches = path.parent().and_then(Path::file_name).is_some_and(|d| d == "patches" || d == "patch");
+    let named = path.file_stem().is_some_and(|n| n.to_string_lossy().to_ascii_lowercase().contains("patch"));
+    in_patches || named
 }
 
 /// Whether a patch file holds a list of JSON 6902 operations rather than a partial object, as
@@ -369,6 +404,9 @@ mod tests {
                 ("overlay/legacy.yaml", ""),
                 ("overlay/patches/json.yaml", ""),
                 ("overlay/patches/other.yaml", ""),
+                ("overlay/extra.yaml", ""),
+                ("overlay/manager_webhook_patch.yaml", ""),
+                ("plain/patches/x.yaml", ""),
                 ("base/deploy.yaml", ""),
             ],
         );
@@ -377,8 +415,12 @@ mod tests {
         assert_eq!(tree.role(&mut roles, "overlay/smp.yaml"), FileRole::Patch { kustomization: by.clone() });
         assert_eq!(tree.role(&mut roles, "overlay/legacy.yaml"), FileRole::Patch { kustomization: by.clone() });
         assert_eq!(tree.role(&mut roles, "overlay/ops.yaml"), FileRole::JsonPatch { kustomization: by.clone() });
-        assert_eq!(tree.role(&mut roles, "overlay/patches/json.yaml"), FileRole::JsonPatch { kustomization: by });
-        assert_eq!(tree.role(&mut roles, "overlay/patches/other.yaml"), FileRole::Manifest);
+        assert_eq!(tree.role(&mut roles, "overlay/patches/json.yaml"), FileRole::JsonPatch { kustomization: by.clone() });
+        // Placed or named as a patch in a kustomize tree, though no kustomization names it (yet).
+        assert_eq!(tree.role(&mut roles, "overlay/patches/other.yaml"), FileRole::Patch { kustomization: by.clone() });
+        assert_eq!(tree.role(&mut roles, "overlay/manager_webhook_patch.yaml"), FileRole::Patch { kustomization: by });
+        assert_eq!(tree.role(&mut roles, "overlay/extra.yaml"), FileRole::Manifest);
+        assert_eq!(tree.role(&mut roles, "plain/patches/x.yaml"), FileRole::Manifest);
         assert_eq!(tree.role(&mut roles, "base/deploy.yaml"), FileRole::Manifest);
     }
 
@@ -413,6 +455,15 @@ mod tests {
         assert_eq!(tree.role(&mut roles, "kuttl/01-assert.yaml"), FileRole::TestAssertion { test: kuttl.clone() });
         assert_eq!(tree.role(&mut roles, "kuttl/02-errors.yaml"), FileRole::TestAssertion { test: kuttl.clone() });
         assert_eq!(tree.role(&mut roles, "kuttl/01-install.yaml"), FileRole::TestResource { test: kuttl });
+    }
+
+    #[test]
+    fn manifests_that_only_parse_as_templates_are_templates() {
+        let broken = "metadata:\n  name: {{ .Name }}\nspec:\n  quota: {{ (DivideInt .A .B) }}\n";
+        assert!(matches!(FileRole::Manifest.parse(broken).1, FileMode::Template { .. }));
+        // Actions inside strings leave valid YAML, sent to the API server as written: a manifest.
+        let quoted = "metadata:\n  name: '{{path.basename}}'\n";
+        assert_eq!(FileRole::Manifest.parse(quoted).1, FileMode::Objects);
     }
 
     #[test]

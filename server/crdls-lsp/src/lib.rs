@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::Instant;
 
-use crdls_crd::{Crd, CrdIndex, SourceId};
+use crdls_crd::{is_crd, Crd, CrdIndex, SourceId};
 use crdls_ide::Config;
 use crdls_yaml::Diagnostic;
 use tokio::io::{AsyncRead, AsyncWrite};
@@ -198,9 +198,13 @@ impl Backend {
         self.blocking("checking a document", move || {
             let role = role_of(&state, &source);
             let (stream, mode) = role.parse(&text);
-            // A chart template's CRDs have the names the template computes: they are not indexed.
-            let crds: Vec<Crd> = match role {
-                crdls_ide::FileRole::HelmTemplate { .. } => Vec::new(),
+            // A chart template's CRDs have the names the template computes: they are not indexed. A CRD
+            // being edited that has a syntax error for now keeps what the buffer last indexed, so the
+            // resources that use it do not lose their schema at every keystroke.
+            let broken_crd = stream.documents.iter().any(|d| d.has_syntax_error && d.root.as_ref().is_some_and(|r| is_crd(r).is_some()));
+            let crds: Vec<Crd> = match mode {
+                crdls_schema::FileMode::Template { .. } => Vec::new(),
+                _ if broken_crd => read(&state.index).crds_of(&source).iter().map(|c| (**c).clone()).collect(),
                 _ => stream.documents.iter().flat_map(Crd::from_document).collect(),
             };
             // A buffer's own CRDs count when checking it, before the shared index is updated.

@@ -145,7 +145,98 @@ struct Builder<'a> {
 }
 
 fn parse_document(text: &str, chunk: TextRange) -> Option<Document> {
-    let src = &text[chunk.start..chunk.end];
+    let document = parse_chunk(text, chunk, &text[chunk.start..chunk.end])?;
+    if !document.diagnostics.iter().any(|d| d.message.contains(UNDER_INDENTED_QUOTE)) {
+        return Some(document);
+    }
+    // The Go YAML decoder (a port of libyaml) folds a quoted scalar's continuation lines whatever their
+    // indentation, and the API server accepts such files; saphyr rejects lines indented no deeper than
+    // the block. Such scalars are read again with their line breaks made spaces (offsets unchanged),
+    // and their values decoded from the original text.
+    let (repaired, starts) = join_quoted_lines(&text[chunk.start..chunk.end], chunk.start);
+    let mut fixed = parse_chunk(text, chunk, &repaired)?;
+    if fixed.has_syntax_error {
+        return Some(document);
+    }
+    if let Some(root) = &mut fixed.root {
+        redecode_quoted(root, text, &starts);
+    }
+    Some(fixed)
+}
+
+/// The words of saphyr's error for a quoted scalar's continuation line indented too little.
+const UNDER_INDENTED_QUOTE: &str = "invalid indentation in quoted scalar";
+
+/// `src` with the line breaks inside multi-line quoted scalars replaced by spaces, and the offsets
+/// (in the whole text, `base` being `src`'s) where those scalars start. A quote opens a scalar only
+/// where a scalar can start: after indentation, `- `, `: `, `? `, `[`, `{` or `,`.
+fn join_quoted_lines(src: &str, base: usize) -> (String, Vec<usize>) {
+    let b = src.as_bytes();
+    let mut out = b.to_vec();
+    let mut starts = Vec::new();
+    let mut i = 0;
+    let mut can_start = true;
+    while i < b.len() {
+        let c = b[i];
+        match c {
+            b'\'' | b'"' if can_start => {
+                let open = i;
+                let mut joined = false;
+                i += 1;
+                while i < b.len() {
+                    match b[i] {
+                        b'\\' if c == b'"' => i += 1,
+                        b'\'' if c == b'\'' && b.get(i + 1) == Some(&b'\'') => i += 1,
+                        q if q == c => break,
+                        b'\n' | b'\r' => {
+                            out[i] = b' ';
+                            joined = true;
+                        }
+                        _ => {}
+                    }
+                    i += 1;
+                }
+                if joined {
+                    starts.push(base + open);
+                }
+                can_start = false;
+            }
+            b'#' if can_start || i == 0 || matches!(b[i - 1], b' ' | b'\t') => {
+                while i < b.len() && b[i] != b'\n' {
+                    i += 1;
+                }
+                continue;
+            }
+            b'\n' => can_start = true,
+            b' ' | b'\t' | b'\r' => {}
+            b'-' | b'?' | b':' | b'[' | b'{' | b',' => {
+                can_start = matches!(c, b'[' | b'{' | b',') || matches!(b.get(i + 1), Some(b' ' | b'\t' | b'\n' | b'\r') | None);
+            }
+            _ => can_start = false,
+        }
+        i += 1;
+    }
+    (String::from_utf8(out).unwrap_or_else(|_| src.to_string()), starts)
+}
+
+/// Gives every quoted scalar that starts at one of `starts` its value decoded from `text`.
+fn redecode_quoted(node: &mut Node, text: &str, starts: &[usize]) {
+    match &mut node.value {
+        Value::Map(entries) => entries.iter_mut().for_each(|e| redecode_quoted(&mut e.value, text, starts)),
+        Value::Seq(items) => items.iter_mut().for_each(|i| redecode_quoted(i, text, starts)),
+        Value::Str(value) if matches!(node.style, Style::SingleQuoted | Style::DoubleQuoted) => {
+            let open = text[node.range.start..node.range.end].find(['\'', '"']).map(|i| node.range.start + i);
+            if let Some(open) = open.filter(|o| starts.contains(o)) {
+                if let Some(decoded) = crate::scalar_map::decode_quoted(text, open, node.style == Style::SingleQuoted) {
+                    *value = decoded;
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+fn parse_chunk(text: &str, chunk: TextRange, src: &str) -> Option<Document> {
     let offsets = Offsets::new(src, chunk.start);
     let mut builder = Builder {
         text,

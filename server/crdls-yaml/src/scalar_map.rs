@@ -276,6 +276,13 @@ fn plain(text: &str, range: TextRange) -> Option<Decoder<'_>> {
     Some(decoder)
 }
 
+/// The value of the single- or double-quoted scalar that starts at `start` (its opening quote, or a
+/// tag or anchor before it), decoded from the source by YAML's folding and escaping rules.
+pub(crate) fn decode_quoted(text: &str, start: usize, single: bool) -> Option<String> {
+    let decoder = quoted(text, start, if single { Quote::Single } else { Quote::Double })?;
+    (!decoder.broken).then_some(decoder.out)
+}
+
 fn quoted(text: &str, start: usize, quote: Quote) -> Option<Decoder<'_>> {
     let open = skip_properties(text, start, text.len());
     let mark = if quote == Quote::Single { b'\'' } else { b'"' };

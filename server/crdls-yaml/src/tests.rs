@@ -191,3 +191,28 @@ fn parse_at_yields_the_document_under_the_cursor() {
     }
     assert!(crate::parse_at("", 0).documents.is_empty());
 }
+
+#[test]
+fn quoted_scalars_with_under_indented_continuation_lines_are_folded_as_go_yaml_folds_them() {
+    // A generated CRD (argo-rollouts' e2e Istio CRDs): the continuation lines sit at the indentation of
+    // the sequence item. saphyr rejects this; the Go decoder (and so kubectl and the API server) folds them.
+    let text = "versions:\n  - additionalPrinterColumns:\n      - description: 'CreationTimestamp is a timestamp\n      when this object was created. It''s\n\n      set by the system'\n        name: Age\n    note: \"a \\\"b\\\"\n    c\"\n";
+    let stream = parse(text);
+    let doc = &stream.documents[0];
+    assert!(doc.diagnostics.is_empty(), "{:?}", doc.diagnostics);
+    let root = doc.root.as_ref().unwrap();
+    let item = &root.get("versions").unwrap().as_seq().unwrap()[0];
+    let column = &item.get("additionalPrinterColumns").unwrap().as_seq().unwrap()[0];
+    assert_eq!(
+        column.get_str("description"),
+        Some("CreationTimestamp is a timestamp when this object was created. It's\nset by the system")
+    );
+    assert_eq!(column.get_str("name"), Some("Age"));
+    assert_eq!(item.get_str("note"), Some("a \"b\" c"));
+    // The ranges still point into the original text.
+    let description = column.get("description").unwrap();
+    assert!(text[description.range.start..description.range.end].starts_with("'CreationTimestamp"));
+    // A quote inside a plain scalar does not open a quoted one, and real syntax errors stay.
+    let broken = parse("a: it's\nb: 'x\n  y\nc: [\n");
+    assert!(broken.documents[0].has_syntax_error);
+}

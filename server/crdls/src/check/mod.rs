@@ -112,7 +112,7 @@ pub fn check(args: CheckArgs, io: &mut Io<'_>) -> i32 {
     let parsed: Vec<(Stream, FileMode)> =
         parallel::map(&(0..inputs.len()).collect::<Vec<usize>>(), |&i| file_roles[i].parse(&inputs[i].text));
     let (mut streams, modes): (Vec<Stream>, Vec<FileMode>) = parsed.into_iter().unzip();
-    let (index, shadowing) = build_index(&inputs, &streams, &file_roles);
+    let (index, shadowing) = build_index(&inputs, &streams, &modes);
     notes.extend(shadowing);
     let mut options = config.check_options();
     if !args.old.is_empty() {
@@ -248,10 +248,10 @@ fn read_config(io: &Io<'_>) -> Result<Config, String> {
 
 /// The index of every CRD among the inputs, checked paths first: a CRD there wins over a `--crds` CRD
 /// of the same name. Notes name each CRD defined more than once and which definition is used. CRDs
-/// in chart templates are left out: their names are what the template computes.
-fn build_index(inputs: &[Input], streams: &[Stream], roles: &[FileRole]) -> (CrdIndex, Vec<String>) {
-    let crds = parallel::map(&(0..streams.len()).collect::<Vec<usize>>(), |&i| match roles[i] {
-        FileRole::HelmTemplate { .. } => Vec::new(),
+/// in templates are left out: their names are what the template computes.
+fn build_index(inputs: &[Input], streams: &[Stream], modes: &[FileMode]) -> (CrdIndex, Vec<String>) {
+    let crds = parallel::map(&(0..streams.len()).collect::<Vec<usize>>(), |&i| match modes[i] {
+        FileMode::Template { .. } => Vec::new(),
         _ => streams[i].documents.iter().flat_map(Crd::from_document).collect::<Vec<Crd>>(),
     });
     let mut index = CrdIndex::new();
