@@ -326,21 +326,18 @@ fn a_reader_that_stops_early_ends_the_run_quietly() {
     assert_eq!(output.status.code(), Some(1), "the exit code still says errors were found");
 }
 
-/// What `helm template fixtures/projects/chart` renders, with two mistakes: one the template writes
-/// literally (`replcas`) and one that comes from a value (`size: 30`).
-const RENDERED_CHART: &str = "---\n# Source: widgets/templates/widget.yaml\napiVersion: demo.crdls.dev/v1\nkind: Widget\nmetadata:\n  name: release-a\nspec:\n  size: 30\n  owner: \"team-a\"\n  tier: gold\n  replcas: 2\n---\n# Source: widgets/templates/gone.yaml\napiVersion: demo.crdls.dev/v1\nkind: Widget\nmetadata:\n  name: release-b\nspec:\n  size: 40\n  owner: team-b\n";
-
 #[test]
 fn rendered_charts_are_reported_against_their_templates() {
     let args = |format: &str| ["check", "-", "--crds", "fixtures/crds", "--color", "never", "--format", format].map(str::to_string);
-    let run = |format: &str| run_cli(&args(format).iter().map(String::as_str).collect::<Vec<_>>(), RENDERED_CHART);
+    let rendered = std::fs::read_to_string(repo_root().join("fixtures/projects/rendered/widgets.yaml")).unwrap();
+    let run = |format: &str| run_cli(&args(format).iter().map(String::as_str).collect::<Vec<_>>(), &rendered);
     let template = "fixtures/projects/chart/templates/widget.yaml";
 
     let human = run("human");
     assert_eq!(human.code, 1, "{human:?}");
     // The template is found through the chart's name, and the field's line in it.
     assert!(human.stdout.contains(&format!(" --> {template}:12:")), "{}", human.stdout);
-    assert!(human.stdout.contains("= rendered: <stdin>:8:9"), "{}", human.stdout);
+    assert!(human.stdout.contains("= rendered: <stdin>:11:9"), "{}", human.stdout);
     assert!(human.stdout.contains(&format!(" --> {template}:19:3")), "{}", human.stdout);
     // A template that is not on disk is named as the Source line gives it.
     assert!(human.stdout.contains("= template: widgets/templates/gone.yaml"), "{}", human.stdout);
@@ -351,7 +348,7 @@ fn rendered_charts_are_reported_against_their_templates() {
 
     let json: serde_json::Value = serde_json::from_str(&run("json").stdout).unwrap();
     let first = &json["diagnostics"][0];
-    assert_eq!((first["file"].as_str(), first["range"]["start"]["line"].as_u64()), (Some("<stdin>"), Some(8)));
+    assert_eq!((first["file"].as_str(), first["range"]["start"]["line"].as_u64()), (Some("<stdin>"), Some(11)));
     assert_eq!(first["template"]["file"], template);
     assert_eq!(first["template"]["range"]["start"]["line"], 12);
     let gone = json["diagnostics"].as_array().unwrap().iter().find(|d| d["template"]["file"] == "widgets/templates/gone.yaml").unwrap();
@@ -361,7 +358,7 @@ fn rendered_charts_are_reported_against_their_templates() {
     let location = &sarif["runs"][0]["results"][0]["locations"][0]["physicalLocation"];
     assert_eq!(location["artifactLocation"]["uri"], template);
     assert_eq!(location["region"]["startLine"], 12);
-    assert_eq!(sarif["runs"][0]["results"][0]["properties"]["rendered"], "<stdin>:8:9");
+    assert_eq!(sarif["runs"][0]["results"][0]["properties"]["rendered"], "<stdin>:11:9");
 }
 
 #[test]
