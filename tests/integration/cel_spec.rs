@@ -230,7 +230,7 @@ fn decode_value(v: &Json) -> Value {
                 .collect(),
         })),
         "type" => Value::Type(Arc::from(inner.as_str().unwrap_or_default())),
-        "duration" => Value::Duration(crdls_cel::time::parse_duration(inner.as_str().unwrap_or_default()).unwrap_or_default()),
+        "duration" => Value::Duration(crdls_go::duration::parse_duration(inner.as_str().unwrap_or_default()).unwrap_or_default()),
         "timestamp" => Value::Timestamp(
             crdls_cel::time::parse_timestamp(inner.as_str().unwrap_or_default()).unwrap_or(Timestamp { seconds: 0, nanos: 0 }),
         ),

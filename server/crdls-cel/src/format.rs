@@ -1,83 +1,8 @@
-//! Go's float printing (`%g`, `%e`, `%f`) as cel-go uses it for `string(double)`, and the strings
-//! extension's `"...".format([...])`.
+//! The strings extension's `"...".format([...])`, on Go's float printing (`crdls_go::print`).
+
+use crdls_go::print::{go_e, go_f, go_g};
 
 use crate::value::Value;
-
-/// The shortest decimal digits of `f` (no sign) and the exponent of the first digit.
-fn shortest(f: f64) -> (String, i32) {
-    let text = format!("{:e}", f.abs());
-    let (mantissa, exp) = text.split_once('e').unwrap_or((&text, "0"));
-    let digits: String = mantissa.chars().filter(char::is_ascii_digit).collect();
-    (digits, exp.parse().unwrap_or(0))
-}
-
-/// Go's `%g` with the shortest precision (`strconv.FormatFloat(f, 'g', -1, 64)`): `1.5`, `1e+06`, `1e-05`.
-pub fn go_g(f: f64) -> String {
-    if let Some(s) = special(f) {
-        return s;
-    }
-    let sign = if f.is_sign_negative() { "-" } else { "" };
-    if f == 0.0 {
-        return format!("{sign}0");
-    }
-    let (digits, exp) = shortest(f);
-    if !(-4..6).contains(&exp) {
-        let mut out = format!("{sign}{}", &digits[..1]);
-        if digits.len() > 1 {
-            out.push('.');
-            out.push_str(&digits[1..]);
-        }
-        out.push_str(&exponent(exp));
-        return out;
-    }
-    format!("{sign}{}", fixed_digits(&digits, exp))
-}
-
-/// Digits with the decimal point placed for exponent `exp`, no trailing zeros after the point.
-fn fixed_digits(digits: &str, exp: i32) -> String {
-    if exp < 0 {
-        format!("0.{}{digits}", "0".repeat((-exp - 1) as usize))
-    } else {
-        let point = exp as usize + 1;
-        if digits.len() <= point {
-            format!("{digits}{}", "0".repeat(point - digits.len()))
-        } else {
-            format!("{}.{}", &digits[..point], &digits[point..])
-        }
-    }
-}
-
-fn exponent(exp: i32) -> String {
-    format!("e{}{:02}", if exp < 0 { '-' } else { '+' }, exp.abs())
-}
-
-fn special(f: f64) -> Option<String> {
-    if f.is_nan() {
-        Some("NaN".into())
-    } else if f.is_infinite() {
-        Some(if f > 0.0 { "+Inf" } else { "-Inf" }.into())
-    } else {
-        None
-    }
-}
-
-/// Go's `%.{precision}f`.
-pub fn go_f(f: f64, precision: usize) -> String {
-    if let Some(s) = special(f) {
-        return s;
-    }
-    format!("{f:.precision$}")
-}
-
-/// Go's `%.{precision}e`: `1.500000e+00`.
-pub fn go_e(f: f64, precision: usize) -> String {
-    if let Some(s) = special(f) {
-        return s;
-    }
-    let text = format!("{f:.precision$e}");
-    let (mantissa, exp) = text.split_once('e').unwrap_or((&text, "0"));
-    format!("{mantissa}{}", exponent(exp.parse().unwrap_or(0)))
-}
 
 /// The strings extension's `format`: `%s`, `%d`, `%f`, `%e`, `%b`, `%o`, `%x`, `%X` and `%%`, with an
 /// optional precision for `%f` and `%e`.

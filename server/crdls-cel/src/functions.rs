@@ -6,11 +6,12 @@ use std::cmp::Ordering;
 use std::sync::Arc;
 
 use crate::eval::{EvalError, Outcome};
-use crate::format::{format, go_g};
+use crate::format::format;
 use crate::k8s;
-use crate::pattern::with_regex;
 use crate::time;
 use crate::value::{concat_lists, List, Value};
+use crdls_go::pattern::with_regex;
+use crdls_go::print::go_g;
 
 /// Calls `name` with `args` (the receiver first for receiver-style calls), adding traversal costs.
 pub fn call(name: &str, args: &[Value], cost: &mut u64) -> Outcome {
@@ -157,7 +158,7 @@ pub fn call(name: &str, args: &[Value], cost: &mut u64) -> Outcome {
             other => return Err(EvalError::runtime(format!("strconv.ParseBool: parsing {other:?}: invalid syntax"))),
         }),
         ("duration", [Duration(d)]) => Duration(*d),
-        ("duration", [String(s)]) => Duration(time::parse_duration(s)?),
+        ("duration", [String(s)]) => Duration(crdls_go::duration::parse_duration(s)?),
         ("timestamp", [Timestamp(t)]) => Timestamp(*t),
         ("timestamp", [String(s)]) => Timestamp(time::parse_timestamp(s)?),
         ("timestamp", [Int(i)]) => Timestamp(time::check_range(crate::value::Timestamp { seconds: *i, nanos: 0 })?),
@@ -255,8 +256,8 @@ pub fn call(name: &str, args: &[Value], cost: &mut u64) -> Outcome {
         ("findAll", [String(s), String(p)]) => find_all(s, p, -1)?,
         ("findAll", [String(s), String(p), Int(n)]) => find_all(s, p, *n)?,
         // URLs.
-        ("url", [String(s)]) => Url(Arc::new(k8s::Url::parse(s)?)),
-        ("isURL", [String(s)]) => Bool(k8s::Url::parse(s).is_ok()),
+        ("url", [String(s)]) => Url(Arc::new(k8s::parse_url(s)?)),
+        ("isURL", [String(s)]) => Bool(k8s::parse_url(s).is_ok()),
         ("getScheme", [Url(u)]) => Value::string(u.scheme.as_str()),
         ("getHost", [Url(u)]) => Value::string(u.host.as_str()),
         ("getHostname", [Url(u)]) => Value::string(u.hostname()),

@@ -331,161 +331,41 @@ impl fmt::Display for Semver {
     }
 }
 
-/// A URL as Go's `url.ParseRequestURI` splits it.
-#[derive(Clone, Debug)]
-pub struct Url {
-    /// The text it was parsed from.
-    pub raw: String,
-    /// The scheme, empty for an absolute path.
-    pub scheme: String,
-    /// `host[:port]`.
-    pub host: String,
-    /// The path as written (escaped).
-    pub path: String,
-    /// The query, without `?`.
-    pub query: String,
+pub use crdls_go::url::Url;
+
+/// CEL's `url()`: Go's `url.ParseRequestURI`, with its error as the URL library words it.
+pub fn parse_url(text: &str) -> Result<Url, String> {
+    crdls_go::url::parse_request_uri(text)
+        .map_err(|detail| format!("URL parse error during conversion from string: parse {}: {detail}", crdls_go::print::quote(text)))
 }
 
-impl Url {
-    /// Parses an absolute URI or an absolute path.
-    pub fn parse(text: &str) -> Result<Url, String> {
-        let err = |detail: &str| format!("URL parse error during conversion from string: parse {text:?}: {detail}");
-        if text.is_empty() {
-            return Err(err("empty url"));
-        }
-        if text.bytes().any(|b| b < 0x20 || b == 0x7f) {
-            return Err(err("net/url: invalid control character in URL"));
-        }
-        let (before_query, query) = match text.split_once('?') {
-            Some((b, q)) => (b, q.to_string()),
-            None => (text, String::new()),
-        };
-        let (scheme, rest) = match scheme_of(before_query) {
-            Some((s, r)) => (s.to_string(), r),
-            None => {
-                if !before_query.starts_with('/') {
-                    return Err(err("invalid URI for request"));
-                }
-                (String::new(), before_query)
-            }
-        };
-        let (host, path) = if let Some(after) = rest.strip_prefix("//") {
-            let end = after.find('/').unwrap_or(after.len());
-            let authority = &after[..end];
-            let host = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
-            validate_host(host).map_err(|d| err(&d))?;
-            (host.to_string(), after[end..].to_string())
-        } else if !scheme.is_empty() && !rest.starts_with('/') {
-            // An opaque URL (`mailto:x`): no host and no path.
-            (String::new(), String::new())
-        } else {
-            (String::new(), rest.to_string())
-        };
-        Ok(Url { raw: text.to_string(), scheme, host, path, query })
-    }
-
-    /// The host without port and brackets.
-    pub fn hostname(&self) -> String {
-        let (host, _) = split_host_port(&self.host);
-        host.trim_start_matches('[').trim_end_matches(']').to_string()
-    }
-
-    /// The port, or empty.
-    pub fn port(&self) -> String {
-        split_host_port(&self.host).1.to_string()
-    }
-
-    /// The query as a map from keys to their values, in order.
-    pub fn query_map(&self) -> Vec<(String, Vec<String>)> {
-        let mut out: Vec<(String, Vec<String>)> = Vec::new();
-        for pair in self.query.split('&').filter(|p| !p.is_empty()) {
-            if pair.contains(';') {
-                continue;
-            }
-            let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
-            let (Some(k), Some(v)) = (unescape(k), unescape(v)) else { continue };
-            match out.iter_mut().find(|(key, _)| *key == k) {
-                Some((_, values)) => values.push(v),
-                None => out.push((k, vec![v])),
-            }
-        }
-        out
-    }
-}
-
-fn scheme_of(text: &str) -> Option<(&str, &str)> {
-    let colon = text.find(':')?;
-    let scheme = &text[..colon];
-    let mut chars = scheme.chars();
-    let first = chars.next()?;
-    if !first.is_ascii_alphabetic() || !chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.')) {
-        return None;
-    }
-    Some((scheme, &text[colon + 1..]))
-}
-
-fn split_host_port(host: &str) -> (&str, &str) {
-    let after_bracket = host.rfind(']').map_or(0, |i| i + 1);
-    match host[after_bracket..].rfind(':') {
-        Some(i) => (&host[..after_bracket + i], &host[after_bracket + i + 1..]),
-        None => (host, ""),
-    }
-}
-
-fn validate_host(host: &str) -> Result<(), String> {
-    let (name, port) = split_host_port(host);
-    if !port.bytes().all(|b| b.is_ascii_digit()) {
-        return Err(format!("invalid port {:?} after host", format!(":{port}")));
-    }
-    if name.starts_with('[') && !name.ends_with(']') {
-        return Err("missing ']' in host".into());
-    }
-    Ok(())
-}
-
-fn unescape(text: &str) -> Option<String> {
-    let bytes = text.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        match bytes[i] {
-            b'%' => {
-                let hex = text.get(i + 1..i + 3)?;
-                out.push(u8::from_str_radix(hex, 16).ok()?);
-                i += 3;
-            }
-            b'+' => {
-                out.push(b' ');
-                i += 1;
-            }
-            b => {
-                out.push(b);
-                i += 1;
-            }
-        }
-    }
-    String::from_utf8(out).ok()
-}
-
-/// Parses an IP address as Kubernetes' `ip()` does.
+/// Parses an IP address as Kubernetes' `ip()` does: `netip.ParseAddr`, without a zone, and not an
+/// IPv4-mapped IPv6 address.
 pub fn parse_ip(text: &str) -> Result<IpAddr, String> {
+    use crdls_go::ip::strict::{parse, Addr};
     if text.contains('%') {
         return Err(format!("IP address with zone value is not allowed: {text}"));
     }
-    let ip: IpAddr = text
-        .parse()
-        .map_err(|_| format!("IP Address {text:?} parse error during conversion from string: ParseAddr({text:?}): unable to parse IP"))?;
-    if let IpAddr::V6(v6) = ip {
+    let quoted = crdls_go::print::quote(text);
+    let parsed = parse(text.as_bytes())
+        .filter(|p| p.kind != Addr::V6WithZone)
+        .ok_or_else(|| format!("IP Address {quoted} parse error during conversion from string: ParseAddr({quoted}): unable to parse IP"))?;
+    if let IpAddr::V6(v6) = parsed.ip {
         if v6.to_ipv4_mapped().is_some() {
-            return Err(format!("IPv4-mapped IPv6 address {text:?} is not allowed"));
+            return Err(format!("IPv4-mapped IPv6 address {quoted} is not allowed"));
         }
     }
-    Ok(ip)
+    Ok(parsed.ip)
 }
 
 /// Parses a CIDR as Kubernetes' `cidr()` does: the address as written and the prefix length.
 pub fn parse_cidr(text: &str) -> Result<(IpAddr, u8), String> {
-    let bad = || format!("network address parse error during conversion from string: netip.ParsePrefix({text:?}): bad prefix");
+    let bad = || {
+        format!(
+            "network address parse error during conversion from string: netip.ParsePrefix({}): bad prefix",
+            crdls_go::print::quote(text)
+        )
+    };
     let (addr, bits) = text.split_once('/').ok_or_else(bad)?;
     let ip = parse_ip(addr).map_err(|_| bad())?;
     if bits.is_empty() || (bits.len() > 1 && bits.starts_with('0')) || !bits.bytes().all(|b| b.is_ascii_digit()) {
@@ -564,7 +444,7 @@ pub const FORMAT_NAMES: &[&str] = &[
 
 /// The problems of `value` under a named format (empty when valid).
 pub fn validate_format(name: &str, value: &str) -> Vec<String> {
-    use crate::names;
+    use crdls_go::names;
     let mask = |v: &str| -> String {
         match v.strip_suffix('-') {
             Some(stem) => format!("{stem}a"),
@@ -580,18 +460,18 @@ pub fn validate_format(name: &str, value: &str) -> Vec<String> {
         "dns1123SubdomainPrefix" => names::dns1123_subdomain(&mask(value)),
         "dns1035LabelPrefix" => names::dns1035_label(&mask(value)),
         "labelValue" => names::label_value(value),
-        "uri" => match Url::parse(value) {
+        "uri" => match crdls_go::url::parse_request_uri(value) {
             Ok(_) => Vec::new(),
             Err(_) => vec!["invalid URI".to_string()],
         },
-        "uuid" => (!crate::formats::check_string_format("uuid", value))
+        "uuid" => (!crdls_go::formats::check_string_format("uuid", value))
             .then(|| "does not match the UUID format".to_string())
             .into_iter()
             .collect(),
-        "byte" => (!crate::formats::check_string_format("byte", value)).then(|| "invalid base64".to_string()).into_iter().collect(),
-        "date" => (!crate::formats::check_string_format("date", value)).then(|| "invalid date".to_string()).into_iter().collect(),
+        "byte" => (!crdls_go::formats::check_string_format("byte", value)).then(|| "invalid base64".to_string()).into_iter().collect(),
+        "date" => (!crdls_go::formats::check_string_format("date", value)).then(|| "invalid date".to_string()).into_iter().collect(),
         "datetime" => {
-            (!crate::formats::check_string_format("date-time", value)).then(|| "invalid datetime".to_string()).into_iter().collect()
+            (!crdls_go::formats::check_string_format("date-time", value)).then(|| "invalid datetime".to_string()).into_iter().collect()
         }
         _ => Vec::new(),
     }
@@ -628,14 +508,14 @@ mod tests {
 
     #[test]
     fn urls_ips_and_cidrs() {
-        let u = Url::parse("https://user@example.com:8443/a%20b?x=1&x=2&y=").unwrap();
+        let u = parse_url("https://user@example.com:8443/a%20b?x=1&x=2&y=").unwrap();
         assert_eq!(
             (u.scheme.as_str(), u.host.as_str(), u.hostname(), u.port(), u.path.as_str()),
             ("https", "example.com:8443", "example.com".to_string(), "8443".to_string(), "/a%20b")
         );
         assert_eq!(u.query_map(), vec![("x".to_string(), vec!["1".to_string(), "2".to_string()]), ("y".to_string(), vec![String::new()])]);
-        assert!(Url::parse("example.com").is_err());
-        assert_eq!(Url::parse("https://[::1]:80").unwrap().hostname(), "::1");
+        assert!(parse_url("example.com").is_err());
+        assert_eq!(parse_url("https://[::1]:80").unwrap().hostname(), "::1");
         assert!(parse_ip("::ffff:1.2.3.4").is_err());
         assert!(parse_ip("fe80::1%eth0").is_err());
         let (net, bits) = parse_cidr("10.0.0.0/8").unwrap();

@@ -304,7 +304,7 @@ impl fmt::Display for Value {
             Value::Bool(b) => write!(f, "{b}"),
             Value::Int(i) => write!(f, "{i}"),
             Value::Uint(u) => write!(f, "{u}u"),
-            Value::Double(d) => f.write_str(&crate::format::go_g(*d)),
+            Value::Double(d) => f.write_str(&crdls_go::print::go_g(*d)),
             Value::String(s) => write!(f, "{s:?}"),
             Value::Bytes(b) => write!(f, "b{:?}", String::from_utf8_lossy(b)),
             Value::Duration(d) => f.write_str(&crate::time::duration_string(*d)),

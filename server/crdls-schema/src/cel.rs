@@ -395,7 +395,7 @@ pub fn to_value(node: &Node, schema: &Schema, resource_root: bool, name: &str) -
         }
         (Yaml::Str(s), Some("string")) => match schema.format.as_deref() {
             Some("byte") => decode_base64(s).map_or_else(|| Value::string(s.as_str()), |b| Value::Bytes(Arc::from(b))),
-            Some("duration") => crdls_cel::time::parse_duration(s).map_or_else(|_| Value::string(s.as_str()), Value::Duration),
+            Some("duration") => crdls_go::duration::parse_duration(s).map_or_else(|_| Value::string(s.as_str()), Value::Duration),
             Some("date") => {
                 crdls_cel::time::parse_timestamp(&format!("{s}T00:00:00Z")).map_or_else(|_| Value::string(s.as_str()), Value::Timestamp)
             }

@@ -3,59 +3,8 @@
 
 use crdls_yaml::{Node, Value};
 
-/// Go's `strconv.Quote`: double quotes, with Go's escapes for control and non-printable characters.
-pub fn quote(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + 2);
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\u{7}' => out.push_str("\\a"),
-            '\u{8}' => out.push_str("\\b"),
-            '\u{c}' => out.push_str("\\f"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            '\u{b}' => out.push_str("\\v"),
-            c if (c as u32) < 0x20 || c as u32 == 0x7f => out.push_str(&format!("\\x{:02x}", c as u32)),
-            c if c.is_control() || c == '\u{feff}' => {
-                if (c as u32) <= 0xffff {
-                    out.push_str(&format!("\\u{:04x}", c as u32));
-                } else {
-                    out.push_str(&format!("\\U{:08x}", c as u32));
-                }
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
-}
-
-/// Go's `%v` for a `float64`: the shortest digits, in exponent form when the decimal exponent is
-/// below -4 or at least 6 (so a maximum of 2147483647 prints as `2.147483647e+09`, as the API server says).
-pub fn float(f: f64) -> String {
-    if f.is_nan() {
-        return "NaN".into();
-    }
-    if f.is_infinite() {
-        return if f > 0.0 { "+Inf".into() } else { "-Inf".into() };
-    }
-    if f == 0.0 {
-        return if f.is_sign_negative() { "-0".into() } else { "0".into() };
-    }
-    // Rust's `{:e}` gives the shortest round-tripping digits, like Go's shortest formatting.
-    let sci = format!("{f:e}");
-    let (mantissa, exp) = sci.split_once('e').expect("exponent form");
-    let exp: i32 = exp.parse().expect("exponent");
-    if (-4..6).contains(&exp) {
-        let s = format!("{f}");
-        return s;
-    }
-    let sign = if exp < 0 { '-' } else { '+' };
-    format!("{mantissa}e{sign}{:02}", exp.abs())
-}
+use crdls_go::print::json_float;
+pub use crdls_go::print::{float, json_string_into, quote};
 
 /// How `field.Error` prints a bad value: `%q` for strings, `%v` for numbers and booleans, `null`,
 /// and JSON for objects and arrays.
@@ -83,7 +32,7 @@ fn write_json(node: &Node, out: &mut String) {
         Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
         Value::Int(i) => out.push_str(&i.to_string()),
         Value::Float(f) => out.push_str(&json_float(*f)),
-        Value::Str(s) => json_string(s, out),
+        Value::Str(s) => json_string_into(s, out),
         Value::Seq(items) => {
             out.push('[');
             for (i, item) in items.iter().enumerate() {
@@ -109,54 +58,13 @@ fn write_json(node: &Node, out: &mut String) {
                 if i > 0 {
                     out.push(',');
                 }
-                json_string(k, out);
+                json_string_into(k, out);
                 out.push(':');
                 write_json(v, out);
             }
             out.push('}');
         }
     }
-}
-
-/// Go's JSON float formatting: plain digits for exponents in [-6, 21), else exponent form.
-fn json_float(f: f64) -> String {
-    if !f.is_finite() {
-        return "null".into();
-    }
-    let abs = f.abs();
-    if abs != 0.0 && !(1e-6..1e21).contains(&abs) {
-        let sci = format!("{f:e}");
-        let (m, e) = sci.split_once('e').expect("exponent form");
-        let e: i32 = e.parse().expect("exponent");
-        return format!("{m}e{}{:02}", if e < 0 { '-' } else { '+' }, e.abs());
-    }
-    format!("{f}")
-}
-
-/// Writes `s` as a JSON string the way Go's encoder does (HTML characters escaped).
-pub fn json_string_into(s: &str, out: &mut String) {
-    json_string(s, out)
-}
-
-fn json_string(s: &str, out: &mut String) {
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            '<' => out.push_str("\\u003c"),
-            '>' => out.push_str("\\u003e"),
-            '&' => out.push_str("\\u0026"),
-            '\u{2028}' => out.push_str("\\u2028"),
-            '\u{2029}' => out.push_str("\\u2029"),
-            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
-            c => out.push(c),
-        }
-    }
-    out.push('"');
 }
 
 #[cfg(test)]

@@ -17,7 +17,7 @@ mod prune;
 mod suggest;
 mod validate;
 
-pub use crdls_cel::{formats, names, pattern};
+pub use crdls_go::{formats, names, pattern};
 
 pub use crd_rules::{crd_costs, factor_text, short_path, thousands, CostDriver, RuleCost, SchemaCost, PER_CRD_LIMIT, PER_EXPRESSION_LIMIT};
 pub use crdls_crd::cel::Unbounded;

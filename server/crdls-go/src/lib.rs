@@ -1,0 +1,13 @@
+//! Ports of the Go functions whose exact behaviour Kubernetes users see in the API server's answers:
+//! `time.ParseDuration`, `strconv` quoting and float printing, `net/netip` and `k8s.io/utils/net` IP
+//! parsing, `net/url.ParseRequestURI`, `net/mail.ParseAddress`, the apimachinery name validators,
+//! kube-openapi's string formats and RE2 pattern syntax. One port of each, in this leaf crate, so the
+//! CEL evaluator and the checkers can never disagree about a value.
+
+pub mod duration;
+pub mod formats;
+pub mod ip;
+pub mod names;
+pub mod pattern;
+pub mod print;
+pub mod url;
