@@ -91,8 +91,7 @@ struct Interpreter {
     depth: usize,
 }
 
-/// Nesting beyond this is refused rather than risking the stack.
-const MAX_DEPTH: usize = 250;
+use crate::parse::MAX_NESTING as MAX_DEPTH;
 
 impl Interpreter {
     fn charge(&mut self, amount: u64) -> Result<(), EvalError> {

@@ -127,6 +127,10 @@ pub fn on_big_stack<T: Send>(f: impl FnOnce() -> T + Send) -> T {
     })
 }
 
+/// The deepest nesting of an expression the parser, the checker and the evaluator accept (cel-go's
+/// parser limit): anything deeper is refused rather than risking the stack.
+pub const MAX_NESTING: usize = 250;
+
 /// The depth of an expression tree.
 pub fn depth(expr: &IdedExpr) -> usize {
     let below = match &expr.expr {
@@ -143,7 +147,7 @@ pub fn depth(expr: &IdedExpr) -> usize {
 }
 
 fn parse_here(source: &str) -> Result<Parsed, Vec<CelError>> {
-    let parser = env().parser().enable_optional_syntax(true).enable_ident_escape_syntax(true).max_recursion_depth(250);
+    let parser = env().parser().enable_optional_syntax(true).enable_ident_escape_syntax(true).max_recursion_depth(MAX_NESTING as u16);
     match parser.parse_with_source_info(source) {
         Ok((expr, info)) => {
             let mut offsets = HashMap::new();

@@ -13,7 +13,7 @@
 
 use crdls_crd::{split_api_version, CrdIndex, IndexedCrd, Resolution, Schema};
 use crdls_schema::{did_you_mean, edit_distance};
-use crdls_yaml::{document_at, resolve_plain, Diagnostic, Document, Entry, Node, Segment, Stream, Style, TextRange, Value};
+use crdls_yaml::{document_at, follow, resolve_plain, Diagnostic, Document, Entry, Node, Segment, Stream, Style, TextRange, Value};
 
 use crate::render::{yaml_inline, yaml_string};
 use crate::schema_walk::{walk, Step};
@@ -437,65 +437,6 @@ fn line_end(text: &str, offset: usize) -> usize {
 fn path_before<'p>(path: &'p str, rest: &str) -> &'p str {
     let cut = path.len().saturating_sub(rest.len());
     path[..cut].trim_end_matches('.')
-}
-
-/// How far a field path leads into a document's tree.
-struct Followed<'n, 'p> {
-    /// The steps taken.
-    segments: Vec<Segment<'n>>,
-    /// The root, then the node reached by each step.
-    nodes: Vec<&'n Node>,
-    /// The entry of the last step, when it was a key.
-    entry: Option<&'n Entry>,
-    /// What is left of the path: empty when the whole path exists.
-    rest: &'p str,
-}
-
-/// Follows an API-server field path (`spec.ports[0].name`, `metadata.labels[app]`) down a tree. Keys
-/// may hold dots (`metadata.labels.app.kubernetes.io/name`): the longest key that fits is taken.
-fn follow<'n, 'p>(root: &'n Node, path: &'p str) -> Followed<'n, 'p> {
-    let mut found = Followed { segments: Vec::new(), nodes: vec![root], entry: None, rest: path };
-    let mut node = root;
-    while !found.rest.is_empty() {
-        let rest = found.rest;
-        if let Some(inner) = rest.strip_prefix('[') {
-            let Some(close) = inner.find(']') else { break };
-            let key = &inner[..close];
-            let after = &inner[close + 1..];
-            match &node.value {
-                Value::Seq(items) => match key.parse::<usize>().ok().and_then(|i| items.get(i).map(|n| (i, n))) {
-                    Some((i, item)) => {
-                        found.segments.push(Segment::Index(i));
-                        found.entry = None;
-                        node = item;
-                    }
-                    None => break,
-                },
-                Value::Map(entries) => match entries.iter().find(|e| e.key == key) {
-                    Some(e) => {
-                        found.segments.push(Segment::Key(&e.key));
-                        found.entry = Some(e);
-                        node = &e.value;
-                    }
-                    None => break,
-                },
-                _ => break,
-            }
-            found.nodes.push(node);
-            found.rest = after;
-            continue;
-        }
-        let field = rest.strip_prefix('.').unwrap_or(rest);
-        let Value::Map(entries) = &node.value else { break };
-        let fits = |e: &&Entry| field.starts_with(e.key.as_str()) && matches!(field[e.key.len()..].chars().next(), None | Some('.' | '['));
-        let Some(e) = entries.iter().filter(fits).max_by_key(|e| e.key.len()) else { break };
-        found.segments.push(Segment::Key(&e.key));
-        found.entry = Some(e);
-        node = &e.value;
-        found.nodes.push(node);
-        found.rest = &field[e.key.len()..];
-    }
-    found
 }
 
 #[cfg(test)]

@@ -312,31 +312,11 @@ fn rule_error_string(rule: &ValidationRule) -> String {
 
 /// The key range of the field a normalized field path names below `node`, when the data has it.
 fn locate_field(node: &Node, normalized: &str) -> Option<TextRange> {
-    let mut current = node;
-    let mut range = None;
-    let mut rest = normalized;
-    while !rest.is_empty() {
-        let (key, after) = if let Some(r) = rest.strip_prefix('[') {
-            let end = r.find(']')?;
-            (&r[..end], &r[end + 1..])
-        } else {
-            let r = rest.strip_prefix('.').unwrap_or(rest);
-            // The longest key of the data that fits: property names may hold dots.
-            let entries = current.as_map()?;
-            let key = entries
-                .iter()
-                .filter(|e| r.starts_with(e.key.as_str()) && matches!(r[e.key.len()..].chars().next(), None | Some('.' | '[')))
-                .max_by_key(|e| e.key.len())?
-                .key
-                .as_str();
-            (key, &r[key.len()..])
-        };
-        let entry = current.entry(key)?;
-        range = Some(entry.key_range);
-        current = &entry.value;
-        rest = after;
+    let followed = crdls_yaml::follow(node, normalized);
+    if !followed.complete() {
+        return None;
     }
-    range
+    followed.entry.map(|e| e.key_range)
 }
 
 /// The CEL value of a node (objects all named `name`: type names of objects cannot be written in a rule),

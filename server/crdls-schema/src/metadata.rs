@@ -148,11 +148,7 @@ fn key_or(metadata: Option<&Node>, key: &str, fallback: TextRange) -> TextRange 
 /// and answers with Go's JSON decoding error.
 fn type_error(node: &Node, path: &FieldPath<'_>, expected: &str, out: &mut Vec<Diagnostic>) {
     let actual = node.value.type_name();
-    let json_word = match actual {
-        "integer" | "number" => "number",
-        "boolean" => "bool",
-        other => other,
-    };
+    let json_word = node.value.json_type();
     let (field, go_type) = go_field(path, expected);
     let d = Diagnostic::new(node.range, Severity::Error, "metadata/type", format!("expected {expected}, found {actual}"))
         .with_path(path.to_string())

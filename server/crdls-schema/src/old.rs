@@ -83,37 +83,12 @@ pub fn same_data(a: &Node, b: &Node) -> bool {
 /// The node at an API-server field path (`spec.ports[0].name`, `spec.labels[app]`, keys with dots
 /// matched longest first), or else how deep the path got and the deepest node it reached.
 pub fn node_at<'n>(root: &'n Node, path: &str) -> Result<&'n Node, (usize, &'n Node)> {
-    let (mut node, mut rest, mut depth) = (root, path, 0usize);
-    while !rest.is_empty() {
-        let next = if let Some(inner) = rest.strip_prefix('[') {
-            let close = inner.find(']').ok_or((depth, node))?;
-            let key = &inner[..close];
-            let child = match &node.value {
-                Value::Seq(items) => key.parse::<usize>().ok().and_then(|i| items.get(i)),
-                Value::Map(_) => node.get(key),
-                _ => None,
-            };
-            child.map(|c| (c, &inner[close + 1..]))
-        } else {
-            let field = rest.strip_prefix('.').unwrap_or(rest);
-            node.as_map().and_then(|entries| {
-                entries
-                    .iter()
-                    .filter(|e| field.starts_with(e.key.as_str()) && matches!(field[e.key.len()..].chars().next(), None | Some('.' | '[')))
-                    .max_by_key(|e| e.key.len())
-                    .map(|e| (&e.value, &field[e.key.len()..]))
-            })
-        };
-        match next {
-            Some((child, after)) => {
-                node = child;
-                rest = after;
-                depth += 1;
-            }
-            None => return Err((depth, node)),
-        }
+    let followed = crdls_yaml::follow(root, path);
+    if followed.complete() {
+        Ok(followed.node())
+    } else {
+        Err((followed.segments.len(), followed.node()))
     }
-    Ok(node)
 }
 
 /// Whether an error at `path` concerns data the update leaves as it was: the value at the path (or,

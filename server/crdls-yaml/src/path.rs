@@ -3,6 +3,8 @@
 
 use std::fmt;
 
+use crate::{Entry, Node, Segment, Value};
+
 /// One step of a field path.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Step<'a> {
@@ -71,6 +73,78 @@ impl<'a> FieldPath<'a> {
 impl fmt::Display for FieldPath<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         self.write(f).map(|_| ())
+    }
+}
+
+/// How far a field path leads into a document's tree.
+#[derive(Clone, Debug)]
+pub struct Followed<'n, 'p> {
+    /// The steps taken.
+    pub segments: Vec<Segment<'n>>,
+    /// The root, then the node reached by each step.
+    pub nodes: Vec<&'n Node>,
+    /// The entry of the last step, when it was a key.
+    pub entry: Option<&'n Entry>,
+    /// What is left of the path: empty when the whole path exists.
+    pub rest: &'p str,
+}
+
+/// Follows an API-server field path (`spec.ports[0].name`, `metadata.labels[app]`) down a tree. Keys
+/// may hold dots (`metadata.labels.app.kubernetes.io/name`): the longest key that fits is taken.
+pub fn follow<'n, 'p>(root: &'n Node, path: &'p str) -> Followed<'n, 'p> {
+    let mut found = Followed { segments: Vec::new(), nodes: vec![root], entry: None, rest: path };
+    let mut node = root;
+    while !found.rest.is_empty() {
+        let rest = found.rest;
+        if let Some(inner) = rest.strip_prefix('[') {
+            let Some(close) = inner.find(']') else { break };
+            let key = &inner[..close];
+            let after = &inner[close + 1..];
+            match &node.value {
+                Value::Seq(items) => match key.parse::<usize>().ok().and_then(|i| items.get(i).map(|n| (i, n))) {
+                    Some((i, item)) => {
+                        found.segments.push(Segment::Index(i));
+                        found.entry = None;
+                        node = item;
+                    }
+                    None => break,
+                },
+                Value::Map(entries) => match entries.iter().find(|e| e.key == key) {
+                    Some(e) => {
+                        found.segments.push(Segment::Key(&e.key));
+                        found.entry = Some(e);
+                        node = &e.value;
+                    }
+                    None => break,
+                },
+                _ => break,
+            }
+            found.nodes.push(node);
+            found.rest = after;
+            continue;
+        }
+        let field = rest.strip_prefix('.').unwrap_or(rest);
+        let Value::Map(entries) = &node.value else { break };
+        let fits = |e: &&Entry| field.starts_with(e.key.as_str()) && matches!(field[e.key.len()..].chars().next(), None | Some('.' | '['));
+        let Some(e) = entries.iter().filter(fits).max_by_key(|e| e.key.len()) else { break };
+        found.segments.push(Segment::Key(&e.key));
+        found.entry = Some(e);
+        node = &e.value;
+        found.nodes.push(node);
+        found.rest = &field[e.key.len()..];
+    }
+    found
+}
+
+impl<'n> Followed<'n, '_> {
+    /// Whether the whole path exists.
+    pub fn complete(&self) -> bool {
+        self.rest.is_empty()
+    }
+
+    /// The deepest node the path reached (the root when not even its first step exists).
+    pub fn node(&self) -> &'n Node {
+        self.nodes[self.nodes.len() - 1]
     }
 }
 

@@ -79,6 +79,20 @@ impl Value {
             Value::Map(_) => "object",
         }
     }
+
+    /// The word Go's `encoding/json` uses for this kind of value in an `UnmarshalTypeError`
+    /// (`json: cannot unmarshal bool into Go struct field ...`): `bool`, `number`, `string`, `array`,
+    /// `object` or `null`.
+    pub fn json_type(&self) -> &'static str {
+        match self {
+            Value::Null => "null",
+            Value::Bool(_) => "bool",
+            Value::Int(_) | Value::Float(_) => "number",
+            Value::Str(_) => "string",
+            Value::Seq(_) => "array",
+            Value::Map(_) => "object",
+        }
+    }
 }
 
 impl Node {

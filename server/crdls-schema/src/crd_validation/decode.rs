@@ -365,13 +365,10 @@ impl Walk<'_, '_> {
             return;
         }
         let found = match &node.value {
-            Value::Str(_) => "string".to_string(),
-            Value::Bool(_) => "bool".to_string(),
+            // For an integer field Go names the number too.
             Value::Int(_) | Value::Float(_) if go_type.starts_with("int") => format!("number {}", crate::gofmt::json(node)),
-            Value::Int(_) | Value::Float(_) => "number".to_string(),
-            Value::Seq(_) => "array".to_string(),
-            Value::Map(_) => "object".to_string(),
             Value::Null => return,
+            other => other.json_type().to_string(),
         };
         let json = format!("json: cannot unmarshal {found} into Go struct field {}.{} of type {go_type}", at.go_struct, at.go_fields);
         let name = at.json_path.rsplit(['.', ']']).next().unwrap_or(&at.json_path).to_string();

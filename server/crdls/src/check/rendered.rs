@@ -102,12 +102,11 @@ fn locate(stream: &Stream, kind: Option<&str>, path: &str) -> Option<TextRange> 
     let roots: Vec<Node> = stream.documents.iter().filter_map(|d| d.root.as_ref()).map(first_keys_only).collect();
     let of_kind = roots.iter().filter(|r| kind.is_some() && r.get_str("kind") == kind);
     for root in of_kind.chain(roots.iter()) {
-        let node = match crdls_schema::old::node_at(root, path) {
-            Ok(node) => node,
-            Err((depth, node)) if depth > 0 => node,
-            Err(_) => continue,
-        };
-        return Some(key_of(root, node.range).unwrap_or(node.range));
+        let followed = crdls_yaml::follow(root, path);
+        if followed.segments.is_empty() {
+            continue;
+        }
+        return Some(followed.entry.map_or(followed.node().range, |e| e.key_range));
     }
     None
 }
@@ -128,17 +127,6 @@ fn first_keys_only(node: &Node) -> Node {
         other => other.clone(),
     };
     Node { range: node.range, value, style: node.style }
-}
-
-/// The range of the key whose value is the node at `value`, when it is a map entry's value.
-fn key_of(node: &Node, value: TextRange) -> Option<TextRange> {
-    match &node.value {
-        Value::Map(entries) => {
-            entries.iter().find_map(|e| if e.value.range == value { Some(e.key_range) } else { key_of(&e.value, value) })
-        }
-        Value::Seq(items) => items.iter().find_map(|i| key_of(i, value)),
-        _ => None,
-    }
 }
 
 /// Every chart directory below `root`, by its `Chart.yaml` name (hidden directories, `node_modules`
