@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use crdls_crd::{Crd, CrdIndex};
-use crdls_schema::{check_stream, CheckOptions, DocumentKind};
+use crdls_check::{check_stream, CheckOptions, DocumentKind};
 use crdls_yaml::Severity;
 
 /// The outcome of one case.

@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use crdls_crd::{Crd, CrdIndex};
-use crdls_schema::{check_stream, CheckOptions, DocumentKind};
+use crdls_check::{check_stream, CheckOptions, DocumentKind};
 
 fn yaml_files(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
     let Ok(entries) = std::fs::read_dir(dir) else { return };
@@ -219,12 +219,12 @@ fn corpus_rule_costs_are_within_the_limits() {
         for doc in &stream.documents {
             let Some(root) = &doc.root else { continue };
             let name = root.get("metadata").and_then(|m| m.get_str("name")).unwrap_or_default().to_string();
-            for schema in crdls_schema::crd_costs(root, &text, false) {
-                if schema.total > crdls_schema::PER_CRD_LIMIT {
+            for schema in crdls_check::crd_costs(root, &text, false) {
+                if schema.total > crdls_check::PER_CRD_LIMIT {
                     over.push(format!("{name} {}: total {}", schema.path, schema.total));
                 }
                 for rule in schema.rules {
-                    if rule.total > crdls_schema::PER_EXPRESSION_LIMIT {
+                    if rule.total > crdls_check::PER_EXPRESSION_LIMIT {
                         over.push(format!("{name} {}: {}", rule.path, rule.total));
                     }
                     rules.push((rule.total, name.clone(), rule.path, rule.expression));
@@ -236,7 +236,7 @@ fn corpus_rule_costs_are_within_the_limits() {
     eprintln!("corpus: {} rules and message expressions costed; the five most expensive:", rules.len());
     for (total, name, path, expression) in rules.iter().take(5) {
         let short: String = expression.split_whitespace().collect::<Vec<_>>().join(" ").chars().take(70).collect();
-        eprintln!("  {:>12}  {name}  {path}\n                `{short}`", crdls_schema::thousands(*total));
+        eprintln!("  {:>12}  {name}  {path}\n                `{short}`", crdls_check::thousands(*total));
     }
     assert!(rules.len() > 1000, "expected the corpus's rules, costed {}", rules.len());
     assert!(over.is_empty(), "accepted CRDs over a cost limit:\n{}", over.join("\n"));

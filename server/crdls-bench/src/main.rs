@@ -12,7 +12,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crdls_crd::{Crd, CrdIndex};
-use crdls_schema::{check_stream, CheckOptions};
+use crdls_check::{check_stream, CheckOptions};
 
 fn yaml_files(dir: &Path, out: &mut Vec<PathBuf>) {
     let Ok(entries) = std::fs::read_dir(dir) else { return };

@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use crdls_schema::CheckOptions;
+use crdls_check::CheckOptions;
 use crdls_yaml::{Diagnostic, Severity};
 use serde::Deserialize;
 

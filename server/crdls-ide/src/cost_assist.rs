@@ -2,7 +2,7 @@
 //! it runs, and the share of the per-rule limit), a hover that explains the number and names the
 //! unbounded lists, maps and strings behind it, and a quick fix that bounds them just enough.
 
-use crdls_schema::{crd_costs, short_path, thousands, CostDriver, RuleCost, SchemaCost, Unbounded, PER_CRD_LIMIT, PER_EXPRESSION_LIMIT};
+use crdls_check::{crd_costs, short_path, thousands, CostDriver, RuleCost, SchemaCost, Unbounded, PER_CRD_LIMIT, PER_EXPRESSION_LIMIT};
 use crdls_yaml::{locate, Node, Stream, Style, TextRange};
 
 use crate::actions::{CodeAction, Edit};

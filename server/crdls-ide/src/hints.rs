@@ -4,7 +4,7 @@
 //! written as null, which the API server drops before defaulting, gets `→ 1 (default)` after the null.
 
 use crdls_crd::{CrdIndex, Resolution, Schema};
-use crdls_schema::defaulted_value;
+use crdls_check::defaulted_value;
 use crdls_yaml::{Node, Segment, Stream, Style, TextRange, Value};
 
 use crate::render::yaml_inline;

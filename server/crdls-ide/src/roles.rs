@@ -9,7 +9,7 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use crdls_schema::FileMode;
+use crdls_check::FileMode;
 use crdls_yaml::template::{has_actions, mask_go_template};
 use crdls_yaml::{Node, Stream};
 

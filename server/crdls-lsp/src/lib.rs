@@ -203,7 +203,7 @@ impl Backend {
             // resources that use it do not lose their schema at every keystroke.
             let broken_crd = stream.documents.iter().any(|d| d.has_syntax_error && d.root.as_ref().is_some_and(|r| is_crd(r).is_some()));
             let crds: Vec<Crd> = match mode {
-                crdls_schema::FileMode::Template { .. } => Vec::new(),
+                crdls_check::FileMode::Template { .. } => Vec::new(),
                 _ if broken_crd => read(&state.index).crds_of(&source).iter().map(|c| (**c).clone()).collect(),
                 _ => stream.documents.iter().flat_map(Crd::from_document).collect(),
             };
@@ -224,7 +224,7 @@ impl Backend {
             let path = Url::parse(&source).ok().and_then(|u| u.to_file_path().ok());
             if let (Some(rev), Some(path)) = (&config.old_object, path) {
                 if let Some(old_text) = state.git.text(&path, rev) {
-                    let mut old = crdls_schema::OldObjects::new();
+                    let mut old = crdls_check::OldObjects::new();
                     old.add_stream(&crdls_yaml::parse(&old_text));
                     options.old = Some(Arc::new(old));
                 }

@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use crdls_schema::{crd_costs, short_path, thousands, CostDriver, RuleCost, SchemaCost, PER_CRD_LIMIT, PER_EXPRESSION_LIMIT};
+use crdls_check::{crd_costs, short_path, thousands, CostDriver, RuleCost, SchemaCost, PER_CRD_LIMIT, PER_EXPRESSION_LIMIT};
 use crdls_yaml::LineIndex;
 use serde_json::json;
 

@@ -13,7 +13,7 @@ use std::sync::Arc;
 use clap::ValueEnum;
 use crdls_crd::{Crd, CrdIndex};
 use crdls_ide::{files, Config, FileRole, Roles, CONFIG_FILE};
-use crdls_schema::{check_stream_as, DocumentKind, FileCheck, FileMode};
+use crdls_check::{check_stream_as, DocumentKind, FileCheck, FileMode};
 use crdls_yaml::{Diagnostic, Severity, Stream};
 
 use crate::cli::{Io, EXIT_ERRORS, EXIT_OK, EXIT_USAGE};
@@ -347,8 +347,8 @@ fn count_coverage(check: &FileCheck, mode: &FileMode, coverage: &mut Coverage) {
 }
 
 /// The old objects from `--old` sources: files and directories, or each checked file at a git revision.
-fn old_objects(sources: &[String], inputs: &[Input], cwd: &std::path::Path) -> Result<crdls_schema::OldObjects, String> {
-    let mut old = crdls_schema::OldObjects::new();
+fn old_objects(sources: &[String], inputs: &[Input], cwd: &std::path::Path) -> Result<crdls_check::OldObjects, String> {
+    let mut old = crdls_check::OldObjects::new();
     for source in sources {
         if let Some(rev) = source.strip_prefix("git:") {
             for input in inputs.iter().filter(|i| i.report) {

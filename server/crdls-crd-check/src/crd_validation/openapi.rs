@@ -48,7 +48,7 @@ struct Walk<'a> {
 }
 
 impl Walk<'_> {
-    fn push(&mut self, owner: &str, range: TextRange, code: &'static str, err: crate::FieldError, message: impl Into<String>) {
+    fn push(&mut self, owner: &str, range: TextRange, code: &'static str, err: crate::field_error::FieldError, message: impl Into<String>) {
         self.out.push((owner.to_string(), Found::new(range, code, err, message)));
     }
 

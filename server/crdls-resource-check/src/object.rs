@@ -1,17 +1,14 @@
-//! The one checking pipeline every front end calls: for each document of a file, resolve its
-//! `apiVersion`/`kind` against the CRD index, then prune, default and validate it as the API server would.
+//! Checking one Kubernetes object: resolve its `apiVersion`/`kind` against the CRD index (or the
+//! built-in groups), then prune, default and validate it as the API server would, and run its CEL rules.
 
-use crdls_crd::{is_crd, split_api_version, CrdIndex, CrdVersion, IndexedCrd, Resolution, Schema};
-use crdls_yaml::{Diagnostic, Document, FieldPath, Node, Severity, Stream, TextRange, Value};
+use crdls_crd::{split_api_version, CrdIndex, CrdVersion, IndexedCrd, Resolution, Schema};
+use crdls_yaml::{Diagnostic, FieldPath, Node, Severity, TextRange, Value};
 
 use crate::builtin;
 use crate::cel;
-use crate::crd_rules;
-use crate::crd_versions;
 use crate::field_error::{ErrorType, FieldError};
 use crate::listtype::validate_lists;
 use crate::metadata::{validate_metadata, NameRules};
-use crate::modes::FileMode;
 use crate::old::{unchanged_at, OldObjects};
 use crate::prune::{prune_and_default, PrunedField};
 use crate::suggest::{did_you_mean, misspelled_kind};
@@ -55,106 +52,22 @@ pub enum DocumentKind {
     NotAnObject,
 }
 
-/// The result of checking one document.
-#[derive(Clone, Debug)]
-pub struct DocumentCheck {
-    /// What the document is.
-    pub kind: DocumentKind,
-    /// Its diagnostics, sorted by position.
-    pub diagnostics: Vec<Diagnostic>,
-}
-
-/// The result of checking one file.
-#[derive(Clone, Debug, Default)]
-pub struct FileCheck {
-    /// One entry per document.
-    pub documents: Vec<DocumentCheck>,
-}
-
-impl FileCheck {
-    /// Every diagnostic of the file, sorted by position.
-    pub fn diagnostics(&self) -> Vec<Diagnostic> {
-        let mut all: Vec<Diagnostic> = self.documents.iter().flat_map(|d| d.diagnostics.iter().cloned()).collect();
-        all.sort_by_key(|d| (d.range.start, d.range.end));
-        all
-    }
-
-    /// How many documents are CRDs.
-    pub fn crd_count(&self) -> usize {
-        self.documents.iter().filter(|d| d.kind == DocumentKind::Crd).count()
-    }
-}
-
-/// Checks every document of a parsed file of whole objects.
-pub fn check_stream(stream: &Stream, index: &CrdIndex, options: &CheckOptions) -> FileCheck {
-    check_stream_as(stream, index, options, &FileMode::Objects)
-}
-
-/// Checks every document of a parsed file read in `mode` (patches, assertions, a template parsed with
-/// its actions masked).
-pub fn check_stream_as(stream: &Stream, index: &CrdIndex, options: &CheckOptions, mode: &FileMode) -> FileCheck {
-    FileCheck { documents: stream.documents.iter().map(|doc| check_document(doc, &stream.text, index, options, mode)).collect() }
-}
-
-/// Checks one document of `text`.
-fn check_document(doc: &Document, text: &str, index: &CrdIndex, options: &CheckOptions, mode: &FileMode) -> DocumentCheck {
-    if *mode == FileMode::JsonPatches {
-        return DocumentCheck { kind: DocumentKind::NotAnObject, diagnostics: Vec::new() };
-    }
-    let mut diagnostics = doc.diagnostics.clone();
-    let kind = match &doc.root {
-        Some(root) if is_crd(root).is_some() => {
-            if is_crd(root) == Some(crdls_crd::CrdApiVersion::V1beta1) {
-                let at = root.get("apiVersion").map_or(root.range, |n| n.range);
-                diagnostics.push(
-                    Diagnostic::new(
-                        at,
-                        Severity::Warning,
-                        "crd/legacy-v1beta1",
-                        "apiextensions.k8s.io/v1beta1 is not served since Kubernetes 1.22: convert this CRD to apiextensions.k8s.io/v1",
-                    )
-                    .with_path("apiVersion")
-                    .with_cause("no matches for kind \"CustomResourceDefinition\" in version \"apiextensions.k8s.io/v1beta1\""),
-                );
-            }
-            // A CRD in a patch or an assertion is partial: there is no whole CRD to validate.
-            if !doc.has_syntax_error && mode.whole_objects() {
-                crd_rules::check_crd(root, text, &mut diagnostics);
-                crd_versions::check_versions(root, &mut diagnostics);
-                crate::crd_validation::check_crd(root, options, &mut diagnostics);
-            }
-            DocumentKind::Crd
-        }
-        Some(root) => {
-            let reading = Reading { complete: !doc.has_syntax_error, whole: mode.whole_objects(), live_status: mode.reads_live_status() };
-            check_object(root, index, options, reading, &mut diagnostics)
-        }
-        None => DocumentKind::NotAnObject,
-    };
-    mode.filter(doc.root.as_ref(), &mut diagnostics);
-    diagnostics.sort_by_key(|d| (d.range.start, d.range.end));
-    DocumentCheck { kind, diagnostics }
-}
-
 /// How one object is read.
-#[derive(Clone, Copy)]
-struct Reading {
+#[derive(Clone, Copy, Debug)]
+pub struct Reading {
     /// False when a syntax error cut the document short: the object is then only resolved, since
     /// validating a partial tree would report errors that are not there.
-    complete: bool,
+    pub complete: bool,
     /// Whether the object is whole; a patch or an assertion is not, and its CEL rules (which see the
     /// whole object) are not run.
-    whole: bool,
+    pub whole: bool,
     /// Whether status is checked as a live object's, status subresource or not (assertions).
-    live_status: bool,
+    pub live_status: bool,
 }
 
-/// Checks one object.
-fn check_object(root: &Node, index: &CrdIndex, options: &CheckOptions, reading: Reading, out: &mut Vec<Diagnostic>) -> DocumentKind {
+/// Checks one object (the caller has told CRDs apart, which are checked as CRDs).
+pub fn check_object(root: &Node, index: &CrdIndex, options: &CheckOptions, reading: Reading, out: &mut Vec<Diagnostic>) -> DocumentKind {
     let complete = reading.complete;
-    if is_crd(root).is_some() {
-        return DocumentKind::Crd;
-    }
     let (Some(api_version_node), Some(kind_node)) = (root.get("apiVersion"), root.get("kind")) else {
         return DocumentKind::NotAnObject;
     };

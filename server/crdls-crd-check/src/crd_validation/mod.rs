@@ -57,7 +57,7 @@ mod versions;
 use crdls_crd::{is_crd, CrdApiVersion};
 use crdls_yaml::{Diagnostic, Node, Severity, TextRange, Value};
 
-use crate::check::CheckOptions;
+use crdls_resource_check::CheckOptions;
 use crate::field_error::{ErrorType, FieldError};
 
 pub(crate) use schema::{rule_gate, RuleGate};

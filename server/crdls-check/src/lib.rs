@@ -1,0 +1,87 @@
+//! The one checking pipeline every front end calls (`crdls check`, the language server): for each
+//! document of a file, a CRD is validated as the API server validates CRDs on create, and any other
+//! object is resolved against the CRD index and checked as the API server checks it. How the file is
+//! read ([`FileMode`]: whole objects, patches, assertions, a template) decides which of those checks
+//! hold and where.
+
+mod modes;
+
+use crdls_crd::{is_crd, CrdIndex};
+use crdls_yaml::{Diagnostic, Document, Stream};
+
+pub use crdls_crd_check::{crd_costs, factor_text, short_path, thousands, CostDriver, RuleCost, SchemaCost, PER_CRD_LIMIT, PER_EXPRESSION_LIMIT};
+pub use crdls_resource_check::{
+    cel, defaulted_value, did_you_mean, edit_distance, formats, gofmt, names, old, pattern, prune_and_default, CheckOptions, DocumentKind,
+    ErrorType, FieldError, OldObjects, PrunedField, Unbounded, OBJECT_META_FIELDS,
+};
+use crdls_resource_check::{check_object, Reading};
+pub use modes::FileMode;
+
+/// The result of checking one document.
+#[derive(Clone, Debug)]
+pub struct DocumentCheck {
+    /// What the document is.
+    pub kind: DocumentKind,
+    /// Its diagnostics, sorted by position.
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// The result of checking one file.
+#[derive(Clone, Debug, Default)]
+pub struct FileCheck {
+    /// One entry per document.
+    pub documents: Vec<DocumentCheck>,
+}
+
+impl FileCheck {
+    /// Every diagnostic of the file, sorted by position.
+    pub fn diagnostics(&self) -> Vec<Diagnostic> {
+        let mut all: Vec<Diagnostic> = self.documents.iter().flat_map(|d| d.diagnostics.iter().cloned()).collect();
+        all.sort_by_key(|d| (d.range.start, d.range.end));
+        all
+    }
+
+    /// How many documents are CRDs.
+    pub fn crd_count(&self) -> usize {
+        self.documents.iter().filter(|d| d.kind == DocumentKind::Crd).count()
+    }
+}
+
+/// Checks every document of a parsed file of whole objects.
+pub fn check_stream(stream: &Stream, index: &CrdIndex, options: &CheckOptions) -> FileCheck {
+    check_stream_as(stream, index, options, &FileMode::Objects)
+}
+
+/// Checks every document of a parsed file read in `mode` (patches, assertions, a template parsed with
+/// its actions masked).
+pub fn check_stream_as(stream: &Stream, index: &CrdIndex, options: &CheckOptions, mode: &FileMode) -> FileCheck {
+    FileCheck { documents: stream.documents.iter().map(|doc| check_document(doc, &stream.text, index, options, mode)).collect() }
+}
+
+/// Checks one document of `text`.
+fn check_document(doc: &Document, text: &str, index: &CrdIndex, options: &CheckOptions, mode: &FileMode) -> DocumentCheck {
+    if *mode == FileMode::JsonPatches {
+        return DocumentCheck { kind: DocumentKind::NotAnObject, diagnostics: Vec::new() };
+    }
+    let mut diagnostics = doc.diagnostics.clone();
+    let kind = match &doc.root {
+        Some(root) => match is_crd(root) {
+            Some(version) => {
+                crdls_crd_check::check_legacy_version(root, version, &mut diagnostics);
+                // A CRD in a patch or an assertion is partial: there is no whole CRD to validate.
+                if !doc.has_syntax_error && mode.whole_objects() {
+                    crdls_crd_check::check_crd(root, text, options, &mut diagnostics);
+                }
+                DocumentKind::Crd
+            }
+            None => {
+                let reading = Reading { complete: !doc.has_syntax_error, whole: mode.whole_objects(), live_status: mode.reads_live_status() };
+                check_object(root, index, options, reading, &mut diagnostics)
+            }
+        },
+        None => DocumentKind::NotAnObject,
+    };
+    mode.filter(doc.root.as_ref(), &mut diagnostics);
+    diagnostics.sort_by_key(|d| (d.range.start, d.range.end));
+    DocumentCheck { kind, diagnostics }
+}

@@ -1,0 +1,45 @@
+//! CRD validation as the Kubernetes API server does it when a CRD is created: the structural-schema
+//! rules, forbidden keywords, defaults, list and map types, names, versions, printer columns, scale,
+//! selectable fields and conversion (`crd_validation/`), every `x-kubernetes-validations` rule
+//! compiled and its cost estimated against the limits (`crd_rules.rs`), and the differences between
+//! served versions that conversion would lose (`crd_versions.rs`).
+
+mod crd_rules;
+mod crd_validation;
+mod crd_versions;
+
+use crdls_crd::CrdApiVersion;
+use crdls_resource_check::CheckOptions;
+use crdls_yaml::{Diagnostic, Node, Severity};
+
+// The custom-resource checker's building blocks, under the names this crate's modules use: a CRD's
+// defaults are validated as resources are, and its messages are the same `field.Error`s.
+pub(crate) use crdls_go::{formats, names, pattern};
+pub(crate) use crdls_resource_check::{cel, field_error, gofmt, metadata, suggest, validate};
+
+pub use crd_rules::{crd_costs, factor_text, short_path, thousands, CostDriver, RuleCost, SchemaCost, PER_CRD_LIMIT, PER_EXPRESSION_LIMIT};
+
+/// Validates one CRD document (with no syntax error) as the API server would on create.
+pub fn check_crd(root: &Node, text: &str, options: &CheckOptions, out: &mut Vec<Diagnostic>) {
+    crd_rules::check_crd(root, text, out);
+    crd_versions::check_versions(root, out);
+    crd_validation::check_crd(root, options, out);
+}
+
+/// Warns of a CRD written as `apiextensions.k8s.io/v1beta1`, which no API server serves since 1.22.
+pub fn check_legacy_version(root: &Node, version: CrdApiVersion, out: &mut Vec<Diagnostic>) {
+    if version != CrdApiVersion::V1beta1 {
+        return;
+    }
+    let at = root.get("apiVersion").map_or(root.range, |n| n.range);
+    out.push(
+        Diagnostic::new(
+            at,
+            Severity::Warning,
+            "crd/legacy-v1beta1",
+            "apiextensions.k8s.io/v1beta1 is not served since Kubernetes 1.22: convert this CRD to apiextensions.k8s.io/v1",
+        )
+        .with_path("apiVersion")
+        .with_cause("no matches for kind \"CustomResourceDefinition\" in version \"apiextensions.k8s.io/v1beta1\""),
+    );
+}
