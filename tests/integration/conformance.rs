@@ -9,8 +9,8 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use crdls_crd::{Crd, CrdIndex};
 use crdls_check::{check_stream, CheckOptions, DocumentKind};
+use crdls_crd::{Crd, CrdIndex};
 use crdls_yaml::Severity;
 
 /// The outcome of one case.

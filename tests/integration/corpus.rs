@@ -3,8 +3,8 @@
 
 use std::sync::Arc;
 
-use crdls_crd::{Crd, CrdIndex};
 use crdls_check::{check_stream, CheckOptions, DocumentKind};
+use crdls_crd::{Crd, CrdIndex};
 
 fn yaml_files(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
     let Ok(entries) = std::fs::read_dir(dir) else { return };

@@ -7,8 +7,8 @@ use std::collections::BTreeMap;
 
 use expect_test::expect_file;
 
-use crdls_crd::CrdIndex;
 use crdls_check::{check_stream, CheckOptions};
+use crdls_crd::CrdIndex;
 use crdls_tests::{repo_root, run_cli};
 
 const DIR: &str = "fixtures/crd-errors/validation";

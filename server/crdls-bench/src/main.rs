@@ -11,8 +11,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use crdls_crd::{Crd, CrdIndex};
 use crdls_check::{check_stream, CheckOptions};
+use crdls_crd::{Crd, CrdIndex};
 
 fn yaml_files(dir: &Path, out: &mut Vec<PathBuf>) {
     let Ok(entries) = std::fs::read_dir(dir) else { return };

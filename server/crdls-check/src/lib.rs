@@ -9,7 +9,9 @@ mod modes;
 use crdls_crd::{is_crd, CrdIndex};
 use crdls_yaml::{Diagnostic, Document, Stream};
 
-pub use crdls_crd_check::{crd_costs, factor_text, short_path, thousands, CostDriver, RuleCost, SchemaCost, PER_CRD_LIMIT, PER_EXPRESSION_LIMIT};
+pub use crdls_crd_check::{
+    crd_costs, factor_text, short_path, thousands, CostDriver, RuleCost, SchemaCost, PER_CRD_LIMIT, PER_EXPRESSION_LIMIT,
+};
 pub use crdls_resource_check::{
     cel, defaulted_value, did_you_mean, edit_distance, formats, gofmt, names, old, pattern, prune_and_default, CheckOptions, DocumentKind,
     ErrorType, FieldError, OldObjects, PrunedField, Unbounded, OBJECT_META_FIELDS,
@@ -75,7 +77,8 @@ fn check_document(doc: &Document, text: &str, index: &CrdIndex, options: &CheckO
                 DocumentKind::Crd
             }
             None => {
-                let reading = Reading { complete: !doc.has_syntax_error, whole: mode.whole_objects(), live_status: mode.reads_live_status() };
+                let reading =
+                    Reading { complete: !doc.has_syntax_error, whole: mode.whole_objects(), live_status: mode.reads_live_status() };
                 check_object(root, index, options, reading, &mut diagnostics)
             }
         },

@@ -11,8 +11,8 @@
 //! - `resource/deprecated-version`, `resource/version-not-served`, `resource/unknown-version`: move
 //!   `apiVersion` to a served version, the preferred one first; `resource/unknown-kind`: the kind meant.
 
-use crdls_crd::{split_api_version, CrdIndex, IndexedCrd, Resolution, Schema};
 use crdls_check::{did_you_mean, edit_distance};
+use crdls_crd::{split_api_version, CrdIndex, IndexedCrd, Resolution, Schema};
 use crdls_yaml::{document_at, follow, resolve_plain, Diagnostic, Document, Entry, Node, Segment, Stream, Style, TextRange, Value};
 
 use crate::render::{yaml_inline, yaml_string};

@@ -3,8 +3,8 @@
 //! `replicas: 1 (default)` at the end of the object's key line (after a flow object's `}`); a field
 //! written as null, which the API server drops before defaulting, gets `→ 1 (default)` after the null.
 
-use crdls_crd::{CrdIndex, Resolution, Schema};
 use crdls_check::defaulted_value;
+use crdls_crd::{CrdIndex, Resolution, Schema};
 use crdls_yaml::{Node, Segment, Stream, Style, TextRange, Value};
 
 use crate::render::yaml_inline;

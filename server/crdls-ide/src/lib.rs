@@ -20,8 +20,8 @@ pub mod roles;
 mod schema_walk;
 mod skeleton;
 
-use crdls_crd::CrdIndex;
 use crdls_check::{check_stream, check_stream_as, CheckOptions, FileMode};
+use crdls_crd::CrdIndex;
 use crdls_yaml::{Diagnostic, Stream};
 
 pub use actions::{apply_edits, automatic_edits, code_actions, CodeAction, Edit, FixRequest};

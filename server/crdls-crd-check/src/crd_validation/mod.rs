@@ -57,8 +57,8 @@ mod versions;
 use crdls_crd::{is_crd, CrdApiVersion};
 use crdls_yaml::{Diagnostic, Node, Severity, TextRange, Value};
 
-use crdls_resource_check::CheckOptions;
 use crate::field_error::{ErrorType, FieldError};
+use crdls_resource_check::CheckOptions;
 
 pub(crate) use schema::{rule_gate, RuleGate};
 

@@ -11,9 +11,9 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use clap::ValueEnum;
+use crdls_check::{check_stream_as, DocumentKind, FileCheck, FileMode};
 use crdls_crd::{Crd, CrdIndex};
 use crdls_ide::{files, Config, FileRole, Roles, CONFIG_FILE};
-use crdls_check::{check_stream_as, DocumentKind, FileCheck, FileMode};
 use crdls_yaml::{Diagnostic, Severity, Stream};
 
 use crate::cli::{Io, EXIT_ERRORS, EXIT_OK, EXIT_USAGE};
