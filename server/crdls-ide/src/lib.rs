@@ -6,17 +6,14 @@ pub mod actions;
 mod builtin_crd;
 mod cel_assist;
 pub mod completion;
-pub mod config;
 mod context;
 pub mod convert;
 mod cost_assist;
-pub mod files;
 pub mod hints;
 pub mod hover;
 pub mod navigation;
 pub mod outline;
 mod render;
-pub mod roles;
 mod schema_walk;
 mod skeleton;
 
@@ -26,12 +23,13 @@ use crdls_yaml::{Diagnostic, Stream};
 
 pub use actions::{apply_edits, automatic_edits, code_actions, CodeAction, Edit, FixRequest};
 pub use completion::{completions, CompletionItem, CompletionKind};
-pub use config::{Config, SeverityOverride, CONFIG_FILE};
+// Until the language server imports them from `crdls-workspace` itself.
+pub use crdls_workspace::{config, files, roles, Config, SeverityOverride, CONFIG_FILE};
+pub use crdls_workspace::{helm_template_hint, FileRole, Roles};
 pub use hints::{inlay_hints, InlayHint};
 pub use hover::{hover, HoverResult};
 pub use navigation::{definition, Target};
 pub use outline::{document_symbols, folding_ranges, Symbol, SymbolKind};
-pub use roles::{helm_template_hint, FileRole, Roles};
 
 /// The diagnostics of one document of whole objects: the same pipeline `crdls check` runs.
 pub fn diagnostics(stream: &Stream, index: &CrdIndex, options: &CheckOptions) -> Vec<Diagnostic> {

@@ -4,7 +4,7 @@
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
-use crdls_ide::files;
+use crdls_workspace::files;
 
 /// One input file read into memory.
 pub(crate) struct Input {

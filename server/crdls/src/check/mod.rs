@@ -13,7 +13,7 @@ use std::sync::Arc;
 use clap::ValueEnum;
 use crdls_check::{check_stream_as, DocumentKind, FileCheck, FileMode};
 use crdls_crd::{Crd, CrdIndex};
-use crdls_ide::{files, Config, FileRole, Roles, CONFIG_FILE};
+use crdls_workspace::{files, Config, FileRole, Roles, CONFIG_FILE};
 use crdls_yaml::{Diagnostic, Severity, Stream};
 
 use crate::cli::{Io, EXIT_ERRORS, EXIT_OK, EXIT_USAGE};
@@ -314,7 +314,7 @@ fn add_chart_hints(
             crdls_yaml::TextRange::empty(0),
             Severity::Hint,
             "helm/templates",
-            crdls_ide::helm_template_hint(name, &shown, Some(templates.len())),
+            crdls_workspace::helm_template_hint(name, &shown, Some(templates.len())),
         );
         if let Some((_, diagnostics)) = results.get_mut(&at) {
             diagnostics.insert(0, hint);
@@ -353,7 +353,7 @@ fn old_objects(sources: &[String], inputs: &[Input], cwd: &std::path::Path) -> R
         if let Some(rev) = source.strip_prefix("git:") {
             for input in inputs.iter().filter(|i| i.report) {
                 let Some(path) = &input.path else { continue };
-                if let Some(text) = git_show(rev, path)? {
+                if let Some(text) = crdls_workspace::git::show(path, rev).map_err(|e| format!("--old git:{rev}: {e}"))? {
                     old.add_stream(&crdls_yaml::parse(&text));
                 }
             }
@@ -367,26 +367,6 @@ fn old_objects(sources: &[String], inputs: &[Input], cwd: &std::path::Path) -> R
         }
     }
     Ok(old)
-}
-
-/// A file's text at a git revision; `None` when the file did not exist there.
-fn git_show(rev: &str, path: &std::path::Path) -> Result<Option<String>, String> {
-    let dir = path.parent().unwrap_or(std::path::Path::new("."));
-    let name = path.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_default();
-    let output = std::process::Command::new("git")
-        .arg("-C")
-        .arg(dir)
-        .args(["show", &format!("{rev}:./{name}")])
-        .output()
-        .map_err(|e| format!("--old git:{rev}: cannot run git: {e}"))?;
-    if output.status.success() {
-        return Ok(Some(String::from_utf8_lossy(&output.stdout).into_owned()));
-    }
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    if stderr.contains("exists on disk, but not in") || stderr.contains("does not exist in") {
-        return Ok(None);
-    }
-    Err(format!("--old git:{rev}: {}", stderr.trim()))
 }
 
 fn plural<'a>(n: usize, one: &'a str, many: &'a str) -> &'a str {

@@ -1,0 +1,12 @@
+//! What crdls reads from disk around the files it checks, kept out of the pure layers: the settings
+//! (`config.rs`: `crdls.toml`, initialization options, client settings), file discovery and globs
+//! (`files.rs`), what each file is from the files around it (`roles.rs`: chart templates, kustomize
+//! patches, test assertions) and old versions of files from git (`git.rs`).
+
+pub mod config;
+pub mod files;
+pub mod git;
+pub mod roles;
+
+pub use config::{Config, SeverityOverride, CONFIG_FILE};
+pub use roles::{helm_template_hint, FileRole, Roles};
