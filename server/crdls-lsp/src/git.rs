@@ -37,7 +37,8 @@ impl GitOld {
         text
     }
 
-    /// Forgets every lookup (after a save or a change of settings).
+    /// Forgets every lookup (after a change of settings or of watched files): the revision or what it
+    /// holds may have moved.
     pub fn clear(&self) {
         self.cache.lock().unwrap_or_else(|e| e.into_inner()).clear();
     }

@@ -24,6 +24,9 @@ pub(crate) async fn did_change_watched_files(backend: &Backend, params: DidChang
 /// `didChangeConfiguration`: the client's settings replace its previous ones; a change of CRD paths
 /// rescans the workspace, any other change re-checks the open documents.
 pub(crate) async fn did_change_configuration(backend: &Backend, params: DidChangeConfigurationParams) {
+    // The revision old versions come from may be another one now, and the user may have committed
+    // meanwhile: git is asked afresh.
+    backend.state.git.clear();
     // A client that answers workspace/configuration is asked (VS Code sends no settings here);
     // the others send their settings with the notification.
     let layers = match backend.pull_configuration().await {
