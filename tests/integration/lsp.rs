@@ -716,6 +716,19 @@ fn new_owner_committed() -> Option<Session> {
 }
 
 #[test]
+fn a_save_rechecks_the_document_against_what_git_holds_now() {
+    let Some(mut session) = new_owner_committed() else { return };
+    // The server keeps what git said for a few seconds; the save makes it ask again, and re-checks the
+    // saved document: the owner is no longer a change.
+    let uri = session.uri("app.yaml");
+    session.notify("textDocument/didSave", json!({"textDocument": {"uri": uri}}));
+    let saved = session.wait_for_next_diagnostics("app.yaml");
+    assert_eq!(saved["version"], 1);
+    assert_eq!(first_lines(&saved["diagnostics"]), [(WINDOW_UNCHANGED.to_string(), 2)]);
+    session.finish();
+}
+
+#[test]
 fn a_settings_change_asks_git_again() {
     let Some(mut session) = new_owner_committed() else { return };
     // Any change of settings re-checks the open documents, against what git holds now rather than what

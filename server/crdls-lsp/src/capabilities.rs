@@ -63,6 +63,7 @@ pub(crate) fn server_capabilities(encoding: Encoding, flags: ClientFlags) -> Ser
         text_document_sync: Some(TextDocumentSyncCapability::Options(TextDocumentSyncOptions {
             open_close: Some(true),
             change: Some(TextDocumentSyncKind::INCREMENTAL),
+            // A save re-checks the document against a fresh look at git (see `handlers/text_document.rs`).
             save: Some(TextDocumentSyncSaveOptions::Supported(true)),
             ..TextDocumentSyncOptions::default()
         })),

@@ -37,8 +37,8 @@ impl GitOld {
         text
     }
 
-    /// Forgets every lookup (after a change of settings or of watched files): the revision or what it
-    /// holds may have moved.
+    /// Forgets every lookup (after a save, or a change of settings or of watched files): the revision or
+    /// what it holds may have moved.
     pub fn clear(&self) {
         self.cache.lock().unwrap_or_else(|e| e.into_inner()).clear();
     }

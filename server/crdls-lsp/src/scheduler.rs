@@ -46,6 +46,19 @@ impl Backend {
         }
     }
 
+    /// Checks one open document again, its text unchanged (what it is checked against changed): pushes
+    /// its new diagnostics, or asks a client that pulls to pull again.
+    pub(crate) fn recheck_one(&self, uri: Url) {
+        let flags = *read(&self.state.flags);
+        if flags.pull_diagnostics {
+            if flags.diagnostic_refresh {
+                self.spawn_diagnostic_refresh();
+            }
+            return;
+        }
+        self.schedule(uri);
+    }
+
     /// Re-checks every open document but `skip`: pushes new diagnostics, or in pull mode asks the
     /// client to pull again (when it supports being asked).
     pub(crate) fn recheck_all_except(&self, skip: Option<&Url>) {

@@ -30,6 +30,10 @@ impl LanguageServer for Backend {
         handlers::text_document::did_change(self, params).await;
     }
 
+    async fn did_save(&self, params: DidSaveTextDocumentParams) {
+        handlers::text_document::did_save(self, params).await;
+    }
+
     async fn did_close(&self, params: DidCloseTextDocumentParams) {
         handlers::text_document::did_close(self, params).await;
     }

@@ -1,10 +1,10 @@
-//! Text synchronisation: `didOpen`, `didChange` and `didClose`. Each updates the document
-//! store before any `.await` (tower-lsp runs handlers concurrently, so the order of edits must be
+//! Text synchronisation: `didOpen`, `didChange`, `didSave` and `didClose`. Each changes the server's
+//! state before any `.await` (tower-lsp runs handlers concurrently, so the order of edits must be
 //! fixed here) and then schedules a check.
 
 use std::sync::Arc;
 
-use tower_lsp::lsp_types::{DidChangeTextDocumentParams, DidCloseTextDocumentParams, DidOpenTextDocumentParams};
+use tower_lsp::lsp_types::{DidChangeTextDocumentParams, DidCloseTextDocumentParams, DidOpenTextDocumentParams, DidSaveTextDocumentParams};
 
 use crate::document::Document;
 use crate::session::{lock, read, Backend};
@@ -27,6 +27,14 @@ pub(crate) async fn did_change(backend: &Backend, params: DidChangeTextDocumentP
         doc.apply(params.content_changes, params.text_document.version, encoding);
     }
     backend.schedule(uri);
+}
+
+/// `didSave`: the old versions git gave are forgotten (the user may have committed or checked out
+/// since git was asked), and the saved document is checked again, so transition rules and ratcheting
+/// are checked against what the revision holds now.
+pub(crate) async fn did_save(backend: &Backend, params: DidSaveTextDocumentParams) {
+    backend.state.git.clear();
+    backend.recheck_one(params.text_document.uri);
 }
 
 /// `didClose`: the document leaves the store; the CRDs it declared give way to the file on disk, and its
