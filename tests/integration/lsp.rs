@@ -655,39 +655,88 @@ fn harness_fails_when_a_server_message_is_left_unconsumed() {
     session.finish();
 }
 
+/// A Scaler as committed in `committed_scaler_session`: owner `team-a` (immutable), and a window
+/// under a minute, which the API server lets through on an update only when it is unchanged.
+const COMMITTED_SCALER: &str = "apiVersion: autoscale.crdls.dev/v1\nkind: Scaler\nmetadata: {name: scaler-a}\nspec: {replicas: 3, maxReplicas: 5, window: 30s, owner: team-a}\n";
+
+/// The first line of the warning on the Scaler's unchanged window.
+const WINDOW_UNCHANGED: &str =
+    "the window must be at least a minute (unchanged from the old object: the API server lets it through with a warning)";
+
+/// Runs git in the session's workspace; returns whether it succeeded.
+fn git(session: &Session, args: &[&str]) -> bool {
+    let run = std::process::Command::new("git").arg("-C").arg(session.workspace()).args(args).output();
+    run.map(|o| o.status.success()).unwrap_or(false)
+}
+
+/// Commits every change to the workspace's tracked files, as a user does in a terminal (the server is
+/// not told).
+fn commit(session: &Session, message: &str) -> bool {
+    git(session, &["-c", "user.name=t", "-c", "user.email=t@e", "commit", "-qam", message])
+}
+
+/// A session whose workspace is a git repository with `COMMITTED_SCALER` committed as `app.yaml`;
+/// `None` (the session finished) when git is not available.
+fn committed_scaler_session() -> Option<Session> {
+    let scalers = std::fs::read_to_string(repo_root().join("fixtures/crds/scalers.yaml")).unwrap();
+    let session = Session::start(widgets_workspace().file("crds/scalers.yaml", &scalers).file("app.yaml", COMMITTED_SCALER));
+    if git(&session, &["init", "-q"]) && git(&session, &["add", "app.yaml"]) && commit(&session, "old") {
+        return Some(session);
+    }
+    eprintln!("skipped: git is not available");
+    session.finish();
+    None
+}
+
+/// The first line of each diagnostic's message, with its severity.
+fn first_lines(diagnostics: &Value) -> Vec<(String, u64)> {
+    let all = diagnostics.as_array().expect("a list of diagnostics");
+    all.iter().map(|d| (d["message"].as_str().unwrap().lines().next().unwrap().to_string(), d["severity"].as_u64().unwrap())).collect()
+}
+
 #[test]
 fn edits_are_checked_as_updates_of_the_committed_version() {
-    let scalers = std::fs::read_to_string(repo_root().join("fixtures/crds/scalers.yaml")).unwrap();
-    let committed = "apiVersion: autoscale.crdls.dev/v1\nkind: Scaler\nmetadata: {name: scaler-a}\nspec: {replicas: 3, maxReplicas: 5, window: 30s, owner: team-a}\n";
-    let mut session = Session::start(widgets_workspace().file("crds/scalers.yaml", &scalers).file("app.yaml", committed));
-    let dir = session.workspace().to_path_buf();
-    let git = |args: &[&str]| {
-        std::process::Command::new("git").arg("-C").arg(&dir).args(args).output().map(|o| o.status.success()).unwrap_or(false)
-    };
-    if !(git(&["init", "-q"]) && git(&["add", "app.yaml"]) && git(&["-c", "user.name=t", "-c", "user.email=t@e", "commit", "-qm", "old"])) {
-        eprintln!("skipped: git is not available");
-        session.finish();
-        return;
-    }
-    session.open("app.yaml", &committed.replace("team-a", "team-b"));
+    let Some(mut session) = committed_scaler_session() else { return };
+    session.open("app.yaml", &COMMITTED_SCALER.replace("team-a", "team-b"));
     let diagnostics = session.wait_for_diagnostics("app.yaml", 1)["diagnostics"].clone();
-    let found: Vec<(String, u64)> = diagnostics
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|d| (d["message"].as_str().unwrap().lines().next().unwrap().to_string(), d["severity"].as_u64().unwrap()))
-        .collect();
-    assert_eq!(
-        found,
-        [
-            (
-                "the window must be at least a minute (unchanged from the old object: the API server lets it through with a warning)"
-                    .to_string(),
-                2
-            ),
-            ("owner is immutable".to_string(), 1)
-        ]
-    );
+    assert_eq!(first_lines(&diagnostics), [(WINDOW_UNCHANGED.to_string(), 2), ("owner is immutable".to_string(), 1)]);
+    session.finish();
+}
+
+/// The Scaler opened with a new owner (an error against the commit), then the new owner committed.
+fn new_owner_committed() -> Option<Session> {
+    let mut session = committed_scaler_session()?;
+    let edited = COMMITTED_SCALER.replace("team-a", "team-b");
+    session.open("app.yaml", &edited);
+    let diagnostics = session.wait_for_diagnostics("app.yaml", 1)["diagnostics"].clone();
+    assert_eq!(first_lines(&diagnostics), [(WINDOW_UNCHANGED.to_string(), 2), ("owner is immutable".to_string(), 1)]);
+    session.write_file("app.yaml", &edited);
+    assert!(commit(&session, "new owner"), "git commit failed");
+    Some(session)
+}
+
+#[test]
+fn a_save_rechecks_the_document_against_what_git_holds_now() {
+    let Some(mut session) = new_owner_committed() else { return };
+    // The server keeps what git said for a few seconds; the save makes it ask again, and re-checks the
+    // saved document: the owner is no longer a change.
+    let uri = session.uri("app.yaml");
+    session.notify("textDocument/didSave", json!({"textDocument": {"uri": uri}}));
+    let saved = session.wait_for_next_diagnostics("app.yaml");
+    assert_eq!(saved["version"], 1);
+    assert_eq!(first_lines(&saved["diagnostics"]), [(WINDOW_UNCHANGED.to_string(), 2)]);
+    session.finish();
+}
+
+#[test]
+fn a_settings_change_asks_git_again() {
+    let Some(mut session) = new_owner_committed() else { return };
+    // Any change of settings re-checks the open documents, against what git holds now rather than what
+    // it held a moment ago.
+    session.notify("workspace/didChangeConfiguration", json!({"settings": {"crdls": {"inlayHints": false}}}));
+    let rechecked = session.wait_for_next_diagnostics("app.yaml");
+    assert_eq!(rechecked["version"], 1);
+    assert_eq!(first_lines(&rechecked["diagnostics"]), [(WINDOW_UNCHANGED.to_string(), 2)]);
     session.finish();
 }
 

@@ -23,9 +23,6 @@ use crdls_yaml::{Diagnostic, Stream};
 
 pub use actions::{apply_edits, automatic_edits, code_actions, CodeAction, Edit, FixRequest};
 pub use completion::{completions, CompletionItem, CompletionKind};
-// Until the language server imports them from `crdls-workspace` itself.
-pub use crdls_workspace::{config, files, roles, Config, SeverityOverride, CONFIG_FILE};
-pub use crdls_workspace::{helm_template_hint, FileRole, Roles};
 pub use hints::{inlay_hints, InlayHint};
 pub use hover::{hover, HoverResult};
 pub use navigation::{definition, Target};

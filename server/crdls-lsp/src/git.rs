@@ -5,7 +5,6 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -37,15 +36,13 @@ impl GitOld {
         text
     }
 
-    /// Forgets every lookup (after a save or a change of settings).
+    /// Forgets every lookup (after a save, or a change of settings or of watched files): the revision or
+    /// what it holds may have moved.
     pub fn clear(&self) {
         self.cache.lock().unwrap_or_else(|e| e.into_inner()).clear();
     }
 }
 
 fn show(path: &Path, rev: &str) -> Option<String> {
-    let dir = path.parent()?;
-    let name = path.file_name()?.to_string_lossy();
-    let output = Command::new("git").arg("-C").arg(dir).args(["show", &format!("{rev}:./{name}")]).output().ok()?;
-    output.status.success().then(|| String::from_utf8_lossy(&output.stdout).into_owned())
+    crdls_workspace::git::show(path, rev).ok().flatten()
 }

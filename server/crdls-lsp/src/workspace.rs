@@ -12,7 +12,7 @@ const MAX_FILE_BYTES: u64 = 16 * 1024 * 1024;
 /// templates are skipped.
 pub fn read_crds(path: &Path) -> Option<Vec<Crd>> {
     // A chart template's CRDs have the names the template computes.
-    if crdls_ide::roles::is_chart_template(path) {
+    if crdls_workspace::roles::is_chart_template(path) {
         return None;
     }
     let meta = std::fs::metadata(path).ok()?;

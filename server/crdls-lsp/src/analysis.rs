@@ -1,0 +1,62 @@
+//! What checking one document means in the editor: the file's role decides how it is read, the
+//! buffer's own CRDs count before the shared index has them, the file at the configured git revision
+//! is the old object, and then the same pipeline as `crdls check` runs, on a blocking thread.
+
+use std::sync::Arc;
+
+use crdls_crd::{is_crd, Crd, SourceId};
+use crdls_yaml::Diagnostic;
+use tower_lsp::lsp_types::Url;
+
+use crate::session::{read, role_of, Backend};
+
+impl Backend {
+    /// Parses and checks a text on a blocking thread: the diagnostics and the CRDs the text declares.
+    pub(crate) async fn analyze(&self, uri: &Url, text: String) -> Option<(Vec<Diagnostic>, Vec<Crd>)> {
+        let state = self.state.clone();
+        let source: SourceId = Arc::from(uri.as_str());
+        self.blocking("checking a document", move || {
+            let role = role_of(&state, &source);
+            let (stream, mode) = role.parse(&text);
+            // A chart template's CRDs have the names the template computes: they are not indexed. A CRD
+            // being edited that has a syntax error for now keeps what the buffer last indexed, so the
+            // resources that use it do not lose their schema at every keystroke.
+            let broken_crd = stream.documents.iter().any(|d| d.has_syntax_error && d.root.as_ref().is_some_and(|r| is_crd(r).is_some()));
+            let crds: Vec<Crd> = match mode {
+                crdls_check::FileMode::Template { .. } => Vec::new(),
+                _ if broken_crd => read(&state.index).crds_of(&source).iter().map(|c| (**c).clone()).collect(),
+                _ => stream.documents.iter().flat_map(Crd::from_document).collect(),
+            };
+            // A buffer's own CRDs count when checking it, before the shared index is updated.
+            let index = {
+                let shared = read(&state.index).clone();
+                if crds.is_empty() && shared.crds_of(&source).is_empty() {
+                    shared
+                } else {
+                    let mut local = (*shared).clone();
+                    local.set_source(source.clone(), crds.clone());
+                    Arc::new(local)
+                }
+            };
+            let config = read(&state.config).clone();
+            let mut options = config.check_options();
+            // The file's version at the configured git revision is what this edit updates.
+            let path = Url::parse(&source).ok().and_then(|u| u.to_file_path().ok());
+            if let (Some(rev), Some(path)) = (&config.old_object, path) {
+                if let Some(old_text) = state.git.text(&path, rev) {
+                    let mut old = crdls_check::OldObjects::new();
+                    old.add_stream(&crdls_yaml::parse(&old_text));
+                    options.old = Some(Arc::new(old));
+                }
+            }
+            let mut diagnostics = crdls_ide::diagnostics_as(&stream, &index, &options, &mode);
+            if let crdls_workspace::FileRole::HelmTemplate { chart_dir, chart_name } = &role {
+                let hint = crdls_workspace::helm_template_hint(chart_name, &chart_dir.to_string_lossy(), None);
+                diagnostics.insert(0, Diagnostic::new(crdls_yaml::TextRange::empty(0), crdls_yaml::Severity::Hint, "helm/templates", hint));
+            }
+            config.apply_severity(&mut diagnostics);
+            (diagnostics, crds)
+        })
+        .await
+    }
+}

@@ -1,0 +1,69 @@
+//! Where things are defined: `textDocument/definition` (the schema node in the CRD behind a key) and
+//! the extension request `crdls/crdForDocument` (the CRD behind a document). The target's text is its
+//! open buffer if there is one, else the file on disk.
+
+use tower_lsp::jsonrpc::Result as RpcResult;
+use tower_lsp::lsp_types::{GotoDefinitionParams, GotoDefinitionResponse, Location, Url};
+
+use crate::ext::CrdForDocumentParams;
+use crate::proto::Lines;
+use crate::session::{internal, read, role_of, Backend};
+
+/// `textDocument/definition`: where the schema of the key under the cursor is written.
+pub(crate) async fn goto_definition(backend: &Backend, params: GotoDefinitionParams) -> RpcResult<Option<GotoDefinitionResponse>> {
+    let position = params.text_document_position_params;
+    let Some((text, offset, encoding)) = backend.position_snapshot(&position.text_document.uri, position.position) else {
+        return Ok(None);
+    };
+    let index = read(&backend.state.index).clone();
+    let state = backend.state.clone();
+    let uri = position.text_document.uri.clone();
+    let target = backend
+        .blocking("definition", move || {
+            let role = role_of(&state, uri.as_str());
+            let features = role.text_for_features(&text);
+            let stream = crdls_yaml::parse_at(&features, offset);
+            crdls_ide::definition(&features, &stream, &index, offset)
+        })
+        .await
+        .ok_or_else(|| internal("definition"))?;
+    let Some(target) = target else { return Ok(None) };
+    // An empty source is the document itself.
+    let uri = if target.source.is_empty() {
+        position.text_document.uri.clone()
+    } else {
+        let Ok(uri) = Url::parse(&target.source) else { return Ok(None) };
+        uri
+    };
+    let Some(text) = backend.source_text(&uri) else { return Ok(None) };
+    let range = Lines::new(&text, encoding).range(target.range);
+    Ok(Some(GotoDefinitionResponse::Scalar(Location { uri, range })))
+}
+
+/// `crdls/crdForDocument`: where the CRD serving the document's `apiVersion`/`kind` is defined.
+pub(crate) async fn crd_for_document(backend: &Backend, params: CrdForDocumentParams) -> RpcResult<Option<Location>> {
+    let Some(snapshot) = backend.snapshot(&params.text_document.uri) else { return Ok(None) };
+    let encoding = *read(&backend.state.encoding);
+    let index = read(&backend.state.index).clone();
+    let found = backend
+        .blocking("finding the CRD", move || {
+            let lines = Lines::new(&snapshot.text, encoding);
+            let offset = params.position.map_or(0, |p| lines.offset(p));
+            let stream = crdls_yaml::parse_at(&snapshot.text, offset);
+            let root = stream.documents.first()?.root.as_ref()?;
+            let (api_version, kind) = (root.get_str("apiVersion")?, root.get_str("kind")?);
+            match index.resolve(api_version, kind) {
+                crdls_crd::Resolution::Found { crd, .. } | crdls_crd::Resolution::UnknownVersion { crd } => {
+                    Some((crd.source.clone(), crd.crd.kind_range))
+                }
+                _ => None,
+            }
+        })
+        .await
+        .ok_or_else(|| internal("finding the CRD"))?;
+    let Some((source, range)) = found else { return Ok(None) };
+    let Ok(uri) = Url::parse(&source) else { return Ok(None) };
+    let Some(text) = backend.source_text(&uri) else { return Ok(None) };
+    let range = Lines::new(&text, encoding).range(range);
+    Ok(Some(Location { uri, range }))
+}

@@ -1,0 +1,33 @@
+//! Pull diagnostics (`textDocument/diagnostic`), for clients that can be asked to pull again: the same
+//! check as a pushed one, answered to the request, and its CRDs indexed as a pushed check's are.
+
+use tower_lsp::jsonrpc::{Error as RpcError, Result as RpcResult};
+use tower_lsp::lsp_types::{
+    DocumentDiagnosticParams, DocumentDiagnosticReport, DocumentDiagnosticReportResult, FullDocumentDiagnosticReport,
+    RelatedFullDocumentDiagnosticReport,
+};
+
+use crate::session::{internal, lock, Backend};
+
+/// `textDocument/diagnostic`: the document's diagnostics, in full.
+pub(crate) async fn diagnostic(backend: &Backend, params: DocumentDiagnosticParams) -> RpcResult<DocumentDiagnosticReportResult> {
+    let uri = params.text_document.uri;
+    // One check of a document at a time, pulls included, so an older one never indexes last.
+    let flight = backend.flight(&uri);
+    let _guard = flight.lock().await;
+    let Some(snapshot) = backend.snapshot(&uri) else {
+        return Err(RpcError::invalid_params(format!("{uri} is not open")));
+    };
+    let (diagnostics, crds) = backend.analyze(&uri, snapshot.text.clone()).await.ok_or_else(|| internal("checking"))?;
+    let current = lock(&backend.state.documents).get(&uri).map(|d| d.generation);
+    if current == Some(snapshot.generation) && backend.update_buffer_crds(&uri, crds) {
+        backend.recheck_all_except(Some(&uri));
+    }
+    Ok(DocumentDiagnosticReportResult::Report(DocumentDiagnosticReport::Full(RelatedFullDocumentDiagnosticReport {
+        related_documents: None,
+        full_document_diagnostic_report: FullDocumentDiagnosticReport {
+            result_id: None,
+            items: backend.to_lsp(&snapshot.text, &diagnostics),
+        },
+    })))
+}

@@ -1,0 +1,41 @@
+//! Workspace notifications: files changed on disk (`didChangeWatchedFiles`) and changed settings
+//! (`didChangeConfiguration`). Both can change what every open document is checked against.
+
+use tower_lsp::lsp_types::{DidChangeConfigurationParams, DidChangeWatchedFilesParams, FileChangeType};
+
+use crate::session::{lock, Backend};
+
+/// `didChangeWatchedFiles`: the changed files are indexed again, and open documents re-checked when
+/// their CRDs changed.
+pub(crate) async fn did_change_watched_files(backend: &Backend, params: DidChangeWatchedFilesParams) {
+    // A checkout or commit may have moved what the old versions are, and a kustomization, chart
+    // or test may have changed what a file is.
+    backend.state.git.clear();
+    lock(&backend.state.roles).clear();
+    let mut changed = false;
+    for event in params.changes {
+        changed |= backend.reindex_file(&event.uri, event.typ == FileChangeType::DELETED);
+    }
+    if changed {
+        backend.recheck_all_except(None);
+    }
+}
+
+/// `didChangeConfiguration`: the client's settings replace its previous ones; a change of CRD paths
+/// rescans the workspace, any other change re-checks the open documents.
+pub(crate) async fn did_change_configuration(backend: &Backend, params: DidChangeConfigurationParams) {
+    // The revision old versions come from may be another one now, and the user may have committed
+    // meanwhile: git is asked afresh.
+    backend.state.git.clear();
+    // A client that answers workspace/configuration is asked (VS Code sends no settings here);
+    // the others send their settings with the notification.
+    let layers = match backend.pull_configuration().await {
+        Some(values) => values,
+        None => vec![params.settings],
+    };
+    if backend.apply_client_settings(&layers).await {
+        backend.spawn_scan();
+    } else {
+        backend.recheck_all_except(None);
+    }
+}

@@ -1,0 +1,167 @@
+//! The shared CRD index and how it is kept current: the workspace scan (workspace folders and the
+//! configured CRD paths, with progress), the CRDs of open buffers (whose text wins over the file on
+//! disk), and files the client reports changed on disk. The index is an `Arc` replaced as a whole, so
+//! a check holds a consistent one.
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Instant;
+
+use crdls_crd::{Crd, SourceId};
+use tower_lsp::lsp_types::notification::Progress;
+use tower_lsp::lsp_types::request::WorkDoneProgressCreate;
+use tower_lsp::lsp_types::{
+    MessageType, NumberOrString, ProgressParams, ProgressParamsValue, Url, WorkDoneProgress, WorkDoneProgressBegin,
+    WorkDoneProgressCreateParams, WorkDoneProgressEnd,
+};
+
+use crate::session::{lock, read, write, Backend};
+use crate::workspace;
+
+impl Backend {
+    /// Records the CRDs an open buffer declares; returns whether they changed.
+    pub(crate) fn update_buffer_crds(&self, uri: &Url, crds: Vec<Crd>) -> bool {
+        let fingerprint = fingerprint(&crds);
+        let mut known = lock(&self.state.buffer_crds);
+        let previous = known.get(uri).copied();
+        if previous == Some(fingerprint) {
+            return false;
+        }
+        known.insert(uri.clone(), fingerprint);
+        drop(known);
+        // A buffer's first check replaces what the scan read from disk for it, if anything.
+        if previous.is_none() && crds.is_empty() && read(&self.state.index).crds_of(uri.as_str()).is_empty() {
+            return false;
+        }
+        self.set_source(Arc::from(uri.as_str()), crds);
+        true
+    }
+
+    /// Replaces the CRDs one source contributes to the index.
+    pub(crate) fn set_source(&self, source: SourceId, crds: Vec<Crd>) {
+        let mut guard = write(&self.state.index);
+        let mut index = (**guard).clone();
+        index.set_source(source, crds);
+        *guard = Arc::new(index);
+    }
+
+    /// Re-reads one file from disk into the index (unless it is open: then the buffer wins).
+    pub(crate) fn reindex_file(&self, uri: &Url, deleted: bool) -> bool {
+        if lock(&self.state.documents).contains_key(uri) {
+            return false;
+        }
+        let crds = if deleted { Vec::new() } else { uri.to_file_path().ok().and_then(|p| workspace::read_crds(&p)).unwrap_or_default() };
+        let had = !read(&self.state.index).crds_of(uri.as_str()).is_empty();
+        if crds.is_empty() && !had {
+            return false;
+        }
+        self.set_source(Arc::from(uri.as_str()), crds);
+        true
+    }
+
+    /// Scans the workspace in the background (the scan re-checks open documents when it is done).
+    pub(crate) fn spawn_scan(&self) {
+        let backend = self.clone();
+        tokio::spawn(async move { backend.scan_workspace().await });
+    }
+
+    /// Indexes every CRD in the workspace folders and configured paths, reporting progress.
+    async fn scan_workspace(&self) {
+        let token = NumberOrString::String("crdls/index".into());
+        let progress = read(&self.state.flags).progress
+            && self.client.send_request::<WorkDoneProgressCreate>(WorkDoneProgressCreateParams { token: token.clone() }).await.is_ok();
+        if progress {
+            let begin = WorkDoneProgressBegin { title: "Indexing CRDs".into(), cancellable: Some(false), message: None, percentage: None };
+            self.client
+                .send_notification::<Progress>(ProgressParams {
+                    token: token.clone(),
+                    value: ProgressParamsValue::WorkDone(WorkDoneProgress::Begin(begin)),
+                })
+                .await;
+        }
+        let started = Instant::now();
+        let roots = read(&self.state.roots).clone();
+        let patterns = read(&self.state.config).crd_paths.clone();
+        let scanned = self
+            .blocking("indexing the workspace", move || {
+                let mut files = Vec::new();
+                for root in &roots {
+                    crdls_workspace::files::files_below(root, &mut files);
+                    for pattern in &patterns {
+                        files.extend(crdls_workspace::files::expand(root, pattern));
+                    }
+                }
+                if roots.is_empty() {
+                    for pattern in &patterns {
+                        files.extend(crdls_workspace::files::expand(Path::new(""), pattern));
+                    }
+                }
+                files.sort();
+                files.dedup();
+                let count = files.len();
+                let found: Vec<(PathBuf, Vec<Crd>)> = files.into_iter().filter_map(|f| workspace::read_crds(&f).map(|c| (f, c))).collect();
+                (count, found)
+            })
+            .await;
+        let Some((file_count, found)) = scanned else { return };
+        // Buffers already checked have put their own CRDs in the index, and their text wins; for the
+        // others (opened but not checked yet, as after a restart) the file on disk stands in until then.
+        let open: HashSet<String> = lock(&self.state.buffer_crds).keys().map(|u| u.to_string()).collect();
+        {
+            let mut guard = write(&self.state.index);
+            let mut index = (**guard).clone();
+            // What the scan no longer finds (a CRD path the settings dropped) leaves the index; open
+            // buffers stay, as their text is what counts.
+            let found_uris: HashSet<String> = found
+                .iter()
+                .filter(|(_, crds)| !crds.is_empty())
+                .filter_map(|(path, _)| Url::from_file_path(path).ok())
+                .map(|u| u.to_string())
+                .collect();
+            let stale: Vec<String> =
+                index.sources().filter(|s| !open.contains(s.as_ref()) && !found_uris.contains(s.as_ref())).map(|s| s.to_string()).collect();
+            for source in stale {
+                index.remove_source(&source);
+            }
+            for (path, crds) in found {
+                let Ok(uri) = Url::from_file_path(&path) else { continue };
+                if !open.contains(uri.as_str()) && !crds.is_empty() {
+                    index.set_source(Arc::from(uri.as_str()), crds);
+                }
+            }
+            *guard = Arc::new(index);
+        }
+        let crd_count = read(&self.state.index).len();
+        let message = format!("indexed {crd_count} CRDs from {file_count} files in {} ms", started.elapsed().as_millis());
+        if progress {
+            self.client
+                .send_notification::<Progress>(ProgressParams {
+                    token,
+                    value: ProgressParamsValue::WorkDone(WorkDoneProgress::End(WorkDoneProgressEnd { message: Some(message.clone()) })),
+                })
+                .await;
+        }
+        // Re-check first, so the log line means "ready" to a client that waits for it; a pull client
+        // is asked to pull again right after it.
+        self.recheck_all_pushed();
+        self.log(MessageType::INFO, message).await;
+        let flags = *read(&self.state.flags);
+        if flags.pull_diagnostics && flags.diagnostic_refresh {
+            let _ = self.client.workspace_diagnostic_refresh().await;
+        }
+    }
+}
+
+/// A stable fingerprint of a list of CRDs: their names, groups, versions and schema ranges.
+fn fingerprint(crds: &[Crd]) -> u64 {
+    use std::hash::{Hash, Hasher};
+    if crds.is_empty() {
+        return 0;
+    }
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    for crd in crds {
+        format!("{crd:?}").hash(&mut hasher);
+    }
+    hasher.finish() | 1
+}
