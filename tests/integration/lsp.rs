@@ -671,7 +671,7 @@ fn edits_are_checked_as_updates_of_the_committed_version() {
         std::process::Command::new("git").arg("-C").arg(&dir).args(args).output().map(|o| o.status.success()).unwrap_or(false)
     };
     if !(git(&["init", "-q"]) && git(&["add", "app.yaml"]) && git(&["-c", "user.name=t", "-c", "user.email=t@e", "commit", "-qm", "old"])) {
-        eprintln!("skipped: git is not available");
+        crdls_tests::announce_skip(crdls_tests::Missing::Git, None);
         session.finish();
         return;
     }
