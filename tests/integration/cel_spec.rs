@@ -18,9 +18,8 @@ const OUT_OF_SCOPE: &[&str] =
 
 #[test]
 fn cel_spec_conformance() {
-    let path = crdls_tests::repo_root().join("tests/cel-spec/conformance.json");
-    let Ok(text) = std::fs::read_to_string(&path) else {
-        eprintln!("skipped: {} is absent (run tests/cel-spec/prepare.sh)", path.display());
+    let Ok(text) = std::fs::read_to_string(crdls_tests::cel_spec_data()) else {
+        crdls_tests::announce_skip(crdls_tests::Missing::CelSpec, None);
         return;
     };
     let data: Json = serde_json::from_str(&text).expect("conformance JSON");

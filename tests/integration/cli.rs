@@ -176,6 +176,8 @@ fn old_versions_run_transition_rules_and_ratchet_unchanged_values() {
         std::fs::write(dir.join("app.yaml"), &new).unwrap();
         let from_git = crdls_tests::run_cli_in(&dir, &[&["check", "app.yaml", "--old", "git:HEAD"][..], &crds].concat(), "");
         assert_eq!(codes(&from_git), updated);
+    } else {
+        crdls_tests::announce_skip(crdls_tests::Missing::Git, Some("the update with --old git:HEAD"));
     }
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -88,10 +88,7 @@ fn run_case(doc: &str, index: &CrdIndex) -> (Outcome, String) {
 
 #[test]
 fn kubectl_validate_testcases() {
-    let Some(corpus) = crdls_tests::corpus_dir() else {
-        eprintln!("skipped: ../shared/corpus is absent");
-        return;
-    };
+    let Some(corpus) = crdls_tests::corpus_or_skip() else { return };
     let cases = corpus.join("kubectl-validate-testcases");
     let mut index = CrdIndex::new();
     for entry in std::fs::read_dir(cases.join("crds")).unwrap() {

@@ -20,10 +20,7 @@ fn yaml_files(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
 
 #[test]
 fn corpus_checks_without_panic() {
-    let Some(corpus) = crdls_tests::corpus_dir() else {
-        eprintln!("skipped: ../shared/corpus is absent");
-        return;
-    };
+    let Some(corpus) = crdls_tests::corpus_or_skip() else { return };
     let mut crd_files = Vec::new();
     yaml_files(&corpus.join("crds"), &mut crd_files);
     let mut index = CrdIndex::new();
@@ -62,10 +59,7 @@ fn corpus_checks_without_panic() {
 /// Every rule of every corpus CRD (all accepted by real API servers) compiles and type-checks.
 #[test]
 fn every_corpus_rule_type_checks() {
-    let Some(corpus) = crdls_tests::corpus_dir() else {
-        eprintln!("skipped: ../shared/corpus is absent");
-        return;
-    };
+    let Some(corpus) = crdls_tests::corpus_or_skip() else { return };
     let mut files = Vec::new();
     yaml_files(&corpus.join("crds"), &mut files);
     let (mut rules, mut errors, mut warnings) = (0, Vec::new(), std::collections::BTreeMap::<String, usize>::new());
@@ -163,10 +157,7 @@ const EXPECTED_RULE_FAILURES: &[(&str, &str, &str)] = &[
 /// the examined ones above; every file in `gateway-api/invalid` gets at least one error.
 #[test]
 fn corpus_rule_failures_are_the_examined_ones() {
-    let Some(corpus) = crdls_tests::corpus_dir() else {
-        eprintln!("skipped: ../shared/corpus is absent");
-        return;
-    };
+    let Some(corpus) = crdls_tests::corpus_or_skip() else { return };
     let mut crd_files = Vec::new();
     yaml_files(&corpus.join("crds"), &mut crd_files);
     let mut index = CrdIndex::new();
@@ -206,10 +197,7 @@ fn corpus_rule_failures_are_the_examined_ones() {
 /// limits; prints the five most expensive rules.
 #[test]
 fn corpus_rule_costs_are_within_the_limits() {
-    let Some(corpus) = crdls_tests::corpus_dir() else {
-        eprintln!("skipped: ../shared/corpus is absent");
-        return;
-    };
+    let Some(corpus) = crdls_tests::corpus_or_skip() else { return };
     let mut files = Vec::new();
     yaml_files(&corpus.join("crds"), &mut files);
     let (mut rules, mut over) = (Vec::new(), Vec::new());

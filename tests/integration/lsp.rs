@@ -1,8 +1,9 @@
 //! Language-server sessions, end to end: each test scripts a session against the server (in-process,
 //! and once as the real binary over stdio), snapshots its transcript in message order, and asserts
 //! the facts the snapshot shows. Waits are on versions and messages, never on time. Snapshots live in
-//! `snapshots/`; run with `INSTA_UPDATE=always` to rewrite them, then review the diff.
+//! `tests/snapshots/lsp/`; run with `UPDATE_EXPECT=1` to rewrite them, then review the diff.
 
+use expect_test::expect_file;
 use serde_json::{json, Value};
 
 use crdls_tests::lsp::{Change, DiagnosticsMode, Encoding, Position, Session, SessionOptions};
@@ -65,6 +66,11 @@ fn only<'a>(diagnostics: &'a Value, code: &str) -> &'a Value {
     matching[0]
 }
 
+/// Compares a session's transcript with its snapshot, `tests/snapshots/lsp/NAME.txt`.
+fn check_transcript(name: &str, transcript: &str) {
+    expect_file![repo_root().join(format!("tests/snapshots/lsp/{name}.txt"))].assert_eq(transcript);
+}
+
 fn range_json(start: Position, end: Position) -> Value {
     json!({"start": {"line": start.line, "character": start.character}, "end": {"line": end.line, "character": end.character}})
 }
@@ -86,7 +92,7 @@ fn initialize_utf16_client() {
     assert_eq!(caps["positionEncoding"], "utf-16");
     assert_eq!(caps["textDocumentSync"]["change"], 2, "incremental sync");
     assert!(caps["diagnosticProvider"].is_null(), "a push client is not offered pull diagnostics");
-    insta::assert_snapshot!("initialize_utf16", snapshot);
+    check_transcript("initialize-utf16", &snapshot);
 }
 
 #[test]
@@ -94,7 +100,7 @@ fn initialize_utf8_client() {
     let (result, snapshot) = initialize_snapshot(Encoding::Utf8);
     assert_eq!(result["capabilities"]["positionEncoding"], "utf-8");
     assert_eq!(result["capabilities"]["textDocumentSync"]["change"], 2, "incremental sync");
-    insta::assert_snapshot!("initialize_utf8", snapshot);
+    check_transcript("initialize-utf8", &snapshot);
 }
 
 /// The workspace scan, then three versions of a Widget: errors, one fixed, one added after multibyte text.
@@ -130,12 +136,12 @@ fn scan_and_edit(encoding: Encoding) -> String {
 
 #[test]
 fn workspace_scan_and_edits_utf16() {
-    insta::assert_snapshot!("scan_and_edits_utf16", scan_and_edit(Encoding::Utf16));
+    check_transcript("scan-and-edits-utf16", &scan_and_edit(Encoding::Utf16));
 }
 
 #[test]
 fn workspace_scan_and_edits_utf8() {
-    insta::assert_snapshot!("scan_and_edits_utf8", scan_and_edit(Encoding::Utf8));
+    check_transcript("scan-and-edits-utf8", &scan_and_edit(Encoding::Utf8));
 }
 
 #[test]
@@ -149,7 +155,7 @@ fn rapid_edits_settle_on_the_latest_version() {
     session.replace("widget.yaml", 4, "platinum", "gold");
     let v4 = session.wait_for_diagnostics("widget.yaml", 4);
     assert_eq!(v4["diagnostics"], json!([]));
-    insta::assert_snapshot!("rapid_edits", session.finish());
+    check_transcript("rapid-edits", &session.finish());
 }
 
 #[test]
@@ -167,7 +173,7 @@ fn plain_yaml_without_crds_has_no_diagnostics() {
     let deployment = session.wait_for_diagnostics("deployment.yaml", 1);
     assert_eq!(values["diagnostics"], json!([]));
     assert_eq!(deployment["diagnostics"], json!([]));
-    insta::assert_snapshot!("plain_yaml", session.finish());
+    check_transcript("plain-yaml", &session.finish());
 }
 
 #[test]
@@ -204,7 +210,7 @@ fn live_crd_buffer_rechecks_open_resources() {
     assert_eq!(closed["diagnostics"], json!([]));
     let reverted = session.wait_for_next_diagnostics("gizmo.yaml");
     assert_eq!(codes(&reverted["diagnostics"]), ["schema/maximum"]);
-    insta::assert_snapshot!("live_crd_buffer", session.finish());
+    check_transcript("live-crd-buffer", &session.finish());
 }
 
 #[test]
@@ -228,7 +234,7 @@ fn pull_diagnostics_return_the_pushed_items() {
     let report = session.pull_diagnostics("widget.yaml");
     assert_eq!(codes(&report["items"]), ["schema/pattern", "schema/enum"]);
     // A pull client gets no publishDiagnostics: `finish` fails on any message left unconsumed.
-    insta::assert_snapshot!("pull_diagnostics", session.finish());
+    check_transcript("pull-diagnostics", &session.finish());
 }
 
 /// A client that could pull but cannot be asked to pull again would keep what it pulled before the
@@ -277,7 +283,7 @@ fn watched_crd_file_is_indexed() {
     assert_eq!(codes(&gone["diagnostics"]), ["resource/no-crd"]);
     let transcript = session.finish();
     assert!(transcript.contains("client/registerCapability"), "{transcript}");
-    insta::assert_snapshot!("watched_files", transcript);
+    check_transcript("watched-files", &transcript);
 }
 
 fn typos_session(options: SessionOptions) -> (Value, String) {
@@ -298,7 +304,7 @@ fn unknown_fields_are_warnings_until_changed_settings_make_them_errors() {
     let diagnostics = session.wait_for_next_diagnostics("typos.yaml")["diagnostics"].clone();
     assert_eq!(codes(&diagnostics), ["schema/unknown-field"]);
     assert_eq!(diagnostics[0]["severity"], 1);
-    insta::assert_snapshot!("settings_changed", session.finish());
+    check_transcript("settings-changed", &session.finish());
 }
 
 #[test]
@@ -306,14 +312,14 @@ fn strict_setting_makes_unknown_fields_errors() {
     let (diagnostics, transcript) = typos_session(widgets_workspace().setting("strict", json!(true)));
     assert_eq!(codes(&diagnostics), ["schema/unknown-field"]);
     assert_eq!(diagnostics[0]["severity"], 1);
-    insta::assert_snapshot!("settings_strict", transcript);
+    check_transcript("settings-strict", &transcript);
 }
 
 #[test]
 fn severity_setting_turns_unknown_fields_off() {
     let (diagnostics, transcript) = typos_session(widgets_workspace().setting("severity", json!({"schema/unknown-field": "off"})));
     assert_eq!(diagnostics, json!([]));
-    insta::assert_snapshot!("settings_severity_off", transcript);
+    check_transcript("settings-severity-off", &transcript);
 }
 
 #[test]
@@ -327,7 +333,7 @@ fn workspace_configuration_is_requested_and_applied() {
     assert_eq!(diagnostics[1]["severity"], 1, "error, from strict in workspace/configuration");
     let transcript = session.finish();
     assert!(transcript.contains("workspace/configuration"), "{transcript}");
-    insta::assert_snapshot!("settings_configuration", transcript);
+    check_transcript("settings-configuration", &transcript);
 }
 
 #[test]
@@ -440,7 +446,7 @@ fn bad_requests_and_edits_do_not_kill_the_server() {
     let hover =
         session.request_response("textDocument/hover", json!({"textDocument": {"uri": uri}, "position": {"line": 5, "character": 3}}));
     assert!(hover.get("error").is_none(), "{hover}");
-    insta::assert_snapshot!("robustness", session.finish());
+    check_transcript("robustness", &session.finish());
 }
 
 #[test]
@@ -462,7 +468,7 @@ fn completion_hover_and_definition_on_a_custom_resource() {
     let owner = session.position_of("widget.yaml", "owner");
     let definition = session.definition("widget.yaml", owner);
     assert_eq!(definition["uri"], session.uri("crds/widgets.yaml"));
-    insta::assert_snapshot!("completion_hover_definition", session.finish());
+    check_transcript("completion-hover-definition", &session.finish());
 }
 
 #[test]
@@ -483,7 +489,7 @@ fn outline_and_folding() {
     let lines: Vec<(u64, u64)> =
         folds.as_array().expect("folds").iter().map(|f| (f["startLine"].as_u64().unwrap(), f["endLine"].as_u64().unwrap())).collect();
     assert_eq!(lines, [(0, 6), (2, 3), (4, 6)]);
-    insta::assert_snapshot!("outline_and_folding", session.finish());
+    check_transcript("outline-and-folding", &session.finish());
 }
 
 /// A Widget with one diagnostic of each fixable kind, and a second document in a deprecated version.
@@ -549,7 +555,7 @@ fn code_actions_fix_what_the_diagnostics_report() {
         json!([{"range": range_json(Position::new(0, 0), Position::new(0, 1)), "message": "x", "source": "other", "code": "schema/enum"}]);
     let none = session.code_actions("fix.yaml", Position::new(0, 0), Position::new(0, 1), foreign);
     assert_eq!(none, json!([]));
-    insta::assert_snapshot!("code_actions", session.finish());
+    check_transcript("code-actions", &session.finish());
 }
 
 #[test]
@@ -565,7 +571,7 @@ fn inlay_hints_show_the_defaults_the_api_server_adds() {
     session.notify("workspace/didChangeConfiguration", json!({"settings": {"crdls": {"inlayHints": false}}}));
     let off = session.inlay_hints("hints.yaml");
     assert!(off.is_null(), "{off}");
-    insta::assert_snapshot!("inlay_hints", session.finish());
+    check_transcript("inlay-hints", &session.finish());
 }
 
 /// A CRD whose rule iterates an unbounded list of unbounded strings: over the cost limit.
@@ -643,7 +649,7 @@ fn binary_speaks_lsp_over_stdio_and_exits_cleanly() {
     let over_stdio = short_session(Session::start_binary(&crdls_binary(), options.clone()));
     let in_process = short_session(Session::start(options));
     assert_eq!(over_stdio, in_process, "the binary and the in-process server answer the same script alike");
-    insta::assert_snapshot!("binary_stdio", over_stdio);
+    check_transcript("binary-stdio", &over_stdio);
 }
 
 #[test]
@@ -683,7 +689,7 @@ fn committed_scaler_session() -> Option<Session> {
     if git(&session, &["init", "-q"]) && git(&session, &["add", "app.yaml"]) && commit(&session, "old") {
         return Some(session);
     }
-    eprintln!("skipped: git is not available");
+    crdls_tests::announce_skip(crdls_tests::Missing::Git, None);
     session.finish();
     None
 }
@@ -757,7 +763,7 @@ fn crd_rules_are_checked_while_the_crd_is_edited() {
     let fixed = session.wait_for_diagnostics("gauges.yaml", 2)["diagnostics"].clone();
     assert!(fixed.as_array().unwrap().iter().all(|d| !d["message"].as_str().unwrap_or_default().contains("maximun")), "{fixed}");
     assert_eq!(fixed.as_array().unwrap().len(), diagnostics.as_array().unwrap().len() - 1);
-    insta::assert_snapshot!("crd_rules", session.finish());
+    check_transcript("crd-rules", &session.finish());
 }
 
 #[test]
@@ -774,7 +780,7 @@ fn editors_get_the_index_status_and_the_crd_of_a_document() {
     let gizmo =
         session.request("crdls/crdForDocument", json!({"textDocument": {"uri": uri}, "position": {"line": at.line, "character": 0}}));
     assert_eq!(gizmo["uri"], session.uri("crds/gizmos.yaml"));
-    insta::assert_snapshot!("index_status_and_crd_for_document", session.finish());
+    check_transcript("index-status-and-crd-for-document", &session.finish());
 }
 
 #[test]

@@ -1,4 +1,5 @@
-//! Helpers shared by the integration tests: running the CLI in-process and finding the repository's files.
+//! Helpers shared by the integration tests: running the CLI in-process, finding the repository's files and
+//! the data some tests need, and announcing loudly when a test is skipped without that data.
 
 pub mod lsp;
 
@@ -9,10 +10,79 @@ pub fn repo_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("tests/ has a parent").to_path_buf()
 }
 
+/// Where the shared corpus is looked for: `../shared/corpus`, beside the repository.
+fn corpus_path() -> PathBuf {
+    repo_root().join("../shared/corpus")
+}
+
 /// The shared corpus beside the repository, when it is there.
 pub fn corpus_dir() -> Option<PathBuf> {
-    let dir = repo_root().join("../shared/corpus");
+    let dir = corpus_path();
     dir.is_dir().then_some(dir)
+}
+
+/// The shared corpus, or `None` once the running test has announced that it is skipped without it.
+pub fn corpus_or_skip() -> Option<PathBuf> {
+    let dir = corpus_dir();
+    if dir.is_none() {
+        announce_skip(Missing::Corpus, None);
+    }
+    dir
+}
+
+/// Where `tests/cel-spec/prepare.sh` writes the cel-spec conformance data.
+pub fn cel_spec_data() -> PathBuf {
+    repo_root().join("tests/cel-spec/conformance.json")
+}
+
+/// Something a test needs that a fresh clone may not have.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Missing {
+    /// The shared corpus, `../shared/corpus` beside the repository.
+    Corpus,
+    /// The cel-spec conformance data, `tests/cel-spec/conformance.json`.
+    CelSpec,
+    /// A `git` that can create and commit to a repository.
+    Git,
+}
+
+impl Missing {
+    /// What is absent, and where it was looked for.
+    fn what(self) -> String {
+        match self {
+            Missing::Corpus => {
+                format!("the shared corpus ../shared/corpus is absent (looked for {})", corpus_path().display())
+            }
+            Missing::CelSpec => format!("the cel-spec conformance data is absent (looked for {})", cel_spec_data().display()),
+            Missing::Git => "git is not available (or cannot commit in a temporary directory)".to_string(),
+        }
+    }
+
+    /// How to get it.
+    fn how(self) -> &'static str {
+        match self {
+            Missing::Corpus => "put the shared corpus beside the repository as ../shared/corpus, as CI has it",
+            Missing::CelSpec => "run tests/cel-spec/prepare.sh (needs node and npm; .ci/run runs it)",
+            Missing::Git => "install git",
+        }
+    }
+}
+
+/// Says, on one line starting with `SKIPPED:`, that the running test skips `part` of itself (all of it
+/// when `None`) because `missing` is absent, and how to get it; the caller then returns or carries on
+/// without it. Such a test passes, so the line is what tells a reader that something was not run.
+///
+/// The line goes straight to the process's standard error rather than through `eprintln!`: the test
+/// harness captures `eprintln!` and shows it only for failing tests, and a skip must show in the output
+/// of a passing one too.
+pub fn announce_skip(missing: Missing, part: Option<&str>) {
+    use std::io::Write;
+    let thread = std::thread::current();
+    let test = thread.name().filter(|name| *name != "main").unwrap_or("a test");
+    let skipped = part.map_or_else(String::new, |part| format!(" ({part})"));
+    let line = format!("SKIPPED: {test}{skipped}: {}; to run it, {}\n", missing.what(), missing.how());
+    // Nothing to do when standard error cannot be written to.
+    let _ = std::io::stderr().write_all(line.as_bytes());
 }
 
 /// What one CLI run printed and returned.
