@@ -3,6 +3,7 @@
 
 pub mod cel;
 mod crd;
+pub mod fixture;
 mod index;
 mod schema;
 mod version;

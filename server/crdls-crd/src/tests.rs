@@ -2,12 +2,16 @@
 
 use std::sync::Arc;
 
-use crate::{Crd, CrdApiVersion, CrdIndex, Resolution};
+use expect_test::expect;
+
+use crate::{fixture, Crd, CrdApiVersion, CrdIndex, Resolution};
 
 fn crds(text: &str) -> Vec<Crd> {
     crdls_yaml::parse(text).documents.iter().flat_map(Crd::from_document).collect()
 }
 
+// The reader's own input, written out rather than with `fixture::Crd`: its versions are out of priority
+// order on purpose, and a document that is not a CRD follows.
 const V1: &str = "\
 apiVersion: apiextensions.k8s.io/v1
 kind: CustomResourceDefinition
@@ -87,8 +91,8 @@ fn reads_legacy_v1beta1_and_json_and_lists() {
 #[test]
 fn index_resolves_and_updates_one_source_at_a_time() {
     let mut index = CrdIndex::new();
-    index.set_source(Arc::from("a.yaml"), crds(V1));
-    index.set_source(Arc::from("b.yaml"), crds(&V1.replace("Widget", "Gadget").replace("widgets", "gadgets")));
+    index.set_source(Arc::from("a.yaml"), crds(&fixture::Crd::new("Widget").group("example.com").yaml()));
+    index.set_source(Arc::from("b.yaml"), crds(&fixture::Crd::new("Gadget").group("example.com").yaml()));
     assert_eq!(index.len(), 2);
     assert!(matches!(index.resolve("example.com/v1", "Widget"), Resolution::Found { version, .. } if version.name == "v1"));
     assert!(matches!(index.resolve("example.com/v2", "Widget"), Resolution::UnknownVersion { .. }));
@@ -107,4 +111,105 @@ fn index_resolves_and_updates_one_source_at_a_time() {
 fn schema_nodes_stay_small() {
     // A large CRD set holds tens of thousands of schema nodes: rare keywords live behind one box.
     assert!(std::mem::size_of::<crate::Schema>() <= 232, "Schema grew to {} bytes", std::mem::size_of::<crate::Schema>());
+}
+
+#[test]
+fn the_fixture_writes_a_whole_crd_around_a_schema() {
+    let widget = fixture::Crd::new("Widget")
+        .short_names(&["wdg"])
+        .categories(&["all"])
+        .schema(
+            r#"
+            type: object
+            properties:
+              spec:
+                type: object
+                properties:
+                  size: {type: integer}
+            "#,
+        )
+        .version(fixture::Version::new("v1beta1").deprecation_warning("use \"v1\""))
+        .version(fixture::Version::new("v1alpha1").not_served().schema("{type: object}"));
+    let gadget = fixture::Crd::new("Gadget").group("example.com").cluster_scoped().storage_version("v1alpha1");
+    let yaml = fixture::join(&[widget, gadget]);
+    expect![[r#"
+        apiVersion: apiextensions.k8s.io/v1
+        kind: CustomResourceDefinition
+        metadata:
+          name: widgets.demo.crdls.dev
+        spec:
+          group: demo.crdls.dev
+          scope: Namespaced
+          names:
+            kind: Widget
+            plural: widgets
+            singular: widget
+            listKind: WidgetList
+            shortNames: [wdg]
+            categories: [all]
+          versions:
+          - name: v1
+            served: true
+            storage: true
+            schema:
+              openAPIV3Schema:
+                type: object
+                properties:
+                  spec:
+                    type: object
+                    properties:
+                      size: {type: integer}
+          - name: v1beta1
+            served: true
+            storage: false
+            deprecated: true
+            deprecationWarning: "use \"v1\""
+            schema:
+              openAPIV3Schema:
+                type: object
+          - name: v1alpha1
+            served: false
+            storage: false
+            schema:
+              openAPIV3Schema: {type: object}
+        ---
+        apiVersion: apiextensions.k8s.io/v1
+        kind: CustomResourceDefinition
+        metadata:
+          name: gadgets.example.com
+        spec:
+          group: example.com
+          scope: Cluster
+          names:
+            kind: Gadget
+            plural: gadgets
+            singular: gadget
+            listKind: GadgetList
+          versions:
+          - name: v1alpha1
+            served: true
+            storage: true
+            schema:
+              openAPIV3Schema:
+                type: object
+    "#]]
+    .assert_eq(&yaml);
+
+    // The reader takes every fact back as written.
+    let index = fixture::index(&yaml);
+    assert_eq!(index.sources().map(|s| &**s).collect::<Vec<_>>(), [fixture::SOURCE]);
+    let Resolution::Found { crd, version } = index.resolve("demo.crdls.dev/v1", "Widget") else { panic!("Widget/v1 resolves") };
+    let names = &crd.crd.names;
+    assert_eq!(
+        (names.plural.as_str(), names.singular.as_deref(), names.list_kind.as_deref()),
+        ("widgets", Some("widget"), Some("WidgetList"))
+    );
+    assert_eq!((names.short_names.as_slice(), names.categories.as_slice()), (&["wdg".to_string()][..], &["all".to_string()][..]));
+    assert!(version.storage && version.schema.as_ref().unwrap().property("spec").unwrap().schema.property("size").is_some());
+    let beta = crd.crd.version("v1beta1").unwrap();
+    assert!(beta.served && !beta.storage && beta.deprecated);
+    assert_eq!(beta.deprecation_warning.as_deref(), Some("use \"v1\""));
+    assert!(!crd.crd.version("v1alpha1").unwrap().served);
+    let Resolution::Found { crd, version } = index.resolve("example.com/v1alpha1", "Gadget") else { panic!("Gadget/v1alpha1 resolves") };
+    assert_eq!((crd.crd.scope.as_str(), version.storage), ("Cluster", true));
 }

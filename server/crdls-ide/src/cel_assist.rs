@@ -358,40 +358,37 @@ fn visit(expr: &crdls_cel::ast::IdedExpr, f: &mut impl FnMut(&crdls_cel::ast::Id
 
 #[cfg(test)]
 mod tests {
+    use crdls_crd::fixture;
+
     use super::*;
 
-    const CRD: &str = r#"apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata: {name: pumps.demo.crdls.dev}
-spec:
-  group: demo.crdls.dev
-  scope: Namespaced
-  names: {kind: Pump, plural: pumps}
-  versions:
-  - name: v1
-    served: true
-    storage: true
-    schema:
-      openAPIV3Schema:
-        type: object
-        properties:
-          spec:
-            type: object
-            x-kubernetes-validations:
-            - rule: "self.$0"
-            properties:
-              rate: {type: integer, description: Liters per minute.}
-              x-mode: {type: string}
-              ports:
-                type: array
-                items:
-                  type: object
-                  properties:
-                    port: {type: integer}
-"#;
+    /// A CRD whose one rule is `self.$0`, for the tests to replace.
+    fn crd() -> String {
+        fixture::Crd::new("Pump")
+            .schema(
+                r#"
+                type: object
+                properties:
+                  spec:
+                    type: object
+                    x-kubernetes-validations:
+                    - rule: "self.$0"
+                    properties:
+                      rate: {type: integer, description: Liters per minute.}
+                      x-mode: {type: string}
+                      ports:
+                        type: array
+                        items:
+                          type: object
+                          properties:
+                            port: {type: integer}
+                "#,
+            )
+            .yaml()
+    }
 
     fn complete(rule: &str) -> Vec<String> {
-        let with_cursor = CRD.replace("self.$0", rule);
+        let with_cursor = crd().replace("self.$0", rule);
         let offset = with_cursor.find("$0").unwrap();
         let text = with_cursor.replacen("$0", "", 1);
         let stream = crdls_yaml::parse(&text);
@@ -430,7 +427,7 @@ spec:
 
     #[test]
     fn hover_shows_the_type_under_the_cursor() {
-        let text = CRD.replace("self.$0", "self.rate > 1 && self.ports.size() > 0");
+        let text = crd().replace("self.$0", "self.rate > 1 && self.ports.size() > 0");
         let at = text.find("rate >").unwrap() + 1;
         let stream = crdls_yaml::parse(&text);
         let hover = hover(&text, &stream, at).flatten().unwrap();

@@ -383,9 +383,8 @@ fn skeletons(index: &CrdIndex, word: TextRange) -> Vec<CompletionItem> {
 }
 
 #[cfg(test)]
-pub(crate) mod tests {
-    use std::sync::Arc;
-
+mod tests {
+    use crdls_crd::fixture;
     use expect_test::{expect, Expect};
 
     use super::*;
@@ -393,128 +392,101 @@ pub(crate) mod tests {
     /// A CRD with one field per completion case: required and optional keys, nested objects, lists of
     /// objects and of enum strings, a map, enums with YAML-ambiguous members, a boolean, defaults, an
     /// int-or-string, an embedded resource, and a deprecated version.
-    const CRD: &str = r#"
-apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata:
-  name: widgets.demo.crdls.dev
-spec:
-  group: demo.crdls.dev
-  scope: Namespaced
-  names: {kind: Widget, plural: widgets, shortNames: [wdg], categories: [all]}
-  versions:
-  - name: v1beta1
-    served: true
-    storage: false
-    deprecated: true
-    deprecationWarning: "demo.crdls.dev/v1beta1 Widget is deprecated; use demo.crdls.dev/v1"
-    schema:
-      openAPIV3Schema: {type: object}
-  - name: v1
-    served: true
-    storage: true
-    schema:
-      openAPIV3Schema:
-        type: object
-        required: [spec]
-        properties:
-          spec:
-            type: object
-            required: [size, owner]
-            properties:
-              replicas:
-                type: integer
-                description: How many copies to run.
-                default: 1
-              size:
-                type: integer
-                description: The size, from 1 to 10.
-              owner:
-                type: string
-              tier:
-                type: string
-                enum: [gold, silver, bronze]
-                default: bronze
-              switch:
-                type: string
-                enum: ["on", "off", "1.0"]
-              enabled:
-                type: boolean
-              port:
-                x-kubernetes-int-or-string: true
-              ports:
-                type: array
-                items:
-                  type: object
-                  required: [containerPort]
-                  properties:
-                    containerPort: {type: integer}
-                    protocol: {type: string, enum: [TCP, UDP], default: TCP}
-                    name: {type: string}
-              tags:
-                type: array
-                items: {type: string, enum: [a, b]}
-              labels:
+    fn crd() -> String {
+        let widget = fixture::Crd::new("Widget")
+            .short_names(&["wdg"])
+            .categories(&["all"])
+            .schema(
+                r#"
                 type: object
-                additionalProperties:
-                  type: object
-                  properties:
-                    value: {type: string}
-              template:
-                type: object
-                x-kubernetes-embedded-resource: true
-                x-kubernetes-preserve-unknown-fields: true
+                required: [spec]
                 properties:
-                  spec: {type: object}
-              nested:
-                type: object
-                properties:
-                  deeper:
+                  spec:
                     type: object
+                    required: [size, owner]
                     properties:
-                      leaf: {type: string}
----
-apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata:
-  name: gadgets.demo.crdls.dev
-spec:
-  group: demo.crdls.dev
-  scope: Cluster
-  names: {kind: Gadget, plural: gadgets}
-  versions:
-  - name: v1alpha1
-    served: true
-    storage: true
-    schema:
-      openAPIV3Schema:
-        type: object
-        required: [spec]
-        properties:
-          spec:
+                      replicas:
+                        type: integer
+                        description: How many copies to run.
+                        default: 1
+                      size:
+                        type: integer
+                        description: The size, from 1 to 10.
+                      owner:
+                        type: string
+                      tier:
+                        type: string
+                        enum: [gold, silver, bronze]
+                        default: bronze
+                      switch:
+                        type: string
+                        enum: ["on", "off", "1.0"]
+                      enabled:
+                        type: boolean
+                      port:
+                        x-kubernetes-int-or-string: true
+                      ports:
+                        type: array
+                        items:
+                          type: object
+                          required: [containerPort]
+                          properties:
+                            containerPort: {type: integer}
+                            protocol: {type: string, enum: [TCP, UDP], default: TCP}
+                            name: {type: string}
+                      tags:
+                        type: array
+                        items: {type: string, enum: [a, b]}
+                      labels:
+                        type: object
+                        additionalProperties:
+                          type: object
+                          properties:
+                            value: {type: string}
+                      template:
+                        type: object
+                        x-kubernetes-embedded-resource: true
+                        x-kubernetes-preserve-unknown-fields: true
+                        properties:
+                          spec: {type: object}
+                      nested:
+                        type: object
+                        properties:
+                          deeper:
+                            type: object
+                            properties:
+                              leaf: {type: string}
+                "#,
+            )
+            .version(
+                fixture::Version::new("v1beta1")
+                    .deprecation_warning("demo.crdls.dev/v1beta1 Widget is deprecated; use demo.crdls.dev/v1")
+                    .schema("{type: object}"),
+            );
+        let gadget = fixture::Crd::new("Gadget").cluster_scoped().storage_version("v1alpha1").schema(
+            r#"
             type: object
-            required: [mode, items]
+            required: [spec]
             properties:
-              mode: {type: string, enum: [fast, safe]}
-              items:
-                type: array
-                items:
-                  type: object
-                  required: [name, weight]
-                  properties:
-                    name: {type: string}
-                    weight: {type: integer, default: 5}
-"#;
+              spec:
+                type: object
+                required: [mode, items]
+                properties:
+                  mode: {type: string, enum: [fast, safe]}
+                  items:
+                    type: array
+                    items:
+                      type: object
+                      required: [name, weight]
+                      properties:
+                        name: {type: string}
+                        weight: {type: integer, default: 5}
+            "#,
+        );
+        fixture::join(&[widget, gadget])
+    }
 
     const HEAD: &str = "apiVersion: demo.crdls.dev/v1\nkind: Widget\n";
-
-    /// The index of `crd_yaml`, under the source `crd.yaml`.
-    pub(crate) fn index_of(crd_yaml: &str) -> CrdIndex {
-        let crds = crdls_yaml::parse(crd_yaml).documents.iter().flat_map(crdls_crd::Crd::from_document).collect();
-        let mut index = CrdIndex::new();
-        index.set_source(Arc::from("crd.yaml"), crds);
-        index
-    }
 
     /// Completes at `$0` and renders one line per item: label, kind, detail, flags, then the replaced text
     /// and the insert text (escaped), and the first line of its documentation.
@@ -522,7 +494,7 @@ spec:
         let offset = doc_with_cursor.find("$0").expect("the fixture has a $0 cursor");
         let text = doc_with_cursor.replacen("$0", "", 1);
         let stream = crdls_yaml::parse(&text);
-        let items = completions(&text, &stream, &index_of(crd_yaml), offset);
+        let items = completions(&text, &stream, &fixture::index(crd_yaml), offset);
         let mut out = String::new();
         for item in items {
             let flags = [(item.snippet, " snippet"), (item.deprecated, " deprecated")];
@@ -546,7 +518,7 @@ spec:
     #[test]
     fn keys_while_typing_without_a_colon() {
         check_completion(
-            CRD,
+            &crd(),
             &format!("{HEAD}spec:\n  rep$0"),
             expect![[r#"
             size (Field snippet) [integer, required] "rep" -> "size: $0" // The size, from 1 to 10.
@@ -569,7 +541,7 @@ spec:
     fn keys_in_a_document_the_parser_cannot_finish() {
         // `ow` without a colon between two keys is a syntax error; the partial tree still holds `size`.
         check_completion(
-            CRD,
+            &crd(),
             &format!("{HEAD}spec:\n  size: 1\n  ow$0\n  tags: []\n"),
             expect![[r#"
             owner (Field snippet) [string, required] "ow" -> "owner: $0"
@@ -585,7 +557,7 @@ spec:
         "#]],
         );
         check_completion(
-            CRD,
+            &crd(),
             &format!("{HEAD}spec:\n  ports:\n  - containerPort: 1\n  - pro$0"),
             expect![[r#"
             containerPort (Field snippet) [integer, required] "pro" -> "containerPort: $0"
@@ -598,7 +570,7 @@ spec:
     #[test]
     fn keys_on_an_indented_empty_line_exclude_present_ones() {
         check_completion(
-            CRD,
+            &crd(),
             &format!("{HEAD}spec:\n  size: 1\n  $0\n  tier: gold\n"),
             expect![[r#"
             owner (Field snippet) [string, required] "" -> "owner: $0"
@@ -618,7 +590,7 @@ spec:
     #[test]
     fn keys_at_the_root_and_in_metadata() {
         check_completion(
-            CRD,
+            &crd(),
             &format!("{HEAD}$0"),
             expect![[r#"
             metadata (Field snippet) [object, required] "" -> "metadata:\n  $0" // Standard object's metadata (ObjectMeta): name, namespace, labels, annotations and more.
@@ -626,7 +598,7 @@ spec:
         "#]],
         );
         check_completion(
-            CRD,
+            &crd(),
             &format!("{HEAD}metadata:\n  name: x\n  $0"),
             expect![[r#"
             generateName (Field snippet) [string] "" -> "generateName: $0" // An optional prefix the server uses to generate a unique name, used only if `name` is not set.
@@ -642,7 +614,7 @@ spec:
     #[test]
     fn nested_snippets_are_indented_from_the_key() {
         check_completion(
-            CRD,
+            &crd(),
             &format!("{HEAD}spec:\n  nested:\n    de$0"),
             expect![[r#"
             deeper (Field snippet) [object] "de" -> "deeper:\n      $0"
@@ -653,7 +625,7 @@ spec:
     #[test]
     fn keys_of_list_items() {
         check_completion(
-            CRD,
+            &crd(),
             &format!("{HEAD}spec:\n  ports:\n  - $0"),
             expect![[r#"
             containerPort (Field snippet) [integer, required] "" -> "containerPort: $0"
@@ -662,7 +634,7 @@ spec:
         "#]],
         );
         check_completion(
-            CRD,
+            &crd(),
             &format!("{HEAD}spec:\n  ports:\n  - containerPort: 80\n    $0\n"),
             expect![[r#"
             protocol (Field snippet) [string] "" -> "protocol: ${1:TCP}"
@@ -674,14 +646,14 @@ spec:
     #[test]
     fn keys_of_map_values_and_embedded_resources() {
         check_completion(
-            CRD,
+            &crd(),
             &format!("{HEAD}spec:\n  labels:\n    app:\n      $0"),
             expect![[r#"
             value (Field snippet) [string] "" -> "value: $0"
         "#]],
         );
         check_completion(
-            CRD,
+            &crd(),
             &format!("{HEAD}spec:\n  template:\n    $0"),
             expect![[r#"
             apiVersion (Field snippet) [string, required] "" -> "apiVersion: $0" // APIVersion defines the versioned schema of this representation of an object: `group/version`.
@@ -695,7 +667,7 @@ spec:
     #[test]
     fn values_enum_boolean_default_and_int_or_string() {
         check_completion(
-            CRD,
+            &crd(),
             &format!("{HEAD}spec:\n  tier: $0"),
             expect![[r#"
             gold (Value) [] "" -> "gold"
@@ -704,7 +676,7 @@ spec:
         "#]],
         );
         check_completion(
-            CRD,
+            &crd(),
             &format!("{HEAD}spec:\n  switch:$0"),
             expect![[r#"
             "on" (Value) [] "" -> " \"on\""
@@ -713,7 +685,7 @@ spec:
         "#]],
         );
         check_completion(
-            CRD,
+            &crd(),
             &format!("{HEAD}spec:\n  enabled: t$0\n  size: 1\n"),
             expect![[r#"
             true (Value) [] "t" -> "true"
@@ -721,21 +693,21 @@ spec:
         "#]],
         );
         check_completion(
-            CRD,
+            &crd(),
             &format!("{HEAD}spec:\n  replicas: $0"),
             expect![[r#"
             1 (Value) [default] "" -> "1" // How many copies to run.
         "#]],
         );
         check_completion(
-            CRD,
+            &crd(),
             &format!("{HEAD}spec:\n  port: $0"),
             expect![[r#"
             <int-or-string> (Value snippet) [an integer (8080) or a string ("http", "25%")] "" -> "${1:0}"
         "#]],
         );
         check_completion(
-            CRD,
+            &crd(),
             &format!("{HEAD}spec:\n  ports:\n  - protocol: $0"),
             expect![[r#"
             TCP (Value) [default] "" -> "TCP"
@@ -743,7 +715,7 @@ spec:
         "#]],
         );
         check_completion(
-            CRD,
+            &crd(),
             &format!("{HEAD}spec:\n  tags:\n  - $0"),
             expect![[r#"
             a (Value) [] "" -> "a"
@@ -755,7 +727,7 @@ spec:
     #[test]
     fn api_versions_and_kinds_from_the_index() {
         check_completion(
-            CRD,
+            &crd(),
             "apiVersion: $0\n",
             expect![[r#"
             demo.crdls.dev/v1 (ApiVersion) [Widget] "" -> "demo.crdls.dev/v1"
@@ -764,21 +736,21 @@ spec:
         "#]],
         );
         check_completion(
-            CRD,
+            &crd(),
             "kind: Gadget\napiVersion: $0\n",
             expect![[r#"
             demo.crdls.dev/v1alpha1 (ApiVersion) [Gadget] "" -> "demo.crdls.dev/v1alpha1"
         "#]],
         );
         check_completion(
-            CRD,
+            &crd(),
             "apiVersion: demo.crdls.dev/v1\nkind: $0\n",
             expect![[r#"
             Widget (Kind) [demo.crdls.dev/v1] "" -> "Widget" // **Widget** (CRD `widgets.demo.crdls.dev`)
         "#]],
         );
         check_completion(
-            CRD,
+            &crd(),
             "kind: W$0\n",
             expect![[r#"
             Gadget (Kind) [demo.crdls.dev/v1alpha1] "W" -> "Gadget" // **Gadget** (CRD `gadgets.demo.crdls.dev`)
@@ -790,7 +762,7 @@ spec:
     #[test]
     fn skeletons_in_an_empty_document() {
         check_completion(
-            CRD,
+            &crd(),
             "$0",
             expect![[r#"
             Gadget (Snippet snippet) [new Gadget (demo.crdls.dev/v1alpha1)] "" -> "apiVersion: demo.crdls.dev/v1alpha1\nkind: Gadget\nmetadata:\n  name: ${1:name}\nspec:\n  mode: ${2|fast,safe|}\n  items:\n  - name: $3\n    weight: ${4:5}\n" // **Gadget** (CRD `gadgets.demo.crdls.dev`)
@@ -801,7 +773,7 @@ spec:
         "#]],
         );
         check_completion(
-            CRD,
+            &crd(),
             &format!("{HEAD}spec:\n  size: 1\n---\nGad$0"),
             expect![[r#"
             Gadget (Snippet snippet) [new Gadget (demo.crdls.dev/v1alpha1)] "Gad" -> "apiVersion: demo.crdls.dev/v1alpha1\nkind: Gadget\nmetadata:\n  name: ${1:name}\nspec:\n  mode: ${2|fast,safe|}\n  items:\n  - name: $3\n    weight: ${4:5}\n" // **Gadget** (CRD `gadgets.demo.crdls.dev`)
@@ -815,7 +787,7 @@ spec:
 
     #[test]
     fn odd_input_never_panics() {
-        let index = index_of(CRD);
+        let index = fixture::index(&crd());
         for text in ["", "é", "spec:\n  é", "- - -\n", "a: [\n", "\r\n", "---\n---"] {
             let stream = crdls_yaml::parse(text);
             for offset in 0..=text.len() + 2 {
@@ -827,7 +799,7 @@ spec:
     #[test]
     fn non_ascii_before_the_cursor() {
         check_completion(
-            CRD,
+            &crd(),
             &format!("{HEAD}metadata:\n  name: café-ü\nspec:\n  owner: jürgen\n  ti$0"),
             expect![[r#"
             size (Field snippet) [integer, required] "ti" -> "size: $0" // The size, from 1 to 10.

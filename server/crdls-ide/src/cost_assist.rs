@@ -236,72 +236,72 @@ fn insert_key(text: &str, node: &Node, key: &str, value: u64) -> Option<Edit> {
 
 #[cfg(test)]
 mod tests {
+    use crdls_crd::fixture;
+
     use super::*;
 
-    const CRD: &str = r#"apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata: {name: hosts.demo.crdls.dev}
-spec:
-  group: demo.crdls.dev
-  scope: Namespaced
-  names: {kind: Host, plural: hosts}
-  versions:
-  - name: v1
-    served: true
-    storage: true
-    schema:
-      openAPIV3Schema:
-        type: object
-        properties:
-          names:
-            type: array
-            items:
-              type: string
-            x-kubernetes-validations:
-            - rule: self.all(x, x.contains('a string'))
-          ports:
-            type: array
-            maxItems: 10
-            items: {type: integer}
-            x-kubernetes-validations:
-            - rule: self.all(p, p > 0)
-"#;
+    /// A CRD with one rule far over the cost limit and one well within it.
+    fn crd() -> String {
+        fixture::Crd::new("Host")
+            .schema(
+                r#"
+                type: object
+                properties:
+                  names:
+                    type: array
+                    items:
+                      type: string
+                    x-kubernetes-validations:
+                    - rule: self.all(x, x.contains('a string'))
+                  ports:
+                    type: array
+                    maxItems: 10
+                    items: {type: integer}
+                    x-kubernetes-validations:
+                    - rule: self.all(p, p > 0)
+                "#,
+            )
+            .yaml()
+    }
 
     #[test]
     fn every_rule_gets_a_cost_hint() {
-        let stream = crdls_yaml::parse(CRD);
+        let crd = crd();
+        let stream = crdls_yaml::parse(&crd);
         let mut out = Vec::new();
-        hints(CRD, &stream, TextRange::new(0, CRD.len()), &mut out);
+        hints(&crd, &stream, TextRange::new(0, crd.len()), &mut out);
         let labels: Vec<&str> = out.iter().map(|h| h.label.as_str()).collect();
         assert_eq!(labels, ["cost 329,857,577,777 (more than 100x the limit)", "cost 52 (<0.1%)"]);
-        assert!(CRD[..out[0].offset].ends_with("x.contains('a string'))"));
+        assert!(crd[..out[0].offset].ends_with("x.contains('a string'))"));
         assert!(out[0].tooltip.contains("`.names` has no `maxItems`"), "{}", out[0].tooltip);
     }
 
     #[test]
     fn hover_on_a_rule_explains_its_cost() {
-        let stream = crdls_yaml::parse(CRD);
-        let at = CRD.find("x.contains").unwrap();
-        let (range, md) = hover(CRD, &stream, at).unwrap();
-        assert_eq!(&CRD[range.start..range.end], "self.all(x, x.contains('a string'))");
+        let crd = crd();
+        let stream = crdls_yaml::parse(&crd);
+        let at = crd.find("x.contains").unwrap();
+        let (range, md) = hover(&crd, &stream, at).unwrap();
+        assert_eq!(&crd[range.start..range.end], "self.all(x, x.contains('a string'))");
         assert!(md.contains("one evaluation: at most **329,857,577,777**"), "{md}");
         assert!(md.contains("`.names[*]` has no `maxLength` (sizes each evaluation)"), "{md}");
-        let key = CRD.find("- rule: self.all(p").unwrap() + 3;
-        let (_, md) = hover(CRD, &stream, key).unwrap();
+        let key = crd.find("- rule: self.all(p").unwrap() + 3;
+        let (_, md) = hover(&crd, &stream, key).unwrap();
         assert!(md.contains("at most **52**"), "{md}");
     }
 
     #[test]
     fn the_fix_bounds_what_drives_the_cost() {
-        let stream = crdls_yaml::parse(CRD);
+        let crd = crd();
+        let stream = crdls_yaml::parse(&crd);
         let root = stream.documents[0].root.as_ref().unwrap();
         let at = {
-            let start = CRD.find("self.all(x").unwrap();
+            let start = crd.find("self.all(x").unwrap();
             TextRange::new(start, start + "self.all(x, x.contains('a string'))".len())
         };
-        let actions = bound_rule(CRD, root, at);
+        let actions = bound_rule(&crd, root, at);
         assert_eq!(actions.len(), 1);
-        let fixed = crate::actions::apply_edits(CRD, &actions[0].edits);
+        let fixed = crate::actions::apply_edits(&crd, &actions[0].edits);
         assert!(fixed.contains("          names:\n            maxItems: 1000\n            type: array\n"), "{fixed}");
         assert!(fixed.contains("            items:\n              maxLength: 4096\n              type: string\n"), "{fixed}");
         assert!(actions[0].title.starts_with("Bound the rule's cost to "), "{}", actions[0].title);
@@ -310,7 +310,7 @@ spec:
         let costs = crd_costs(stream.documents[0].root.as_ref().unwrap(), &fixed, false);
         assert!(costs[0].rules.iter().all(|r| r.total <= PER_EXPRESSION_LIMIT), "{costs:?}");
         // A rule within its limit has nothing to fix.
-        let ports = CRD.find("self.all(p, p > 0)").unwrap();
-        assert!(bound_rule(CRD, root, TextRange::new(ports, ports + 18)).is_empty());
+        let ports = crd.find("self.all(p, p > 0)").unwrap();
+        assert!(bound_rule(&crd, root, TextRange::new(ports, ports + 18)).is_empty());
     }
 }

@@ -125,58 +125,52 @@ fn line_end(text: &str, offset: usize) -> usize {
 
 #[cfg(test)]
 mod tests {
+    use crdls_crd::fixture;
     use expect_test::{expect, Expect};
 
     use super::*;
-    use crate::completion::tests::index_of;
 
-    const CRD: &str = r#"apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata: {name: pumps.demo.crdls.dev}
-spec:
-  group: demo.crdls.dev
-  scope: Namespaced
-  names: {kind: Pump, plural: pumps}
-  versions:
-  - name: v1
-    served: true
-    storage: true
-    schema:
-      openAPIV3Schema:
-        type: object
-        properties:
-          spec:
-            type: object
-            properties:
-              rate: {type: integer, default: 10}
-              mode: {type: string, default: Steady}
-              note: {type: string, nullable: true, default: none}
-              outlet:
+    fn crd() -> String {
+        fixture::Crd::new("Pump")
+            .schema(
+                r#"
                 type: object
-                default: {}
                 properties:
-                  size: {type: integer, default: 2}
-                  valve: {type: string}
-              ports:
-                type: array
-                items:
-                  type: object
-                  properties:
-                    port: {type: integer}
-                    protocol: {type: string, default: TCP}
-              weights:
-                type: array
-                items: {type: integer, default: 1}
-          status:
-            type: object
-            properties:
-              phase: {type: string, default: Pending}
-"#;
+                  spec:
+                    type: object
+                    properties:
+                      rate: {type: integer, default: 10}
+                      mode: {type: string, default: Steady}
+                      note: {type: string, nullable: true, default: none}
+                      outlet:
+                        type: object
+                        default: {}
+                        properties:
+                          size: {type: integer, default: 2}
+                          valve: {type: string}
+                      ports:
+                        type: array
+                        items:
+                          type: object
+                          properties:
+                            port: {type: integer}
+                            protocol: {type: string, default: TCP}
+                      weights:
+                        type: array
+                        items: {type: integer, default: 1}
+                  status:
+                    type: object
+                    properties:
+                      phase: {type: string, default: Pending}
+                "#,
+            )
+            .yaml()
+    }
 
     /// Renders the text with each hint inlined as `⟨label⟩`.
     fn check_hints(doc: &str, expect: Expect) {
         let stream = crdls_yaml::parse(doc);
-        let hints = inlay_hints(doc, &stream, &index_of(CRD), TextRange::new(0, doc.len()));
+        let hints = inlay_hints(doc, &stream, &fixture::index(&crd()), TextRange::new(0, doc.len()));
         let mut text = doc.to_string();
         for hint in hints.iter().rev() {
             text.insert_str(hint.offset, &format!("⟨{}⟩", hint.label));

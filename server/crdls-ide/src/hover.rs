@@ -289,10 +289,10 @@ fn code(text: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+    use crdls_crd::fixture;
     use expect_test::{expect, Expect};
 
     use super::*;
-    use crate::completion::tests::index_of;
 
     #[test]
     fn sources_that_are_uris_become_links() {
@@ -301,63 +301,52 @@ mod tests {
         assert_eq!(source_link("file:///w/a (copy).yaml"), "`file:///w/a (copy).yaml`");
     }
 
-    const CRD: &str = r#"
-apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata:
-  name: widgets.demo.crdls.dev
-spec:
-  group: demo.crdls.dev
-  scope: Namespaced
-  names: {kind: Widget, plural: widgets, shortNames: [wdg], categories: [all]}
-  versions:
-  - name: v1beta1
-    served: true
-    storage: false
-    deprecated: true
-    schema:
-      openAPIV3Schema: {type: object}
-  - name: v1
-    served: true
-    storage: true
-    schema:
-      openAPIV3Schema:
-        type: object
-        properties:
-          spec:
-            type: object
-            required: [size]
-            x-kubernetes-validations:
-            - rule: "self.size <= self.maxSize"
-              message: size must not exceed maxSize
-            properties:
-              size:
-                type: integer
-                minimum: 1
-                maximum: 10
-                description: The size of the widget.
-              maxSize: {type: integer, default: 10}
-              owner: {type: string, pattern: '^[a-z]+$', maxLength: 16}
-              ports:
-                type: array
-                x-kubernetes-list-type: map
-                x-kubernetes-list-map-keys: [name]
-                items:
-                  type: object
-                  properties:
-                    name: {type: string}
-                    protocol: {type: string, enum: [TCP, UDP], default: TCP, description: "The protocol."}
-              labels:
+    fn crd() -> String {
+        fixture::Crd::new("Widget")
+            .short_names(&["wdg"])
+            .categories(&["all"])
+            .schema(
+                r#"
                 type: object
-                additionalProperties: {type: string}
-"#;
+                properties:
+                  spec:
+                    type: object
+                    required: [size]
+                    x-kubernetes-validations:
+                    - rule: "self.size <= self.maxSize"
+                      message: size must not exceed maxSize
+                    properties:
+                      size:
+                        type: integer
+                        minimum: 1
+                        maximum: 10
+                        description: The size of the widget.
+                      maxSize: {type: integer, default: 10}
+                      owner: {type: string, pattern: '^[a-z]+$', maxLength: 16}
+                      ports:
+                        type: array
+                        x-kubernetes-list-type: map
+                        x-kubernetes-list-map-keys: [name]
+                        items:
+                          type: object
+                          properties:
+                            name: {type: string}
+                            protocol: {type: string, enum: [TCP, UDP], default: TCP, description: "The protocol."}
+                      labels:
+                        type: object
+                        additionalProperties: {type: string}
+                "#,
+            )
+            .version(fixture::Version::new("v1beta1").deprecated().schema("{type: object}"))
+            .yaml()
+    }
 
     /// Hovers at `$0` and renders the hovered text, then the Markdown.
     fn check_hover(crd_yaml: &str, doc_with_cursor: &str, expect: Expect) {
         let offset = doc_with_cursor.find("$0").expect("the fixture has a $0 cursor");
         let text = doc_with_cursor.replacen("$0", "", 1);
         let stream = crdls_yaml::parse(&text);
-        let got = match hover(&text, &stream, &index_of(crd_yaml), offset) {
+        let got = match hover(&text, &stream, &fixture::index(crd_yaml), offset) {
             Some(h) => format!("{:?}\n{}", &text[h.range.start..h.range.end], h.markdown),
             None => "none".to_string(),
         };
@@ -375,7 +364,7 @@ spec:
     #[test]
     fn hover_on_a_key_with_a_cel_rule() {
         check_hover(
-            CRD,
+            &crd(),
             &doc_at("spe"),
             expect![[r#"
             "spec"
@@ -391,7 +380,7 @@ spec:
     #[test]
     fn hover_on_a_value_with_bounds() {
         check_hover(
-            CRD,
+            &crd(),
             &doc_at("size: 3"),
             expect![[r#"
             "3"
@@ -411,7 +400,7 @@ spec:
     #[test]
     fn hover_on_a_list_item_key_with_a_default() {
         check_hover(
-            CRD,
+            &crd(),
             &doc_at("    protoc"),
             expect![[r#"
             "protocol"
@@ -426,7 +415,7 @@ spec:
             Defined by CRD `widgets.demo.crdls.dev`, version `v1`, in `crd.yaml`."#]],
         );
         check_hover(
-            CRD,
+            &crd(),
             &doc_at("ports"),
             expect![[r#"
             "ports"
@@ -441,7 +430,7 @@ spec:
     #[test]
     fn hover_on_metadata_and_map_keys() {
         check_hover(
-            CRD,
+            &crd(),
             &doc_at("  na"),
             expect![[r#"
             "name"
@@ -452,7 +441,7 @@ spec:
             Defined by Kubernetes for every object."#]],
         );
         check_hover(
-            CRD,
+            &crd(),
             &doc_at("    ap"),
             expect![[r#"
             "app"
@@ -461,7 +450,7 @@ spec:
             Defined by Kubernetes for every object."#]],
         );
         check_hover(
-            CRD,
+            &crd(),
             &doc_at("ap"),
             expect![[r#"
             "apiVersion"
@@ -478,7 +467,7 @@ spec:
     #[test]
     fn hover_on_api_version_and_kind() {
         check_hover(
-            CRD,
+            &crd(),
             &doc_at("demo.crdls"),
             expect![[r#"
             "demo.crdls.dev/v1"
@@ -494,7 +483,7 @@ spec:
             Defined in `crd.yaml`."#]],
         );
         check_hover(
-            CRD,
+            &crd(),
             &doc_at("kind: Wid"),
             expect![[r#"
             "Widget"
@@ -510,7 +499,7 @@ spec:
             Defined in `crd.yaml`."#]],
         );
         check_hover(
-            CRD,
+            &crd(),
             &doc_at("kin"),
             expect![[r#"
             "kind"
@@ -526,9 +515,9 @@ spec:
 
     #[test]
     fn no_hover_on_unknown_fields_or_odd_offsets() {
-        check_hover(CRD, "apiVersion: demo.crdls.dev/v1\nkind: Widget\nspec:\n  bogus$0: 1\n", expect!["none"]);
+        check_hover(&crd(), "apiVersion: demo.crdls.dev/v1\nkind: Widget\nspec:\n  bogus$0: 1\n", expect!["none"]);
         check_hover(
-            CRD,
+            &crd(),
             "apiVersion: demo.crdls.dev/v1\nkind: Widget\nspec:\n  owner: é$0\n",
             expect![[r#"
             "é"
@@ -539,7 +528,7 @@ spec:
 
             Defined by CRD `widgets.demo.crdls.dev`, version `v1`, in `crd.yaml`."#]],
         );
-        let index = index_of(CRD);
+        let index = fixture::index(&crd());
         for text in ["", "é", DOC] {
             let stream = crdls_yaml::parse(text);
             for offset in 0..=text.len() + 2 {

@@ -122,49 +122,40 @@ fn json_path_fields(path: &str) -> Vec<String> {
 
 #[cfg(test)]
 mod tests {
+    use crdls_crd::fixture;
     use expect_test::{expect, Expect};
 
     use super::*;
-    use crate::completion::tests::index_of;
 
-    const CRD: &str = r#"apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata:
-  name: widgets.demo.crdls.dev
-spec:
-  group: demo.crdls.dev
-  scope: Namespaced
-  names:
-    kind: Widget
-    plural: widgets
-  versions:
-  - name: v1
-    served: true
-    storage: true
-    schema:
-      openAPIV3Schema:
-        type: object
-        properties:
-          spec:
-            type: object
-            properties:
-              nested:
+    fn crd() -> String {
+        fixture::Crd::new("Widget")
+            .schema(
+                r#"
                 type: object
                 properties:
-                  leaf: {type: string}
-              ports:
-                type: array
-                items:
-                  type: object
-                  properties:
-                    containerPort: {type: integer}
-              tags:
-                type: array
-                items: {type: string}
-              labels:
-                type: object
-                additionalProperties: {type: string}
-"#;
+                  spec:
+                    type: object
+                    properties:
+                      nested:
+                        type: object
+                        properties:
+                          leaf: {type: string}
+                      ports:
+                        type: array
+                        items:
+                          type: object
+                          properties:
+                            containerPort: {type: integer}
+                      tags:
+                        type: array
+                        items: {type: string}
+                      labels:
+                        type: object
+                        additionalProperties: {type: string}
+                "#,
+            )
+            .yaml()
+    }
 
     const DOC: &str = "apiVersion: demo.crdls.dev/v1\nkind: Widget\nmetadata:\n  name: w\nspec:\n  nested:\n    leaf: x\n  ports:\n  - containerPort: 80\n  tags: [a]\n  labels:\n    app: web\n";
 
@@ -174,7 +165,7 @@ spec:
         let offset = doc_with_cursor.find("$0").expect("the fixture has a $0 cursor");
         let text = doc_with_cursor.replacen("$0", "", 1);
         let stream = crdls_yaml::parse(&text);
-        let got = match definition(&text, &stream, &index_of(crd_yaml), offset) {
+        let got = match definition(&text, &stream, &fixture::index(crd_yaml), offset) {
             Some(Target { source, range }) => {
                 let line_start = crd_yaml[..range.start].rfind('\n').map_or(0, |i| i + 1);
                 let line_end = crd_yaml[range.end..].find('\n').map_or(crd_yaml.len(), |i| range.end + i);
@@ -199,29 +190,29 @@ spec:
 
     #[test]
     fn from_a_nested_key() {
-        check_definition(CRD, &doc_at("lea"), expect!["crd.yaml:25:                   [leaf]: {type: string}"]);
-        check_definition(CRD, &doc_at("leaf: x"), expect!["crd.yaml:25:                   [leaf]: {type: string}"]);
+        check_definition(&crd(), &doc_at("lea"), expect!["crd.yaml:27:                   [leaf]: {type: string}"]);
+        check_definition(&crd(), &doc_at("leaf: x"), expect!["crd.yaml:27:                   [leaf]: {type: string}"]);
     }
 
     #[test]
     fn from_a_list_item_key_and_items() {
-        check_definition(CRD, &doc_at("containerP"), expect!["crd.yaml:31:                     [containerPort]: {type: integer}"]);
-        check_definition(CRD, &doc_at("tags: [a"), expect!["crd.yaml:34:                 items: [{type: string}]"]);
-        check_definition(CRD, &doc_at("app"), expect!["crd.yaml:37:                 additionalProperties: [{type: string}]"]);
+        check_definition(&crd(), &doc_at("containerP"), expect!["crd.yaml:33:                     [containerPort]: {type: integer}"]);
+        check_definition(&crd(), &doc_at("tags: [a"), expect!["crd.yaml:36:                 items: [{type: string}]"]);
+        check_definition(&crd(), &doc_at("app"), expect!["crd.yaml:39:                 additionalProperties: [{type: string}]"]);
     }
 
     #[test]
     fn from_kind_and_api_version() {
-        check_definition(CRD, &doc_at("kind: Wid"), expect!["crd.yaml:9:     kind: [Widget]"]);
-        check_definition(CRD, &doc_at("apiVersion: demo"), expect!["crd.yaml:12:   - name: [v1]"]);
-        check_definition(CRD, &doc_at("apiVer"), expect!["crd.yaml:9:     kind: [Widget]"]);
+        check_definition(&crd(), &doc_at("kind: Wid"), expect!["crd.yaml:9:     kind: [Widget]"]);
+        check_definition(&crd(), &doc_at("apiVersion: demo"), expect!["crd.yaml:14:   - name: [v1]"]);
+        check_definition(&crd(), &doc_at("apiVer"), expect!["crd.yaml:9:     kind: [Widget]"]);
     }
 
     #[test]
     fn nothing_for_kubernetes_fields_unknown_fields_and_odd_offsets() {
-        check_definition(CRD, &doc_at("  na"), expect!["none"]);
-        check_definition(CRD, "apiVersion: demo.crdls.dev/v1\nkind: Widget\nspec:\n  bogus$0: 1\n", expect!["none"]);
-        let index = index_of(CRD);
+        check_definition(&crd(), &doc_at("  na"), expect!["none"]);
+        check_definition(&crd(), "apiVersion: demo.crdls.dev/v1\nkind: Widget\nspec:\n  bogus$0: 1\n", expect!["none"]);
+        let index = fixture::index(&crd());
         for text in ["", "é", DOC] {
             let stream = crdls_yaml::parse(text);
             for offset in 0..=text.len() + 2 {
@@ -237,6 +228,8 @@ mod crd_path_tests {
 
     #[test]
     fn printer_columns_and_scale_paths_lead_to_their_schema_property() {
+        // Written out rather than with `crdls_crd::fixture`: this CRD is the document being edited, and
+        // what the test is about (the scale subresource and the printer columns) is beside its schema.
         let text = "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: {name: a.b.c}\nspec:\n  versions:\n  - name: v1\n    schema:\n      openAPIV3Schema:\n        type: object\n        properties:\n          spec:\n            type: object\n            properties:\n              replicas: {type: integer}\n              ports:\n                type: array\n                items:\n                  type: object\n                  properties:\n                    name: {type: string}\n    subresources:\n      scale: {specReplicasPath: .spec.replicas, statusReplicasPath: .status.replicas}\n    additionalPrinterColumns:\n    - {name: Port, type: string, jsonPath: \".spec.ports[*].name\"}\n";
         let stream = crdls_yaml::parse(text);
         let index = CrdIndex::new();

@@ -170,47 +170,37 @@ pub(crate) fn inline_value(schema: &Schema, depth: usize) -> String {
 
 #[cfg(test)]
 mod tests {
+    use crdls_crd::fixture;
+
     use super::*;
-    use crate::completion::tests::index_of;
 
     #[test]
     fn plain_skeletons_use_placeholders_that_parse_as_the_right_type() {
-        let index = index_of(
-            r#"apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata: {name: things.demo.crdls.dev}
-spec:
-  group: demo.crdls.dev
-  scope: Namespaced
-  names: {kind: Thing, plural: things}
-  versions:
-  - name: v1
-    served: true
-    storage: true
-    schema:
-      openAPIV3Schema:
-        type: object
-        properties:
-          spec:
+        let crd = fixture::Crd::new("Thing").schema(
+            r#"
             type: object
-            required: [name, size, mode, enabled, ports, labels, extra]
             properties:
-              name: {type: string}
-              size: {type: integer, default: 3}
-              mode: {type: string, enum: [Fast, Slow]}
-              enabled: {type: boolean}
-              labels: {type: object, additionalProperties: {type: string}}
-              extra: {type: object, properties: {a: {type: string}}}
-              ports:
-                type: array
-                items:
-                  type: object
-                  required: [port, protocol]
-                  properties:
-                    port: {type: integer}
-                    protocol: {type: string, enum: ["TCP", "UDP"]}
-"#,
+              spec:
+                type: object
+                required: [name, size, mode, enabled, ports, labels, extra]
+                properties:
+                  name: {type: string}
+                  size: {type: integer, default: 3}
+                  mode: {type: string, enum: [Fast, Slow]}
+                  enabled: {type: boolean}
+                  labels: {type: object, additionalProperties: {type: string}}
+                  extra: {type: object, properties: {a: {type: string}}}
+                  ports:
+                    type: array
+                    items:
+                      type: object
+                      required: [port, protocol]
+                      properties:
+                        port: {type: integer}
+                        protocol: {type: string, enum: ["TCP", "UDP"]}
+            "#,
         );
+        let index = fixture::index(&crd.yaml());
         let crd = index.iter().next().unwrap();
         let root = crd.crd.versions[0].schema.as_deref().unwrap();
         let spec = &root.property("spec").unwrap().schema;

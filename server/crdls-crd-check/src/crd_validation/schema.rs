@@ -129,14 +129,7 @@ mod tests {
     use super::*;
 
     fn gate(schema: &str) -> RuleGate {
-        let mut text = String::from(
-            "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: {name: as.b.c}\nspec:\n  group: b.c\n  scope: Cluster\n  names: {kind: A, plural: as}\n  versions:\n  - name: v1\n    served: true\n    storage: true\n    schema:\n      openAPIV3Schema:\n",
-        );
-        for line in schema.lines() {
-            text.push_str("        ");
-            text.push_str(line);
-            text.push('\n');
-        }
+        let text = crdls_crd::fixture::Crd::new("A").group("b.c").cluster_scoped().schema(schema).yaml();
         let stream = crdls_yaml::parse(&text);
         rule_gate(stream.documents[0].root.as_ref().expect("a document"))
     }

@@ -1,66 +1,54 @@
 //! Quick fixes checked end to end: a document is checked, every diagnostic asks for its fixes, and each
 //! fix is applied and the result checked again.
 
+use crdls_crd::fixture;
 use expect_test::{expect, Expect};
 
 use super::*;
-use crate::completion::tests::index_of;
 
-const CRD: &str = r#"apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata: {name: pumps.demo.crdls.dev}
-spec:
-  group: demo.crdls.dev
-  scope: Namespaced
-  names: {kind: Pump, plural: pumps}
-  versions:
-  - name: v2
-    served: true
-    storage: true
-    schema:
-      openAPIV3Schema:
-        type: object
-        required: [spec]
-        properties:
-          spec:
+/// Pumps at `v2` (stored), `v1` (deprecated) and `v0` (not served).
+fn crd() -> String {
+    let preserved = "{type: object, x-kubernetes-preserve-unknown-fields: true}";
+    fixture::Crd::new("Pump")
+        .storage_version("v2")
+        .schema(
+            r#"
             type: object
-            required: [mode, rate, outlet]
+            required: [spec]
             properties:
-              mode: {type: string, enum: [Steady, Burst, Pulse]}
-              rate: {type: integer, default: 10}
-              version: {type: string}
-              enabled: {type: boolean}
-              outlet:
+              spec:
                 type: object
-                required: [size]
+                required: [mode, rate, outlet]
                 properties:
-                  size: {type: integer}
-                  valve: {type: string, enum: [open, shut]}
-              ports:
-                type: array
-                items:
-                  type: object
-                  required: [port]
-                  properties:
-                    port: {type: integer}
-                    name: {type: string}
-  - name: v1
-    served: true
-    storage: false
-    deprecated: true
-    schema:
-      openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}
-  - name: v0
-    served: false
-    storage: false
-    schema:
-      openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}
-"#;
+                  mode: {type: string, enum: [Steady, Burst, Pulse]}
+                  rate: {type: integer, default: 10}
+                  version: {type: string}
+                  enabled: {type: boolean}
+                  outlet:
+                    type: object
+                    required: [size]
+                    properties:
+                      size: {type: integer}
+                      valve: {type: string, enum: [open, shut]}
+                  ports:
+                    type: array
+                    items:
+                      type: object
+                      required: [port]
+                      properties:
+                        port: {type: integer}
+                        name: {type: string}
+            "#,
+        )
+        .version(fixture::Version::new("v1").deprecated().schema(preserved))
+        .version(fixture::Version::new("v0").not_served().schema(preserved))
+        .yaml()
+}
 
 /// Checks `doc`, asks for the fixes of every diagnostic, and renders each action as its title, its
 /// flags, the codes it fixes, and the document with its edits applied.
 fn check_fixes(doc: &str, expect: Expect) {
-    let index = index_of(CRD);
+    let index = fixture::index(&crd());
     let stream = crdls_yaml::parse(doc);
     let diagnostics = crate::diagnostics(&stream, &index, &Default::default());
     let requests: Vec<FixRequest<'_>> =
@@ -402,7 +390,7 @@ fn api_versions_move_to_the_preferred_served_version() {
 
 #[test]
 fn automatic_edits_take_only_clear_replacements_once() {
-    let index = index_of(CRD);
+    let index = fixture::index(&crd());
     let doc = "apiVersion: demo.crdls.dev/v1\nkind: Pump\nmetadata: {name: p}\n---\napiVersion: demo.crdls.dev/v2\nkind: Pump\nmetadata: {name: q}\nspec:\n  mode: burts\n  outlet: {size: 1, valv: open, extra: 1}\n  version: 2\n";
     let stream = crdls_yaml::parse(doc);
     let diagnostics = crate::diagnostics(&stream, &index, &Default::default());
