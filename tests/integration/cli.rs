@@ -379,3 +379,30 @@ fn the_readme_examples_run() {
     }
     assert!(ran >= 5, "the examples were found");
 }
+
+#[test]
+fn explain_lists_every_code_and_documents_each() {
+    let run = run_cli(&["explain"], "");
+    assert_eq!(run.code, 0, "{run:?}");
+    assert_eq!(run.stdout.lines().count(), crdls_yaml::codes::ALL.len());
+    assert!(run.stdout.lines().any(|l| l.starts_with("schema/required") && l.contains("error")), "{}", run.stdout);
+    let run = run_cli(&["explain", "schema/unknown-field"], "");
+    assert_eq!(run.code, 0, "{run:?}");
+    assert!(run.stdout.starts_with("schema/unknown-field (warning by default)\n"), "{}", run.stdout);
+    assert!(run.stdout.contains("Fix:"), "{}", run.stdout);
+    let run = run_cli(&["explain", "schema/unknwon-field"], "");
+    assert_eq!(run.code, 2, "{run:?}");
+    assert_eq!(
+        run.stderr,
+        "crdls: no diagnostic code schema/unknwon-field; did you mean schema/unknown-field? (`crdls explain` lists them)\n"
+    );
+}
+
+#[test]
+fn a_misspelt_code_in_the_severity_table_is_reported() {
+    let tree =
+        TempTree::new("cli-bad-severity", &[("crdls.toml", "[severity]\n\"schema/unknwon-field\" = \"off\"\n"), ("a.yaml", "a: 1\n")]);
+    let run = run_cli_in(&tree.path, &["check", "a.yaml"], "");
+    assert_eq!(run.code, 2, "{run:?}");
+    assert!(run.stderr.contains("no diagnostic code \"schema/unknwon-field\"; did you mean \"schema/unknown-field\"?"), "{}", run.stderr);
+}

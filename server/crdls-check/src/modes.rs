@@ -4,6 +4,7 @@
 //! Each mode says which of the checks still mean what they say, and which text another language
 //! computes (its "opaque" ranges), where no diagnostic may land.
 
+use crdls_yaml::codes;
 use crdls_yaml::{Diagnostic, Node, TextRange, Value};
 
 /// How the documents of a file are read.
@@ -83,50 +84,49 @@ impl FileMode {
 /// Codes about an object's completeness, which a partial object does not have to meet.
 /// The junctors count too: `oneOf` and friends usually test which fields are present.
 const COMPLETENESS_CODES: &[&str] = &[
-    "schema/required",
-    "metadata/name-required",
-    "schema/min-items",
-    "schema/min-properties",
-    "schema/embedded-resource",
-    "schema/list-map-item",
-    "schema/all-of",
-    "schema/any-of",
-    "schema/one-of",
-    "schema/not",
-    "cel/rule",
-    "cel/runtime-error",
-    "cel/skipped",
-    "cel/cost",
+    codes::SCHEMA_REQUIRED,
+    codes::METADATA_NAME_REQUIRED,
+    codes::SCHEMA_MIN_ITEMS,
+    codes::SCHEMA_MIN_PROPERTIES,
+    codes::SCHEMA_EMBEDDED_RESOURCE,
+    codes::SCHEMA_LIST_MAP_ITEM,
+    codes::SCHEMA_ALL_OF,
+    codes::SCHEMA_ANY_OF,
+    codes::SCHEMA_ONE_OF,
+    codes::SCHEMA_NOT,
+    codes::CEL_RULE,
+    codes::CEL_RUNTIME_ERROR,
+    codes::CEL_SKIPPED,
+    codes::CEL_COST,
 ];
 
 /// Codes that a literal part of a template can earn whatever the template's actions produce: a
 /// misspelled key, a value of the wrong type or outside its enum, range, pattern or format, an
 /// apiVersion or kind that does not exist, a malformed name or label.
 const TEMPLATE_CODES: &[&str] = &[
-    "schema/unknown-field",
-    "schema/type",
-    "schema/enum",
-    "schema/pattern",
-    "schema/format",
-    "schema/maximum",
-    "schema/minimum",
-    "schema/max-length",
-    "schema/min-length",
-    "schema/multiple-of",
-    "schema/nullable",
-    "resource/unknown-kind",
-    "resource/undeclared-kind",
-    "resource/unknown-version",
-    "resource/version-not-served",
-    "resource/deprecated-version",
-    "resource/no-crd",
-    "resource/status-ignored",
-    "metadata/name",
-    "metadata/namespace",
-    "metadata/label-key",
-    "metadata/label-value",
-    "metadata/annotation-key",
-    "metadata/finalizer",
+    codes::SCHEMA_UNKNOWN_FIELD,
+    codes::SCHEMA_TYPE,
+    codes::SCHEMA_ENUM,
+    codes::SCHEMA_PATTERN,
+    codes::SCHEMA_FORMAT,
+    codes::SCHEMA_MAXIMUM,
+    codes::SCHEMA_MINIMUM,
+    codes::SCHEMA_MAX_LENGTH,
+    codes::SCHEMA_MIN_LENGTH,
+    codes::SCHEMA_MULTIPLE_OF,
+    codes::RESOURCE_UNKNOWN_KIND,
+    codes::RESOURCE_UNDECLARED_KIND,
+    codes::RESOURCE_UNKNOWN_VERSION,
+    codes::RESOURCE_VERSION_NOT_SERVED,
+    codes::RESOURCE_DEPRECATED_VERSION,
+    codes::RESOURCE_NO_CRD,
+    codes::RESOURCE_STATUS_IGNORED,
+    codes::METADATA_NAME,
+    codes::METADATA_NAMESPACE,
+    codes::METADATA_LABEL_KEY,
+    codes::METADATA_LABEL_VALUE,
+    codes::METADATA_ANNOTATION_KEY,
+    codes::METADATA_FINALIZER,
 ];
 
 /// Whether `range` overlaps, or touches from either side, one of the sorted `opaque` ranges.

@@ -8,9 +8,11 @@ use crdls_crd::cel::{compile_rule, CompileError, Unbounded};
 use crdls_crd::{is_crd, CrdApiVersion, Schema, ValidationRule};
 use crdls_yaml::{Diagnostic, Node, ScalarMap, Severity, TextRange, Value};
 
+use crate::crd_cost::{cost_error, factor_text, thousands, CostDriver, RuleCost, SchemaCost, PER_CRD_LIMIT, PER_EXPRESSION_LIMIT};
 use crate::crd_validation::RuleGate;
 use crate::field_error::{ErrorType, FieldError};
 use crate::gofmt;
+use crdls_yaml::codes;
 
 /// The reasons a rule may give.
 const REASONS: &[&str] = &["FieldValueDuplicate", "FieldValueForbidden", "FieldValueInvalid", "FieldValueRequired"];
@@ -24,59 +26,6 @@ pub fn check_crd(root: &Node, text: &str, out: &mut Vec<Diagnostic>) {
 /// them when the CRD is applied; with `drivers`, also the unbounded schema nodes behind each cost.
 pub fn crd_costs(root: &Node, text: &str, drivers: bool) -> Vec<SchemaCost> {
     walk_crd(root, text, &mut Vec::new(), drivers)
-}
-
-/// The rules' costs of one schema (a version's, or the one all versions share).
-#[derive(Clone, Debug)]
-pub struct SchemaCost {
-    /// `spec.versions[0].schema.openAPIV3Schema`, or `spec.validation.openAPIV3Schema` when shared.
-    pub path: String,
-    /// The versions it applies to.
-    pub versions: Vec<String>,
-    /// The sum of its rules' and message expressions' costs (each with its cardinality).
-    pub total: u64,
-    /// Where the schema starts.
-    pub range: TextRange,
-    /// Every rule and message expression, in document order.
-    pub rules: Vec<RuleCost>,
-}
-
-/// The estimated cost of one rule (or message expression).
-#[derive(Clone, Debug)]
-pub struct RuleCost {
-    /// The API server's path of the expression (`...x-kubernetes-validations[0].rule`).
-    pub path: String,
-    /// The path of the schema node that declares it.
-    pub node_path: String,
-    /// The expression.
-    pub expression: String,
-    /// The expression string in the document.
-    pub range: TextRange,
-    /// Whether this is a `messageExpression` (charged once, without cardinality).
-    pub message_expression: bool,
-    /// The estimated cost of one evaluation.
-    pub cost: u64,
-    /// How many times it can run per object: the product of the bounds of the lists and maps above,
-    /// or what fits in a request when one of them is unbounded.
-    pub cardinality: u64,
-    /// `cost × cardinality`, what the limit applies to.
-    pub total: u64,
-    /// The unbounded lists, maps and strings behind the cost (only when asked for).
-    pub drivers: Vec<CostDriver>,
-}
-
-/// A schema node whose missing bound makes a rule expensive.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct CostDriver {
-    /// Its path (`spec.versions[0].schema.openAPIV3Schema.properties[spec].properties[hosts]`).
-    pub path: String,
-    /// The schema node (its mapping) in the document.
-    pub range: TextRange,
-    /// The bound it lacks.
-    pub kind: Unbounded,
-    /// Whether it multiplies how often the rule runs (a list or map above the rule), rather than
-    /// how much one run costs.
-    pub cardinality: bool,
 }
 
 fn walk_crd(root: &Node, text: &str, out: &mut Vec<Diagnostic>, drivers: bool) -> Vec<SchemaCost> {
@@ -236,7 +185,7 @@ impl Walker<'_> {
         let rule_path = format!("{path}.rule");
         let trimmed_message = rule.message.as_deref().map(str::trim);
         if rule.rule.trim().is_empty() {
-            self.error(at("rule"), ErrorType::Required, &rule_path, None, "rule is not specified", "cel/rule-required");
+            self.error(at("rule"), ErrorType::Required, &rule_path, None, "rule is not specified", codes::CEL_RULE_REQUIRED);
         } else if rule.message.as_deref().is_some_and(|m| !m.is_empty() && m.trim().is_empty()) {
             let value = gofmt::quote(rule.message.as_deref().unwrap_or_default());
             self.error(
@@ -245,7 +194,7 @@ impl Walker<'_> {
                 &format!("{path}.message"),
                 Some(value),
                 "message must be non-empty if specified",
-                "cel/message",
+                codes::CEL_MESSAGE,
             );
         } else if trimmed_message.is_some_and(|m| m.contains(['\n', '\r'])) {
             let value = gofmt::quote(rule.message.as_deref().unwrap_or_default());
@@ -255,7 +204,7 @@ impl Walker<'_> {
                 &format!("{path}.message"),
                 Some(value),
                 "message must not contain line breaks",
-                "cel/message",
+                codes::CEL_MESSAGE,
             );
         } else if rule.rule.trim().contains('\n') && trimmed_message.unwrap_or_default().is_empty() {
             self.error(
@@ -264,7 +213,7 @@ impl Walker<'_> {
                 &format!("{path}.message"),
                 None,
                 "message must be specified if rule contains line breaks",
-                "cel/message",
+                codes::CEL_MESSAGE,
             );
         }
         if rule.message_expression.as_deref().is_some_and(|m| m.trim().is_empty()) {
@@ -274,7 +223,7 @@ impl Walker<'_> {
                 &format!("{path}.messageExpression"),
                 None,
                 "messageExpression must be non-empty if specified",
-                "cel/message",
+                codes::CEL_MESSAGE,
             );
         }
         if let Some(reason) = rule.reason.as_deref() {
@@ -289,7 +238,7 @@ impl Walker<'_> {
                 self.out.push(err.diagnostic(
                     at("reason"),
                     Severity::Error,
-                    "cel/reason",
+                    codes::CEL_REASON,
                     format!("reason must be one of {}", supported.join(", ")),
                 ));
             }
@@ -309,7 +258,7 @@ impl Walker<'_> {
                     &format!("{path}.fieldPath"),
                     Some(gofmt::quote(fp)),
                     &problem,
-                    "cel/field-path",
+                    codes::CEL_FIELD_PATH,
                 );
             }
         }
@@ -373,7 +322,7 @@ impl Walker<'_> {
                         &rule_path,
                         Some(gofmt::quote(&rule.rule)),
                         &format!("oldSelf cannot be used on the uncorrelatable portion of the schema within {list}"),
-                        "cel/old-self",
+                        codes::CEL_OLD_SELF,
                     );
                 }
             } else if let Some(optional) = rule.optional_old_self {
@@ -383,7 +332,7 @@ impl Walker<'_> {
                     &format!("{path}.optionalOldSelf"),
                     Some(optional.to_string()),
                     "may not be set if oldSelf is not used in rule",
-                    "cel/optional-old-self",
+                    codes::CEL_OPTIONAL_OLD_SELF,
                 );
             }
         }
@@ -434,7 +383,7 @@ impl Walker<'_> {
         let whole = string.map_or(fallback, |n| n.range);
         if e.errors.is_empty() {
             let message = e.detail.clone();
-            self.out.push(err.diagnostic(whole, Severity::Error, "cel/compile-error", message));
+            self.out.push(err.diagnostic(whole, Severity::Error, codes::CEL_COMPILE_ERROR, message));
             return;
         }
         let source = string.and_then(Node::as_str).unwrap_or_default();
@@ -442,7 +391,7 @@ impl Walker<'_> {
         for cel_error in &e.errors {
             let end = token_end(source, cel_error.offset);
             let range = map.as_ref().map_or(whole, |m| m.source_range(cel_error.offset, end));
-            self.out.push(err.diagnostic(range, Severity::Error, "cel/compile-error", cel_error.message.clone()));
+            self.out.push(err.diagnostic(range, Severity::Error, codes::CEL_COMPILE_ERROR, cel_error.message.clone()));
         }
     }
 
@@ -457,12 +406,12 @@ impl Walker<'_> {
                 factor_text(cost, PER_EXPRESSION_LIMIT)
             );
             let err = FieldError { ty: ErrorType::Forbidden, path: path.to_string(), value: None, detail };
-            self.out.push(err.diagnostic(range, Severity::Error, "cel/cost", message));
+            self.out.push(err.diagnostic(range, Severity::Error, codes::CEL_COST, message));
         } else if cost > PER_EXPRESSION_LIMIT / 10 * 9 {
             self.out.push(Diagnostic::new(
                 range,
                 Severity::Warning,
-                "cel/cost",
+                codes::CEL_COST,
                 format!(
                     "{what} {} is within 10% of the limit of {}: bound the lists, maps and strings it iterates (maxItems, maxProperties, maxLength)",
                     thousands(cost),
@@ -487,7 +436,7 @@ impl Walker<'_> {
                     "contributed to estimated rule & messageExpression cost total exceeding cost limit for entire OpenAPIv3 schema";
                 let err = FieldError { ty: ErrorType::Forbidden, path: rule_path, value: None, detail: detail.to_string() };
                 let message = format!("this rule's estimated cost {} is among the largest of a total over the CRD limit", thousands(cost));
-                self.out.push(err.diagnostic(range, Severity::Error, "cel/cost-total", message));
+                self.out.push(err.diagnostic(range, Severity::Error, codes::CEL_COST_TOTAL, message));
             }
             let err = FieldError {
                 ty: ErrorType::Forbidden,
@@ -502,7 +451,7 @@ impl Walker<'_> {
                 thousands(PER_CRD_LIMIT),
                 factor_text(self.total, PER_CRD_LIMIT)
             );
-            self.out.push(err.diagnostic(range, Severity::Error, "cel/cost-total", message));
+            self.out.push(err.diagnostic(range, Severity::Error, codes::CEL_COST_TOTAL, message));
         } else if self.total > PER_CRD_LIMIT / 10 * 9 {
             let range = TextRange::new(schema.range.start, schema.range.start);
             let message = format!(
@@ -510,7 +459,7 @@ impl Walker<'_> {
                 thousands(self.total),
                 thousands(PER_CRD_LIMIT)
             );
-            self.out.push(Diagnostic::new(range, Severity::Warning, "cel/cost-total", message));
+            self.out.push(Diagnostic::new(range, Severity::Warning, codes::CEL_COST_TOTAL, message));
         }
     }
 
@@ -555,75 +504,5 @@ fn rule_value(rule: &ValidationRule) -> String {
     out.push_str(&format!("\"FieldPath\":{},", string(rule.field_path.as_deref().unwrap_or_default())));
     out.push_str(&format!("\"OptionalOldSelf\":{}", rule.optional_old_self.map_or("null".to_string(), |b| b.to_string())));
     out.push('}');
-    out
-}
-
-/// The estimated cost one rule may have, cardinality included (`StaticEstimatedCostLimit`).
-pub const PER_EXPRESSION_LIMIT: u64 = 10_000_000;
-/// The estimated cost all rules of one version's schema may have together (`StaticEstimatedCRDCostLimit`).
-pub const PER_CRD_LIMIT: u64 = 100_000_000;
-
-/// The API server's text for a cost over a limit.
-pub fn cost_error(what: &str, cost: u64, limit: u64) -> String {
-    format!(
-        "{what} exceeds budget by factor of {} (try simplifying the rule, or adding maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared)",
-        factor_text(cost, limit)
-    )
-}
-
-/// `more than 100x`, `1.200000x` (under 1.5) or `3.4x`, as the API server prints the factor.
-pub fn factor_text(cost: u64, limit: u64) -> String {
-    let factor = cost as f64 / limit as f64;
-    if factor > 100.0 {
-        "more than 100x".into()
-    } else if factor < 1.5 {
-        format!("{factor:.6}x")
-    } else {
-        format!("{factor:.1}x")
-    }
-}
-
-/// A schema path as a user reads it: `.spec.hosts[*]` for
-/// `...openAPIV3Schema.properties[spec].properties[hosts].items`.
-pub fn short_path(path: &str) -> String {
-    let rest = path.split_once("openAPIV3Schema").map_or(path, |(_, r)| r);
-    let mut out = String::new();
-    let mut rest = rest;
-    while !rest.is_empty() {
-        rest = rest.strip_prefix('.').unwrap_or(rest);
-        if let Some(r) = rest.strip_prefix("properties[") {
-            let end = r.find(']').unwrap_or(r.len());
-            out.push('.');
-            out.push_str(&r[..end]);
-            rest = r.get(end + 1..).unwrap_or_default();
-        } else if let Some(r) = rest.strip_prefix("items") {
-            out.push_str("[*]");
-            rest = r;
-        } else if let Some(r) = rest.strip_prefix("additionalProperties") {
-            out.push_str("{*}");
-            rest = r;
-        } else {
-            out.push('.');
-            out.push_str(rest);
-            break;
-        }
-    }
-    if out.is_empty() {
-        ".".into()
-    } else {
-        out
-    }
-}
-
-/// A number with thousands separators, for messages.
-pub fn thousands(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
     out
 }

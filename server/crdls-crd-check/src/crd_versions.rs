@@ -6,6 +6,7 @@
 //! accepts such CRDs; crdls warns about them.
 
 use crdls_crd::{is_crd, Schema};
+use crdls_yaml::codes;
 use crdls_yaml::{Diagnostic, Node, Severity, TextRange};
 
 /// Warns about fields that differ between the storage version and the other served versions of a CRD
@@ -64,7 +65,7 @@ impl Compare<'_> {
             let at = node.get("type").map_or(anchor, |t| t.range);
             self.warn(
                 at,
-                "crd/version-type-change",
+                codes::CRD_VERSION_TYPE_CHANGE,
                 format!(
                     "{} is {} in the storage version {} but {} in {}: with conversion strategy None values are not converted, so objects written in one version fail validation in the other",
                     shown(path),
@@ -94,7 +95,7 @@ impl Compare<'_> {
                     let at = node.entry("properties").map_or(anchor, |e| e.key_range);
                     self.warn(
                         at,
-                        "crd/version-field-loss",
+                        codes::CRD_VERSION_FIELD_LOSS,
                         format!(
                             "{child} is in the storage version {} but not in {}: with conversion strategy None, a client that reads and writes {} drops it",
                             self.storage, self.other, self.other

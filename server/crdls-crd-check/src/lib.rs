@@ -4,12 +4,14 @@
 //! compiled and its cost estimated against the limits (`crd_rules.rs`), and the differences between
 //! served versions that conversion would lose (`crd_versions.rs`).
 
+mod crd_cost;
 mod crd_rules;
 mod crd_validation;
 mod crd_versions;
 
 use crdls_crd::CrdApiVersion;
 use crdls_resource_check::CheckOptions;
+use crdls_yaml::codes;
 use crdls_yaml::{Diagnostic, Node, Severity};
 
 // The custom-resource checker's building blocks, under the names this crate's modules use: a CRD's
@@ -17,7 +19,8 @@ use crdls_yaml::{Diagnostic, Node, Severity};
 pub(crate) use crdls_go::{formats, names, pattern};
 pub(crate) use crdls_resource_check::{cel, field_error, gofmt, metadata, suggest, validate};
 
-pub use crd_rules::{crd_costs, factor_text, short_path, thousands, CostDriver, RuleCost, SchemaCost, PER_CRD_LIMIT, PER_EXPRESSION_LIMIT};
+pub use crd_cost::{factor_text, short_path, thousands, CostDriver, RuleCost, SchemaCost, PER_CRD_LIMIT, PER_EXPRESSION_LIMIT};
+pub use crd_rules::crd_costs;
 
 /// Validates one CRD document (with no syntax error) as the API server would on create.
 pub fn check_crd(root: &Node, text: &str, options: &CheckOptions, out: &mut Vec<Diagnostic>) {
@@ -36,7 +39,7 @@ pub fn check_legacy_version(root: &Node, version: CrdApiVersion, out: &mut Vec<D
         Diagnostic::new(
             at,
             Severity::Warning,
-            "crd/legacy-v1beta1",
+            codes::CRD_LEGACY_V1BETA1,
             "apiextensions.k8s.io/v1beta1 is not served since Kubernetes 1.22: convert this CRD to apiextensions.k8s.io/v1",
         )
         .with_path("apiVersion")

@@ -18,6 +18,7 @@ use crdls_yaml::{document_at, follow, resolve_plain, Diagnostic, Document, Entry
 use crate::render::{yaml_inline, yaml_string};
 use crate::schema_walk::{walk, Step};
 use crate::skeleton::{inline_value, skeleton_field, Fill};
+use crdls_yaml::codes;
 
 /// A diagnostic to fix, as the editor sends it back.
 #[derive(Clone, Copy, Debug)]
@@ -88,16 +89,18 @@ struct Fixer<'a> {
 impl<'a> Fixer<'a> {
     fn fixes(&self, request: &FixRequest<'_>) -> Vec<CodeAction> {
         match request.code {
-            "resource/deprecated-version" | "resource/version-not-served" | "resource/unknown-version" => self.api_version(request.code),
-            "resource/unknown-kind" => self.kind(),
-            "crd/legacy-v1beta1" if !self.doc.has_syntax_error => self.convert_crd(),
+            codes::RESOURCE_DEPRECATED_VERSION | codes::RESOURCE_VERSION_NOT_SERVED | codes::RESOURCE_UNKNOWN_VERSION => {
+                self.api_version(request.code)
+            }
+            codes::RESOURCE_UNKNOWN_KIND => self.kind(),
+            codes::CRD_LEGACY_V1BETA1 if !self.doc.has_syntax_error => self.convert_crd(),
             // Fixes that move or add lines need a tree the parser finished.
             _ if self.doc.has_syntax_error => Vec::new(),
-            "schema/required" => request.path.map(|p| self.required(p)).unwrap_or_default(),
-            "schema/enum" => request.path.map(|p| self.enumeration(p)).unwrap_or_default(),
-            "schema/unknown-field" => request.path.map(|p| self.unknown_field(p)).unwrap_or_default(),
-            "schema/type" => request.path.map(|p| self.wrong_type(p)).unwrap_or_default(),
-            "cel/cost" | "cel/cost-total" => crate::cost_assist::bound_rule(self.text, self.root, request.range),
+            codes::SCHEMA_REQUIRED => request.path.map(|p| self.required(p)).unwrap_or_default(),
+            codes::SCHEMA_ENUM => request.path.map(|p| self.enumeration(p)).unwrap_or_default(),
+            codes::SCHEMA_UNKNOWN_FIELD => request.path.map(|p| self.unknown_field(p)).unwrap_or_default(),
+            codes::SCHEMA_TYPE => request.path.map(|p| self.wrong_type(p)).unwrap_or_default(),
+            codes::CEL_COST | codes::CEL_COST_TOTAL => crate::cost_assist::bound_rule(self.text, self.root, request.range),
             _ => Vec::new(),
         }
     }
@@ -120,7 +123,7 @@ impl<'a> Fixer<'a> {
         // Served, not deprecated, in Kubernetes' priority order; a likely typo's target first.
         let mut names: Vec<&str> =
             crd.crd.versions.iter().filter(|v| v.served && !v.deprecated && v.name != version).map(|v| v.name.as_str()).collect();
-        let typo = if code == "resource/unknown-version" {
+        let typo = if code == codes::RESOURCE_UNKNOWN_VERSION {
             did_you_mean(version, crd.crd.versions.iter().filter(|v| v.served).map(|v| v.name.as_str()))
         } else {
             None

@@ -9,6 +9,7 @@ use crdls_yaml::Diagnostic;
 use tower_lsp::lsp_types::Url;
 
 use crate::session::{read, role_of, Backend};
+use crdls_yaml::codes;
 
 impl Backend {
     /// Parses and checks a text on a blocking thread: the diagnostics and the CRDs the text declares.
@@ -52,7 +53,8 @@ impl Backend {
             let mut diagnostics = crdls_ide::diagnostics_as(&stream, &index, &options, &mode);
             if let crdls_workspace::FileRole::HelmTemplate { chart_dir, chart_name } = &role {
                 let hint = crdls_workspace::helm_template_hint(chart_name, &chart_dir.to_string_lossy(), None);
-                diagnostics.insert(0, Diagnostic::new(crdls_yaml::TextRange::empty(0), crdls_yaml::Severity::Hint, "helm/templates", hint));
+                diagnostics
+                    .insert(0, Diagnostic::new(crdls_yaml::TextRange::empty(0), crdls_yaml::Severity::Hint, codes::HELM_TEMPLATES, hint));
             }
             config.apply_severity(&mut diagnostics);
             (diagnostics, crds)

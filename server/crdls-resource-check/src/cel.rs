@@ -16,6 +16,7 @@ use crdls_yaml::{Diagnostic, FieldPath, Node, Severity, TextRange, Value as Yaml
 use crate::field_error::{ErrorType, FieldError};
 use crate::gofmt;
 use crate::old::same_data;
+use crdls_yaml::codes;
 
 /// The cost one evaluation may spend (`PerCallLimit`).
 pub const PER_CALL_LIMIT: u64 = 1_000_000;
@@ -23,20 +24,6 @@ pub const PER_CALL_LIMIT: u64 = 1_000_000;
 pub const RUNTIME_BUDGET: u64 = 10_000_000;
 /// The longest message a `messageExpression` may produce.
 const MAX_MESSAGE_BYTES: usize = 5 * 1024;
-
-/// The diagnostic codes of rule evaluation.
-pub mod codes {
-    /// A rule evaluated to false.
-    pub const RULE: &str = "cel/rule";
-    /// A rule failed to evaluate (`no such key`, overflow, ...).
-    pub const RUNTIME: &str = "cel/runtime-error";
-    /// A rule of the CRD does not compile, so the API server reports it on every object.
-    pub const COMPILE: &str = "cel/compile-error";
-    /// The cost limit or budget stopped validation.
-    pub const COST: &str = "cel/cost";
-    /// The rules were not run because the object has schema errors.
-    pub const SKIPPED: &str = "cel/skipped";
-}
 
 /// Runs every rule of `schema` and below on `object` (pruned and defaulted). `anchor` locates errors
 /// of the root.
@@ -54,7 +41,7 @@ pub fn skipped(first_blocking: TextRange, blocking: usize) -> Diagnostic {
     Diagnostic::new(
         first_blocking,
         Severity::Information,
-        codes::SKIPPED,
+        codes::CEL_SKIPPED,
         format!("the CEL validation rules of this object were not run: the API server runs them only once {errors} fixed (the first is here)"),
     )
     // The API server's own words, `<nil>` path and all: it reports this cause without a field.
@@ -135,7 +122,7 @@ impl Run<'_> {
                 anchor,
                 &path_text,
                 type_name,
-                codes::COST,
+                codes::CEL_COST,
                 "validation failed due to running out of cost budget, no further validation rules will be run".into(),
             );
             self.budget = -1;
@@ -145,7 +132,7 @@ impl Run<'_> {
             let compiled = rule.compiled(schema, resource_root);
             let program = match &compiled.rule {
                 Err(e) => {
-                    self.invalid(anchor, &path_text, type_name, codes::COMPILE, format!("rule compile error: {}", e.detail));
+                    self.invalid(anchor, &path_text, type_name, codes::CEL_COMPILE_ERROR, format!("rule compile error: {}", e.detail));
                     continue;
                 }
                 Ok(None) => continue,
@@ -172,7 +159,7 @@ impl Run<'_> {
                             anchor,
                             &path_text,
                             type_name,
-                            codes::COST,
+                            codes::CEL_COST,
                             "validation failed due to running out of cost budget, no further validation rules will be run".into(),
                         );
                     } else {
@@ -180,7 +167,7 @@ impl Run<'_> {
                             anchor,
                             &path_text,
                             type_name,
-                            codes::COST,
+                            codes::CEL_COST,
                             format!(
                                 "'{}': no further validation rules will be run due to call cost exceeds limit for rule: {ruled}",
                                 e.message
@@ -198,15 +185,19 @@ impl Run<'_> {
                             anchor,
                             &path_text,
                             type_name,
-                            codes::RUNTIME,
+                            codes::CEL_RUNTIME_ERROR,
                             format!(
                                 "'{}': call arguments did not match a supported operator, function or macro signature for rule: {ruled}",
                                 e.message
                             ),
                         ),
-                        Err(e) => {
-                            self.invalid(anchor, &path_text, type_name, codes::RUNTIME, format!("{} evaluating rule: {ruled}", e.message))
-                        }
+                        Err(e) => self.invalid(
+                            anchor,
+                            &path_text,
+                            type_name,
+                            codes::CEL_RUNTIME_ERROR,
+                            format!("{} evaluating rule: {ruled}", e.message),
+                        ),
                         Ok(_) => {
                             let message_variables = match &old_value {
                                 Some(old) => vec![("self", self_value.clone()), ("oldSelf", old.clone())],
@@ -269,9 +260,9 @@ impl Run<'_> {
         let err = FieldError { ty, path: path_text, value, detail: shown_detail };
         if ratcheted {
             let message = format!("{detail} (unchanged from the old object: the API server lets it through with a warning)");
-            self.out.push(err.diagnostic(range, Severity::Warning, codes::RULE, message));
+            self.out.push(err.diagnostic(range, Severity::Warning, codes::CEL_RULE, message));
         } else {
-            self.out.push(err.diagnostic(range, Severity::Error, codes::RULE, detail));
+            self.out.push(err.diagnostic(range, Severity::Error, codes::CEL_RULE, detail));
         }
     }
 

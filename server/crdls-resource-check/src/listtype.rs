@@ -7,6 +7,7 @@ use crdls_yaml::{Diagnostic, Entry, FieldPath, Node, Severity, Value};
 use crate::field_error::{ErrorType, FieldError};
 use crate::gofmt;
 use crate::validate::json_equal;
+use crdls_yaml::codes;
 
 /// Walks the whole object and reports duplicates in every set and map list.
 pub fn validate_lists(node: &Node, schema: &Schema, path: &FieldPath<'_>, out: &mut Vec<Diagnostic>) {
@@ -50,7 +51,7 @@ fn set_duplicates(items: &[Node], path: &FieldPath<'_>, out: &mut Vec<Diagnostic
             out.push(err.diagnostic(
                 item.range,
                 Severity::Error,
-                "schema/list-set-duplicate",
+                codes::SCHEMA_LIST_SET_DUPLICATE,
                 format!("duplicate item in a set list: same as item {first}"),
             ));
         }
@@ -69,7 +70,7 @@ fn map_duplicates(items: &[Node], keys: &[String], path: &FieldPath<'_>, out: &m
                 value: Some(gofmt::value(item)),
                 detail: "must be an object for an array of list-type map".into(),
             };
-            out.push(err.diagnostic(item.range, Severity::Error, "schema/list-map-item", "items of a map list must be objects"));
+            out.push(err.diagnostic(item.range, Severity::Error, codes::SCHEMA_LIST_MAP_ITEM, "items of a map list must be objects"));
         }
     }
     if broken {
@@ -93,7 +94,7 @@ fn map_duplicates(items: &[Node], keys: &[String], path: &FieldPath<'_>, out: &m
             out.push(err.diagnostic(
                 item.range,
                 Severity::Error,
-                "schema/list-map-duplicate",
+                codes::SCHEMA_LIST_MAP_DUPLICATE,
                 format!("duplicate item in a map list: same keys ({shown}) as item {first}"),
             ));
         }

@@ -5,6 +5,7 @@ use crdls_yaml::{Diagnostic, FieldPath, Node, Severity, TextRange, Value};
 
 use crate::field_error::{ErrorType, FieldError};
 use crate::{gofmt, names};
+use crdls_yaml::codes;
 
 /// Which rules an object's name follows.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -37,7 +38,7 @@ pub fn validate_metadata(object: &Node, object_path: &FieldPath<'_>, rules: Name
                 out.push(err.diagnostic(
                     key_or(metadata, "name", meta_anchor),
                     Severity::Error,
-                    "metadata/name-required",
+                    codes::METADATA_NAME_REQUIRED,
                     "metadata.name is required (or metadata.generateName)",
                 ));
             }
@@ -58,7 +59,7 @@ pub fn validate_metadata(object: &Node, object_path: &FieldPath<'_>, rules: Name
                 out.push(err.diagnostic(
                     name.map_or(anchor, |n| n.range),
                     Severity::Error,
-                    "metadata/name",
+                    codes::METADATA_NAME,
                     format!("invalid name: {detail}"),
                 ));
             }
@@ -79,7 +80,7 @@ pub fn validate_metadata(object: &Node, object_path: &FieldPath<'_>, rules: Name
                         value: Some(gofmt::quote(s)),
                         detail: detail.clone(),
                     };
-                    out.push(err.diagnostic(g.range, Severity::Error, "metadata/name", format!("invalid generateName: {detail}")));
+                    out.push(err.diagnostic(g.range, Severity::Error, codes::METADATA_NAME, format!("invalid generateName: {detail}")));
                 }
             }
         } else if g.value != Value::Null {
@@ -97,7 +98,7 @@ pub fn validate_metadata(object: &Node, object_path: &FieldPath<'_>, rules: Name
                         value: Some(gofmt::quote(s)),
                         detail: detail.clone(),
                     };
-                    out.push(err.diagnostic(ns.range, Severity::Error, "metadata/namespace", format!("invalid namespace: {detail}")));
+                    out.push(err.diagnostic(ns.range, Severity::Error, codes::METADATA_NAMESPACE, format!("invalid namespace: {detail}")));
                 }
             }
             Value::Str(_) | Value::Null => {}
@@ -130,7 +131,12 @@ pub fn validate_metadata(object: &Node, object_path: &FieldPath<'_>, rules: Name
                             value: Some(gofmt::quote(finalizer)),
                             detail: detail.clone(),
                         };
-                        out.push(err.diagnostic(item.range, Severity::Error, "metadata/finalizer", format!("invalid finalizer: {detail}")));
+                        out.push(err.diagnostic(
+                            item.range,
+                            Severity::Error,
+                            codes::METADATA_FINALIZER,
+                            format!("invalid finalizer: {detail}"),
+                        ));
                     }
                 }
             }
@@ -150,7 +156,7 @@ fn type_error(node: &Node, path: &FieldPath<'_>, expected: &str, out: &mut Vec<D
     let actual = node.value.type_name();
     let json_word = node.value.json_type();
     let (field, go_type) = go_field(path, expected);
-    let d = Diagnostic::new(node.range, Severity::Error, "metadata/type", format!("expected {expected}, found {actual}"))
+    let d = Diagnostic::new(node.range, Severity::Error, codes::METADATA_TYPE, format!("expected {expected}, found {actual}"))
         .with_path(path.to_string())
         .with_cause(format!("json: cannot unmarshal {json_word} into Go struct field ObjectMeta.{field} of type {go_type}"));
     out.push(d);
@@ -181,7 +187,7 @@ fn labels_rules(labels: &Node, path: &FieldPath<'_>, out: &mut Vec<Diagnostic>) 
         for detail in names::qualified_name(&e.key) {
             let err =
                 FieldError { ty: ErrorType::Invalid, path: path.to_string(), value: Some(gofmt::quote(&e.key)), detail: detail.clone() };
-            out.push(err.diagnostic(e.key_range, Severity::Error, "metadata/label-key", format!("invalid label key: {detail}")));
+            out.push(err.diagnostic(e.key_range, Severity::Error, codes::METADATA_LABEL_KEY, format!("invalid label key: {detail}")));
         }
         match &e.value.value {
             Value::Str(v) => {
@@ -191,7 +197,7 @@ fn labels_rules(labels: &Node, path: &FieldPath<'_>, out: &mut Vec<Diagnostic>) 
                     out.push(err.diagnostic(
                         e.value.range,
                         Severity::Error,
-                        "metadata/label-value",
+                        codes::METADATA_LABEL_VALUE,
                         format!("invalid label value: {detail}"),
                     ));
                 }
@@ -216,7 +222,12 @@ fn annotation_rules(annotations: &Node, path: &FieldPath<'_>, out: &mut Vec<Diag
         for detail in names::qualified_name(&e.key.to_lowercase()) {
             let err =
                 FieldError { ty: ErrorType::Invalid, path: path.to_string(), value: Some(gofmt::quote(&e.key)), detail: detail.clone() };
-            out.push(err.diagnostic(e.key_range, Severity::Error, "metadata/annotation-key", format!("invalid annotation key: {detail}")));
+            out.push(err.diagnostic(
+                e.key_range,
+                Severity::Error,
+                codes::METADATA_ANNOTATION_KEY,
+                format!("invalid annotation key: {detail}"),
+            ));
         }
         match &e.value.value {
             Value::Str(v) => total += v.len(),
@@ -230,7 +241,7 @@ fn annotation_rules(annotations: &Node, path: &FieldPath<'_>, out: &mut Vec<Diag
         out.push(err.diagnostic(
             annotations.range,
             Severity::Error,
-            "metadata/annotations-size",
+            codes::METADATA_ANNOTATIONS_SIZE,
             format!("annotations total {total} bytes, over the limit of {} bytes", names::TOTAL_ANNOTATION_SIZE_LIMIT),
         ));
     }

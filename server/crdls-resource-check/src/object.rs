@@ -13,6 +13,7 @@ use crate::old::{unchanged_at, OldObjects};
 use crate::prune::{prune_and_default, PrunedField};
 use crate::suggest::{did_you_mean, misspelled_kind};
 use crate::validate::validate;
+use crdls_yaml::codes;
 
 /// Settings of a check.
 #[derive(Clone, Debug, Default)]
@@ -107,7 +108,7 @@ pub fn check_object(root: &Node, index: &CrdIndex, options: &CheckOptions, readi
                 Diagnostic::new(
                     api_version_node.range,
                     Severity::Error,
-                    "resource/unknown-version",
+                    codes::RESOURCE_UNKNOWN_VERSION,
                     format!(
                         "CRD {} does not declare version \"{version}\" of {kind} (declared: {}){hint}",
                         crd.crd.name,
@@ -128,13 +129,13 @@ pub fn check_object(root: &Node, index: &CrdIndex, options: &CheckOptions, readi
                 Some(s) => Diagnostic::new(
                     kind_node.range,
                     Severity::Error,
-                    "resource/unknown-kind",
+                    codes::RESOURCE_UNKNOWN_KIND,
                     format!("no CRD in group {group} declares kind {kind}; did you mean {s}?"),
                 ),
                 None => Diagnostic::new(
                     kind_node.range,
                     Severity::Warning,
-                    "resource/undeclared-kind",
+                    codes::RESOURCE_UNDECLARED_KIND,
                     format!(
                         "no known CRD in group {group} declares kind {kind} (they declare {}), so it is not checked; if it comes from another CRD, add that CRD to the workspace or to crdPaths (`crdls check --crds`)",
                         known_kinds.join(", ")
@@ -158,7 +159,7 @@ pub fn check_object(root: &Node, index: &CrdIndex, options: &CheckOptions, readi
                     Diagnostic::new(
                         api_version_node.range,
                         Severity::Information,
-                        "resource/no-crd",
+                        codes::RESOURCE_NO_CRD,
                         format!("no CRD for group {group} is known, so {kind} is not checked; add the CRD to the workspace or to crdPaths (`crdls check --crds` on the command line)"),
                     )
                     .with_path("apiVersion"),
@@ -193,7 +194,7 @@ fn check_builtin(
                 Diagnostic::new(
                     kind_node.range,
                     Severity::Error,
-                    "resource/unknown-kind",
+                    codes::RESOURCE_UNKNOWN_KIND,
                     format!("{shown} has no kind {kind}; did you mean {suggestion}?"),
                 )
                 .with_path("kind")
@@ -217,7 +218,7 @@ fn check_version_flags(crd: &IndexedCrd, version: &CrdVersion, kind: &str, at: &
             Diagnostic::new(
                 at.range,
                 Severity::Error,
-                "resource/version-not-served",
+                codes::RESOURCE_VERSION_NOT_SERVED,
                 format!("version {} of {kind} is not served by CRD {} ({alternatives})", version.name, crd.crd.name),
             )
             .with_path("apiVersion")
@@ -231,7 +232,7 @@ fn check_version_flags(crd: &IndexedCrd, version: &CrdVersion, kind: &str, at: &
             None => default_deprecation_warning(crd, version, kind),
         };
         out.push(
-            Diagnostic::new(at.range, Severity::Warning, "resource/deprecated-version", text.clone())
+            Diagnostic::new(at.range, Severity::Warning, codes::RESOURCE_DEPRECATED_VERSION, text.clone())
                 .with_path("apiVersion")
                 .with_cause(text),
         );
@@ -271,7 +272,7 @@ fn note_ignored_status(root: &Node, crd: &IndexedCrd, out: &mut Vec<Diagnostic>)
         Diagnostic::new(
             status.key_range,
             Severity::Information,
-            "resource/status-ignored",
+            codes::RESOURCE_STATUS_IGNORED,
             format!(
                 "status is not validated or applied: CRD {} has the status subresource, so the API server drops status on create and keeps the stored status on update (it is written through /status)",
                 crd.crd.name
@@ -347,14 +348,14 @@ fn validate_object(
 /// The schema errors after which the API server does not run CEL rules: unsupported values, required
 /// values, too long or too many, and values of the wrong type or format.
 const BLOCKING: &[&str] = &[
-    "schema/enum",
-    "schema/required",
-    "schema/max-length",
-    "schema/max-items",
-    "schema/max-properties",
-    "schema/type",
-    "schema/format",
-    "schema/embedded-resource",
+    codes::SCHEMA_ENUM,
+    codes::SCHEMA_REQUIRED,
+    codes::SCHEMA_MAX_LENGTH,
+    codes::SCHEMA_MAX_ITEMS,
+    codes::SCHEMA_MAX_PROPERTIES,
+    codes::SCHEMA_TYPE,
+    codes::SCHEMA_FORMAT,
+    codes::SCHEMA_EMBEDDED_RESOURCE,
 ];
 
 /// Embedded resources (`x-kubernetes-embedded-resource`) need `apiVersion`, `kind` and valid metadata.
@@ -370,7 +371,7 @@ fn validate_embedded(node: &Node, schema: &Schema, path: &FieldPath<'_>, out: &m
                         out.push(err.diagnostic(
                             node.range,
                             Severity::Error,
-                            "schema/embedded-resource",
+                            codes::SCHEMA_EMBEDDED_RESOURCE,
                             format!("an embedded resource needs {field}"),
                         ));
                     }
@@ -414,7 +415,7 @@ fn unknown_field(field: &PrunedField, options: &CheckOptions) -> Diagnostic {
     Diagnostic::new(
         field.key_range,
         severity,
-        "schema/unknown-field",
+        codes::SCHEMA_UNKNOWN_FIELD,
         format!("unknown field \"{}\" {what}: it is not in the schema{hint}", field.path),
     )
     .with_path(field.path.clone())

@@ -9,6 +9,7 @@ use crdls_yaml::{Diagnostic, FieldPath, Node, Severity, TextRange, Value};
 use crate::field_error::{ErrorType, FieldError};
 use crate::pattern;
 use crate::{formats, gofmt};
+use crdls_yaml::codes;
 
 /// Validates `node` against `schema`, appending one diagnostic per API-server error.
 pub fn validate(node: &Node, schema: &Schema, path: &FieldPath<'_>, anchor: TextRange, out: &mut Vec<Diagnostic>) {
@@ -81,7 +82,7 @@ impl Validator<'_> {
             value: Some(gofmt::quote(actual)),
             detail: format!("{path} in body must be of type {expected}: {}", gofmt::quote(actual)),
         };
-        self.push(err, at(node, anchor), "schema/type", format!("expected {}, found {actual}", expected.replace(',', " or ")));
+        self.push(err, at(node, anchor), codes::SCHEMA_TYPE, format!("expected {}, found {actual}", expected.replace(',', " or ")));
     }
 
     fn string(&mut self, node: &Node, s: &str, schema: &Schema, path: &FieldPath<'_>, anchor: TextRange) {
@@ -98,7 +99,7 @@ impl Validator<'_> {
             self.push(
                 err,
                 at(node, anchor),
-                "schema/max-length",
+                codes::SCHEMA_MAX_LENGTH,
                 format!("must be at most {max} {} long (it has {chars})", plural(max, "character")),
             );
         } else if let Some(min) = schema.rare().min_length.filter(|&min| chars < min) {
@@ -106,7 +107,7 @@ impl Validator<'_> {
                 node,
                 anchor,
                 path,
-                "schema/min-length",
+                codes::SCHEMA_MIN_LENGTH,
                 format!("{path} in body should be at least {min} chars long"),
                 format!("must be at least {min} {} long (it has {chars})", plural(min, "character")),
             );
@@ -116,7 +117,7 @@ impl Validator<'_> {
                     node,
                     anchor,
                     path,
-                    "schema/pattern",
+                    codes::SCHEMA_PATTERN,
                     format!("{path} in body should match '{pattern}'"),
                     format!("must match the pattern '{pattern}'"),
                 );
@@ -130,7 +131,7 @@ impl Validator<'_> {
                     value: Some(gofmt::quote(s)),
                     detail: format!("{path} in body must be of type {format}: {}", gofmt::quote(s)),
                 };
-                self.push(err, at(node, anchor), "schema/format", format!("must be a valid {format}"));
+                self.push(err, at(node, anchor), codes::SCHEMA_FORMAT, format!("must be a valid {format}"));
             }
         }
     }
@@ -149,7 +150,7 @@ impl Validator<'_> {
                     node,
                     anchor,
                     path,
-                    "schema/multiple-of",
+                    codes::SCHEMA_MULTIPLE_OF,
                     format!("{path} in body should be a multiple of {shown}"),
                     format!("must be a multiple of {shown}"),
                 );
@@ -163,7 +164,7 @@ impl Validator<'_> {
                     node,
                     anchor,
                     path,
-                    "schema/minimum",
+                    codes::SCHEMA_MINIMUM,
                     format!("{path} in body should be {words} {shown}"),
                     format!("must be {words} {shown}"),
                 );
@@ -176,7 +177,7 @@ impl Validator<'_> {
                     node,
                     anchor,
                     path,
-                    "schema/maximum",
+                    codes::SCHEMA_MAXIMUM,
                     format!("{path} in body should be {words} {shown}"),
                     format!("must be {words} {shown}"),
                 );
@@ -201,7 +202,7 @@ impl Validator<'_> {
             self.push(
                 err,
                 at(node, anchor),
-                "schema/min-items",
+                codes::SCHEMA_MIN_ITEMS,
                 format!("must have at least {min} {} (it has {len})", plural(min, "item")),
             );
         }
@@ -213,7 +214,7 @@ impl Validator<'_> {
                 value: Some(len.to_string()),
                 detail: format!("must have at most {max} {unit}"),
             };
-            self.push(err, at(node, anchor), "schema/max-items", format!("must have at most {max} {unit} (it has {len})"));
+            self.push(err, at(node, anchor), codes::SCHEMA_MAX_ITEMS, format!("must have at most {max} {unit} (it has {len})"));
         }
     }
 
@@ -232,7 +233,7 @@ impl Validator<'_> {
                 self.push(
                     err,
                     at(node, anchor),
-                    "schema/max-properties",
+                    codes::SCHEMA_MAX_PROPERTIES,
                     format!("must have at most {max} {} (it has {count})", plural(max, "property")),
                 );
             }
@@ -248,7 +249,7 @@ impl Validator<'_> {
                 self.push(
                     err,
                     at(node, anchor),
-                    "schema/min-properties",
+                    codes::SCHEMA_MIN_PROPERTIES,
                     format!("must have at least {min} {} (it has {count})", plural(min, "property")),
                 );
             }
@@ -257,7 +258,7 @@ impl Validator<'_> {
             if !entries.iter().any(|e| &e.key == required) {
                 let err =
                     FieldError { ty: ErrorType::Required, path: path.field(required).to_string(), value: None, detail: String::new() };
-                self.push(err, anchor, "schema/required", format!("missing required field \"{required}\""));
+                self.push(err, anchor, codes::SCHEMA_REQUIRED, format!("missing required field \"{required}\""));
             }
         }
         for entry in entries {
@@ -284,7 +285,7 @@ impl Validator<'_> {
             value: Some(gofmt::value(node)),
             detail: format!("supported values: {}", supported.join(", ")),
         };
-        self.push(err, at(node, anchor), "schema/enum", format!("must be one of {}", supported.join(", ")));
+        self.push(err, at(node, anchor), codes::SCHEMA_ENUM, format!("must be one of {}", supported.join(", ")));
     }
 
     /// `allOf`, `anyOf`, `oneOf` and `not`: each alternative is validated on the side, and the
@@ -302,14 +303,14 @@ impl Validator<'_> {
                 let none = if failures.len() == schema.rare().all_of.len() { ". None validated" } else { "" };
                 self.out.extend(failures.into_iter().flatten());
                 let err = summary(format!("\"{path}\" must validate all the schemas (allOf){none}"));
-                self.push(err, at(node, anchor), "schema/all-of", "must match every schema in allOf".into());
+                self.push(err, at(node, anchor), codes::SCHEMA_ALL_OF, "must match every schema in allOf".into());
             }
         }
         if !schema.rare().any_of.is_empty() {
             let results: Vec<Vec<Diagnostic>> = schema.rare().any_of.iter().map(|s| run(s)).collect();
             if results.iter().all(|e| !e.is_empty()) {
                 let err = summary(format!("\"{path}\" must validate at least one schema (anyOf)"));
-                self.push(err, at(node, anchor), "schema/any-of", "must match at least one schema in anyOf".into());
+                self.push(err, at(node, anchor), codes::SCHEMA_ANY_OF, "must match at least one schema in anyOf".into());
                 self.out.extend(best(&schema.rare().any_of, results, node));
             }
         }
@@ -322,7 +323,7 @@ impl Validator<'_> {
                 self.push(
                     err,
                     at(node, anchor),
-                    "schema/one-of",
+                    codes::SCHEMA_ONE_OF,
                     format!("must match exactly one schema in oneOf ({})", found.to_lowercase()),
                 );
                 if valid == 0 {
@@ -333,7 +334,7 @@ impl Validator<'_> {
         if let Some(not) = &schema.rare().not {
             if run(not).is_empty() {
                 let err = summary(format!("\"{path}\" must not validate the schema (not)"));
-                self.push(err, at(node, anchor), "schema/not", "must not match the schema in not".into());
+                self.push(err, at(node, anchor), codes::SCHEMA_NOT, "must not match the schema in not".into());
             }
         }
     }

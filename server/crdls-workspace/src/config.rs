@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 use std::time::Duration;
 
 use crdls_check::CheckOptions;
+use crdls_yaml::codes;
 use crdls_yaml::{Diagnostic, Severity};
 use serde::Deserialize;
 
@@ -87,6 +88,7 @@ impl Config {
     /// Applies a `crdls.toml` text on top of these settings.
     pub fn merge_toml(&mut self, text: &str) -> Result<(), String> {
         let layer: Layer = toml::from_str(text).map_err(|e| format!("{CONFIG_FILE}: {e}"))?;
+        known_codes(&layer).map_err(|e| format!("{CONFIG_FILE}: {e}"))?;
         self.apply(layer);
         Ok(())
     }
@@ -106,6 +108,7 @@ impl Config {
             }
         }
         let layer: Layer = serde_json::from_value(value).map_err(|e| format!("crdls settings: {e}"))?;
+        known_codes(&layer).map_err(|e| format!("crdls settings: {e}"))?;
         self.apply(layer);
         Ok(())
     }
@@ -165,8 +168,23 @@ impl Config {
     }
 }
 
+/// Every code a layer's `severity` table names must be a diagnostic code, so a misspelt one is
+/// reported rather than silently ignored.
+fn known_codes(layer: &Layer) -> Result<(), String> {
+    for code in layer.severity.iter().flat_map(|s| s.keys()) {
+        if codes::lookup(code).is_none() {
+            let hint = match crdls_check::did_you_mean(code, codes::ALL.iter().map(|c| c.name)) {
+                Some(s) => format!("; did you mean \"{s}\"?"),
+                None => String::new(),
+            };
+            return Err(format!("severity: no diagnostic code \"{code}\"{hint} (`crdls explain` lists them)"));
+        }
+    }
+    Ok(())
+}
+
 /// The codes of the diagnostics that say an object was not validated because its CRD is not known.
-const UNCHECKED_CODES: &[&str] = &["resource/no-crd", "resource/undeclared-kind"];
+const UNCHECKED_CODES: &[&str] = &[codes::RESOURCE_NO_CRD, codes::RESOURCE_UNDECLARED_KIND];
 
 #[cfg(test)]
 mod tests {
@@ -195,6 +213,14 @@ mod tests {
         let got: Vec<(&str, Severity)> = diagnostics.iter().map(|d| (d.code, d.severity)).collect();
         assert_eq!(got, [("schema/pattern", Severity::Warning), ("schema/type", Severity::Error)]);
         assert!(config.merge_toml("unknown = 1").unwrap_err().contains("unknown"));
+        assert_eq!(
+            config.merge_toml("[severity]\n\"schema/unknwon-field\" = \"off\"\n").unwrap_err(),
+            "crdls.toml: severity: no diagnostic code \"schema/unknwon-field\"; did you mean \"schema/unknown-field\"? (`crdls explain` lists them)"
+        );
+        assert!(config
+            .merge_json(&serde_json::json!({"severity": {"no/such-code": "off"}}))
+            .unwrap_err()
+            .starts_with("crdls settings: severity: no diagnostic code"));
     }
 
     #[test]

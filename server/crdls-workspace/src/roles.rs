@@ -14,6 +14,7 @@ use crdls_yaml::template::{has_actions, mask_go_template};
 use crdls_yaml::{Node, Stream};
 
 use crate::files::{glob_match, normalize};
+use crdls_yaml::codes;
 
 /// The names kustomize recognises for a kustomization.
 const KUSTOMIZATION_FILES: &[&str] = &["kustomization.yaml", "kustomization.yml", "Kustomization"];
@@ -65,8 +66,11 @@ impl FileRole {
                 let stream = crdls_yaml::parse(text);
                 // A file that is not YAML as it stands but holds Go template actions is a template that
                 // something renders before applying (clusterloader, krew, a chart outside `templates/`).
-                let broken =
-                    stream.documents.iter().flat_map(|d| &d.diagnostics).any(|d| d.code == "yaml/syntax" || d.code == "yaml/complex-key");
+                let broken = stream
+                    .documents
+                    .iter()
+                    .flat_map(|d| &d.diagnostics)
+                    .any(|d| d.code == codes::YAML_SYNTAX || d.code == codes::YAML_COMPLEX_KEY);
                 if broken && has_actions(text) {
                     return template(text);
                 }

@@ -5,6 +5,7 @@ use std::collections::HashMap;
 
 use saphyr_parser::{Event, Parser, ScalarStyle, Span};
 
+use crate::codes;
 use crate::scalar::{key_text, resolve_plain, resolve_tagged};
 use crate::{Diagnostic, Entry, Node, Severity, Style, TextRange, Value};
 
@@ -264,7 +265,7 @@ fn parse_chunk(text: &str, chunk: TextRange, src: &str) -> Option<Document> {
                 let range =
                     if line_end > at { TextRange::new(at, line_end) } else { TextRange::new(at.saturating_sub(1).max(chunk.start), at) };
                 builder.diagnostics.push(
-                    Diagnostic::new(range, Severity::Error, "yaml/syntax", format!("YAML syntax error: {}", err.info()))
+                    Diagnostic::new(range, Severity::Error, codes::YAML_SYNTAX, format!("YAML syntax error: {}", err.info()))
                         .with_cause(format!("yaml: line {}: {}", line_of(text, range.start) + 1, err.info())),
                 );
                 builder.close_all(at);
@@ -338,7 +339,7 @@ impl Builder<'_> {
                         if !self.aliasing_reported {
                             self.aliasing_reported = true;
                             self.diagnostics.push(
-                                Diagnostic::new(range, Severity::Error, "yaml/excessive-aliasing", format!("this document expands aliases to more than {MAX_EXPANDED_NODES} nodes; the rest of its aliases are not expanded"))
+                                Diagnostic::new(range, Severity::Error, codes::YAML_EXCESSIVE_ALIASING, format!("this document expands aliases to more than {MAX_EXPANDED_NODES} nodes; the rest of its aliases are not expanded"))
                                     .with_cause("yaml: document contains excessive aliasing"),
                             );
                         }
@@ -429,7 +430,7 @@ impl Builder<'_> {
                         Diagnostic::new(
                             node.range,
                             Severity::Error,
-                            "yaml/complex-key",
+                            codes::YAML_COMPLEX_KEY,
                             "a mapping or sequence cannot be used as a key in Kubernetes YAML",
                         )
                         .with_cause("yaml: invalid map key"),
@@ -453,7 +454,7 @@ impl Builder<'_> {
                 let first_line = line_of(self.text, first.key_range.start) + 1;
                 let line = line_of(self.text, entry.key_range.start) + 1;
                 self.diagnostics.push(
-                    Diagnostic::new(entry.key_range, Severity::Error, "yaml/duplicate-key", format!("duplicate key \"{}\" (first set on line {first_line}): kubectl silently keeps the last value, strict decoding rejects the object", entry.key))
+                    Diagnostic::new(entry.key_range, Severity::Error, codes::YAML_DUPLICATE_KEY, format!("duplicate key \"{}\" (first set on line {first_line}): kubectl silently keeps the last value, strict decoding rejects the object", entry.key))
                         .with_cause(format!("yaml: unmarshal errors:\n  line {line}: key \"{}\" already set in map", entry.key)),
                 );
             }

@@ -21,6 +21,9 @@ enum Command {
     /// Print the estimated cost of every CEL rule of the CRDs among the paths, as the API server
     /// computes it, against the per-rule and per-version limits (exit code 1 when over one).
     Cost(crate::cost::CostArgs),
+    /// List every diagnostic code with its default severity and summary, or explain one code: what
+    /// triggers it, an example, and how to fix it.
+    Explain(crate::explain::ExplainArgs),
     /// Run the language server over stdio (also what `crdls` with no arguments does).
     Lsp(LspArgs),
 }
@@ -59,7 +62,7 @@ pub fn wants_language_server(args: &[String]) -> bool {
     let rest = args.get(1..).unwrap_or_default();
     match rest.first().map(String::as_str) {
         None | Some("lsp") => true,
-        Some("check") | Some("cost") | Some("help") => false,
+        Some("check") | Some("cost") | Some("explain") | Some("help") => false,
         Some(_) => rest.iter().any(|a| a == "--stdio"),
     }
 }
@@ -79,6 +82,7 @@ pub fn run(args: impl IntoIterator<Item = String>, io: &mut Io<'_>) -> i32 {
     match cli.command {
         Some(Command::Check(args)) => crate::check::check(args, io),
         Some(Command::Cost(args)) => crate::cost::cost(args, io),
+        Some(Command::Explain(args)) => crate::explain::explain(args, io),
         Some(Command::Lsp(_)) | None => {
             // `main` starts the server before parsing; reaching here means the library was called directly.
             let _ =

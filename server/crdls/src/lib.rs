@@ -3,5 +3,6 @@
 mod check;
 pub mod cli;
 pub mod cost;
+mod explain;
 pub mod parallel;
 pub mod report;

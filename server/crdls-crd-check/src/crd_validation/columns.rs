@@ -14,8 +14,9 @@ use super::paths::{parse_column_path, resolve, Resolved};
 use super::{fe, key_at, start_of, text, value_at, CrdDoc, Sink};
 use crate::field_error::ErrorType;
 use crate::gofmt;
+use crdls_yaml::codes;
 
-const CODE: &str = "crd/printer-column";
+const CODE: &str = codes::CRD_PRINTER_COLUMN;
 const TYPES: &[&str] = &["boolean", "date", "integer", "number", "string"];
 const FORMATS: &[&str] = &["byte", "date", "date-time", "double", "float", "int32", "int64", "password"];
 

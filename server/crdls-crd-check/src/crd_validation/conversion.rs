@@ -12,8 +12,9 @@ use crdls_yaml::{Node, TextRange, Value};
 use super::{fe, get, key_at, text, value_at, CrdDoc, Sink};
 use crate::field_error::ErrorType;
 use crate::{gofmt, names};
+use crdls_yaml::codes;
 
-const CODE: &str = "crd/conversion";
+const CODE: &str = codes::CRD_CONVERSION;
 const FORM: &str = "; desired format: https://host[/path]";
 
 pub(super) fn check(crd: &CrdDoc<'_>, sink: &mut Sink<'_>) {

@@ -55,6 +55,7 @@ struct Struct {
     fields: &'static [(&'static str, Shape)],
 }
 
+use crdls_yaml::codes;
 use Shape::*;
 
 static SPEC: Struct = Struct {
@@ -232,7 +233,7 @@ impl Walk<'_, '_> {
                             crdls_yaml::Diagnostic::new(
                                 range,
                                 Severity::Error,
-                                "crd/field-type",
+                                codes::CRD_FIELD_TYPE,
                                 "caBundle must be base64 (standard encoding, with padding): the API server cannot decode this CRD",
                             )
                             .with_path(at.json_path.clone()),
@@ -336,14 +337,14 @@ impl Walk<'_, '_> {
             crdls_yaml::Diagnostic::new(
                 entry.key_range,
                 Severity::Warning,
-                "crd/unknown-field",
+                codes::CRD_UNKNOWN_FIELD,
                 format!("{what}: the API server drops it without a warning (schemas under items and additionalProperties are decoded without field validation){hint}"),
             )
         } else if self.sink.strict {
             crdls_yaml::Diagnostic::new(
                 entry.key_range,
                 Severity::Error,
-                "crd/unknown-field",
+                codes::CRD_UNKNOWN_FIELD,
                 format!("{what}: the CRD is rejected (strict field validation){hint}"),
             )
             .with_cause(format!("strict decoding error: unknown field \"{path}\""))
@@ -351,7 +352,7 @@ impl Walk<'_, '_> {
             crdls_yaml::Diagnostic::new(
                 entry.key_range,
                 Severity::Warning,
-                "crd/unknown-field",
+                codes::CRD_UNKNOWN_FIELD,
                 format!("{what}: the API server drops it (kubectl's default strict field validation rejects the CRD){hint}"),
             )
             .with_cause(format!("unknown field \"{path}\""))
@@ -381,7 +382,7 @@ impl Walk<'_, '_> {
         let mut d = crdls_yaml::Diagnostic::new(
             range,
             Severity::Error,
-            "crd/field-type",
+            codes::CRD_FIELD_TYPE,
             format!("{message}: the API server cannot decode this CRD"),
         )
         .with_path(at.json_path.clone());

@@ -15,8 +15,9 @@ use crdls_yaml::{Diagnostic, FieldPath, Node, Value};
 use super::{entries, fe, flag, get, Found};
 use crate::field_error::ErrorType;
 use crate::{cel, gofmt, validate};
+use crdls_yaml::codes;
 
-const CODE: &str = "crd/default";
+const CODE: &str = codes::CRD_DEFAULT;
 
 /// The default errors of the schema rooted at `root` (path `p`).
 pub(super) fn validate(root: &Node, p: &str) -> Vec<Found> {
@@ -61,7 +62,7 @@ fn check_default(s: &Node, default: &Node, d: &str, embedded: bool, inside_meta:
     validate::validate(default, &schema, &FieldPath::root(), default.range, &mut found);
     if found.is_empty() && schema.has_rules {
         cel::validate_rules(default, None, &schema, default.range, &mut found);
-        found.retain(|f| f.code == cel::codes::RULE || f.code == cel::codes::RUNTIME);
+        found.retain(|f| f.code == crdls_yaml::codes::CEL_RULE || f.code == crdls_yaml::codes::CEL_RUNTIME_ERROR);
     }
     out.extend(found.into_iter().map(|f| relocate(f, d)));
 }

@@ -12,8 +12,9 @@ use crdls_yaml::{Node, Value};
 
 use super::{entries, get, items, text, SchemaTarget, Sink};
 use crate::formats::is_validated_format;
+use crdls_yaml::codes;
 
-const CODE: &str = "crd/format";
+const CODE: &str = codes::CRD_FORMAT;
 
 /// Warns about the unrecognized formats of one schema, junctors and all.
 pub(super) fn check(target: &SchemaTarget<'_>, sink: &mut Sink<'_>) {

@@ -14,8 +14,9 @@ use crdls_yaml::{Node, TextRange, Value};
 use super::{entries, fe, flag, get, items, key_at, text, value_at, Found};
 use crate::field_error::ErrorType;
 use crate::gofmt;
+use crdls_yaml::codes;
 
-const CODE: &str = "crd/list-type";
+const CODE: &str = codes::CRD_LIST_TYPE;
 
 /// The list and map type checks of node `s` at `p`.
 pub(super) fn check(s: &Node, p: &str, anchor: TextRange, out: &mut Vec<Found>) {

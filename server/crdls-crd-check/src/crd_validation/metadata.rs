@@ -13,8 +13,9 @@ use super::{fe, get, key_at, start_of, text, value_at, CrdDoc, Sink};
 use crate::field_error::ErrorType;
 use crate::gofmt;
 use crate::metadata::{validate_metadata, NameRules};
+use crdls_yaml::codes;
 
-const CODE: &str = "crd/metadata";
+const CODE: &str = codes::CRD_METADATA;
 const PLURAL_GROUP: &str = r#"must be spec.names.plural+"."+spec.group"#;
 const APPROVAL: &str = "api-approved.kubernetes.io";
 

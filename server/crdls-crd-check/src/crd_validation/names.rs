@@ -13,8 +13,9 @@ use crdls_yaml::{Node, TextRange};
 use super::{fe, get, items, key_at, text, value_at, CrdDoc, Sink};
 use crate::field_error::ErrorType;
 use crate::{gofmt, names};
+use crdls_yaml::codes;
 
-const CODE: &str = "crd/names";
+const CODE: &str = codes::CRD_NAMES;
 
 pub(super) fn check(crd: &CrdDoc<'_>, sink: &mut Sink<'_>) {
     let Some(spec) = crd.spec else {

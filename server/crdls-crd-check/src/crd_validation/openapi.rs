@@ -18,9 +18,10 @@ use crdls_yaml::{Node, TextRange, Value};
 use super::{entries, fe, flag, get, items, key_at, list_type, non_empty, text, value_at, Found};
 use crate::field_error::ErrorType;
 use crate::gofmt;
+use crdls_yaml::codes;
 
-const FORBIDDEN: &str = "crd/forbidden-field";
-const SCHEMA: &str = "crd/schema";
+const FORBIDDEN: &str = codes::CRD_FORBIDDEN_FIELD;
+const SCHEMA: &str = codes::CRD_SCHEMA;
 
 /// The checks of the schema at `p`. Every error is recorded with the path of the node that
 /// reported it, for [`super::RuleGate`].
@@ -83,7 +84,7 @@ impl Walk<'_> {
             self.push(
                 p,
                 key_at(s, "default", anchor),
-                "crd/default",
+                codes::CRD_DEFAULT,
                 fe(ErrorType::Forbidden, format!("{p}.default"), None, detail),
                 message,
             );

@@ -12,8 +12,9 @@ use super::paths::{dot_steps, resolve, Resolved};
 use super::{fe, get, key_at, text, value_at, CrdDoc, Sink};
 use crate::field_error::ErrorType;
 use crate::gofmt;
+use crdls_yaml::codes;
 
-const CODE: &str = "crd/scale";
+const CODE: &str = codes::CRD_SCALE;
 
 pub(super) fn check(crd: &CrdDoc<'_>, sink: &mut Sink<'_>) {
     for (prefix, version, subresources) in crd.per_version("subresources", crd.layout.subresources, "subresources") {

@@ -8,6 +8,7 @@ use crdls_yaml::{Node, Value};
 
 use super::{defaults, entries, fe, flag, get, items, key_at, openapi, status, structural, CrdDoc, Found, SchemaTarget, Sink};
 use crate::field_error::ErrorType;
+use crdls_yaml::codes;
 
 /// What validating one schema found.
 struct Validated {
@@ -38,7 +39,7 @@ fn validate(target: &SchemaTarget<'_>) -> Validated {
     if flag(root, "nullable") {
         errors.push(Found::new(
             key_at(root, "nullable", target.anchor),
-            "crd/schema",
+            codes::CRD_SCHEMA,
             fe(ErrorType::Forbidden, format!("{p}.nullable"), None, "nullable cannot be true at the root"),
             "the root of the schema cannot be nullable",
         ));
@@ -62,7 +63,12 @@ fn validate(target: &SchemaTarget<'_>) -> Validated {
     if errors.is_empty() {
         if let Some((detail, range)) = unconvertible {
             let message = if detail.contains("'schema'") { "$schema is not supported in CRD schemas".to_string() } else { detail.clone() };
-            errors.push(Found::new(range, "crd/forbidden-field", fe(ErrorType::Invalid, p.clone(), Some("\"\"".into()), detail), message));
+            errors.push(Found::new(
+                range,
+                codes::CRD_FORBIDDEN_FIELD,
+                fe(ErrorType::Invalid, p.clone(), Some("\"\"".into()), detail),
+                message,
+            ));
         }
     }
     Validated { errors, root: p, cel, owners }

@@ -12,8 +12,9 @@ use crdls_yaml::Node;
 use super::{fe, get, structural, text, value_at, CrdDoc, Sink};
 use crate::field_error::ErrorType;
 use crate::gofmt;
+use crdls_yaml::codes;
 
-const CODE: &str = "crd/selectable-field";
+const CODE: &str = codes::CRD_SELECTABLE_FIELD;
 const MAX: usize = 8;
 
 pub(super) fn check(crd: &CrdDoc<'_>, sink: &mut Sink<'_>) {

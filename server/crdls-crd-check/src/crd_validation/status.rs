@@ -13,8 +13,9 @@ use crdls_yaml::Value;
 use super::{fe, get, go_json, value_at, Found, SchemaTarget};
 use crate::field_error::ErrorType;
 use crate::gofmt;
+use crdls_yaml::codes;
 
-const CODE: &str = "crd/status";
+const CODE: &str = codes::CRD_STATUS;
 
 /// The fields of `JSONSchemaProps` in declaration order: JSON key, Go name, and whether it is
 /// allowed at the root with the status subresource.

@@ -23,8 +23,9 @@ use crdls_yaml::{Node, TextRange, Value};
 use super::{entries, fe, flag, get, items, key_at, non_empty, regexp, text, value_at, Found};
 use crate::field_error::ErrorType;
 use crate::gofmt;
+use crdls_yaml::codes;
 
-const CODE: &str = "crd/structural";
+const CODE: &str = codes::CRD_STRUCTURAL;
 
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Level {
@@ -317,7 +318,7 @@ impl Structural {
             if let Some(err) = regexp::go_error(pattern) {
                 self.out.push(Found::new(
                     value_at(s, "pattern", anchor),
-                    "crd/schema",
+                    codes::CRD_SCHEMA,
                     fe(
                         ErrorType::Invalid,
                         format!("{p}.pattern"),

@@ -12,8 +12,9 @@ use crdls_yaml::{Node, Value};
 use super::{fe, flag, get, go_json, key_at, schema, value_at, CrdDoc, Sink};
 use crate::field_error::ErrorType;
 use crate::{gofmt, names};
+use crdls_yaml::codes;
 
-const CODE: &str = "crd/versions";
+const CODE: &str = codes::CRD_VERSIONS;
 
 pub(super) fn check(crd: &CrdDoc<'_>, sink: &mut Sink<'_>) {
     let Some(spec) = crd.spec else { return };

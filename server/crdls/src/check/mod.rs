@@ -20,6 +20,7 @@ use crate::cli::{Io, EXIT_ERRORS, EXIT_OK, EXIT_USAGE};
 use crate::parallel;
 use crate::report::{self, Coverage, FileReport, Format, RenderOptions, Summary};
 
+use crdls_yaml::codes;
 use inputs::Input;
 pub(crate) use inputs::{collect_files, display_path};
 
@@ -313,7 +314,7 @@ fn add_chart_hints(
         let hint = Diagnostic::new(
             crdls_yaml::TextRange::empty(0),
             Severity::Hint,
-            "helm/templates",
+            codes::HELM_TEMPLATES,
             crdls_workspace::helm_template_hint(name, &shown, Some(templates.len())),
         );
         if let Some((_, diagnostics)) = results.get_mut(&at) {

@@ -63,7 +63,17 @@ struct Driver<'a> {
 #[serde(rename_all = "camelCase")]
 struct Rule<'a> {
     id: &'a str,
+    /// The code as an identifier (`SchemaRequired`), as SARIF viewers show rule names.
+    name: String,
     short_description: Message,
+    full_description: Message,
+    help: Message,
+    default_configuration: Configuration,
+}
+
+#[derive(Serialize)]
+struct Configuration {
+    level: &'static str,
 }
 
 #[derive(Serialize)]
@@ -136,7 +146,7 @@ pub(super) fn render(files: &[FileReport<'_>], summary: &Summary, out: &mut dyn 
     for (i, index) in rule_index.values_mut().enumerate() {
         *index = i;
     }
-    let rules = rule_index.keys().map(|&id| Rule { id, short_description: Message { text: describe(id) } }).collect();
+    let rules = rule_index.keys().map(|&id| rule(id)).collect();
 
     let mut results = Vec::new();
     for file in files {
@@ -167,11 +177,7 @@ pub(super) fn render(files: &[FileReport<'_>], summary: &Summary, out: &mut dyn 
             results.push(SarifResult {
                 rule_id: diagnostic.code,
                 rule_index: rule_index[diagnostic.code],
-                level: match diagnostic.severity {
-                    Severity::Error => "error",
-                    Severity::Warning => "warning",
-                    Severity::Information | Severity::Hint => "note",
-                },
+                level: level(diagnostic.severity),
                 message: Message { text: diagnostic.message.clone() },
                 locations: [Location { physical_location: PhysicalLocation { artifact_location: ArtifactLocation { uri }, region } }],
                 properties: Properties { path: diagnostic.path.as_deref(), cause: diagnostic.cause.as_deref(), rendered },
@@ -202,23 +208,31 @@ fn notifications(summary: &Summary) -> Vec<Invocation> {
     vec![Invocation { execution_successful: true, tool_execution_notifications: notes }]
 }
 
-/// A rule's short description, made from its code: `schema/max-length` is "Schema validation: max length".
-/// Codes are stable strings with a family before the slash; a family not known here leaves the code as it is.
-fn describe(code: &str) -> String {
-    let Some((family, name)) = code.split_once('/') else {
-        return code.to_owned();
-    };
-    let family = match family {
-        "schema" => "Schema validation",
-        "metadata" => "Object metadata",
-        "resource" => "Resource type",
-        "yaml" => "YAML",
-        "crd" => "CRD",
-        "cel" => "CEL validation rule",
-        "helm" => "Helm chart",
-        _ => return code.to_owned(),
-    };
-    format!("{family}: {}", name.replace('-', " "))
+/// A rule from the registry of codes: its summary, its documentation as the full description and
+/// help, and its default level.
+fn rule(id: &str) -> Rule<'_> {
+    let code = crdls_yaml::codes::lookup(id);
+    let summary = code.map_or(id, |c| c.summary).to_string();
+    let explanation = crdls_yaml::codes::explanation(id).unwrap_or_default();
+    let first_paragraph = explanation.split("\n\n").next().filter(|p| !p.is_empty()).unwrap_or(&summary).replace('\n', " ");
+    let name = id.split(['/', '-']).map(|w| w[..1].to_uppercase() + &w[1..]).collect();
+    Rule {
+        id,
+        name,
+        short_description: Message { text: summary.clone() },
+        full_description: Message { text: first_paragraph },
+        help: Message { text: if explanation.is_empty() { summary } else { explanation.to_string() } },
+        default_configuration: Configuration { level: level(code.map_or(Severity::Warning, |c| c.severity)) },
+    }
+}
+
+/// The SARIF level of a severity.
+fn level(severity: Severity) -> &'static str {
+    match severity {
+        Severity::Error => "error",
+        Severity::Warning => "warning",
+        Severity::Information | Severity::Hint => "note",
+    }
 }
 
 /// The SARIF `uri` of a displayed path: a relative URI reference with forward slashes for a relative path, a
@@ -252,7 +266,7 @@ mod tests {
 
     use super::super::fixture::render_fixture;
     use super::super::Format;
-    use super::{artifact_uri, describe};
+    use super::{artifact_uri, rule};
 
     #[test]
     fn fixture() {
@@ -275,38 +289,98 @@ mod tests {
                       "rules": [
                         {
                           "id": "metadata/label-value",
+                          "name": "MetadataLabelValue",
                           "shortDescription": {
-                            "text": "Object metadata: label value"
+                            "text": "A label value is not valid."
+                          },
+                          "fullDescription": {
+                            "text": "A value of `metadata.labels` is not a valid label value: empty, or at most 63 characters of letters, digits, `-`, `_` and `.`, starting and ending with a letter or digit. The API server rejects the object."
+                          },
+                          "help": {
+                            "text": "A value of `metadata.labels` is not a valid label value: empty, or at most 63 characters of\nletters, digits, `-`, `_` and `.`, starting and ending with a letter or digit. The API server\nrejects the object.\n\nExample:\n\n```yaml\napiVersion: demo.crdls.dev/v1\nkind: Widget\nmetadata:\n  name: web\n  labels:\n    owner: platform-team@example.com   # \"@\" is not allowed\nspec:\n  size: 3\n  owner: team-a\n```\n\ncrdls reports: `error[metadata/label-value]: invalid label value: a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')`\n\nFix: change the value (`platform-team`), or move free text to an annotation, whose values may be\nany string."
+                          },
+                          "defaultConfiguration": {
+                            "level": "error"
                           }
                         },
                         {
                           "id": "resource/deprecated-version",
+                          "name": "ResourceDeprecatedVersion",
                           "shortDescription": {
-                            "text": "Resource type: deprecated version"
+                            "text": "The version is deprecated; the API server warns when it is used."
+                          },
+                          "fullDescription": {
+                            "text": "The version is marked `deprecated: true` in the CRD. The API server accepts the object but returns a warning, which `kubectl` prints: the CRD's `deprecationWarning`, or a default text naming a newer version. crdls reports the same text."
+                          },
+                          "help": {
+                            "text": "The version is marked `deprecated: true` in the CRD. The API server accepts the object but returns\na warning, which `kubectl` prints: the CRD's `deprecationWarning`, or a default text naming a\nnewer version. crdls reports the same text.\n\nExample:\n\n```yaml\napiVersion: demo.crdls.dev/v1beta1   # deprecated: true in the CRD\nkind: Widget\nmetadata:\n  name: demo\n```\n\ncrdls reports: `warning[resource/deprecated-version]: demo.crdls.dev/v1beta1 Widget is deprecated; migrate to demo.crdls.dev/v1`\n\nFix: move the object to the version the warning names; the editor offers \"Change apiVersion to\n...\". Moving changes the schema, so `--fix` leaves it to you."
+                          },
+                          "defaultConfiguration": {
+                            "level": "warning"
                           }
                         },
                         {
                           "id": "schema/list-map-duplicate",
+                          "name": "SchemaListMapDuplicate",
                           "shortDescription": {
-                            "text": "Schema validation: list map duplicate"
+                            "text": "A list of type map holds two items with the same keys."
+                          },
+                          "fullDescription": {
+                            "text": "A list declared with `x-kubernetes-list-type: map` holds two items with the same values of its `x-kubernetes-list-map-keys`. Defaults are applied first, so a key left out may collide through its default. The API server rejects the object with `Duplicate value`."
+                          },
+                          "help": {
+                            "text": "A list declared with `x-kubernetes-list-type: map` holds two items with the same values of its\n`x-kubernetes-list-map-keys`. Defaults are applied first, so a key left out may collide through its\ndefault. The API server rejects the object with `Duplicate value`.\n\nExample:\n\n```yaml\napiVersion: demo.crdls.dev/v1\nkind: Widget\nmetadata:\n  name: demo\nspec:\n  size: 3\n  owner: team-a\n  ports:   # map keys: [containerPort, protocol]; protocol defaults to TCP\n  - containerPort: 8080\n    name: http\n  - containerPort: 8080\n    name: metrics\n```\n\ncrdls reports: `error[schema/list-map-duplicate]: duplicate item in a map list: same keys (containerPort, protocol) as item 0`\n\nFix: make the key fields of each item unique (here, another port or another `protocol`), or merge\nthe two items."
+                          },
+                          "defaultConfiguration": {
+                            "level": "error"
                           }
                         },
                         {
                           "id": "schema/maximum",
+                          "name": "SchemaMaximum",
                           "shortDescription": {
-                            "text": "Schema validation: maximum"
+                            "text": "A number above the field's maximum."
+                          },
+                          "fullDescription": {
+                            "text": "A number is above the field's `maximum` (or equal to it with `exclusiveMaximum: true`). The API server rejects the object."
+                          },
+                          "help": {
+                            "text": "A number is above the field's `maximum` (or equal to it with `exclusiveMaximum: true`). The API\nserver rejects the object.\n\nExample:\n\n```yaml\napiVersion: demo.crdls.dev/v1\nkind: Widget\nmetadata:\n  name: demo\nspec:\n  size: 12   # maximum: 10\n  owner: team-a\n```\n\ncrdls reports: `error[schema/maximum]: must be less than or equal to 10`\n\nFix: use a value within the bound."
+                          },
+                          "defaultConfiguration": {
+                            "level": "error"
                           }
                         },
                         {
                           "id": "schema/pattern",
+                          "name": "SchemaPattern",
                           "shortDescription": {
-                            "text": "Schema validation: pattern"
+                            "text": "A string that does not match the field's pattern."
+                          },
+                          "fullDescription": {
+                            "text": "A string does not match the field's `pattern`. Patterns are matched with RE2 semantics, as the API server does, and only when the string passed its `maxLength` and `minLength`. The API server rejects the object."
+                          },
+                          "help": {
+                            "text": "A string does not match the field's `pattern`. Patterns are matched with RE2 semantics, as the API\nserver does, and only when the string passed its `maxLength` and `minLength`. The API server\nrejects the object.\n\nExample:\n\n```yaml\napiVersion: demo.crdls.dev/v1\nkind: Widget\nmetadata:\n  name: demo\nspec:\n  size: 3\n  owner: Team-A   # pattern: '^[a-z][a-z0-9-]*$'\n```\n\ncrdls reports: `error[schema/pattern]: must match the pattern '^[a-z][a-z0-9-]*$'`\n\nFix: change the value so that the pattern matches it (here, `team-a`)."
+                          },
+                          "defaultConfiguration": {
+                            "level": "error"
                           }
                         },
                         {
                           "id": "yaml/syntax",
+                          "name": "YamlSyntax",
                           "shortDescription": {
-                            "text": "YAML: syntax"
+                            "text": "The YAML cannot be parsed."
+                          },
+                          "fullDescription": {
+                            "text": "The text of a document is not valid YAML, so the API server cannot decode it and rejects the whole request. crdls reports the first error of each broken document and keeps checking the documents around it; the broken document itself is only resolved (`apiVersion` and `kind`), never validated, since its tree stops at the error."
+                          },
+                          "help": {
+                            "text": "The text of a document is not valid YAML, so the API server cannot decode it and rejects the whole\nrequest. crdls reports the first error of each broken document and keeps checking the documents\naround it; the broken document itself is only resolved (`apiVersion` and `kind`), never validated,\nsince its tree stops at the error.\n\nExample:\n\n```yaml\napiVersion: demo.crdls.dev/v1\nkind: Widget\nmetadata:\n  name: demo\nspec:\n  size: 3\n  owner: team-a\n  tags: [blue, green   # the flow sequence is never closed\n```\n\ncrdls reports: `error[yaml/syntax]: YAML syntax error: while parsing a flow sequence, expected ',' or ']'`\n\nFix: correct the YAML at the reported position (here, close the list with `]`). In Helm chart\ntemplates syntax errors are not reported, since template actions are not YAML."
+                          },
+                          "defaultConfiguration": {
+                            "level": "error"
                           }
                         }
                       ]
@@ -486,10 +560,12 @@ mod tests {
     }
 
     #[test]
-    fn rule_descriptions() {
-        assert_eq!(describe("schema/max-length"), "Schema validation: max length");
-        assert_eq!(describe("resource/unknown-kind"), "Resource type: unknown kind");
-        assert_eq!(describe("other/thing"), "other/thing");
-        assert_eq!(describe("plain"), "plain");
+    fn rules_come_from_the_registry() {
+        let max_length = rule("schema/max-length");
+        assert_eq!(max_length.name, "SchemaMaxLength");
+        assert_eq!(max_length.short_description.text, "A string longer than the field's maxLength.");
+        assert_eq!(max_length.default_configuration.level, "error");
+        assert!(max_length.help.text.contains("Fix"), "{}", max_length.help.text);
+        assert_eq!(rule("resource/no-crd").default_configuration.level, "note");
     }
 }
