@@ -44,7 +44,7 @@ fn expected(doc: &str) -> serde_json::Value {
 fn run_case(doc: &str, index: &CrdIndex) -> (Outcome, String) {
     let want = expected(doc);
     let stream = crdls_yaml::parse(doc);
-    let result = check_stream(&stream, index, &CheckOptions { strict: true, old: None });
+    let result = check_stream(&stream, index, &CheckOptions { strict: true, ..CheckOptions::default() });
     let errors: Vec<&crdls_yaml::Diagnostic> =
         result.documents.iter().flat_map(|d| &d.diagnostics).filter(|d| d.severity == Severity::Error).collect();
     let served_by_crd = result.documents.iter().any(|d| matches!(d.kind, DocumentKind::CustomResource { .. }));

@@ -63,7 +63,7 @@ fn every_fixture_is_snapshotted_and_valid_ones_are_clean() {
     for name in names.iter().filter(|n| n.ends_with("-valid")) {
         let text = std::fs::read_to_string(repo_root().join(format!("{DIR}/{name}.yaml"))).unwrap();
         let stream = crdls_yaml::parse(&text);
-        let found: Vec<String> = check_stream(&stream, &CrdIndex::new(), &CheckOptions { strict: true, old: None })
+        let found: Vec<String> = check_stream(&stream, &CrdIndex::new(), &CheckOptions { strict: true, ..CheckOptions::default() })
             .diagnostics()
             .into_iter()
             .filter(|d| CODES.contains(&d.code))

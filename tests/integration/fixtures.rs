@@ -96,6 +96,26 @@ fn crd_version_skew() {
     snapshot_of("fixtures/crd-errors/versions.yaml", "crd-version-skew");
 }
 
+/// Rules that use CEL libraries newer than the environment a Kubernetes 1.30 API server compiles new
+/// rules in; the newest Kubernetes accepts them all.
+#[test]
+fn crd_rules_by_kubernetes_version() {
+    let path = "fixtures/crd-errors/kube-versions.yaml";
+    let run = run_cli(&["check", path, "--kube-version", "1.30", "--color", "never"], "");
+    let rendered = format!("exit code: {}\n{}{}", run.code, run.stdout, run.stderr);
+    expect_file![repo_root().join("tests/snapshots/crd-kube-versions.txt")].assert_eq(&rendered);
+    for (version, code) in [("1.34", 0), ("1.33", 1)] {
+        let run = run_cli(&["check", path, "--kube-version", version], "");
+        assert_eq!(run.code, code, "--kube-version {version}: {}", run.stdout);
+    }
+    assert_eq!(run_cli(&["check", path], "").code, 0, "the newest Kubernetes takes every rule");
+    let run = run_cli(&["check", path, "--kube-version", "1.9"], "");
+    assert_eq!(
+        (run.code, run.stderr.as_str()),
+        (2, "crdls: --kube-version: \"1.9\" is not a Kubernetes version crdls knows (1.23 to 1.35)\n")
+    );
+}
+
 /// The cost examples of the Kubernetes CRD documentation, with the outcomes the page states.
 #[test]
 fn crd_cost() {

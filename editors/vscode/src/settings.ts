@@ -2,7 +2,7 @@
 // crdls.toml is not overridden by VS Code's defaults. Pure: no `vscode` import, unit-tested.
 
 /** The settings keys the server reads (the `crdls` section minus what only the client uses). */
-export const SERVER_KEYS = ['crdPaths', 'strict', 'failUnchecked', 'oldObject', 'severity', 'inlayHints'] as const;
+export const SERVER_KEYS = ['crdPaths', 'strict', 'failUnchecked', 'kubeVersion', 'oldObject', 'severity', 'inlayHints'] as const;
 
 export type ServerKey = (typeof SERVER_KEYS)[number];
 
@@ -21,6 +21,7 @@ export interface ServerSettings {
   crdPaths?: string[];
   strict?: boolean;
   failUnchecked?: boolean;
+  kubeVersion?: string;
   oldObject?: string;
   severity?: Record<string, string>;
   inlayHints?: boolean;
@@ -74,6 +75,14 @@ export function serverSettings(inspect: (key: ServerKey) => Inspected<unknown> |
       } else {
         bad(key, 'must be true or false');
       }
+    }
+  }
+  const kubeVersion = explicitValue(inspect('kubeVersion'));
+  if (kubeVersion !== undefined) {
+    if (typeof kubeVersion === 'string' && /^v?1\.\d+(\.\d+)?$|^$/.test(kubeVersion.trim())) {
+      settings.kubeVersion = kubeVersion.trim();
+    } else {
+      bad('kubeVersion', 'must be a Kubernetes version such as 1.31, or empty for the newest');
     }
   }
   const oldObject = explicitValue(inspect('oldObject'));

@@ -27,6 +27,7 @@ test('every server setting is passed in its camelCase name', () => {
       crdPaths: { workspaceValue: ['crds/', ' charts/*/crds/*.yaml ', ''] },
       strict: { globalValue: true },
       failUnchecked: { workspaceValue: true },
+      kubeVersion: { workspaceValue: ' 1.31 ' },
       oldObject: { workspaceValue: 'origin/main' },
       severity: { globalValue: { 'schema/unknown-field': 'off', 'schema/pattern': 'Warning' } },
       inlayHints: { workspaceFolderValue: false },
@@ -37,6 +38,7 @@ test('every server setting is passed in its camelCase name', () => {
     crdPaths: ['crds/', 'charts/*/crds/*.yaml'],
     strict: true,
     failUnchecked: true,
+    kubeVersion: '1.31',
     oldObject: 'origin/main',
     severity: { 'schema/unknown-field': 'off', 'schema/pattern': 'warning' },
     inlayHints: false,
@@ -51,6 +53,7 @@ test('values of the wrong shape are reported and left out, the others kept', () 
   const { settings, problems } = serverSettings(
     inspector({
       strict: { globalValue: 'yes' },
+      kubeVersion: { globalValue: 'latest' },
       crdPaths: { globalValue: 'crds/' },
       severity: { globalValue: { 'schema/pattern': 'loud', 'schema/enum': 'hint' } },
       inlayHints: { globalValue: true },
@@ -59,9 +62,10 @@ test('values of the wrong shape are reported and left out, the others kept', () 
   assert.deepEqual(settings, { severity: { 'schema/enum': 'hint' }, inlayHints: true });
   assert.deepEqual(
     problems.map((p) => p.key),
-    ['crdls.crdPaths', 'crdls.strict', 'crdls.severity.schema/pattern'],
+    ['crdls.crdPaths', 'crdls.strict', 'crdls.kubeVersion', 'crdls.severity.schema/pattern'],
   );
-  assert.match(problems[2].message, /error, warning, info, hint, off \(got "loud"\)/);
+  assert.match(problems[3].message, /error, warning, info, hint, off \(got "loud"\)/);
+  assert.match(problems[2].message, /Kubernetes version/);
 });
 
 test('a severity that is not an object is a problem', () => {

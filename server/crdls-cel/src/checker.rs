@@ -32,13 +32,26 @@ pub struct Checked {
 pub struct Options {
     /// List and map literals must have elements (and keys) of one type, as Kubernetes requires.
     pub homogeneous_literals: bool,
+    /// The Kubernetes minor version whose CEL environment applies (libraries arrive release by
+    /// release); `None` for the newest, which has them all.
+    pub kubernetes: Option<u32>,
 }
 
 impl Options {
     /// The options of the Kubernetes CEL environment.
-    pub const KUBERNETES: Options = Options { homogeneous_literals: true };
+    pub const KUBERNETES: Options = Options { homogeneous_literals: true, kubernetes: None };
     /// CEL as the specification defines it (for conformance tests).
-    pub const SPEC: Options = Options { homogeneous_literals: false };
+    pub const SPEC: Options = Options { homogeneous_literals: false, kubernetes: None };
+
+    /// The Kubernetes environment of one minor version (`kubernetes(30)` for 1.30).
+    pub fn kubernetes(minor: u32) -> Options {
+        Options { kubernetes: Some(minor), ..Options::KUBERNETES }
+    }
+
+    /// Whether the environment has what Kubernetes 1.`since` introduced.
+    pub fn has(&self, since: u32) -> bool {
+        self.kubernetes.is_none_or(|minor| since <= minor)
+    }
 }
 
 /// Checks a parsed expression with the given variables in scope, in the Kubernetes environment.
@@ -221,6 +234,16 @@ impl Checker<'_> {
                 Type::Error
             }
             Expr::Comprehension(c) => {
+                if c.iter_var2.is_some() && !self.options.has(crate::decls::TWO_VARIABLE_COMPREHENSIONS_SINCE) {
+                    self.error(
+                        e.id,
+                        format!(
+                            "two-variable comprehensions are not in the CEL environment of Kubernetes 1.{}: they arrive in 1.{}",
+                            self.options.kubernetes.unwrap_or_default(),
+                            crate::decls::TWO_VARIABLE_COMPREHENSIONS_SINCE
+                        ),
+                    );
+                }
                 let range = self.check(&c.iter_range);
                 let range = self.substitute(&range, false);
                 let (first, second) = match (&range, c.iter_var2.is_some()) {
@@ -349,6 +372,11 @@ impl Checker<'_> {
     }
 
     fn check_call(&mut self, id: u64, name: &str, target: Option<&IdedExpr>, args: &[IdedExpr]) -> Type {
+        // `a.?b` and `a[?b]` belong to the optional types, which arrived in Kubernetes 1.28.
+        if matches!(name, "_?._" | "_[?_]") && !self.options.has(28) {
+            self.error(id, format!("unsupported syntax '{}'", if name == "_?._" { ".?" } else { "[?" }));
+            return Type::Error;
+        }
         // `a.?b`: an optional field selection.
         if name == "_?._" && args.len() == 2 {
             let operand = self.check(&args[0]);
@@ -412,7 +440,10 @@ impl Checker<'_> {
 
     /// Resolves a call against the overloads of `name`.
     fn resolve(&mut self, id: u64, name: &str, receiver: bool, args: &[Type]) -> Type {
-        let Some((&function, overloads)) = functions().get_key_value(name) else {
+        let options = self.options;
+        // A function whose every overload is newer than the environment is not declared there at all.
+        let declared = functions().get_key_value(name).filter(|(_, overloads)| overloads.iter().any(|o| options.has(o.since)));
+        let Some((&function, overloads)) = declared else {
             self.error(id, format!("undeclared reference to '{name}' (in container '')"));
             return Type::Error;
         };
@@ -423,7 +454,8 @@ impl Checker<'_> {
         let mut matched_subst: Option<HashMap<Arc<str>, Type>> = None;
         let mut matches = 0;
         let mut matched = Vec::new();
-        for (index, overload) in overloads.iter().enumerate().filter(|(_, o)| o.receiver == receiver && o.params.len() == args.len()) {
+        let in_environment = |o: &&Overload| o.receiver == receiver && o.params.len() == args.len() && options.has(o.since);
+        for (index, overload) in overloads.iter().enumerate().filter(|(_, o)| in_environment(o)) {
             let (params, ret) = self.instantiate(overload);
             let saved = self.subst.clone();
             let ok = params.iter().zip(args).all(|(p, a)| self.assignable(p, a));

@@ -19,6 +19,8 @@ pub struct Overload {
     pub params: Vec<Type>,
     /// The result type.
     pub result: Type,
+    /// The Kubernetes minor version whose CEL environment first has this overload (0 for every one).
+    pub since: u32,
 }
 
 /// Every declared function, by name.
@@ -29,7 +31,9 @@ pub fn functions() -> &'static HashMap<&'static str, Vec<Overload>> {
         for (name, signatures) in DECLARATIONS {
             let overloads = table.entry(name).or_default();
             for signature in *signatures {
-                overloads.push(parse_signature(signature));
+                let mut overload = parse_signature(signature);
+                overload.since = introduced(name, signature);
+                overloads.push(overload);
             }
         }
         table
@@ -65,8 +69,53 @@ fn parse_signature(signature: &str) -> Overload {
     if !args[start..].trim().is_empty() {
         params.push(parse_type(&args[start..]));
     }
-    Overload { receiver: receiver.is_some(), params, result: parse_type(result) }
+    Overload { receiver: receiver.is_some(), params, result: parse_type(result), since: 0 }
 }
+
+/// The Kubernetes minor version whose CEL environment introduced an overload, as `k8s.io/apiserver`'s
+/// `pkg/cel/environment/base.go` versions its libraries: quantity, optional types and comparisons
+/// across numeric types in 1.28; the strings extension's `format`, `strings.quote` and `join`, and the
+/// sets extension in 1.29; IP and CIDR in 1.30; named formats in 1.31; semver in 1.33. Everything else
+/// (the standard library, strings version 0, lists, regex, URLs) is in every environment. A CRD's new
+/// rules compile in the environment of the API server's compatibility version, one minor below its own.
+fn introduced(name: &str, signature: &str) -> u32 {
+    if signature.contains("kubernetes.Semver") || matches!(name, "semver" | "isSemver") {
+        return 33;
+    }
+    if signature.contains("kubernetes.NamedFormat") {
+        return 31;
+    }
+    if signature.contains("net.IP")
+        || signature.contains("net.CIDR")
+        || matches!(name, "isIP" | "ip.isCanonical" | "isCIDR" | "cidr" | "ip")
+    {
+        return 30;
+    }
+    if matches!(name, "format" | "strings.quote" | "join" | "sets.contains" | "sets.equivalent" | "sets.intersects") {
+        return 29;
+    }
+    if signature.contains("optional_type") || signature.contains("kubernetes.Quantity") || matches!(name, "quantity" | "isQuantity") {
+        return 28;
+    }
+    let comparison = matches!(name, "_<_" | "_<=_" | "_>_" | "_>=_");
+    if comparison && ORDERED.iter().position(|o| *o == signature).is_some_and(|_| mixed_numbers(signature)) {
+        return 28;
+    }
+    0
+}
+
+/// Whether a comparison's two parameters are different numeric types (`(int, double) -> bool`).
+fn mixed_numbers(signature: &str) -> bool {
+    let params = signature.trim_start_matches('(').split(')').next().unwrap_or_default();
+    let mut types = params.split(',').map(str::trim);
+    matches!((types.next(), types.next()), (Some(a), Some(b)) if a != b)
+}
+
+/// The CEL environment of the given Kubernetes minor version has the two-variable comprehension
+/// macros (`all(k, v, ...)`, `transformList`, `transformMap`, ...).
+pub const TWO_VARIABLE_COMPREHENSIONS_SINCE: u32 = 32;
+/// The environment validates duration, timestamp and regex literals when the rule compiles.
+pub const LITERAL_VALIDATION_SINCE: u32 = 29;
 
 const ORDERED: &[&str] = &[
     "(bool, bool) -> bool",
@@ -337,5 +386,18 @@ mod tests {
         assert_eq!(add.params.len(), 2);
         assert_eq!(add.result.to_string(), "kubernetes.Quantity");
         assert_eq!(table["_[_]"][1].params[0].to_string(), "map(K, V)");
+    }
+
+    #[test]
+    fn overloads_know_the_release_that_brought_them() {
+        let table = functions();
+        let since = |name: &str, i: usize| table[name][i].since;
+        assert_eq!((since("isIP", 0), since("string", 8), since("string", 0)), (30, 30, 0));
+        assert_eq!((since("_<_", 1), since("_<_", 2), since("_<_", 3)), (0, 28, 28));
+        assert_eq!(
+            (since("format", 0), since("sets.contains", 0), since("isSemver", 0), since("format.dns1123Label", 0)),
+            (29, 29, 33, 31)
+        );
+        assert_eq!((since("quantity", 0), since("optional.of", 0), since("_[_]", 2), since("size", 0)), (28, 28, 28, 0));
     }
 }

@@ -14,7 +14,7 @@ pub use crdls_crd_check::{
 };
 pub use crdls_resource_check::{
     cel, defaulted_value, did_you_mean, edit_distance, formats, gofmt, names, old, pattern, prune_and_default, CheckOptions, DocumentKind,
-    ErrorType, FieldError, OldObjects, PrunedField, Unbounded, OBJECT_META_FIELDS,
+    ErrorType, FieldError, OldObjects, PrunedField, Unbounded, NEWEST_KUBERNETES_MINOR, OBJECT_META_FIELDS, OLDEST_KUBERNETES_MINOR,
 };
 use crdls_resource_check::{check_object, Reading};
 pub use modes::FileMode;

@@ -4,7 +4,7 @@
 //! versions, and `optionalOldSelf` on a rule without `oldSelf`. Compile errors are underlined inside
 //! the rule string itself, wherever YAML quoting or folding put it.
 
-use crdls_crd::cel::{compile_rule, CompileError, Unbounded};
+use crdls_crd::cel::{compile_rule, compile_rule_in, CompileError, Unbounded};
 use crdls_crd::{is_crd, CrdApiVersion, Schema, ValidationRule};
 use crdls_yaml::{Diagnostic, Node, ScalarMap, Severity, TextRange, Value};
 
@@ -18,17 +18,17 @@ use crdls_yaml::codes;
 const REASONS: &[&str] = &["FieldValueDuplicate", "FieldValueForbidden", "FieldValueInvalid", "FieldValueRequired"];
 
 /// Checks the rules of every schema of a CRD document.
-pub fn check_crd(root: &Node, text: &str, out: &mut Vec<Diagnostic>) {
-    walk_crd(root, text, out, false);
+pub fn check_crd(root: &Node, text: &str, env: crdls_cel::Options, out: &mut Vec<Diagnostic>) {
+    walk_crd(root, text, out, false, env);
 }
 
 /// The estimated cost of every rule of a CRD document, schema by schema, as the API server computes
 /// them when the CRD is applied; with `drivers`, also the unbounded schema nodes behind each cost.
 pub fn crd_costs(root: &Node, text: &str, drivers: bool) -> Vec<SchemaCost> {
-    walk_crd(root, text, &mut Vec::new(), drivers)
+    walk_crd(root, text, &mut Vec::new(), drivers, crdls_cel::Options::KUBERNETES)
 }
 
-fn walk_crd(root: &Node, text: &str, out: &mut Vec<Diagnostic>, drivers: bool) -> Vec<SchemaCost> {
+fn walk_crd(root: &Node, text: &str, out: &mut Vec<Diagnostic>, drivers: bool, env: crdls_cel::Options) -> Vec<SchemaCost> {
     let Some(api_version) = is_crd(root) else { return Vec::new() };
     let Some(spec) = root.get("spec") else { return Vec::new() };
     let mut schemas: Vec<(String, Vec<String>, &Node)> = Vec::new();
@@ -65,7 +65,7 @@ fn walk_crd(root: &Node, text: &str, out: &mut Vec<Diagnostic>, drivers: bool) -
     for (path, versions, node) in schemas {
         let schema = Schema::from_node(node);
         let mut walker =
-            Walker { text, out, total: 0, contributors: Vec::new(), costs: Vec::new(), ancestors: Vec::new(), drivers, gate: &gate };
+            Walker { text, out, total: 0, contributors: Vec::new(), costs: Vec::new(), ancestors: Vec::new(), drivers, gate: &gate, env };
         walker.node(node, &schema, &path, true, None, Some(1), 0);
         walker.total_cost(node, &path);
         costs.push(SchemaCost { path, versions, total: walker.total, range: node.range, rules: walker.costs });
@@ -100,6 +100,8 @@ struct Walker<'a> {
     drivers: bool,
     /// Where the API server compiles rules.
     gate: &'a RuleGate,
+    /// The CEL environment new rules compile in.
+    env: crdls_cel::Options,
 }
 
 impl Walker<'_> {
@@ -266,14 +268,15 @@ impl Walker<'_> {
         if !self.gate.compiles(node_path) {
             return;
         }
-        let compiled = compile_rule(rule, owner, resource_root);
+        let compiled = compile_rule_in(rule, owner, resource_root, self.env);
         let value = rule_value(rule);
         if let Err(e) = &compiled.rule {
-            self.compile_error(node.get("rule"), node.range, e, &rule_path, &value);
+            let newer = self.env.kubernetes.filter(|_| compile_rule(rule, owner, resource_root).rule.is_ok());
+            self.compile_error(node.get("rule"), node.range, e, &rule_path, &value, newer);
         }
         if let Some(Err(e)) = &compiled.message_expression {
             let mpath = format!("{path}.messageExpression");
-            self.compile_error(node.get("messageExpression"), node.range, e, &mpath, &value);
+            self.compile_error(node.get("messageExpression"), node.range, e, &mpath, &value, None);
         }
         if let Ok(Some(program)) = &compiled.rule {
             let times = cardinality.unwrap_or(compiled.max_cardinality);
@@ -378,11 +381,24 @@ impl Walker<'_> {
 
     /// One diagnostic per CEL error, underlined inside the expression string; a result-type error on the
     /// whole string.
-    fn compile_error(&mut self, string: Option<&Node>, fallback: TextRange, e: &CompileError, path: &str, value: &str) {
+    /// `compiles_later` is the environment's minor version when the rule compiles in the newest one: the
+    /// messages then say that this Kubernetes is too old for it.
+    fn compile_error(
+        &mut self,
+        string: Option<&Node>,
+        fallback: TextRange,
+        e: &CompileError,
+        path: &str,
+        value: &str,
+        compiles_later: Option<u32>,
+    ) {
         let err = FieldError { ty: ErrorType::Invalid, path: path.to_string(), value: Some(value.to_string()), detail: e.detail.clone() };
+        let later = compiles_later.map_or(String::new(), |minor| {
+            format!(" (Kubernetes 1.{} compiles new rules in the CEL environment of 1.{minor}; newer releases accept this rule)", minor + 1)
+        });
         let whole = string.map_or(fallback, |n| n.range);
         if e.errors.is_empty() {
-            let message = e.detail.clone();
+            let message = format!("{}{later}", e.detail);
             self.out.push(err.diagnostic(whole, Severity::Error, codes::CEL_COMPILE_ERROR, message));
             return;
         }
@@ -391,7 +407,7 @@ impl Walker<'_> {
         for cel_error in &e.errors {
             let end = token_end(source, cel_error.offset);
             let range = map.as_ref().map_or(whole, |m| m.source_range(cel_error.offset, end));
-            self.out.push(err.diagnostic(range, Severity::Error, codes::CEL_COMPILE_ERROR, cel_error.message.clone()));
+            self.out.push(err.diagnostic(range, Severity::Error, codes::CEL_COMPILE_ERROR, format!("{}{later}", cel_error.message)));
         }
     }
 

@@ -22,9 +22,11 @@ pub(crate) use crdls_resource_check::{cel, field_error, gofmt, metadata, suggest
 pub use crd_cost::{factor_text, short_path, thousands, CostDriver, RuleCost, SchemaCost, PER_CRD_LIMIT, PER_EXPRESSION_LIMIT};
 pub use crd_rules::crd_costs;
 
-/// Validates one CRD document (with no syntax error) as the API server would on create.
+/// Validates one CRD document (with no syntax error) as the API server of `options.kubernetes` would on
+/// create: its new rules compile in the CEL environment of the compatibility version, one minor below.
 pub fn check_crd(root: &Node, text: &str, options: &CheckOptions, out: &mut Vec<Diagnostic>) {
-    crd_rules::check_crd(root, text, out);
+    let minor = options.kubernetes.unwrap_or(crdls_resource_check::NEWEST_KUBERNETES_MINOR);
+    crd_rules::check_crd(root, text, crdls_cel::Options::kubernetes(minor.saturating_sub(1)), out);
     crd_versions::check_versions(root, out);
     crd_validation::check_crd(root, options, out);
 }

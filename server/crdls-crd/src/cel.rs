@@ -114,17 +114,24 @@ pub struct CompiledRule {
 /// The root name object types are named after (`Object.spec.template`).
 pub const ROOT_TYPE_NAME: &str = "Object";
 
-/// Compiles one rule against the node that declares it.
+/// Compiles one rule against the node that declares it, in the newest CEL environment (how the API
+/// server compiles the rules of a CRD it already stores).
 pub fn compile_rule(rule: &ValidationRule, owner: &Schema, resource_root: bool) -> CompiledRule {
+    compile_rule_in(rule, owner, resource_root, crdls_cel::Options::KUBERNETES)
+}
+
+/// Compiles one rule in the CEL environment `env` (a new CRD's rules compile in the environment of the
+/// API server's compatibility version).
+pub fn compile_rule_in(rule: &ValidationRule, owner: &Schema, resource_root: bool, env: crdls_cel::Options) -> CompiledRule {
     let self_type = cel_type(owner, resource_root, ROOT_TYPE_NAME);
     let sizes = SchemaSizes { root: owner, resource_root };
-    let compiled_rule = compile_expression(&rule.rule, self_type.as_ref(), &sizes, rule.optional_old_self == Some(true), Expect::Bool);
+    let compiled_rule = compile_expression(&rule.rule, self_type.as_ref(), &sizes, rule.optional_old_self == Some(true), Expect::Bool, env);
     let uses_old_self = match &compiled_rule {
         Ok(Some(p)) => refers_to(&p.parsed.expr, "oldSelf"),
         _ => rule.rule.contains("oldSelf"),
     };
     let message_expression = rule.message_expression.as_deref().filter(|m| !m.trim().is_empty()).map(|m| {
-        compile_expression(m, self_type.as_ref(), &sizes, rule.optional_old_self == Some(true), Expect::String).and_then(|p| {
+        compile_expression(m, self_type.as_ref(), &sizes, rule.optional_old_self == Some(true), Expect::String, env).and_then(|p| {
             p.ok_or_else(|| CompileError { errors: Vec::new(), detail: "messageExpression must be non-empty if specified".into() })
         })
     });
@@ -145,6 +152,7 @@ fn compile_expression(
     sizes: &SchemaSizes<'_>,
     optional_old_self: bool,
     expect: Expect,
+    env: crdls_cel::Options,
 ) -> Result<Option<Program>, CompileError> {
     let prefix = if expect == Expect::Bool { "compilation failed: " } else { "messageExpression compilation failed: " };
     if source.trim().is_empty() {
@@ -155,7 +163,7 @@ fn compile_expression(
     };
     let parsed = parse(source).map_err(|errors| CompileError { detail: format!("{prefix}{}", display_all(&errors, source)), errors })?;
     let old = if optional_old_self { Type::optional(self_type.clone()) } else { self_type.clone() };
-    let checked = check(&parsed, &[("self", self_type.clone()), ("oldSelf", old)]);
+    let checked = crdls_cel::check_with(&parsed, &[("self", self_type.clone()), ("oldSelf", old)], env);
     if !checked.errors.is_empty() {
         let mut errors = checked.errors;
         errors.sort_by_key(|e| e.offset);

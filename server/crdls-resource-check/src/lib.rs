@@ -21,7 +21,7 @@ pub use crdls_go::{formats, names, pattern};
 pub use crdls_crd::cel::Unbounded;
 
 pub use field_error::{ErrorType, FieldError};
-pub use object::{check_object, CheckOptions, DocumentKind, Reading};
+pub use object::{check_object, CheckOptions, DocumentKind, Reading, NEWEST_KUBERNETES_MINOR, OLDEST_KUBERNETES_MINOR};
 pub use old::OldObjects;
 pub use prune::{defaulted_value, prune_and_default, PrunedField, OBJECT_META_FIELDS};
 pub use suggest::{did_you_mean, edit_distance};

@@ -23,7 +23,15 @@ pub struct CheckOptions {
     /// The old versions of the objects, to check an update: transition rules run and unchanged invalid
     /// values are ratcheted. `None` checks every object as created.
     pub old: Option<std::sync::Arc<OldObjects>>,
+    /// The Kubernetes minor version whose API server is asked (`Some(31)` for 1.31); `None` for the
+    /// newest crdls knows.
+    pub kubernetes: Option<u32>,
 }
+
+/// The newest Kubernetes minor version crdls knows.
+pub const NEWEST_KUBERNETES_MINOR: u32 = 35;
+/// The oldest Kubernetes minor version crdls knows.
+pub const OLDEST_KUBERNETES_MINOR: u32 = 23;
 
 /// What a document turned out to be.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -41,6 +41,9 @@ pub struct Config {
     /// Objects that could not be validated because no known CRD serves them are errors, so that a run
     /// that checked nothing fails (`resource/no-crd` and `resource/undeclared-kind` become errors).
     pub fail_unchecked: bool,
+    /// The Kubernetes minor version whose API server is asked (`kubeVersion = "1.31"`); `None` for the
+    /// newest crdls knows.
+    pub kube_version: Option<u32>,
     /// Severity overrides by diagnostic code (`schema/unknown-field = "off"`).
     pub severity: BTreeMap<String, SeverityOverride>,
     /// How long the server waits after the last edit before checking a document.
@@ -58,6 +61,7 @@ impl Default for Config {
             crd_paths: Vec::new(),
             strict: false,
             fail_unchecked: false,
+            kube_version: None,
             severity: BTreeMap::new(),
             debounce: Duration::from_millis(50),
             inlay_hints: true,
@@ -73,6 +77,7 @@ struct Layer {
     crd_paths: Option<Vec<String>>,
     strict: Option<bool>,
     fail_unchecked: Option<bool>,
+    kube_version: Option<String>,
     severity: Option<BTreeMap<String, SeverityOverride>>,
     debounce_ms: Option<u64>,
     inlay_hints: Option<bool>,
@@ -82,13 +87,16 @@ struct Layer {
 impl Config {
     /// The options of the checking pipeline.
     pub fn check_options(&self) -> CheckOptions {
-        CheckOptions { strict: self.strict, old: None }
+        CheckOptions { strict: self.strict, old: None, kubernetes: self.kube_version }
     }
 
     /// Applies a `crdls.toml` text on top of these settings.
     pub fn merge_toml(&mut self, text: &str) -> Result<(), String> {
         let layer: Layer = toml::from_str(text).map_err(|e| format!("{CONFIG_FILE}: {e}"))?;
         known_codes(&layer).map_err(|e| format!("{CONFIG_FILE}: {e}"))?;
+        if let Some(v) = &layer.kube_version {
+            parse_kube_version(v).map_err(|e| format!("{CONFIG_FILE}: kubeVersion: {e}"))?;
+        }
         self.apply(layer);
         Ok(())
     }
@@ -109,6 +117,9 @@ impl Config {
         }
         let layer: Layer = serde_json::from_value(value).map_err(|e| format!("crdls settings: {e}"))?;
         known_codes(&layer).map_err(|e| format!("crdls settings: {e}"))?;
+        if let Some(v) = &layer.kube_version {
+            parse_kube_version(v).map_err(|e| format!("crdls settings: kubeVersion: {e}"))?;
+        }
         self.apply(layer);
         Ok(())
     }
@@ -122,6 +133,10 @@ impl Config {
         }
         if let Some(fail) = layer.fail_unchecked {
             self.fail_unchecked = fail;
+        }
+        if let Some(version) = layer.kube_version {
+            // Checked when the layer was read; an empty value goes back to the newest.
+            self.kube_version = parse_kube_version(&version).ok().flatten();
         }
         if let Some(severity) = layer.severity {
             self.severity.extend(severity);
@@ -165,6 +180,27 @@ impl Config {
                 true
             }
         });
+    }
+}
+
+/// A Kubernetes version as users write it (`1.31`, `v1.31`, `1.31.2`): its minor version, `None` for an
+/// empty value (the newest), or why it is not one crdls knows.
+pub fn parse_kube_version(text: &str) -> Result<Option<u32>, String> {
+    let text = text.trim();
+    if text.is_empty() {
+        return Ok(None);
+    }
+    let (oldest, newest) = (crdls_check::OLDEST_KUBERNETES_MINOR, crdls_check::NEWEST_KUBERNETES_MINOR);
+    let known = || format!("\"{text}\" is not a Kubernetes version crdls knows (1.{oldest} to 1.{newest})");
+    let bare = text.strip_prefix('v').unwrap_or(text);
+    let mut parts = bare.split('.');
+    let (Some("1"), Some(minor)) = (parts.next(), parts.next()) else { return Err(known()) };
+    if parts.next().is_some_and(|patch| patch.parse::<u32>().is_err()) || parts.next().is_some() {
+        return Err(known());
+    }
+    match minor.parse::<u32>() {
+        Ok(minor) if (oldest..=newest).contains(&minor) => Ok(Some(minor)),
+        _ => Err(known()),
     }
 }
 
@@ -235,6 +271,21 @@ mod tests {
             got,
             [("resource/no-crd", Severity::Error), ("resource/undeclared-kind", Severity::Warning), ("cel/skipped", Severity::Information)]
         );
+    }
+
+    #[test]
+    fn kubernetes_versions_are_read_as_users_write_them() {
+        assert_eq!(parse_kube_version("1.31"), Ok(Some(31)));
+        assert_eq!(parse_kube_version("v1.30.2"), Ok(Some(30)));
+        assert_eq!(parse_kube_version(""), Ok(None));
+        assert!(parse_kube_version("1.9").unwrap_err().contains("1.23 to 1.35"));
+        assert!(parse_kube_version("2.0").is_err() && parse_kube_version("1.x").is_err() && parse_kube_version("1.30.x").is_err());
+        let mut config = Config::default();
+        config.merge_toml("kubeVersion = \"1.29\"").unwrap();
+        assert_eq!(config.check_options().kubernetes, Some(29));
+        assert!(config.merge_json(&serde_json::json!({"kubeVersion": "1.99"})).unwrap_err().starts_with("crdls settings: kubeVersion:"));
+        config.merge_json(&serde_json::json!({"kubeVersion": ""})).unwrap();
+        assert_eq!(config.kube_version, None);
     }
 
     #[test]

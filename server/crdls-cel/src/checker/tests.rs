@@ -126,3 +126,24 @@ fn optional_values_propagate_through_selections() {
     assert_eq!(check_source("self.?spec.name.orValue('') == 'a'"), "bool");
     assert_eq!(check_source("self.?spec.tags == null"), "bool");
 }
+
+#[test]
+fn the_environment_of_a_release_lacks_later_libraries() {
+    let errors = |source: &str, minor: u32| -> Vec<String> {
+        let parsed = crate::parse(source).unwrap();
+        check_with(&parsed, &[("self", Type::String)], Options::kubernetes(minor)).errors.into_iter().map(|e| e.message).collect()
+    };
+    assert_eq!(errors("isIP(self)", 29), ["undeclared reference to 'isIP' (in container '')"]);
+    assert!(errors("isIP(self)", 30).is_empty());
+    assert_eq!(errors("isSemver(self)", 32), ["undeclared reference to 'isSemver' (in container '')"]);
+    assert!(errors("isSemver(self)", 33).is_empty());
+    assert_eq!(errors("1 < 2.0", 27), ["found no matching overload for '_<_' applied to '(int, double)'"]);
+    assert!(errors("1 < 2.0", 28).is_empty());
+    assert_eq!(
+        errors("[1, 2].all(i, v, v > i)", 31),
+        ["two-variable comprehensions are not in the CEL environment of Kubernetes 1.31: they arrive in 1.32"]
+    );
+    assert!(errors("[1, 2].all(i, v, v > i)", 32).is_empty());
+    assert_eq!(errors("'%s'.format([self]) == self", 28), ["undeclared reference to 'format' (in container '')"]);
+    assert!(errors("self.size() > 0 && self.matches('a')", 23).is_empty());
+}

@@ -44,6 +44,10 @@ pub struct CheckArgs {
     /// that found nothing to check fails.
     #[arg(long)]
     fail_unchecked: bool,
+    /// The Kubernetes version whose API server is asked (`1.31`): it decides the CEL environment a new
+    /// CRD's rules compile in. The default is the newest crdls knows (or `kubeVersion` in crdls.toml).
+    #[arg(long, value_name = "X.Y")]
+    kube_version: Option<String>,
     /// When to colour human output.
     #[arg(long, value_enum, default_value_t = ColorArg::Auto)]
     color: ColorArg,
@@ -88,6 +92,15 @@ pub fn check(args: CheckArgs, io: &mut Io<'_>) -> i32 {
     };
     config.strict |= args.strict;
     config.fail_unchecked |= args.fail_unchecked;
+    if let Some(version) = &args.kube_version {
+        match crdls_workspace::config::parse_kube_version(version) {
+            Ok(minor) => config.kube_version = minor,
+            Err(e) => {
+                let _ = writeln!(io.stderr, "crdls: --kube-version: {e}");
+                return EXIT_USAGE;
+            }
+        }
+    }
     let mut crd_sources = args.crds.clone();
     for pattern in &config.crd_paths {
         if pattern.contains('*') {
