@@ -10,4 +10,5 @@ pub mod ip;
 pub mod names;
 pub mod pattern;
 pub mod print;
+pub mod quantity;
 pub mod url;
