@@ -10,7 +10,13 @@ fn snapshot(name: &str) {
 }
 
 fn snapshot_of(path: &str, name: &str) {
-    let run = run_cli(&["check", path, "--crds", "fixtures/crds", "--color", "never"], "");
+    snapshot_with(path, name, &[]);
+}
+
+fn snapshot_with(path: &str, name: &str, extra: &[&str]) {
+    let mut args = vec!["check", path, "--crds", "fixtures/crds", "--color", "never"];
+    args.extend_from_slice(extra);
+    let run = run_cli(&args, "");
     let rendered = format!("exit code: {}\n{}{}", run.code, run.stdout, run.stderr);
     expect_file![repo_root().join(format!("tests/snapshots/{name}.txt"))].assert_eq(&rendered);
 }
@@ -43,6 +49,19 @@ fn metadata() {
 #[test]
 fn status_is_ignored_with_the_status_subresource() {
     snapshot("status");
+}
+
+#[test]
+fn builtin_kinds_against_the_newest_release() {
+    snapshot("builtins");
+}
+
+/// The same objects against 1.24: PodDisruptionBudget's policy/v1beta1 is served there (with a warning
+/// that 1.25 removes it), and StatefulSet's schema marks serviceName required, which the API server
+/// never required.
+#[test]
+fn builtin_kinds_against_an_older_release() {
+    snapshot_with("fixtures/resources/builtins.yaml", "builtins-1.24", &["--kube-version", "1.24"]);
 }
 
 #[test]

@@ -833,3 +833,18 @@ fn the_kubernetes_version_setting_decides_the_cel_environment_of_new_rules() {
     assert_eq!(codes(&diagnostics), Vec::<String>::new());
     session.finish();
 }
+
+#[test]
+fn built_in_objects_are_checked_against_the_release_the_settings_name() {
+    let pdb = "apiVersion: policy/v1beta1\nkind: PodDisruptionBudget\nmetadata:\n  name: web\nspec:\n  minAvailable: 1\n  selectr: {}\n";
+    let mut session = Session::start(SessionOptions::new().setting("kubeVersion", json!("1.24")));
+    session.open("pdb.yaml", pdb);
+    let diagnostics = session.wait_for_diagnostics("pdb.yaml", 1)["diagnostics"].clone();
+    // 1.24 serves policy/v1beta1 (with a warning that 1.25 does not), and knows its schema.
+    assert_eq!(codes(&diagnostics), ["resource/deprecated-api", "schema/unknown-field"], "{diagnostics}");
+    session.notify("workspace/didChangeConfiguration", json!({"settings": {"crdls": {"kubeVersion": "1.35"}}}));
+    let diagnostics = session.wait_for_next_diagnostics("pdb.yaml")["diagnostics"].clone();
+    assert_eq!(codes(&diagnostics), ["resource/api-not-served"], "{diagnostics}");
+    assert_eq!(diagnostics[0]["severity"], 1);
+    session.finish();
+}

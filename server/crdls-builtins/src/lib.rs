@@ -79,8 +79,10 @@
 //!   JSON but are described only as `type: object` (`RawExtension`, `FieldsV1`, `Patch`).
 //!
 //! What the upstream documents lack, the data lacks: they have no `enum`s, bounds, patterns,
-//! `nullable` or embedded-resource marks, and most `default`s are Go zero values (`""`, `0`, `false`,
-//! `{}`) that mark non-pointer fields rather than defaults the API server applies.
+//! `nullable` or embedded-resource marks. Almost every `default` is `{}`, the mark of a struct field
+//! without `omitempty` rather than a default the API server applies; [`schema`] leaves object and
+//! array defaults out, and keeps the scalar ones (a service port's `protocol: TCP`), which the API
+//! server's defaulting does apply.
 
 pub mod format;
 mod version;
@@ -133,7 +135,8 @@ pub fn lookup(kube: KubeVersion, group: &str, version: &str, kind: &str) -> Look
 }
 
 /// The schema of a kind that release `kube` serves, or `None`. Built on the first request for it and
-/// shared afterwards (also by the releases whose schema of the kind is the same).
+/// shared afterwards (also by the releases whose schema of the kind is the same). Object and array
+/// `default`s are left out: they mark struct fields, and are not defaults the API server applies.
 pub fn schema(kube: KubeVersion, group: &str, version: &str, kind: &str) -> Option<Arc<Schema>> {
     BUILTINS.data().schema(kube, group, version, kind)
 }

@@ -1,5 +1,6 @@
 //! Interned nodes turned into a `crdls_yaml::Node` tree that `crdls_crd::Schema::from_node` reads, with
-//! recursive types cut where a node would repeat on its own path.
+//! recursive types cut where a node would repeat on its own path, and without the `default: {}` of
+//! struct fields (see [`schema`]).
 
 use crdls_yaml::{Entry, Node, Style, TextRange, Value};
 use serde_json::Value as Json;
@@ -26,6 +27,12 @@ fn schema(nodes: &[Json], id: u32, path: &mut Vec<u32>) -> Node {
     path.push(id);
     let mut entries = Vec::with_capacity(keywords.len());
     for (key, value) in keywords {
+        if key == "default" && (value.is_object() || value.is_array()) {
+            // `default: {}` marks a Go struct field without `omitempty`: the API server's decoder makes
+            // the empty struct, it does not default it. Applied, it would create objects the user did
+            // not write and hold them to their required fields.
+            continue;
+        }
         let value = match (children(key), value) {
             (Some(Children::ByName), Json::Object(props)) => {
                 map(props.iter().map(|(name, child)| entry(name, child_schema(nodes, child, path))).collect())

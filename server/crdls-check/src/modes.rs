@@ -13,9 +13,17 @@ pub enum FileMode {
     /// Whole objects, to be created as they are.
     #[default]
     Objects,
-    /// Whole objects of a test tool that templates its files (Chainsaw `apply` and `create`): a value
-    /// in parentheses, `($namespace)`, is an expression and is not checked.
-    TestObjects,
+    /// Objects of a test tool that templates its files (Chainsaw `apply`, `create` and `update`, kuttl
+    /// steps): a value in parentheses, `($namespace)`, is an expression and is not checked.
+    TestObjects {
+        /// Whether the tool may merge them into objects that already exist (`apply`, `update`, kuttl's
+        /// steps), so that they may be partial; `create` takes whole objects.
+        merges: bool,
+    },
+    /// Objects a kustomization assembles (named in its `resources`): kustomize's label transformers
+    /// (`labels` with `includeSelectors`, `commonLabels`) may give a workload the selector the file
+    /// leaves out, so a missing or unmatched selector is not reported.
+    Assembled,
     /// Strategic-merge patches named by a kustomization: partial objects, whose fields are checked but
     /// not their completeness; `$patch` and the other directives are not fields.
     Patches,
@@ -29,6 +37,13 @@ pub enum FileMode {
     Template {
         /// The byte ranges of the template's actions.
         actions: Vec<TextRange>,
+        /// The `if`/`with` blocks that have an `else`: the masked text holds all their branches at
+        /// once, which no rendering does, so nothing inside them is reported, and an object whose kind
+        /// or apiVersion is chosen there is not checked against a schema.
+        alternatives: Vec<TextRange>,
+        /// Whether the template asks which APIs or release the cluster has (`.Capabilities`), so that an
+        /// apiVersion it writes may be one it renders only for clusters that serve it.
+        asks_capabilities: bool,
     },
 }
 
@@ -36,7 +51,7 @@ impl FileMode {
     /// Whether documents hold whole objects, so that required fields, minimum counts and CEL rules
     /// (which see the whole object) apply.
     pub fn whole_objects(&self) -> bool {
-        matches!(self, FileMode::Objects | FileMode::TestObjects)
+        matches!(self, FileMode::Objects | FileMode::Assembled | FileMode::TestObjects { merges: false })
     }
 
     /// Whether an object's status is checked as the live object's status even with the status
@@ -51,11 +66,11 @@ impl FileMode {
         let mut out = Vec::new();
         match self {
             FileMode::JsonPatches => {}
-            FileMode::Objects => collect(root, Opaque::Substitutions, &mut out),
-            FileMode::Template { actions } => {
+            FileMode::Objects | FileMode::Assembled => collect(root, Opaque::Substitutions, &mut out),
+            FileMode::Template { actions, .. } => {
                 out.extend(actions.iter().copied().filter(|a| a.start < root.range.end && root.range.start < a.end.max(a.start + 1)))
             }
-            FileMode::TestObjects => collect(root, Opaque::ExpressionValues, &mut out),
+            FileMode::TestObjects { .. } => collect(root, Opaque::ExpressionValues, &mut out),
             FileMode::Assertions => collect(root, Opaque::Expressions, &mut out),
             FileMode::Patches => collect(root, Opaque::Directives, &mut out),
         }
@@ -66,9 +81,9 @@ impl FileMode {
     /// Whether a diagnostic of this code still holds in this mode, before looking at where it is.
     pub fn keeps(&self, code: &str) -> bool {
         match self {
-            FileMode::Objects | FileMode::TestObjects => true,
+            FileMode::Objects | FileMode::Assembled | FileMode::TestObjects { merges: false } => true,
             FileMode::JsonPatches => false,
-            FileMode::Patches | FileMode::Assertions => !COMPLETENESS_CODES.contains(&code),
+            FileMode::Patches | FileMode::Assertions | FileMode::TestObjects { merges: true } => !COMPLETENESS_CODES.contains(&code),
             FileMode::Template { .. } => TEMPLATE_CODES.contains(&code),
         }
     }
@@ -78,11 +93,31 @@ impl FileMode {
     pub fn filter(&self, root: Option<&Node>, diagnostics: &mut Vec<Diagnostic>) {
         let opaque = root.map(|r| self.opaque_ranges(r)).unwrap_or_default();
         diagnostics.retain(|d| self.keeps(d.code) && !touches(&opaque, d.range));
+        if *self == FileMode::Assembled {
+            diagnostics.retain(|d| {
+                !(d.code == codes::NATIVE_SELECTOR || d.code == codes::SCHEMA_REQUIRED && d.path.as_deref() == Some("spec.selector"))
+            });
+        }
+        if let FileMode::Template { alternatives, asks_capabilities, .. } = self {
+            let inside = |range: TextRange| alternatives.iter().any(|a| a.start <= range.start && range.end <= a.end);
+            let chosen = |key: &str| root.and_then(|r| r.get(key)).is_some_and(|n| inside(n.range));
+            let kind_chosen = chosen("kind") || chosen("apiVersion");
+            diagnostics.retain(|d| {
+                if inside(d.range) {
+                    return false;
+                }
+                if kind_chosen && !d.code.starts_with("metadata/") {
+                    return false;
+                }
+                !(*asks_capabilities && [codes::RESOURCE_API_NOT_SERVED, codes::RESOURCE_DEPRECATED_API].contains(&d.code))
+            });
+        }
     }
 }
 
 /// Codes about an object's completeness, which a partial object does not have to meet.
-/// The junctors count too: `oneOf` and friends usually test which fields are present.
+/// The junctors count too: `oneOf` and friends usually test which fields are present; and so do
+/// duplicate items of a map list, since partial items may leave their keys out.
 const COMPLETENESS_CODES: &[&str] = &[
     codes::SCHEMA_REQUIRED,
     codes::METADATA_NAME_REQUIRED,
@@ -90,6 +125,7 @@ const COMPLETENESS_CODES: &[&str] = &[
     codes::SCHEMA_MIN_PROPERTIES,
     codes::SCHEMA_EMBEDDED_RESOURCE,
     codes::SCHEMA_LIST_MAP_ITEM,
+    codes::SCHEMA_LIST_MAP_DUPLICATE,
     codes::SCHEMA_ALL_OF,
     codes::SCHEMA_ANY_OF,
     codes::SCHEMA_ONE_OF,
@@ -119,6 +155,8 @@ const TEMPLATE_CODES: &[&str] = &[
     codes::RESOURCE_UNKNOWN_VERSION,
     codes::RESOURCE_VERSION_NOT_SERVED,
     codes::RESOURCE_DEPRECATED_VERSION,
+    codes::RESOURCE_API_NOT_SERVED,
+    codes::RESOURCE_DEPRECATED_API,
     codes::RESOURCE_NO_CRD,
     codes::RESOURCE_STATUS_IGNORED,
     codes::METADATA_NAME,
@@ -226,7 +264,7 @@ mod tests {
             opaque_texts(&FileMode::Assertions, text),
             ["(conditions[?type == 'Ready'])", "status: 'True'", "~.(items)", "a: 1", "($phase)"]
         );
-        assert_eq!(opaque_texts(&FileMode::TestObjects, "metadata:\n  namespace: ($namespace)\n"), ["($namespace)"]);
+        assert_eq!(opaque_texts(&FileMode::TestObjects { merges: true }, "metadata:\n  namespace: ($namespace)\n"), ["($namespace)"]);
     }
 
     #[test]
@@ -242,14 +280,18 @@ mod tests {
         assert_eq!(opaque_texts(&FileMode::Patches, text), ["$setElementOrder/containers", "name: a", "$patch", "delete"]);
     }
 
+    fn template() -> FileMode {
+        FileMode::Template { actions: Vec::new(), alternatives: Vec::new(), asks_capabilities: false }
+    }
+
     #[test]
     fn codes_kept_per_mode() {
         assert!(FileMode::Objects.keeps("schema/required"));
         assert!(!FileMode::Patches.keeps("schema/required"));
         assert!(FileMode::Patches.keeps("schema/enum"));
-        assert!(!FileMode::Template { actions: Vec::new() }.keeps("yaml/syntax"));
-        assert!(!FileMode::Template { actions: Vec::new() }.keeps("yaml/duplicate-key"));
-        assert!(FileMode::Template { actions: Vec::new() }.keeps("schema/unknown-field"));
+        assert!(!template().keeps("yaml/syntax"));
+        assert!(!template().keeps("yaml/duplicate-key"));
+        assert!(template().keeps("schema/unknown-field"));
         assert!(!FileMode::JsonPatches.keeps("schema/type"));
     }
 }

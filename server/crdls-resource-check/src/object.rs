@@ -9,7 +9,8 @@ use crate::cel;
 use crate::field_error::{ErrorType, FieldError};
 use crate::listtype::validate_lists;
 use crate::metadata::{validate_metadata, NameRules};
-use crate::old::{unchanged_at, OldObjects};
+use crate::native;
+use crate::old::{node_at, unchanged_at, OldObjects};
 use crate::prune::{prune_and_default, PrunedField};
 use crate::suggest::{did_you_mean, misspelled_kind};
 use crate::validate::validate;
@@ -45,9 +46,13 @@ pub enum DocumentKind {
         /// The version used.
         version: String,
     },
-    /// An object of a kind Kubernetes serves itself. Only the ObjectMeta rules apply: crdls ships no
-    /// schemas of built-in kinds yet.
-    BuiltIn,
+    /// An object of a kind Kubernetes serves itself.
+    BuiltIn {
+        /// Whether it was validated against the target release's schema of the kind; if not (a list,
+        /// a subresource's body, a kind crdls ships no schema of), only its kind and ObjectMeta were
+        /// checked.
+        validated: bool,
+    },
     /// A Kubernetes configuration file rather than an API object: a kubeconfig, a kustomization, a
     /// kubelet or kubeadm configuration.
     ConfigFile,
@@ -156,7 +161,7 @@ pub fn check_object(root: &Node, index: &CrdIndex, options: &CheckOptions, readi
         Resolution::UnknownGroup => {
             let (group, _) = split_api_version(api_version);
             if let Some(kinds) = builtin::kinds(group) {
-                check_builtin(root, group, kind, kinds, kind_node, complete, out)
+                check_builtin(root, group, kind, kinds, options, reading, out)
             } else if builtin::is_config_group(group) {
                 DocumentKind::ConfigFile
             } else if builtin::is_builtin_group(group) {
@@ -178,25 +183,37 @@ pub fn check_object(root: &Node, index: &CrdIndex, options: &CheckOptions, readi
     }
 }
 
-/// A built-in object: its kind must exist in its group, and ObjectMeta rules apply (its schema is not known).
+/// A built-in object: its kind must exist in its group, its group/version must be served by the target
+/// Kubernetes release, and it is validated against that release's schema of the kind.
 fn check_builtin(
     root: &Node,
     group: &str,
     kind: &str,
     kinds: &[&str],
-    kind_node: &Node,
-    complete: bool,
+    options: &CheckOptions,
+    reading: Reading,
     out: &mut Vec<Diagnostic>,
 ) -> DocumentKind {
+    let (Some(api_version_node), Some(kind_node)) = (root.get("apiVersion"), root.get("kind")) else {
+        return DocumentKind::NotAnObject;
+    };
+    let api_version = api_version_node.as_str().unwrap_or_default();
     if group.is_empty() && builtin::is_core_config_kind(kind) {
         return DocumentKind::ConfigFile;
     }
     if kind.ends_with("List") {
-        return DocumentKind::BuiltIn;
+        return DocumentKind::BuiltIn { validated: false };
     }
-    if !kinds.contains(&kind) {
-        // Only a near miss is reported: the group may serve kinds newer than this table.
-        if let Some(suggestion) = did_you_mean(kind, kinds.iter().copied()) {
+    let kube = target_release(options);
+    let (_, version) = split_api_version(api_version);
+    let served = builtin::resolve(kube, group, version, kind);
+    if !kinds.contains(&kind) && matches!(served, builtin::Resolved::KindOnly) {
+        // Only a near miss is reported: the group may serve kinds newer than crdls knows.
+        let mut known: Vec<&str> = kinds.to_vec();
+        for &release in crdls_builtins::kubernetes_versions() {
+            known.extend(crdls_builtins::kinds(release, group).into_iter().map(|(_, k)| k));
+        }
+        if let Some(suggestion) = did_you_mean(kind, known.iter().copied()) {
             let shown = if group.is_empty() { "the core group".to_string() } else { format!("group {group}") };
             out.push(
                 Diagnostic::new(
@@ -206,15 +223,121 @@ fn check_builtin(
                     format!("{shown} has no kind {kind}; did you mean {suggestion}?"),
                 )
                 .with_path("kind")
-                .with_cause(format!("no matches for kind \"{kind}\" in version \"{}\"", root.get_str("apiVersion").unwrap_or_default())),
+                .with_cause(format!("no matches for kind \"{kind}\" in version \"{api_version}\"")),
             );
         }
         return DocumentKind::Unchecked { group: group.to_string() };
     }
-    if complete {
-        validate_metadata(root, &FieldPath::root(), builtin::name_rules(group), kind_node.range, out);
+    match served {
+        builtin::Resolved::NotServed { message } => {
+            out.push(
+                Diagnostic::new(api_version_node.range, Severity::Error, codes::RESOURCE_API_NOT_SERVED, message)
+                    .with_path("apiVersion")
+                    .with_cause(format!("no matches for kind \"{kind}\" in version \"{api_version}\"")),
+            );
+            DocumentKind::Unchecked { group: group.to_string() }
+        }
+        builtin::Resolved::MaybeNewer { message } => {
+            out.push(
+                Diagnostic::new(api_version_node.range, Severity::Warning, codes::RESOURCE_API_NOT_SERVED, message)
+                    .with_path("apiVersion")
+                    .with_cause(format!("no matches for kind \"{kind}\" in version \"{api_version}\"")),
+            );
+            DocumentKind::Unchecked { group: group.to_string() }
+        }
+        builtin::Resolved::KindOnly => {
+            if reading.complete {
+                validate_metadata(root, &FieldPath::root(), builtin::name_rules(group), kind_node.range, out);
+            }
+            DocumentKind::BuiltIn { validated: false }
+        }
+        builtin::Resolved::Schema { schema, removed_in } => {
+            if let Some(removed) = removed_in {
+                let mut text = format!("{api_version} {kind} is unavailable in v{removed}+");
+                if let builtin::Resolved::NotServed { message } = builtin::resolve(removed, group, version, kind) {
+                    if let Some((_, instead)) = message.rsplit_once("; use ") {
+                        text.push_str(&format!("; use {instead}"));
+                    }
+                }
+                out.push(
+                    Diagnostic::new(api_version_node.range, Severity::Warning, codes::RESOURCE_DEPRECATED_API, text)
+                        .with_path("apiVersion"),
+                );
+            }
+            if reading.complete {
+                let old = options.old.as_deref().and_then(|o| o.get(root));
+                validate_builtin(root, old, &schema, (kube, group, kind), kind_node.range, options, reading, out);
+            }
+            DocumentKind::BuiltIn { validated: true }
+        }
     }
-    DocumentKind::BuiltIn
+}
+
+/// The Kubernetes release a check targets.
+fn target_release(options: &CheckOptions) -> crdls_builtins::KubeVersion {
+    match options.kubernetes.and_then(|minor| u16::try_from(minor).ok()) {
+        Some(minor) => crdls_builtins::KubeVersion::new(1, minor),
+        None => crdls_builtins::newest(),
+    }
+}
+
+/// Validates a built-in object against its schema, as far as the API server's decoding and the
+/// schema's facts go: unknown fields, types and formats, required fields (less those the API server
+/// does not require), list-map keys and ObjectMeta. No defaults are applied beyond the schema's scalar
+/// ones, and status is left alone unless the object is read as a live one (an assertion): the API
+/// server resets it on create.
+#[allow(clippy::too_many_arguments)]
+fn validate_builtin(
+    root: &Node,
+    old: Option<&Node>,
+    schema: &Schema,
+    (kube, group, kind): (crdls_builtins::KubeVersion, &str, &str),
+    anchor: TextRange,
+    options: &CheckOptions,
+    reading: Reading,
+    out: &mut Vec<Diagnostic>,
+) {
+    let mut pruned = Vec::new();
+    let object = prune_and_default(root, schema, &mut pruned);
+    let old_object = old.map(|o| prune_and_default(o, schema, &mut Vec::new()));
+    for field in &pruned {
+        out.push(unknown_field(field, options));
+    }
+    // ObjectMeta has its own rules (`validate_metadata`), with the API server's messages; status is
+    // reset on create.
+    let keep = |object: Node| {
+        let mut object = without(object, "metadata");
+        if !reading.live_status {
+            object = without(object, "status");
+        }
+        object
+    };
+    let checked = keep(object.clone());
+    let old_checked = old_object.map(keep);
+    let root_path = FieldPath::root();
+    let mut found = Vec::new();
+    validate(&checked, schema, &root_path, anchor, &mut found);
+    validate_lists(&checked, schema, &root_path, &mut found);
+    found.retain(|d| {
+        let Some(path) = d.path.as_deref() else { return true };
+        match d.code {
+            codes::SCHEMA_REQUIRED => !builtin::required_but_not_enforced(group, kind, path),
+            // Go decodes `format: byte` with its base64 decoder, which takes an empty string and skips
+            // line breaks (a wrapped certificate); the OpenAPI format does neither.
+            codes::SCHEMA_FORMAT if d.cause.as_deref().is_some_and(|c| c.contains(" must be of type byte: ")) => {
+                !node_at(&checked, path).ok().and_then(Node::as_str).is_some_and(builtin::go_base64)
+            }
+            _ => true,
+        }
+    });
+    if let Some(old) = &old_checked {
+        found.retain(|d| !d.path.as_deref().is_some_and(|p| unchanged_at(&checked, old, p)));
+    }
+    validate_metadata(&object, &root_path, builtin::name_rules(group), anchor, &mut found);
+    if reading.whole {
+        native::validate(&checked, native::Target { minor: kube.minor(), group, kind }, &mut found);
+    }
+    out.append(&mut found);
 }
 
 fn check_version_flags(crd: &IndexedCrd, version: &CrdVersion, kind: &str, at: &Node, out: &mut Vec<Diagnostic>) {
@@ -300,12 +423,15 @@ struct ObjectRules {
 
 /// `object` without its `status` entry.
 fn without_status(object: Node) -> Node {
+    without(object, "status")
+}
+
+/// `object` without its entry `key`.
+fn without(object: Node, key: &str) -> Node {
     match object.value {
-        Value::Map(entries) => Node {
-            range: object.range,
-            value: Value::Map(entries.into_iter().filter(|e| e.key != "status").collect()),
-            style: object.style,
-        },
+        Value::Map(entries) => {
+            Node { range: object.range, value: Value::Map(entries.into_iter().filter(|e| e.key != key).collect()), style: object.style }
+        }
         _ => object,
     }
 }

@@ -45,10 +45,19 @@ pub enum FileRole {
         /// The kustomization that names it.
         kustomization: PathBuf,
     },
-    /// A file a Chainsaw test applies or creates: whole objects, whose values may be expressions.
+    /// A file a Chainsaw test applies, creates or updates (or a kuttl step): objects whose values may
+    /// be expressions.
     TestResource {
         /// The test (or the directory of numbered step files).
         test: PathBuf,
+        /// Whether the step may merge the objects into existing ones (`apply`, `update`, kuttl steps),
+        /// so that they may be partial; a `create` step takes whole objects.
+        merges: bool,
+    },
+    /// A file a kustomization names in its `resources`: whole objects that kustomize assembles further.
+    KustomizeResource {
+        /// The kustomization that names it.
+        kustomization: PathBuf,
     },
     /// A file a Chainsaw test asserts, expects as an error, or patches with: partial objects.
     TestAssertion {
@@ -78,7 +87,8 @@ impl FileRole {
             }
             FileRole::Patch { .. } => (crdls_yaml::parse(text), FileMode::Patches),
             FileRole::JsonPatch { .. } => (crdls_yaml::parse(text), FileMode::JsonPatches),
-            FileRole::TestResource { .. } => (crdls_yaml::parse(text), FileMode::TestObjects),
+            FileRole::TestResource { merges, .. } => (crdls_yaml::parse(text), FileMode::TestObjects { merges: *merges }),
+            FileRole::KustomizeResource { .. } => (crdls_yaml::parse(text), FileMode::Assembled),
             FileRole::TestAssertion { .. } => (crdls_yaml::parse(text), FileMode::Assertions),
         }
     }
@@ -99,7 +109,10 @@ fn template(text: &str) -> (Stream, FileMode) {
     let masked = mask_go_template(text);
     let mut stream = crdls_yaml::parse(&masked.text);
     stream.text = std::sync::Arc::from(text);
-    (stream, FileMode::Template { actions: masked.actions })
+    let alternatives =
+        crdls_yaml::template::conditionals(text, &masked.actions).into_iter().filter(|c| c.has_else).map(|c| c.range).collect();
+    let asks_capabilities = masked.actions.iter().any(|a| text.get(a.start..a.end).is_some_and(|t| t.contains(".Capabilities")));
+    (stream, FileMode::Template { actions: masked.actions, alternatives, asks_capabilities })
 }
 
 /// The hint a chart's templates get: crdls checks only their literal YAML, and `helm template` shows
@@ -138,7 +151,7 @@ struct DirFacts {
     chart: Option<String>,
     /// The kustomization file here, if any.
     kustomization: Option<PathBuf>,
-    /// Files a kustomization here names as patches, resolved to paths, with their role.
+    /// Files a kustomization here names as patches or resources, resolved to paths, with their role.
     patches: Vec<(PathBuf, FileRole)>,
     /// Files (or globs) a Chainsaw test here names, resolved, with their role.
     test_files: Vec<(PathBuf, FileRole)>,
@@ -250,14 +263,15 @@ fn read_dir_facts(dir: &Path) -> DirFacts {
     facts
 }
 
-/// The patch files a kustomization (or component) names: `patches` entries with a `path` (a JSON 6902
-/// patch when the file holds a list of operations), `patchesStrategicMerge` paths and
-/// `patchesJson6902` paths.
+/// The files a kustomization (or component) names: patches (`patches` entries with a `path`, or bare
+/// paths, a JSON 6902 patch when the file holds a list of operations; `patchesStrategicMerge` paths;
+/// `patchesJson6902` paths), then resource files.
 fn kustomization_patches(root: &Node, dir: &Path, kustomization: &Path, out: &mut Vec<(PathBuf, FileRole)>) {
     let seq = |key: &str| root.get(key).and_then(Node::as_seq).unwrap_or_default();
     let by = || kustomization.to_path_buf();
     for entry in seq("patches") {
-        if let Some(path) = entry.get_str("path") {
+        // An entry is `{path: ...}` (or inline `{patch: ...}`); kustomize also takes a bare path.
+        if let Some(path) = entry.get_str("path").or_else(|| entry.as_str().filter(|p| !p.contains('\n') && !p.contains(": "))) {
             let file = normalize(&dir.join(path));
             let role = if holds_operation_list(&file) {
                 FileRole::JsonPatch { kustomization: by() }
@@ -276,6 +290,15 @@ fn kustomization_patches(root: &Node, dir: &Path, kustomization: &Path, out: &mu
     for entry in seq("patchesJson6902") {
         if let Some(path) = entry.get_str("path") {
             out.push((normalize(&dir.join(path)), FileRole::JsonPatch { kustomization: by() }));
+        }
+    }
+    // Resource files (directories and remote bases hold their own kustomization).
+    for entry in seq("resources") {
+        if let Some(path) = entry.as_str().filter(|p| [".yaml", ".yml", ".json"].iter().any(|e| p.ends_with(e)) && !p.contains("://")) {
+            let file = normalize(&dir.join(path));
+            if !out.iter().any(|(p, _)| *p == file) {
+                out.push((file, FileRole::KustomizeResource { kustomization: by() }));
+            }
         }
     }
 }
@@ -315,7 +338,8 @@ fn chainsaw_files(root: &Node, dir: &Path, test: &Path, out: &mut Vec<(PathBuf, 
                 for entry in entries {
                     let Some(file) = entry.value.get_str("file") else { continue };
                     let role = match entry.key.as_str() {
-                        "apply" | "create" | "update" => FileRole::TestResource { test: test.to_path_buf() },
+                        "create" => FileRole::TestResource { test: test.to_path_buf(), merges: false },
+                        "apply" | "update" => FileRole::TestResource { test: test.to_path_buf(), merges: true },
                         "assert" | "error" | "patch" | "delete" => FileRole::TestAssertion { test: test.to_path_buf() },
                         _ => continue,
                     };
@@ -339,7 +363,8 @@ fn numbered_step_role(path: &Path, dir: &Path) -> Option<FileRole> {
     if rest == "assert" || rest == "errors" || rest.starts_with("assert-") || rest.starts_with("errors-") {
         Some(FileRole::TestAssertion { test })
     } else {
-        Some(FileRole::TestResource { test })
+        // kuttl applies a step's objects over existing ones.
+        Some(FileRole::TestResource { test, merges: true })
     }
 }
 
@@ -401,11 +426,13 @@ mod tests {
             &[
                 (
                     "overlay/kustomization.yaml",
-                    "resources: [../base]\npatches:\n- path: smp.yaml\n- path: ops.yaml\n  target: {kind: Deployment}\n- patch: |-\n    - op: remove\npatchesStrategicMerge:\n- legacy.yaml\n- |-\n  apiVersion: v1\npatchesJson6902:\n- path: patches/json.yaml\n",
+                    "resources: [../base, app.yaml]\npatches:\n- path: smp.yaml\n- bare.yaml\n- path: ops.yaml\n  target: {kind: Deployment}\n- patch: |-\n    - op: remove\npatchesStrategicMerge:\n- legacy.yaml\n- |-\n  apiVersion: v1\npatchesJson6902:\n- path: patches/json.yaml\n",
                 ),
                 ("overlay/smp.yaml", "kind: Deployment\n"),
                 ("overlay/ops.yaml", "- op: replace\n  path: /spec/replicas\n  value: 2\n"),
                 ("overlay/legacy.yaml", ""),
+                ("overlay/bare.yaml", ""),
+                ("overlay/app.yaml", ""),
                 ("overlay/patches/json.yaml", ""),
                 ("overlay/patches/other.yaml", ""),
                 ("overlay/extra.yaml", ""),
@@ -418,6 +445,8 @@ mod tests {
         let by = tree.0.join("overlay/kustomization.yaml");
         assert_eq!(tree.role(&mut roles, "overlay/smp.yaml"), FileRole::Patch { kustomization: by.clone() });
         assert_eq!(tree.role(&mut roles, "overlay/legacy.yaml"), FileRole::Patch { kustomization: by.clone() });
+        assert_eq!(tree.role(&mut roles, "overlay/bare.yaml"), FileRole::Patch { kustomization: by.clone() });
+        assert_eq!(tree.role(&mut roles, "overlay/app.yaml"), FileRole::KustomizeResource { kustomization: by.clone() });
         assert_eq!(tree.role(&mut roles, "overlay/ops.yaml"), FileRole::JsonPatch { kustomization: by.clone() });
         assert_eq!(tree.role(&mut roles, "overlay/patches/json.yaml"), FileRole::JsonPatch { kustomization: by.clone() });
         // Placed or named as a patch in a kustomize tree, though no kustomization names it (yet).
@@ -435,11 +464,12 @@ mod tests {
             &[
                 (
                     "t/.chainsaw-test/chainsaw-test.yaml",
-                    "apiVersion: chainsaw.kyverno.io/v1alpha1\nkind: Test\nspec:\n  steps:\n  - try:\n    - apply:\n        file: ../policy.yaml\n    - assert:\n        file: policy-ready.yaml\n    - apply:\n        file: good-*.yaml\n  - catch:\n    - error:\n        file: gone.yaml\n",
+                    "apiVersion: chainsaw.kyverno.io/v1alpha1\nkind: Test\nspec:\n  steps:\n  - try:\n    - apply:\n        file: ../policy.yaml\n    - assert:\n        file: policy-ready.yaml\n    - apply:\n        file: good-*.yaml\n    - create:\n        file: new.yaml\n  - catch:\n    - error:\n        file: gone.yaml\n",
                 ),
                 ("t/policy.yaml", ""),
                 ("t/.chainsaw-test/policy-ready.yaml", ""),
                 ("t/.chainsaw-test/good-pod.yaml", ""),
+                ("t/.chainsaw-test/new.yaml", ""),
                 ("t/.chainsaw-test/gone.yaml", ""),
                 ("t/.chainsaw-test/leftover.yaml", ""),
                 ("kuttl/01-assert.yaml", ""),
@@ -451,14 +481,15 @@ mod tests {
         let test = tree.0.join("t/.chainsaw-test/chainsaw-test.yaml");
         assert_eq!(tree.role(&mut roles, "t/.chainsaw-test/policy-ready.yaml"), FileRole::TestAssertion { test: test.clone() });
         assert_eq!(tree.role(&mut roles, "t/.chainsaw-test/gone.yaml"), FileRole::TestAssertion { test: test.clone() });
-        assert_eq!(tree.role(&mut roles, "t/.chainsaw-test/good-pod.yaml"), FileRole::TestResource { test: test.clone() });
+        assert_eq!(tree.role(&mut roles, "t/.chainsaw-test/good-pod.yaml"), FileRole::TestResource { test: test.clone(), merges: true });
+        assert_eq!(tree.role(&mut roles, "t/.chainsaw-test/new.yaml"), FileRole::TestResource { test: test.clone(), merges: false });
         assert_eq!(tree.role(&mut roles, "t/.chainsaw-test/leftover.yaml"), FileRole::TestAssertion { test: test.clone() });
         // The policy beside the test directory is a manifest of its own, applied by the test as it is.
         assert_eq!(tree.role(&mut roles, "t/policy.yaml"), FileRole::Manifest);
         let kuttl = tree.0.join("kuttl");
         assert_eq!(tree.role(&mut roles, "kuttl/01-assert.yaml"), FileRole::TestAssertion { test: kuttl.clone() });
         assert_eq!(tree.role(&mut roles, "kuttl/02-errors.yaml"), FileRole::TestAssertion { test: kuttl.clone() });
-        assert_eq!(tree.role(&mut roles, "kuttl/01-install.yaml"), FileRole::TestResource { test: kuttl });
+        assert_eq!(tree.role(&mut roles, "kuttl/01-install.yaml"), FileRole::TestResource { test: kuttl, merges: true });
     }
 
     #[test]
@@ -477,6 +508,6 @@ mod tests {
         let (stream, mode) = role.parse(text);
         assert_eq!(&*stream.text, text);
         assert!(stream.documents[0].diagnostics.is_empty());
-        assert!(matches!(mode, FileMode::Template { actions } if actions.len() == 3));
+        assert!(matches!(mode, FileMode::Template { actions, .. } if actions.len() == 3));
     }
 }

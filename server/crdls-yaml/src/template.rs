@@ -113,6 +113,50 @@ fn only_blanks_and_actions(bytes: &[u8]) -> bool {
     true
 }
 
+/// A block of a template that renders only when a condition holds: `{{ if }}` or `{{ with }}` to its
+/// `{{ end }}`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Conditional {
+    /// From the start of the opening action to the end of the closing one.
+    pub range: TextRange,
+    /// Whether it has an `{{ else }}` branch: the masked text then holds both branches one after the
+    /// other, which no rendering does.
+    pub has_else: bool,
+}
+
+/// The `if` and `with` blocks of a template whose `actions` were found by [`mask_go_template`], in
+/// order of their start. `range` and `define` blocks are nested through but not reported. An
+/// unbalanced template yields the blocks that closed.
+pub fn conditionals(text: &str, actions: &[TextRange]) -> Vec<Conditional> {
+    // The open blocks: their start, whether they are conditional, whether an else was seen.
+    let mut open: Vec<(usize, bool, bool)> = Vec::new();
+    let mut out = Vec::new();
+    for action in actions {
+        let body = text.get(action.start + 2..action.end.saturating_sub(2).max(action.start + 2)).unwrap_or_default();
+        let body = body.trim_start_matches('-').trim_end_matches('-').trim();
+        let word = body.split(|c: char| c.is_whitespace() || c == '(').next().unwrap_or_default();
+        match word {
+            "if" | "with" => open.push((action.start, true, false)),
+            "range" | "define" | "block" => open.push((action.start, false, false)),
+            "else" => {
+                if let Some(top) = open.last_mut() {
+                    top.2 = true;
+                }
+            }
+            "end" => {
+                if let Some((start, conditional, has_else)) = open.pop() {
+                    if conditional {
+                        out.push(Conditional { range: TextRange::new(start, action.end), has_else });
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    out.sort_by_key(|c| c.range.start);
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -134,6 +178,15 @@ mod tests {
         assert_eq!(masked.actions.len(), 4);
         let parsed = crate::parse(&masked.text);
         assert!(parsed.documents[0].diagnostics.is_empty(), "{:?}", parsed.documents[0].diagnostics);
+    }
+
+    #[test]
+    fn conditional_blocks_are_found_with_their_else() {
+        let text = "{{- if .a }}\nkind: A\n{{- else }}\nkind: B\n{{- end }}\n{{ range .x }}{{ with .y }}z{{ end }}{{ end }}\n{{/* if */}}";
+        let masked = mask_go_template(text);
+        let blocks = conditionals(text, &masked.actions);
+        let shown: Vec<(&str, bool)> = blocks.iter().map(|c| (&text[c.range.start..c.range.end], c.has_else)).collect();
+        assert_eq!(shown, [("{{- if .a }}\nkind: A\n{{- else }}\nkind: B\n{{- end }}", true), ("{{ with .y }}z{{ end }}", false)]);
     }
 
     #[test]

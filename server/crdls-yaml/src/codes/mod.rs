@@ -41,6 +41,8 @@ codes! {
     RESOURCE_UNKNOWN_VERSION = "resource/unknown-version", Error, "The CRD does not declare this version of the kind.";
     RESOURCE_VERSION_NOT_SERVED = "resource/version-not-served", Error, "The CRD declares this version but does not serve it.";
     RESOURCE_DEPRECATED_VERSION = "resource/deprecated-version", Warning, "The version is deprecated; the API server warns when it is used.";
+    RESOURCE_API_NOT_SERVED = "resource/api-not-served", Error, "The Kubernetes release checked against does not serve this version of a built-in kind.";
+    RESOURCE_DEPRECATED_API = "resource/deprecated-api", Warning, "A later Kubernetes release stops serving this version of a built-in kind.";
     RESOURCE_NO_CRD = "resource/no-crd", Information, "No known CRD serves the object's group, so it is not validated.";
     RESOURCE_STATUS_IGNORED = "resource/status-ignored", Information, "The status subresource makes the API server ignore the status written here.";
     // Custom resources against their schema.
@@ -77,6 +79,11 @@ codes! {
     METADATA_ANNOTATIONS_SIZE = "metadata/annotations-size", Error, "The annotations together exceed 256 KiB.";
     METADATA_FINALIZER = "metadata/finalizer", Error, "A finalizer is not a valid qualified name.";
     METADATA_TYPE = "metadata/type", Error, "A metadata field of the wrong type, which the API server cannot decode.";
+    // The API server's own validation of built-in kinds.
+    NATIVE_CONTAINER = "native/container", Error, "A pod has no container, or a container has no image or a name that is invalid or taken.";
+    NATIVE_PORT = "native/port", Error, "A container or Service port has an invalid number, name or protocol, or lacks a name it needs.";
+    NATIVE_RESTART_POLICY = "native/restart-policy", Error, "A pod's restartPolicy is not one its controller accepts.";
+    NATIVE_SELECTOR = "native/selector", Error, "A workload's selector is empty or does not match its pod template's labels.";
     // CEL rules on custom resources.
     CEL_RULE = "cel/rule", Error, "An x-kubernetes-validations rule fails on the object.";
     CEL_RUNTIME_ERROR = "cel/runtime-error", Error, "A rule fails with an error while it runs (no such key, overflow, cost limit).";

@@ -343,17 +343,18 @@ fn count_coverage(check: &FileCheck, mode: &FileMode, coverage: &mut Coverage) {
             coverage.templates += check.documents.len();
             return;
         }
-        FileMode::Patches | FileMode::JsonPatches | FileMode::Assertions => {
+        FileMode::Patches | FileMode::JsonPatches | FileMode::Assertions | FileMode::TestObjects { merges: true } => {
             coverage.partial += check.documents.len();
             return;
         }
-        FileMode::Objects | FileMode::TestObjects => {}
+        FileMode::Objects | FileMode::Assembled | FileMode::TestObjects { merges: false } => {}
     }
     for doc in &check.documents {
         match &doc.kind {
             DocumentKind::Crd => coverage.crds += 1,
             DocumentKind::CustomResource { .. } => coverage.validated += 1,
-            DocumentKind::BuiltIn => coverage.builtin += 1,
+            DocumentKind::BuiltIn { validated: true } => coverage.builtin_validated += 1,
+            DocumentKind::BuiltIn { validated: false } => coverage.builtin += 1,
             DocumentKind::Unchecked { group } => *coverage.unchecked.entry(group.clone()).or_default() += 1,
             DocumentKind::ConfigFile | DocumentKind::NotAnObject => {}
         }

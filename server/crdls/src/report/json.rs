@@ -65,7 +65,9 @@ struct JsonSummary<'a> {
     validated: usize,
     /// CRD documents validated.
     crd_documents: usize,
-    /// Built-in objects, checked for kind and metadata only.
+    /// Built-in objects validated against the target Kubernetes release's schema.
+    builtin_validated: usize,
+    /// Built-in objects checked for kind and metadata only.
     builtin: usize,
     /// Objects not validated against any schema, in all.
     unchecked: usize,
@@ -73,7 +75,7 @@ struct JsonSummary<'a> {
     unchecked_by_group: &'a std::collections::BTreeMap<String, usize>,
     /// Documents of Helm templates, checked only where literal.
     templates: usize,
-    /// Documents of patches and test assertions, checked as partial objects.
+    /// Documents of patches, test steps that merge into existing objects and test assertions, checked as partial objects.
     partial: usize,
     /// Notes about the run itself.
     notes: &'a [String],
@@ -118,6 +120,7 @@ pub(super) fn render(files: &[FileReport<'_>], summary: &Summary, out: &mut dyn 
             warnings: summary.warnings,
             validated: coverage.validated,
             crd_documents: coverage.crds,
+            builtin_validated: coverage.builtin_validated,
             builtin: coverage.builtin,
             unchecked: coverage.unchecked_total(),
             unchecked_by_group: &coverage.unchecked,
@@ -266,6 +269,7 @@ mod tests {
                 "warnings": 1,
                 "validated": 0,
                 "crdDocuments": 0,
+                "builtinValidated": 0,
                 "builtin": 0,
                 "unchecked": 0,
                 "uncheckedByGroup": {},
@@ -295,6 +299,7 @@ mod tests {
                 "warnings": 0,
                 "validated": 0,
                 "crdDocuments": 0,
+                "builtinValidated": 0,
                 "builtin": 0,
                 "unchecked": 0,
                 "uncheckedByGroup": {},

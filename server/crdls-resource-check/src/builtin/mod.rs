@@ -1,7 +1,13 @@
-//! What crdls knows of Kubernetes' built-in API groups without their schemas: the kinds each group
-//! serves (to catch `kind: configmap`) and the rule its object names follow (for ObjectMeta checks).
+//! What crdls knows of Kubernetes' built-in API groups: the kinds each group has served since 1.16
+//! (to catch `kind: configmap`, also in groups crdls ships no schemas of), the rule its object names
+//! follow (for ObjectMeta checks), and which group/version/kinds a release serves, with their schemas
+//! (`served.rs`).
 
 use crate::metadata::NameRules;
+
+mod served;
+
+pub use served::{resolve, Resolved};
 
 /// The kinds of the API groups a Kubernetes API server serves itself, by group (`""` is the core
 /// group), over every release since 1.16: groups and kinds that were removed since (`extensions`,
@@ -152,6 +158,75 @@ pub fn kinds(group: &str) -> Option<&'static [&'static str]> {
     KINDS.iter().find(|(g, _)| *g == group).map(|(_, kinds)| *kinds)
 }
 
+/// Fields the OpenAPI documents mark required that the API server does not require: its decoder
+/// leaves a missing field at its zero value, and its validation accepts that value or its defaulting
+/// replaces it. As (group, kind or `*`, path with `[]` for list indexes, or a path suffix starting with
+/// `.` for any kind of the group or `*` for any group).
+const NOT_REQUIRED: &[(&str, &str, &str)] = &[
+    // Optional to the API server's validation; the documents mark it required up to 1.32.
+    ("apps", "StatefulSet", "spec.serviceName"),
+    // A DaemonSet without a selector is refused because it then matches no template labels, which the
+    // native selector check reports.
+    ("apps", "DaemonSet", "spec.selector"),
+    // An empty selector selects every pod; the documents mark it required up to 1.33.
+    ("networking.k8s.io", "NetworkPolicy", "spec.podSelector"),
+    // Defaulted to rbac.authorization.k8s.io.
+    ("rbac.authorization.k8s.io", "*", "roleRef.apiGroup"),
+    // 0 is a valid priority, revision, logical unit number; an empty list of endpoints or limits is valid.
+    ("scheduling.k8s.io", "PriorityClass", "value"),
+    ("apps", "ControllerRevision", "revision"),
+    ("*", "*", ".iscsi.lun"),
+    ("discovery.k8s.io", "EndpointSlice", "endpoints"),
+    ("", "LimitRange", "spec.limits"),
+];
+
+/// Whether the API server lets a built-in object leave out the field at `path` (as the API server
+/// prints it) although its schema says it is required.
+pub fn required_but_not_enforced(group: &str, kind: &str, path: &str) -> bool {
+    let general = generalized(path);
+    NOT_REQUIRED.iter().any(|(g, k, p)| {
+        (*g == "*" || *g == group)
+            && (*k == "*" || *k == kind)
+            && match p.strip_prefix('.') {
+                Some(bare) => general.ends_with(p) || general == bare,
+                None => general == *p,
+            }
+    })
+}
+
+/// Whether Go's decoder takes `text` as the base64 of a `[]byte`: standard encoding with padding, line
+/// breaks skipped, and the empty string.
+pub fn go_base64(text: &str) -> bool {
+    let bare: String = text.chars().filter(|c| !matches!(c, '\r' | '\n')).collect();
+    bare.is_empty() || crdls_go::formats::check_string_format("byte", &bare)
+}
+
+/// `path` with every list index written `[]`.
+fn generalized(path: &str) -> String {
+    let mut out = String::with_capacity(path.len());
+    let mut in_index = false;
+    for c in path.chars() {
+        match c {
+            '[' => {
+                in_index = true;
+                out.push('[');
+            }
+            ']' => {
+                in_index = false;
+                out.push(']');
+            }
+            c if in_index && c.is_ascii_digit() => {}
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// The built-in groups crdls knows, the core group (`""`) first.
+pub fn groups() -> impl Iterator<Item = &'static str> {
+    KINDS.iter().map(|(group, _)| *group)
+}
+
 /// The name rule of a built-in kind: RBAC objects allow path segments (`system:controller`),
 /// everything else here is a DNS subdomain (kinds with stricter rules accept fewer names, never more).
 pub fn name_rules(group: &str) -> NameRules {
@@ -159,5 +234,29 @@ pub fn name_rules(group: &str) -> NameRules {
         NameRules::PathSegment
     } else {
         NameRules::Object
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn required_fields_the_api_server_does_not_require() {
+        assert!(required_but_not_enforced("apps", "StatefulSet", "spec.serviceName"));
+        assert!(!required_but_not_enforced("apps", "Deployment", "spec.serviceName"));
+        assert!(required_but_not_enforced("rbac.authorization.k8s.io", "ClusterRoleBinding", "roleRef.apiGroup"));
+        assert!(required_but_not_enforced("apps", "Deployment", "spec.template.spec.volumes[3].iscsi.lun"));
+        assert!(required_but_not_enforced("", "PersistentVolume", "spec.iscsi.lun"));
+        assert!(!required_but_not_enforced("", "Pod", "spec.volumes[0].iscsi.iqn"));
+        assert_eq!(generalized("a[12].b[0].c"), "a[].b[].c");
+    }
+
+    #[test]
+    fn go_decodes_base64_with_line_breaks_and_empty() {
+        assert!(go_base64(""));
+        assert!(go_base64("aGVs\nbG8=\n"));
+        assert!(!go_base64("<BASE64_ENCODED_P12_CERTIFICATE>"));
+        assert!(!go_base64("aGVsbG8"));
     }
 }

@@ -1,0 +1,123 @@
+//! The API server's own (Go) validation of built-in kinds, beyond what their OpenAPI schemas say:
+//! the rules a schema cannot express and that users hit most. Pods and pod templates (`pods.rs`):
+//! containers, their names, images and ports; Services' ports (`services.rs`); workloads' selectors
+//! against their template's labels (`selectors.rs`). Messages, paths and printed values follow the
+//! API server's (`field.Error`), including how a release prints values: JSON since 1.34, Go's `%#v`
+//! before.
+//!
+//! Only whole objects are checked: a patch or an assertion may leave out what these rules look at.
+
+use crdls_yaml::{Diagnostic, Node, Severity, TextRange};
+
+use crate::field_error::{ErrorType, FieldError};
+
+mod pods;
+mod selectors;
+mod services;
+
+/// The release a check targets and the kind checked.
+#[derive(Clone, Copy)]
+pub struct Target<'a> {
+    /// The Kubernetes minor version (35 for 1.35).
+    pub minor: u16,
+    /// The object's API group (`""` for the core group).
+    pub group: &'a str,
+    /// The object's kind.
+    pub kind: &'a str,
+}
+
+impl Target<'_> {
+    /// Whether the release prints structured values as JSON (1.34 on) rather than with Go's `%#v`.
+    fn prints_json(&self) -> bool {
+        self.minor >= 34
+    }
+}
+
+/// Runs the native rules of `target`'s kind on the (pruned) object.
+pub fn validate(object: &Node, target: Target<'_>, out: &mut Vec<Diagnostic>) {
+    let mut errors = Vec::new();
+    let spec = object.get("spec");
+    match (target.group, target.kind) {
+        ("", "Pod") => {
+            if let Some(entry) = object.entry("spec") {
+                pods::validate_pod_spec(&entry.value, entry.key_range, "spec", target, &mut errors);
+            }
+        }
+        ("", "PodTemplate") => template(object.get("template"), "template", target, &mut errors),
+        ("", "ReplicationController") => template(spec.and_then(|s| s.get("template")), "spec.template", target, &mut errors),
+        ("", "Service") => {
+            if let Some(spec) = spec {
+                services::validate_service_spec(spec, &mut errors);
+            }
+        }
+        ("apps", "Deployment" | "ReplicaSet" | "StatefulSet" | "DaemonSet") => {
+            if let Some(spec) = spec {
+                selectors::validate_workload_selector(spec, target, &mut errors);
+            }
+            // StatefulSet pod templates are validated from 1.34 on.
+            if target.kind != "StatefulSet" || target.minor >= 34 {
+                template(spec.and_then(|s| s.get("template")), "spec.template", target, &mut errors);
+            }
+        }
+        ("batch", "Job") => template(spec.and_then(|s| s.get("template")), "spec.template", target, &mut errors),
+        ("batch", "CronJob") => {
+            let job = spec.and_then(|s| s.get("jobTemplate")).and_then(|j| j.get("spec"));
+            template(job.and_then(|s| s.get("template")), "spec.jobTemplate.spec.template", target, &mut errors);
+        }
+        _ => {}
+    }
+    for (error, range, code, message) in errors {
+        out.push(error.diagnostic(range, Severity::Error, code, message));
+    }
+}
+
+/// A pod template's spec, when the template has one.
+fn template(template: Option<&Node>, path: &str, target: Target<'_>, errors: &mut Vec<Found>) {
+    if let Some(entry) = template.and_then(|t| t.entry("spec")) {
+        pods::validate_pod_spec(&entry.value, entry.key_range, &format!("{path}.spec"), target, errors);
+    }
+}
+
+/// One rule broken: the API server's error, where it is, its code and crdls's message.
+type Found = (FieldError, TextRange, &'static str, String);
+
+/// A field error at `path`.
+fn error(ty: ErrorType, path: impl Into<String>, value: Option<String>, detail: impl Into<String>) -> FieldError {
+    FieldError { ty, path: path.into(), value, detail: detail.into() }
+}
+
+/// The `supported values` detail of a NotSupported error, from its values in the API server's order.
+fn supported(values: &[&str]) -> String {
+    let quoted: Vec<String> = values.iter().map(|v| crate::gofmt::quote(v)).collect();
+    format!("supported values: {}", quoted.join(", "))
+}
+
+/// `IsValidPortNum`'s message for a number outside 1-65535, or `None`.
+fn port_number_error(port: i64) -> Option<&'static str> {
+    (!(1..=65535).contains(&port)).then_some("must be between 1 and 65535, inclusive")
+}
+
+/// `IsValidPortName`: an IANA service name, at most 15 lower-case alphanumerics and hyphens, with a
+/// letter, no hyphen at either end or twice in a row.
+fn port_name_errors(name: &str) -> Vec<&'static str> {
+    let mut errs = Vec::new();
+    if name.len() > 15 {
+        errs.push("must be no more than 15 characters");
+    }
+    if !name.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-') {
+        errs.push("must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-)");
+    }
+    if !name.bytes().any(|b| b.is_ascii_lowercase()) {
+        errs.push("must contain at least one letter (a-z)");
+    }
+    if name.contains("--") {
+        errs.push("must not contain consecutive hyphens");
+    }
+    if name.starts_with('-') || name.ends_with('-') {
+        errs.push("must not begin or end with a hyphen");
+    }
+    errs
+}
+
+#[cfg(test)]
+mod tests;

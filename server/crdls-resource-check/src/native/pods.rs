@@ -1,0 +1,205 @@
+//! A pod's spec, in a Pod or a pod template: its containers (at least one; names that are DNS labels
+//! and unique, init containers' names also unique against the others; an image), their ports
+//! (number, name, protocol), and the restart policy (the pod's own rule, and the one its controller
+//! adds).
+
+use std::collections::HashSet;
+
+use crdls_yaml::codes;
+use crdls_yaml::{Node, TextRange, Value};
+
+use super::{error, port_name_errors, port_number_error, supported, Found, Target};
+use crate::field_error::ErrorType;
+use crate::gofmt;
+
+/// The protocols a port may use, sorted as the API server lists them.
+pub(super) const PROTOCOLS: &[&str] = &["SCTP", "TCP", "UDP"];
+
+/// Validates the pod spec `spec` at `path` (`spec`, `spec.template.spec`, ...), whose key is at `key`.
+pub(super) fn validate_pod_spec(spec: &Node, key: TextRange, path: &str, target: Target<'_>, out: &mut Vec<Found>) {
+    let mut names: HashSet<String> = HashSet::new();
+    if let Some(containers) = spec.get("containers") {
+        match containers.as_seq() {
+            Some([]) => out.push((
+                error(ErrorType::Required, format!("{path}.containers"), None, ""),
+                containers.range,
+                codes::NATIVE_CONTAINER,
+                "a pod needs at least one container".into(),
+            )),
+            Some(items) => {
+                for (i, container) in items.iter().enumerate() {
+                    let at = format!("{path}.containers[{i}]");
+                    container_name(container, &at, &mut names, true, out);
+                    container_common(container, &at, out);
+                }
+            }
+            None => {}
+        }
+    }
+    if let Some(items) = spec.get("initContainers").and_then(Node::as_seq) {
+        for (i, container) in items.iter().enumerate() {
+            let at = format!("{path}.initContainers[{i}]");
+            container_name(container, &at, &mut names, false, out);
+            container_common(container, &at, out);
+        }
+    }
+    restart_policy(spec, key, path, target, out);
+}
+
+/// The name of a container: a DNS-1123 label, not used by an earlier container. A missing name is the
+/// schema's Required error. Regular containers record even an empty name; init containers do not.
+fn container_name(container: &Node, path: &str, names: &mut HashSet<String>, regular: bool, out: &mut Vec<Found>) {
+    let Some(node) = container.get("name") else { return };
+    let Some(name) = node.as_str() else { return };
+    let at = format!("{path}.name");
+    if name.is_empty() {
+        out.push((error(ErrorType::Required, &at, None, ""), node.range, codes::NATIVE_CONTAINER, "a container needs a name".into()));
+    } else {
+        for detail in crdls_go::names::dns1123_label(name) {
+            let message = format!("container name {name:?} is not a DNS label: {detail}");
+            out.push((error(ErrorType::Invalid, &at, Some(gofmt::quote(name)), detail), node.range, codes::NATIVE_CONTAINER, message));
+        }
+    }
+    if name.is_empty() && !regular {
+        return;
+    }
+    if !names.insert(name.to_string()) {
+        let message = format!("another container of this pod is already named {name:?}");
+        out.push((error(ErrorType::Duplicate, &at, Some(gofmt::quote(name)), ""), node.range, codes::NATIVE_CONTAINER, message));
+    }
+}
+
+/// The image and ports of any container.
+fn container_common(container: &Node, path: &str, out: &mut Vec<Found>) {
+    if !matches!(container.value, Value::Map(_)) {
+        return;
+    }
+    match container.get("image") {
+        None => out.push((
+            error(ErrorType::Required, format!("{path}.image"), None, ""),
+            first_key(container),
+            codes::NATIVE_CONTAINER,
+            "missing required field \"image\": the API server requires an image for every container".into(),
+        )),
+        Some(image) if image.as_str() == Some("") => out.push((
+            error(ErrorType::Required, format!("{path}.image"), None, ""),
+            image.range,
+            codes::NATIVE_CONTAINER,
+            "the image is empty: the API server requires an image for every container".into(),
+        )),
+        Some(_) => {}
+    }
+    let Some(ports) = container.get("ports").and_then(Node::as_seq) else { return };
+    let mut port_names: HashSet<&str> = HashSet::new();
+    for (i, port) in ports.iter().enumerate() {
+        let at = format!("{path}.ports[{i}]");
+        if let Some(name_node) = port.get("name") {
+            if let Some(name) = name_node.as_str().filter(|n| !n.is_empty()) {
+                for detail in port_name_errors(name) {
+                    out.push((
+                        error(ErrorType::Invalid, format!("{at}.name"), Some(gofmt::quote(name)), detail),
+                        name_node.range,
+                        codes::NATIVE_PORT,
+                        format!("port name {name:?} is not an IANA service name; it {detail}"),
+                    ));
+                }
+                if !port_names.insert(name) {
+                    out.push((
+                        error(ErrorType::Duplicate, format!("{at}.name"), Some(gofmt::quote(name)), ""),
+                        name_node.range,
+                        codes::NATIVE_PORT,
+                        format!("another port of this container is already named {name:?}"),
+                    ));
+                }
+            }
+        }
+        for field in ["containerPort", "hostPort"] {
+            let Some(node) = port.get(field) else { continue };
+            let Value::Int(number) = node.value else { continue };
+            // A host port of 0 means none.
+            if field == "hostPort" && number == 0 {
+                continue;
+            }
+            if let Some(detail) = port_number_error(number) {
+                out.push((
+                    error(ErrorType::Invalid, format!("{at}.{field}"), Some(number.to_string()), detail),
+                    node.range,
+                    codes::NATIVE_PORT,
+                    format!("{field} {number} is not a port number: it must be between 1 and 65535"),
+                ));
+            }
+        }
+        protocol(port, &at, out);
+    }
+}
+
+/// A port's protocol, defaulted to TCP when left out; checked on container and service ports alike.
+pub(super) fn protocol(port: &Node, path: &str, out: &mut Vec<Found>) {
+    let Some(node) = port.get("protocol") else { return };
+    if node.as_str().is_some_and(|p| PROTOCOLS.contains(&p)) || node.value == Value::Null {
+        return;
+    }
+    let shown = gofmt::value(node);
+    out.push((
+        error(ErrorType::NotSupported, format!("{path}.protocol"), Some(shown.clone()), supported(PROTOCOLS)),
+        node.range,
+        codes::NATIVE_PORT,
+        format!("protocol {shown} is not supported: use SCTP, TCP or UDP (upper case)"),
+    ));
+}
+
+/// The pod's restart policy, and the one its controller requires: Always for workloads that keep
+/// pods running, OnFailure or Never for Jobs.
+fn restart_policy(spec: &Node, key: TextRange, path: &str, target: Target<'_>, out: &mut Vec<Found>) {
+    const POD: &[&str] = &["Always", "OnFailure", "Never"];
+    let node = spec.get("restartPolicy");
+    let value = node.and_then(Node::as_str);
+    let at = format!("{path}.restartPolicy");
+    if let (Some(node), Some(value)) = (node, value) {
+        if !value.is_empty() && !POD.contains(&value) {
+            out.push((
+                error(ErrorType::NotSupported, &at, Some(gofmt::quote(value)), supported(POD)),
+                node.range,
+                codes::NATIVE_RESTART_POLICY,
+                format!("restartPolicy {value:?} is not one of Always, OnFailure, Never"),
+            ));
+        }
+    }
+    let range = node.map_or(key, |n| n.range);
+    match (target.group, target.kind) {
+        ("apps", _) | ("", "ReplicationController") => {
+            if let Some(value) = value.filter(|v| !v.is_empty() && *v != "Always") {
+                out.push((
+                    error(ErrorType::NotSupported, &at, Some(gofmt::quote(value)), supported(&["Always"])),
+                    range,
+                    codes::NATIVE_RESTART_POLICY,
+                    format!("a {} restarts its pods' containers: restartPolicy must be Always, not {value:?}", target.kind),
+                ));
+            }
+        }
+        ("batch", _) => match value {
+            None | Some("" | "Always") => out.push((
+                error(ErrorType::Required, &at, None, "valid values: \"OnFailure\", \"Never\""),
+                range,
+                codes::NATIVE_RESTART_POLICY,
+                "a Job's pods must set restartPolicy to OnFailure or Never (the default, Always, is not allowed)".into(),
+            )),
+            Some("OnFailure" | "Never") => {}
+            Some(value) => out.push((
+                error(ErrorType::NotSupported, &at, Some(gofmt::quote(value)), supported(&["OnFailure", "Never"])),
+                range,
+                codes::NATIVE_RESTART_POLICY,
+                format!("a Job's pods must set restartPolicy to OnFailure or Never, not {value:?}"),
+            )),
+        },
+        _ => {}
+    }
+}
+
+/// Where to point at a map that lacks a field: its first key (`name` in `- name: web`), or its start.
+fn first_key(map: &Node) -> TextRange {
+    match map.as_map() {
+        Some([first, ..]) => first.key_range,
+        _ => TextRange::empty(map.range.start),
+    }
+}

@@ -1,0 +1,187 @@
+//! Tests of the native rules: each rule with the API server's error and crdls's message.
+
+use expect_test::{expect, Expect};
+
+use super::{validate, Target};
+
+fn check(minor: u16, group: &str, kind: &str, text: &str, expected: Expect) {
+    let stream = crdls_yaml::parse(text);
+    let root = stream.documents[0].root.as_ref().expect("a document");
+    let mut out = Vec::new();
+    validate(root, Target { minor, group, kind }, &mut out);
+    let lines: Vec<String> = out.iter().map(|d| format!("{} | {}", d.cause.as_deref().unwrap_or_default(), d.message)).collect();
+    expected.assert_eq(&lines.join("\n"));
+}
+
+#[test]
+fn containers_need_images_and_unique_label_names() {
+    check(
+        35,
+        "",
+        "Pod",
+        "spec:\n  containers:\n    - name: Web_1\n    - name: app\n      image: a\n    - name: app\n      image: ''\n      ports:\n        - containerPort: 70000\n          protocol: tcp\n          name: HTTP\n        - containerPort: 80\n          name: HTTP\n  initContainers:\n    - name: app\n      image: b\n",
+        expect![[r#"
+            spec.containers[0].name: Invalid value: "Web_1": a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?') | container name "Web_1" is not a DNS label: a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')
+            spec.containers[0].image: Required value | missing required field "image": the API server requires an image for every container
+            spec.containers[2].name: Duplicate value: "app" | another container of this pod is already named "app"
+            spec.containers[2].image: Required value | the image is empty: the API server requires an image for every container
+            spec.containers[2].ports[0].name: Invalid value: "HTTP": must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-) | port name "HTTP" is not an IANA service name; it must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-)
+            spec.containers[2].ports[0].name: Invalid value: "HTTP": must contain at least one letter (a-z) | port name "HTTP" is not an IANA service name; it must contain at least one letter (a-z)
+            spec.containers[2].ports[0].containerPort: Invalid value: 70000: must be between 1 and 65535, inclusive | containerPort 70000 is not a port number: it must be between 1 and 65535
+            spec.containers[2].ports[0].protocol: Unsupported value: "tcp": supported values: "SCTP", "TCP", "UDP" | protocol "tcp" is not supported: use SCTP, TCP or UDP (upper case)
+            spec.containers[2].ports[1].name: Invalid value: "HTTP": must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-) | port name "HTTP" is not an IANA service name; it must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-)
+            spec.containers[2].ports[1].name: Invalid value: "HTTP": must contain at least one letter (a-z) | port name "HTTP" is not an IANA service name; it must contain at least one letter (a-z)
+            spec.containers[2].ports[1].name: Duplicate value: "HTTP" | another port of this container is already named "HTTP"
+            spec.initContainers[0].name: Duplicate value: "app" | another container of this pod is already named "app""#]],
+    );
+}
+
+#[test]
+fn service_ports() {
+    check(
+        35,
+        "",
+        "Service",
+        "spec:\n  ports:\n    - port: 80\n      targetPort: \"8080\"\n    - name: Web\n      port: 0\n      protocol: 6\n      targetPort: 70000\n    - name: web2\n      port: 443\n      targetPort: https\n    - name: web2\n      port: 8443\n",
+        expect![[r#"
+            spec.ports[0].name: Required value | a Service with several ports must name each of them
+            spec.ports[0].targetPort: Invalid value: "8080": must contain at least one letter (a-z) | targetPort "8080" is neither a port number nor a container port's name; a name must contain at least one letter (a-z)
+            spec.ports[1].name: Invalid value: "Web": a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?') | port name "Web" is not a DNS label: a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')
+            spec.ports[1].port: Invalid value: 0: must be between 1 and 65535, inclusive | port 0 is not a port number: it must be between 1 and 65535
+            spec.ports[1].protocol: Unsupported value: 6: supported values: "SCTP", "TCP", "UDP" | protocol 6 is not supported: use SCTP, TCP or UDP (upper case)
+            spec.ports[1].targetPort: Invalid value: 70000: must be between 1 and 65535, inclusive | targetPort 70000 is not a port number: it must be between 1 and 65535
+            spec.ports[3].name: Duplicate value: "web2" | another port of this Service is already named "web2""#]],
+    );
+    // One unnamed port is fine.
+    check(35, "", "Service", "spec:\n  ports:\n    - port: 80\n", expect![[""]]);
+}
+
+#[test]
+fn selectors_must_match_the_template() {
+    let deployment = |selector: &str, labels: &str| {
+        format!("spec:\n  selector: {selector}\n  template:\n    metadata:\n      labels: {labels}\n    spec:\n      containers:\n        - name: a\n          image: a\n")
+    };
+    check(35, "apps", "Deployment", &deployment("{matchLabels: {app: web}}", "{app: web, tier: x}"), expect![[""]]);
+    check(
+        35,
+        "apps",
+        "Deployment",
+        &deployment("{matchLabels: {app: web}}", "{app: api}"),
+        expect![[
+            r#"spec.template.metadata.labels: Invalid value: {"app":"api"}: `selector` does not match template `labels` | the pod template's labels do not match the selector, so the controller would not own its own pods"#
+        ]],
+    );
+    check(
+        33,
+        "apps",
+        "Deployment",
+        &deployment("{matchLabels: {app: web}}", "{tier: x, app: api}"),
+        expect![[
+            r#"spec.template.metadata.labels: Invalid value: map[string]string{"app":"api", "tier":"x"}: `selector` does not match template `labels` | the pod template's labels do not match the selector, so the controller would not own its own pods"#
+        ]],
+    );
+    check(
+        35,
+        "apps",
+        "StatefulSet",
+        &deployment(
+            "{matchExpressions: [{key: app, operator: In, values: [web, api]}, {key: canary, operator: DoesNotExist}]}",
+            "{app: api}",
+        ),
+        expect![[""]],
+    );
+    check(
+        35,
+        "apps",
+        "DaemonSet",
+        &deployment("{matchExpressions: [{key: app, operator: NotIn, values: [api]}]}", "{app: api}"),
+        expect![[
+            r#"spec.template.metadata.labels: Invalid value: {"app":"api"}: `selector` does not match template `labels` | the pod template's labels do not match the selector, so the controller would not own its own pods"#
+        ]],
+    );
+    check(
+        35,
+        "apps",
+        "ReplicaSet",
+        &deployment("{}", "{app: api}"),
+        expect![[
+            r#"spec.selector: Invalid value: {}: empty selector is invalid for deployment | the selector is empty: a ReplicaSet must select its pods by at least one label"#
+        ]],
+    );
+    check(
+        30,
+        "apps",
+        "StatefulSet",
+        &deployment("{matchLabels: {}}", "{app: api}"),
+        expect![[
+            r#"spec.selector: Invalid value: v1.LabelSelector{MatchLabels:map[string]string{}, MatchExpressions:[]v1.LabelSelectorRequirement(nil)}: empty selector is invalid for statefulset | the selector is empty: a StatefulSet must select its pods by at least one label"#
+        ]],
+    );
+    // A missing selector is also a mismatch (the schema reports it missing); labels absent print null.
+    check(
+        35,
+        "apps",
+        "DaemonSet",
+        "spec:\n  template:\n    spec:\n      containers: [{name: a, image: a}]\n",
+        expect![[
+            r#"spec.template.metadata.labels: Invalid value: null: `selector` does not match template `labels` | the pod template's labels do not match the selector, so the controller would not own its own pods"#
+        ]],
+    );
+}
+
+#[test]
+fn restart_policies_by_controller() {
+    let pod =
+        |policy: &str| format!("spec:\n  template:\n    spec:\n      restartPolicy: {policy}\n      containers: [{{name: a, image: a}}]\n");
+    let job = "spec:\n  template:\n    spec:\n      containers: [{name: a, image: a}]\n";
+    check(35, "batch", "Job", &pod("Never"), expect![[""]]);
+    check(
+        35,
+        "batch",
+        "Job",
+        job,
+        expect![[
+            r#"spec.template.spec.restartPolicy: Required value: valid values: "OnFailure", "Never" | a Job's pods must set restartPolicy to OnFailure or Never (the default, Always, is not allowed)"#
+        ]],
+    );
+    check(
+        35,
+        "batch",
+        "Job",
+        &pod("Sometimes"),
+        expect![[r#"
+            spec.template.spec.restartPolicy: Unsupported value: "Sometimes": supported values: "Always", "OnFailure", "Never" | restartPolicy "Sometimes" is not one of Always, OnFailure, Never
+            spec.template.spec.restartPolicy: Unsupported value: "Sometimes": supported values: "OnFailure", "Never" | a Job's pods must set restartPolicy to OnFailure or Never, not "Sometimes""#]],
+    );
+    check(
+        35,
+        "",
+        "ReplicationController",
+        &pod("OnFailure"),
+        expect![[
+            r#"spec.template.spec.restartPolicy: Unsupported value: "OnFailure": supported values: "Always" | a ReplicationController restarts its pods' containers: restartPolicy must be Always, not "OnFailure""#
+        ]],
+    );
+    check(
+        35,
+        "",
+        "Pod",
+        "spec:\n  restartPolicy: OnFailure\n  containers: []\n",
+        expect![[r#"spec.containers: Required value | a pod needs at least one container"#]],
+    );
+}
+
+#[test]
+fn statefulset_templates_are_validated_from_1_34() {
+    let text = "spec:\n  selector: {matchLabels: {app: db}}\n  template:\n    metadata: {labels: {app: db}}\n    spec:\n      containers: [{name: db}]\n";
+    check(33, "apps", "StatefulSet", text, expect![[""]]);
+    check(
+        34,
+        "apps",
+        "StatefulSet",
+        text,
+        expect![[
+            r#"spec.template.spec.containers[0].image: Required value | missing required field "image": the API server requires an image for every container"#
+        ]],
+    );
+}
