@@ -128,10 +128,10 @@ impl Data {
     }
 
     /// The schema of a kind in release `kube`.
-    pub(crate) fn schema(&self, kube: KubeVersion, group: &str, version: &str, kind: &str) -> Option<Arc<Schema>> {
+    pub(crate) fn schema(&self, kube: KubeVersion, group: &str, version: &str, kind: &str) -> Option<&Arc<Schema>> {
         let root = self.find(kube, group, version, kind)?.root;
         let cell = &self.schemas[root as usize];
-        Some(cell.get_or_init(|| Arc::new(Schema::from_node(&materialize::tree(&self.nodes, root)))).clone())
+        Some(cell.get_or_init(|| Arc::new(Schema::from_node(&materialize::tree(&self.nodes, root)))))
     }
 
     /// The resource kinds release `kube` serves in `group`, as (version, kind), sorted.

@@ -138,7 +138,13 @@ pub fn lookup(kube: KubeVersion, group: &str, version: &str, kind: &str) -> Look
 /// shared afterwards (also by the releases whose schema of the kind is the same). Object and array
 /// `default`s are left out: they mark struct fields, and are not defaults the API server applies.
 pub fn schema(kube: KubeVersion, group: &str, version: &str, kind: &str) -> Option<Arc<Schema>> {
-    BUILTINS.data().schema(kube, group, version, kind)
+    BUILTINS.data().schema(kube, group, version, kind).cloned()
+}
+
+/// [`schema`], borrowed for the life of the process (the schemas are built once and never dropped),
+/// for callers that hold schema references alongside the CRD index's.
+pub fn schema_ref(kube: KubeVersion, group: &str, version: &str, kind: &str) -> Option<&'static Schema> {
+    BUILTINS.data().schema(kube, group, version, kind).map(|s| &**s)
 }
 
 /// The kinds release `kube` serves as resources in `group`, as (API version within the group, kind),

@@ -123,6 +123,7 @@ impl<'a> DocumentFacts<'a> {
                 Resolution::Found { version, .. } => version.schema.as_deref(),
                 // A version being typed: the preferred one's schema is the best guess.
                 Resolution::UnknownVersion { crd } => preferred_version(crd).and_then(|v| v.schema.as_deref()),
+                Resolution::UnknownGroup => crate::builtin_kinds::schema(api_version, kind),
                 _ => None,
             },
             _ => None,
@@ -534,6 +535,40 @@ mod tests {
             template (Field snippet) [object] "rep" -> "template:\n    $0"
             nested (Field snippet) [object] "rep" -> "nested:\n    $0"
         "#]],
+        );
+    }
+
+    #[test]
+    fn keys_of_a_built_in_kind() {
+        check_completion(
+            "",
+            "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  template:\n    spec:\n      containers:\n        - name: web\n          imagePull$0",
+            expect![[r#"
+                args (Field snippet) [[]string] "imagePull" -> "args:\n          - $0"
+                command (Field snippet) [[]string] "imagePull" -> "command:\n          - $0"
+                env (Field snippet) [[]object] "imagePull" -> "env:\n          - $0"
+                envFrom (Field snippet) [[]object] "imagePull" -> "envFrom:\n          - $0"
+                image (Field snippet) [string] "imagePull" -> "image: $0"
+                imagePullPolicy (Field snippet) [string] "imagePull" -> "imagePullPolicy: $0"
+                lifecycle (Field snippet) [object] "imagePull" -> "lifecycle:\n            $0"
+                livenessProbe (Field snippet) [object] "imagePull" -> "livenessProbe:\n            $0"
+                ports (Field snippet) [[]object] "imagePull" -> "ports:\n          - $0"
+                readinessProbe (Field snippet) [object] "imagePull" -> "readinessProbe:\n            $0"
+                resizePolicy (Field snippet) [[]object] "imagePull" -> "resizePolicy:\n          - $0"
+                resources (Field snippet) [object] "imagePull" -> "resources:\n            $0"
+                restartPolicy (Field snippet) [string] "imagePull" -> "restartPolicy: $0"
+                restartPolicyRules (Field snippet) [[]object] "imagePull" -> "restartPolicyRules:\n          - $0"
+                securityContext (Field snippet) [object] "imagePull" -> "securityContext:\n            $0"
+                startupProbe (Field snippet) [object] "imagePull" -> "startupProbe:\n            $0"
+                stdin (Field snippet) [boolean] "imagePull" -> "stdin: $0"
+                stdinOnce (Field snippet) [boolean] "imagePull" -> "stdinOnce: $0"
+                terminationMessagePath (Field snippet) [string] "imagePull" -> "terminationMessagePath: $0"
+                terminationMessagePolicy (Field snippet) [string] "imagePull" -> "terminationMessagePolicy: $0"
+                tty (Field snippet) [boolean] "imagePull" -> "tty: $0"
+                volumeDevices (Field snippet) [[]object] "imagePull" -> "volumeDevices:\n          - $0"
+                volumeMounts (Field snippet) [[]object] "imagePull" -> "volumeMounts:\n          - $0"
+                workingDir (Field snippet) [string] "imagePull" -> "workingDir: $0"
+            "#]],
         );
     }
 

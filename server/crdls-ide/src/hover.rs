@@ -63,6 +63,13 @@ pub fn hover(text: &str, stream: &Stream, index: &CrdIndex, offset: usize) -> Op
         };
         return Some(HoverResult { range, markdown });
     }
+    if matches!(resolution, Resolution::UnknownGroup) {
+        let steps = walk(Some(crate::builtin_kinds::schema(api_version, kind)?), &location.path)?;
+        return Some(HoverResult {
+            range,
+            markdown: field_markdown(&location.path, &steps, crate::builtin_kinds::origin(api_version, kind)),
+        });
+    }
     let Resolution::Found { crd, version } = resolution else { return None };
     let steps = walk(version.schema.as_deref(), &location.path)?;
     let origin = format!("Defined by CRD {}, version {}, in {}.", code(&crd.crd.name), code(&version.name), source_link(&crd.source));
@@ -374,6 +381,21 @@ mod tests {
             - `self.size <= self.maxSize`: size must not exceed maxSize
 
             Defined by CRD `widgets.demo.crdls.dev`, version `v1`, in `crd.yaml`."#]],
+        );
+    }
+
+    #[test]
+    fn hover_on_a_field_of_a_built_in_kind() {
+        check_hover(
+            "",
+            "apiVersion: v1\nkind: Service\nmetadata:\n  name: web\nspec:\n  ports:\n    - port: 80\n      proto$0col: TCP\n",
+            expect![[r#"
+                "protocol"
+                `spec.ports[0].protocol`: **string**
+
+                Default: `TCP`.
+
+                Part of the built-in kind `Service` (`v1`), Kubernetes 1.35."#]],
         );
     }
 

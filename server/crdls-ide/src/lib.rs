@@ -4,6 +4,7 @@
 
 pub mod actions;
 mod builtin_crd;
+mod builtin_kinds;
 mod cel_assist;
 pub mod completion;
 mod context;
