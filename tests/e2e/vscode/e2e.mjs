@@ -120,7 +120,7 @@ const WIDGET = [
   '',
 ].join('\n');
 writeFileSync(join(ws, 'widget.yaml'), WIDGET);
-// YAML no CRD serves (a built-in kind, then plain configuration): crdls must leave it alone.
+// A valid built-in object, then plain configuration: no diagnostics, and hover from the built-in schema.
 writeFileSync(
   join(ws, 'deployment.yaml'),
   [
@@ -350,7 +350,7 @@ try {
   const starts = (outputText ?? '').split('[client] starting').length - 1;
   check(starts === 2 && !/indexed 0 CRDs/.test(outputText ?? ''), '...where both servers indexed the CRD', outputText);
 
-  // ---- YAML no CRD serves gets nothing -----------------------------------------------------------
+  // ---- a valid built-in object gets no diagnostics, and hover from its built-in schema -----------
   await openFile('deployment.yaml');
   const mode = await statusItem('status.editor.mode').innerText();
   check(/YAML/.test(mode), 'deployment.yaml is YAML, so crdls is attached to it', mode);
@@ -364,8 +364,15 @@ try {
     'deployment.yaml (a built-in kind and plain YAML) gets no diagnostics',
     `${otherProblems}\n${(rows ?? []).join('\n')}`,
   );
-  const otherHover = await page.locator('.monaco-hover:not(.hidden)').count();
-  check(otherHover === 0, 'and no hover', `hovers: ${otherHover}`);
+  const builtinHover = await waitFor(
+    () => page.locator('.monaco-hover:not(.hidden)').first().innerText(),
+    (t) => /spec\.replicas/.test(t),
+  );
+  check(
+    /spec\.replicas/.test(builtinHover ?? '') && /integer/.test(builtinHover ?? '') && /built-in kind/.test(builtinHover ?? ''),
+    'hover on replicas shows spec.replicas, its type and the built-in kind it belongs to',
+    builtinHover,
+  );
   await press('Escape');
 
   // ---- a server path that points at nothing: an actionable message, no silent fallback ----------
