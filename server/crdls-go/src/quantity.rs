@@ -54,6 +54,13 @@ impl Quantity {
         let mut exponent = -(fraction.len() as i32);
         let mut binary = false;
         let mut exponent_form = false;
+        // Go's scanner takes suffix letters, then an optional sign and digits; anything else after
+        // the number is a format error, and a suffix of the right shape it does not know a suffix error.
+        let letters = suffix.trim_start_matches(|c: char| "eEinumkKMGTP".contains(c));
+        let tail = letters.strip_prefix(['+', '-']).unwrap_or(letters);
+        if !tail.bytes().all(|b| b.is_ascii_digit()) {
+            return Err(bad());
+        }
         match suffix {
             "" => {}
             "Ki" | "Mi" | "Gi" | "Ti" | "Pi" | "Ei" => {
@@ -77,7 +84,7 @@ impl Quantity {
             "T" => exponent += 12,
             "P" => exponent += 15,
             "E" => exponent += 18,
-            s if s.starts_with(['e', 'E']) => {
+            s if s.len() > 1 && s.starts_with(['e', 'E']) => {
                 let e: i32 = s[1..].parse().map_err(|_| bad())?;
                 if s[1..].is_empty() || !s[1..].trim_start_matches(['+', '-']).bytes().all(|b| b.is_ascii_digit()) {
                     return Err(bad());
@@ -263,6 +270,18 @@ impl Quantity {
 #[cfg(test)]
 mod tests {
     use super::Quantity;
+
+    #[test]
+    fn format_and_suffix_errors_are_go_s() {
+        let error = |s: &str| Quantity::parse(s).unwrap_err();
+        for bad in ["512MB", "1Gb", "2 cores", "", "1.2.3", "Mi"] {
+            assert_eq!(error(bad), super::QUANTITY_ERROR, "{bad}");
+        }
+        for bad in ["1mi", "192i", "1ki", "1e"] {
+            assert_eq!(error(bad), "unable to parse quantity's suffix", "{bad}");
+        }
+        assert!(Quantity::parse("1E+3").is_ok() && Quantity::parse("5e-3").is_ok());
+    }
 
     #[test]
     fn canonical_forms_are_go_s() {

@@ -3,7 +3,7 @@
 
 use crdls_yaml::{Diagnostic, Severity, TextRange};
 
-/// The kinds of `field.Error` the API server returns for custom resources.
+/// The kinds of `field.Error` the API server returns.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ErrorType {
     /// `Invalid value`.
@@ -22,6 +22,8 @@ pub enum ErrorType {
     TooMany,
     /// `Duplicate value`.
     Duplicate,
+    /// `Not found`.
+    NotFound,
 }
 
 impl ErrorType {
@@ -35,6 +37,7 @@ impl ErrorType {
             ErrorType::TooLong => "Too long",
             ErrorType::TooMany => "Too many",
             ErrorType::Duplicate => "Duplicate value",
+            ErrorType::NotFound => "Not found",
         }
     }
 }

@@ -335,7 +335,8 @@ fn validate_builtin(
     }
     validate_metadata(&object, &root_path, builtin::name_rules(group), anchor, &mut found);
     if reading.whole {
-        native::validate(&checked, native::Target { minor: kube.minor(), group, kind }, &mut found);
+        let version = split_api_version(root.get_str("apiVersion").unwrap_or_default()).1;
+        native::validate(&checked, schema, native::Target { minor: kube.minor(), group, kind, version }, &mut found);
     }
     out.append(&mut found);
 }

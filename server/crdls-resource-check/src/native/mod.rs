@@ -1,17 +1,20 @@
 //! The API server's own (Go) validation of built-in kinds, beyond what their OpenAPI schemas say:
 //! the rules a schema cannot express and that users hit most. Pods and pod templates (`pods.rs`):
-//! containers, their names, images and ports; Services' ports (`services.rs`); workloads' selectors
-//! against their template's labels (`selectors.rs`). Messages, paths and printed values follow the
+//! containers, their names, images, ports, environment variable names and volume mounts; resource
+//! quantities and requests against limits (`resources.rs`); Services' ports (`services.rs`);
+//! workloads' selectors against their template's labels (`selectors.rs`). Messages, paths and printed values follow the
 //! API server's (`field.Error`), including how a release prints values: JSON since 1.34, Go's `%#v`
 //! before.
 //!
 //! Only whole objects are checked: a patch or an assertion may leave out what these rules look at.
 
+use crdls_crd::Schema;
 use crdls_yaml::{Diagnostic, Node, Severity, TextRange};
 
 use crate::field_error::{ErrorType, FieldError};
 
 mod pods;
+mod resources;
 mod selectors;
 mod services;
 
@@ -24,6 +27,8 @@ pub struct Target<'a> {
     pub group: &'a str,
     /// The object's kind.
     pub kind: &'a str,
+    /// The API version within the group (`v1`).
+    pub version: &'a str,
 }
 
 impl Target<'_> {
@@ -33,18 +38,19 @@ impl Target<'_> {
     }
 }
 
-/// Runs the native rules of `target`'s kind on the (pruned) object.
-pub fn validate(object: &Node, target: Target<'_>, out: &mut Vec<Diagnostic>) {
+/// Runs the native rules of `target`'s kind on the (pruned) object, whose schema is `schema`.
+pub fn validate(object: &Node, schema: &Schema, target: Target<'_>, out: &mut Vec<Diagnostic>) {
     let mut errors = Vec::new();
+    resources::validate_quantities(object, schema, target, &mut errors);
     let spec = object.get("spec");
     match (target.group, target.kind) {
         ("", "Pod") => {
             if let Some(entry) = object.entry("spec") {
-                pods::validate_pod_spec(&entry.value, entry.key_range, "spec", target, &mut errors);
+                pods::validate_pod_spec(&entry.value, entry.key_range, "spec", &[], target, &mut errors);
             }
         }
-        ("", "PodTemplate") => template(object.get("template"), "template", target, &mut errors),
-        ("", "ReplicationController") => template(spec.and_then(|s| s.get("template")), "spec.template", target, &mut errors),
+        ("", "PodTemplate") => template(object.get("template"), "template", &[], target, &mut errors),
+        ("", "ReplicationController") => template(spec.and_then(|s| s.get("template")), "spec.template", &[], target, &mut errors),
         ("", "Service") => {
             if let Some(spec) = spec {
                 services::validate_service_spec(spec, &mut errors);
@@ -54,32 +60,70 @@ pub fn validate(object: &Node, target: Target<'_>, out: &mut Vec<Diagnostic>) {
             if let Some(spec) = spec {
                 selectors::validate_workload_selector(spec, target, &mut errors);
             }
-            // StatefulSet pod templates are validated from 1.34 on.
+            // StatefulSet pod templates are validated from 1.34 on, with a volume for each claim template.
+            let claims: Vec<&str> = spec
+                .and_then(|s| s.get("volumeClaimTemplates"))
+                .and_then(Node::as_seq)
+                .unwrap_or_default()
+                .iter()
+                .filter_map(|c| c.get("metadata").and_then(|m| m.get_str("name")))
+                .collect();
             if target.kind != "StatefulSet" || target.minor >= 34 {
-                template(spec.and_then(|s| s.get("template")), "spec.template", target, &mut errors);
+                template(spec.and_then(|s| s.get("template")), "spec.template", &claims, target, &mut errors);
             }
         }
-        ("batch", "Job") => template(spec.and_then(|s| s.get("template")), "spec.template", target, &mut errors),
+        ("batch", "Job") => template(spec.and_then(|s| s.get("template")), "spec.template", &[], target, &mut errors),
         ("batch", "CronJob") => {
             let job = spec.and_then(|s| s.get("jobTemplate")).and_then(|j| j.get("spec"));
-            template(job.and_then(|s| s.get("template")), "spec.jobTemplate.spec.template", target, &mut errors);
+            template(job.and_then(|s| s.get("template")), "spec.jobTemplate.spec.template", &[], target, &mut errors);
         }
         _ => {}
     }
-    for (error, range, code, message) in errors {
-        out.push(error.diagnostic(range, Severity::Error, code, message));
+    for found in errors {
+        out.push(match found.cause {
+            Cause::Field(error) => error.diagnostic(found.range, Severity::Error, found.code, found.message),
+            Cause::Decode { path, text } => {
+                let diagnostic = Diagnostic::new(found.range, Severity::Error, found.code, found.message).with_cause(text);
+                if path.is_empty() {
+                    diagnostic
+                } else {
+                    diagnostic.with_path(path)
+                }
+            }
+        });
     }
 }
 
-/// A pod template's spec, when the template has one.
-fn template(template: Option<&Node>, path: &str, target: Target<'_>, errors: &mut Vec<Found>) {
+/// A pod template's spec, when the template has one; `claims` are volumes its controller adds.
+fn template(template: Option<&Node>, path: &str, claims: &[&str], target: Target<'_>, errors: &mut Vec<Found>) {
     if let Some(entry) = template.and_then(|t| t.entry("spec")) {
-        pods::validate_pod_spec(&entry.value, entry.key_range, &format!("{path}.spec"), target, errors);
+        pods::validate_pod_spec(&entry.value, entry.key_range, &format!("{path}.spec"), claims, target, errors);
     }
 }
 
-/// One rule broken: the API server's error, where it is, its code and crdls's message.
-type Found = (FieldError, TextRange, &'static str, String);
+/// One rule broken: the API server's answer, where it is, its code and crdls's message.
+struct Found {
+    cause: Cause,
+    range: TextRange,
+    code: &'static str,
+    message: String,
+}
+
+impl Found {
+    /// A field error.
+    fn field(error: FieldError, range: TextRange, code: &'static str, message: impl Into<String>) -> Found {
+        Found { cause: Cause::Field(error), range, code, message: message.into() }
+    }
+}
+
+/// What the API server answers.
+enum Cause {
+    /// A field error of a 422 Invalid answer.
+    Field(FieldError),
+    /// A 400 decoding error, which stops the request before validation: its whole text, and the path
+    /// of the field it is about (the API server names none).
+    Decode { path: String, text: String },
+}
 
 /// A field error at `path`.
 fn error(ty: ErrorType, path: impl Into<String>, value: Option<String>, detail: impl Into<String>) -> FieldError {

@@ -15,22 +15,30 @@ use crate::gofmt;
 /// The protocols a port may use, sorted as the API server lists them.
 pub(super) const PROTOCOLS: &[&str] = &["SCTP", "TCP", "UDP"];
 
-/// Validates the pod spec `spec` at `path` (`spec`, `spec.template.spec`, ...), whose key is at `key`.
-pub(super) fn validate_pod_spec(spec: &Node, key: TextRange, path: &str, target: Target<'_>, out: &mut Vec<Found>) {
+/// Validates the pod spec `spec` at `path` (`spec`, `spec.template.spec`, ...), whose key is at `key`;
+/// `claims` are the volumes a StatefulSet adds for its claim templates.
+pub(super) fn validate_pod_spec(spec: &Node, key: TextRange, path: &str, claims: &[&str], target: Target<'_>, out: &mut Vec<Found>) {
+    let mut volumes: HashSet<&str> = claims.iter().copied().collect();
+    for volume in spec.get("volumes").and_then(Node::as_seq).unwrap_or_default() {
+        if let Some(name) = volume.get_str("name") {
+            volumes.insert(name);
+        }
+    }
+    let checks = ContainerChecks { volumes: &volumes, relaxed_env_names: target.minor >= 32 };
     let mut names: HashSet<String> = HashSet::new();
     if let Some(containers) = spec.get("containers") {
         match containers.as_seq() {
-            Some([]) => out.push((
+            Some([]) => out.push(Found::field(
                 error(ErrorType::Required, format!("{path}.containers"), None, ""),
                 containers.range,
                 codes::NATIVE_CONTAINER,
-                "a pod needs at least one container".into(),
+                "a pod needs at least one container",
             )),
             Some(items) => {
                 for (i, container) in items.iter().enumerate() {
                     let at = format!("{path}.containers[{i}]");
                     container_name(container, &at, &mut names, true, out);
-                    container_common(container, &at, out);
+                    container_common(container, &at, &checks, out);
                 }
             }
             None => {}
@@ -40,7 +48,7 @@ pub(super) fn validate_pod_spec(spec: &Node, key: TextRange, path: &str, target:
         for (i, container) in items.iter().enumerate() {
             let at = format!("{path}.initContainers[{i}]");
             container_name(container, &at, &mut names, false, out);
-            container_common(container, &at, out);
+            container_common(container, &at, &checks, out);
         }
     }
     restart_policy(spec, key, path, target, out);
@@ -53,11 +61,16 @@ fn container_name(container: &Node, path: &str, names: &mut HashSet<String>, reg
     let Some(name) = node.as_str() else { return };
     let at = format!("{path}.name");
     if name.is_empty() {
-        out.push((error(ErrorType::Required, &at, None, ""), node.range, codes::NATIVE_CONTAINER, "a container needs a name".into()));
+        out.push(Found::field(error(ErrorType::Required, &at, None, ""), node.range, codes::NATIVE_CONTAINER, "a container needs a name"));
     } else {
         for detail in crdls_go::names::dns1123_label(name) {
             let message = format!("container name {name:?} is not a DNS label: {detail}");
-            out.push((error(ErrorType::Invalid, &at, Some(gofmt::quote(name)), detail), node.range, codes::NATIVE_CONTAINER, message));
+            out.push(Found::field(
+                error(ErrorType::Invalid, &at, Some(gofmt::quote(name)), detail),
+                node.range,
+                codes::NATIVE_CONTAINER,
+                message,
+            ));
         }
     }
     if name.is_empty() && !regular {
@@ -65,27 +78,55 @@ fn container_name(container: &Node, path: &str, names: &mut HashSet<String>, reg
     }
     if !names.insert(name.to_string()) {
         let message = format!("another container of this pod is already named {name:?}");
-        out.push((error(ErrorType::Duplicate, &at, Some(gofmt::quote(name)), ""), node.range, codes::NATIVE_CONTAINER, message));
+        out.push(Found::field(
+            error(ErrorType::Duplicate, &at, Some(gofmt::quote(name)), ""),
+            node.range,
+            codes::NATIVE_CONTAINER,
+            message,
+        ));
     }
 }
 
-/// The image and ports of any container.
-fn container_common(container: &Node, path: &str, out: &mut Vec<Found>) {
+/// What a pod's containers are checked against.
+struct ContainerChecks<'a> {
+    /// The pod's volumes, by name.
+    volumes: &'a HashSet<&'a str>,
+    /// Whether environment variable names may be any printable ASCII but `=` (1.32 on), rather than
+    /// C identifiers with `-` and `.`.
+    relaxed_env_names: bool,
+}
+
+/// The image, ports, environment, volume mounts and resources of any container.
+fn container_common(container: &Node, path: &str, checks: &ContainerChecks<'_>, out: &mut Vec<Found>) {
     if !matches!(container.value, Value::Map(_)) {
         return;
     }
+    env_names(container, path, checks.relaxed_env_names, out);
+    for (i, mount) in container.get("volumeMounts").and_then(Node::as_seq).unwrap_or_default().iter().enumerate() {
+        let Some(node) = mount.get("name") else { continue };
+        let Some(name) = node.as_str().filter(|n| !n.is_empty()) else { continue };
+        if !checks.volumes.contains(name) {
+            out.push(Found::field(
+                error(ErrorType::NotFound, format!("{path}.volumeMounts[{i}].name"), Some(gofmt::quote(name)), ""),
+                node.range,
+                codes::NATIVE_VOLUME_MOUNT,
+                format!("the pod has no volume named {name:?}"),
+            ));
+        }
+    }
+    super::resources::requests_within_limits(container, path, out);
     match container.get("image") {
-        None => out.push((
+        None => out.push(Found::field(
             error(ErrorType::Required, format!("{path}.image"), None, ""),
             first_key(container),
             codes::NATIVE_CONTAINER,
-            "missing required field \"image\": the API server requires an image for every container".into(),
+            "missing required field \"image\": the API server requires an image for every container",
         )),
-        Some(image) if image.as_str() == Some("") => out.push((
+        Some(image) if image.as_str() == Some("") => out.push(Found::field(
             error(ErrorType::Required, format!("{path}.image"), None, ""),
             image.range,
             codes::NATIVE_CONTAINER,
-            "the image is empty: the API server requires an image for every container".into(),
+            "the image is empty: the API server requires an image for every container",
         )),
         Some(_) => {}
     }
@@ -96,7 +137,7 @@ fn container_common(container: &Node, path: &str, out: &mut Vec<Found>) {
         if let Some(name_node) = port.get("name") {
             if let Some(name) = name_node.as_str().filter(|n| !n.is_empty()) {
                 for detail in port_name_errors(name) {
-                    out.push((
+                    out.push(Found::field(
                         error(ErrorType::Invalid, format!("{at}.name"), Some(gofmt::quote(name)), detail),
                         name_node.range,
                         codes::NATIVE_PORT,
@@ -104,7 +145,7 @@ fn container_common(container: &Node, path: &str, out: &mut Vec<Found>) {
                     ));
                 }
                 if !port_names.insert(name) {
-                    out.push((
+                    out.push(Found::field(
                         error(ErrorType::Duplicate, format!("{at}.name"), Some(gofmt::quote(name)), ""),
                         name_node.range,
                         codes::NATIVE_PORT,
@@ -121,7 +162,7 @@ fn container_common(container: &Node, path: &str, out: &mut Vec<Found>) {
                 continue;
             }
             if let Some(detail) = port_number_error(number) {
-                out.push((
+                out.push(Found::field(
                     error(ErrorType::Invalid, format!("{at}.{field}"), Some(number.to_string()), detail),
                     node.range,
                     codes::NATIVE_PORT,
@@ -140,7 +181,7 @@ pub(super) fn protocol(port: &Node, path: &str, out: &mut Vec<Found>) {
         return;
     }
     let shown = gofmt::value(node);
-    out.push((
+    out.push(Found::field(
         error(ErrorType::NotSupported, format!("{path}.protocol"), Some(shown.clone()), supported(PROTOCOLS)),
         node.range,
         codes::NATIVE_PORT,
@@ -157,7 +198,7 @@ fn restart_policy(spec: &Node, key: TextRange, path: &str, target: Target<'_>, o
     let at = format!("{path}.restartPolicy");
     if let (Some(node), Some(value)) = (node, value) {
         if !value.is_empty() && !POD.contains(&value) {
-            out.push((
+            out.push(Found::field(
                 error(ErrorType::NotSupported, &at, Some(gofmt::quote(value)), supported(POD)),
                 node.range,
                 codes::NATIVE_RESTART_POLICY,
@@ -169,7 +210,7 @@ fn restart_policy(spec: &Node, key: TextRange, path: &str, target: Target<'_>, o
     match (target.group, target.kind) {
         ("apps", _) | ("", "ReplicationController") => {
             if let Some(value) = value.filter(|v| !v.is_empty() && *v != "Always") {
-                out.push((
+                out.push(Found::field(
                     error(ErrorType::NotSupported, &at, Some(gofmt::quote(value)), supported(&["Always"])),
                     range,
                     codes::NATIVE_RESTART_POLICY,
@@ -178,14 +219,14 @@ fn restart_policy(spec: &Node, key: TextRange, path: &str, target: Target<'_>, o
             }
         }
         ("batch", _) => match value {
-            None | Some("" | "Always") => out.push((
+            None | Some("" | "Always") => out.push(Found::field(
                 error(ErrorType::Required, &at, None, "valid values: \"OnFailure\", \"Never\""),
                 range,
                 codes::NATIVE_RESTART_POLICY,
-                "a Job's pods must set restartPolicy to OnFailure or Never (the default, Always, is not allowed)".into(),
+                "a Job's pods must set restartPolicy to OnFailure or Never (the default, Always, is not allowed)",
             )),
             Some("OnFailure" | "Never") => {}
-            Some(value) => out.push((
+            Some(value) => out.push(Found::field(
                 error(ErrorType::NotSupported, &at, Some(gofmt::quote(value)), supported(&["OnFailure", "Never"])),
                 range,
                 codes::NATIVE_RESTART_POLICY,
@@ -201,5 +242,42 @@ fn first_key(map: &Node) -> TextRange {
     match map.as_map() {
         Some([first, ..]) => first.key_range,
         _ => TextRange::empty(map.range.start),
+    }
+}
+
+/// The names of a container's environment variables.
+fn env_names(container: &Node, path: &str, relaxed: bool, out: &mut Vec<Found>) {
+    for (i, variable) in container.get("env").and_then(Node::as_seq).unwrap_or_default().iter().enumerate() {
+        let Some(node) = variable.get("name") else { continue };
+        let Some(name) = node.as_str() else { continue };
+        let at = format!("{path}.env[{i}].name");
+        if name.is_empty() {
+            out.push(Found::field(
+                error(ErrorType::Required, &at, None, ""),
+                node.range,
+                codes::NATIVE_ENV,
+                "an environment variable needs a name",
+            ));
+            continue;
+        }
+        let detail = if relaxed {
+            if name.bytes().all(|b| (b' '..=b'~').contains(&b) && b != b'=') {
+                continue;
+            }
+            "a valid environment variable name must consist only of printable ASCII characters other than '='"
+        } else {
+            let mut bytes = name.bytes();
+            let first = bytes.next().is_some_and(|b| b.is_ascii_alphabetic() || b"-._".contains(&b));
+            if first && bytes.all(|b| b.is_ascii_alphanumeric() || b"-._".contains(&b)) {
+                continue;
+            }
+            "a valid environment variable name must consist of alphabetic characters, digits, '_', '-', or '.', and must not start with a digit (e.g. 'my.env-name',  or 'MY_ENV.NAME',  or 'MyEnvName1', regex used for validation is '[-._a-zA-Z][-._a-zA-Z0-9]*')"
+        };
+        out.push(Found::field(
+            error(ErrorType::Invalid, &at, Some(gofmt::quote(name)), detail),
+            node.range,
+            codes::NATIVE_ENV,
+            format!("{name:?} is not a valid environment variable name: {detail}"),
+        ));
     }
 }

@@ -28,7 +28,7 @@ pub(super) fn validate_workload_selector(spec: &Node, target: Target<'_>, out: &
                         // ReplicaSet shares Deployment's code and its wording.
                         _ => "deployment",
                     };
-                    out.push((
+                    out.push(Found::field(
                         error(
                             ErrorType::Invalid,
                             "spec.selector",
@@ -52,7 +52,7 @@ pub(super) fn validate_workload_selector(spec: &Node, target: Target<'_>, out: &
             .or_else(|| spec.entry("template").map(|e| e.key_range))
             .or_else(|| selector.map(|e| e.key_range))
             .unwrap_or(TextRange::empty(spec.range.start));
-        out.push((
+        out.push(Found::field(
             error(
                 ErrorType::Invalid,
                 "spec.template.metadata.labels",
@@ -61,7 +61,7 @@ pub(super) fn validate_workload_selector(spec: &Node, target: Target<'_>, out: &
             ),
             range,
             codes::NATIVE_SELECTOR,
-            "the pod template's labels do not match the selector, so the controller would not own its own pods".into(),
+            "the pod template's labels do not match the selector, so the controller would not own its own pods",
         ));
     }
 }

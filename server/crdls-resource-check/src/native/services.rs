@@ -25,17 +25,17 @@ pub(super) fn validate_service_spec(spec: &Node, out: &mut Vec<Found>) {
         match name.and_then(Node::as_str) {
             Some("") | None if several => {
                 let range = name.map_or_else(|| port.as_map().and_then(|m| m.first()).map_or(port.range, |e| e.key_range), |n| n.range);
-                out.push((
+                out.push(Found::field(
                     error(ErrorType::Required, format!("{at}.name"), None, ""),
                     range,
                     codes::NATIVE_PORT,
-                    "a Service with several ports must name each of them".into(),
+                    "a Service with several ports must name each of them",
                 ));
             }
             Some(value) if !value.is_empty() => {
                 let node = name.expect("a name was read");
                 for detail in crdls_go::names::dns1123_label(value) {
-                    out.push((
+                    out.push(Found::field(
                         error(ErrorType::Invalid, format!("{at}.name"), Some(gofmt::quote(value)), detail.clone()),
                         node.range,
                         codes::NATIVE_PORT,
@@ -43,7 +43,7 @@ pub(super) fn validate_service_spec(spec: &Node, out: &mut Vec<Found>) {
                     ));
                 }
                 if !names.insert(value) {
-                    out.push((
+                    out.push(Found::field(
                         error(ErrorType::Duplicate, format!("{at}.name"), Some(gofmt::quote(value)), ""),
                         node.range,
                         codes::NATIVE_PORT,
@@ -56,7 +56,7 @@ pub(super) fn validate_service_spec(spec: &Node, out: &mut Vec<Found>) {
         if let Some(node) = port.get("port") {
             if let Value::Int(number) = node.value {
                 if let Some(detail) = port_number_error(number) {
-                    out.push((
+                    out.push(Found::field(
                         error(ErrorType::Invalid, format!("{at}.port"), Some(number.to_string()), detail),
                         node.range,
                         codes::NATIVE_PORT,
@@ -79,7 +79,7 @@ fn target_port(node: &Node, path: &str, out: &mut Vec<Found>) {
         Value::Int(0) => {}
         Value::Int(number) => {
             if let Some(detail) = port_number_error(*number) {
-                out.push((
+                out.push(Found::field(
                     error(ErrorType::Invalid, path, Some(number.to_string()), detail),
                     node.range,
                     codes::NATIVE_PORT,
@@ -89,7 +89,7 @@ fn target_port(node: &Node, path: &str, out: &mut Vec<Found>) {
         }
         Value::Str(name) if !name.is_empty() => {
             for detail in port_name_errors(name) {
-                out.push((
+                out.push(Found::field(
                     error(ErrorType::Invalid, path, Some(gofmt::quote(name)), detail),
                     node.range,
                     codes::NATIVE_PORT,

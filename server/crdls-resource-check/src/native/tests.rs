@@ -8,7 +8,9 @@ fn check(minor: u16, group: &str, kind: &str, text: &str, expected: Expect) {
     let stream = crdls_yaml::parse(text);
     let root = stream.documents[0].root.as_ref().expect("a document");
     let mut out = Vec::new();
-    validate(root, Target { minor, group, kind }, &mut out);
+    let version = "v1";
+    let schema = crdls_builtins::schema(crdls_builtins::KubeVersion::new(1, minor), group, version, kind).unwrap_or_default();
+    validate(root, &schema, Target { minor, group, kind, version }, &mut out);
     let lines: Vec<String> = out.iter().map(|d| format!("{} | {}", d.cause.as_deref().unwrap_or_default(), d.message)).collect();
     expected.assert_eq(&lines.join("\n"));
 }
@@ -184,4 +186,50 @@ fn statefulset_templates_are_validated_from_1_34() {
             r#"spec.template.spec.containers[0].image: Required value | missing required field "image": the API server requires an image for every container"#
         ]],
     );
+}
+
+#[test]
+fn env_names_volume_mounts_and_resources() {
+    let pod = "spec:\n  volumes: [{name: data}]\n  containers:\n    - name: a\n      image: a\n      env:\n        - {name: 1ST, value: x}\n        - {name: 'A=B', value: x}\n      volumeMounts:\n        - {name: data, mountPath: /d}\n        - {name: cache, mountPath: /c}\n      resources:\n        limits: {cpu: '1', memory: 1Gi, nvidia.com/gpu: 2}\n        requests: {cpu: 2000m, memory: 1024Mi, nvidia.com/gpu: 1, example.com/dongle: 1}\n";
+    check(
+        35,
+        "",
+        "Pod",
+        pod,
+        expect![[r#"
+            spec.containers[0].env[1].name: Invalid value: "A=B": a valid environment variable name must consist only of printable ASCII characters other than '=' | "A=B" is not a valid environment variable name: a valid environment variable name must consist only of printable ASCII characters other than '='
+            spec.containers[0].volumeMounts[1].name: Not found: "cache" | the pod has no volume named "cache"
+            spec.containers[0].resources.requests: Invalid value: "2": must be less than or equal to cpu limit of 1 | the cpu request 2: it must be less than or equal to cpu limit of 1
+            spec.containers[0].resources.requests: Invalid value: "1": must be equal to nvidia.com/gpu limit of 2 | the nvidia.com/gpu request 1: it must be equal to nvidia.com/gpu limit of 2
+            spec.containers[0].resources.limits: Required value: Limit must be set for non overcommitable resources | example.com/dongle cannot be overcommitted: set a limit equal to the request"#]],
+    );
+    // Before 1.32 an environment variable name is a C identifier with '-' and '.'.
+    check(
+        31,
+        "",
+        "Pod",
+        "spec:\n  containers:\n    - name: a\n      image: a\n      env: [{name: 1ST}]\n",
+        expect![[
+            r#"spec.containers[0].env[0].name: Invalid value: "1ST": a valid environment variable name must consist of alphabetic characters, digits, '_', '-', or '.', and must not start with a digit (e.g. 'my.env-name',  or 'MY_ENV.NAME',  or 'MyEnvName1', regex used for validation is '[-._a-zA-Z][-._a-zA-Z0-9]*') | "1ST" is not a valid environment variable name: a valid environment variable name must consist of alphabetic characters, digits, '_', '-', or '.', and must not start with a digit (e.g. 'my.env-name',  or 'MY_ENV.NAME',  or 'MyEnvName1', regex used for validation is '[-._a-zA-Z][-._a-zA-Z0-9]*')"#
+        ]],
+    );
+}
+
+#[test]
+fn quantities_that_do_not_parse_fail_the_request() {
+    check(
+        35,
+        "apps",
+        "Deployment",
+        "spec:\n  selector: {matchLabels: {a: b}}\n  template:\n    metadata: {labels: {a: b}}\n    spec:\n      containers:\n        - name: a\n          image: a\n          resources:\n            limits: {memory: 512MB, cpu: 1mi}\n",
+        expect![[r#"
+            Deployment in version "v1" cannot be handled as a Deployment: quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$' | "512MB" is not a quantity: quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'
+            Deployment in version "v1" cannot be handled as a Deployment: unable to parse quantity's suffix | "1mi" is not a quantity: unable to parse quantity's suffix"#]],
+    );
+}
+
+#[test]
+fn statefulset_claim_templates_are_volumes() {
+    let text = "spec:\n  selector: {matchLabels: {a: b}}\n  volumeClaimTemplates: [{metadata: {name: data}}]\n  template:\n    metadata: {labels: {a: b}}\n    spec:\n      containers:\n        - name: a\n          image: a\n          volumeMounts: [{name: data, mountPath: /d}]\n";
+    check(35, "apps", "StatefulSet", text, expect![[""]]);
 }

@@ -82,6 +82,10 @@ codes! {
     // The API server's own validation of built-in kinds.
     NATIVE_CONTAINER = "native/container", Error, "A pod has no container, or a container has no image or a name that is invalid or taken.";
     NATIVE_PORT = "native/port", Error, "A container or Service port has an invalid number, name or protocol, or lacks a name it needs.";
+    NATIVE_ENV = "native/env", Error, "An environment variable has no name or one the API server does not accept.";
+    NATIVE_VOLUME_MOUNT = "native/volume-mount", Error, "A container mounts a volume the pod does not declare.";
+    NATIVE_QUANTITY = "native/quantity", Error, "A resource quantity does not parse, which fails the whole request.";
+    NATIVE_RESOURCES = "native/resources", Error, "A container requests more than its limit, or an extended resource without an equal limit.";
     NATIVE_RESTART_POLICY = "native/restart-policy", Error, "A pod's restartPolicy is not one its controller accepts.";
     NATIVE_SELECTOR = "native/selector", Error, "A workload's selector is empty or does not match its pod template's labels.";
     // CEL rules on custom resources.

@@ -1,0 +1,124 @@
+//! Resource quantities: a value that does not parse stops the whole request at decoding (HTTP 400,
+//! before any validation), and a container's requests must fit its limits: no more than the limit
+//! for CPU, memory and storage, exactly the limit for extended resources and huge pages, which also
+//! need one.
+
+use crdls_crd::{AdditionalProperties, Schema};
+use crdls_go::quantity::Quantity;
+use crdls_yaml::codes;
+use crdls_yaml::{Node, Value};
+
+use super::{error, Cause, Found, Target};
+use crate::field_error::ErrorType;
+use crate::gofmt;
+
+/// Reports every quantity of the object that does not parse, wherever its schema says a quantity goes.
+pub(super) fn validate_quantities(object: &Node, schema: &Schema, target: Target<'_>, out: &mut Vec<Found>) {
+    walk(object, schema, &mut String::new(), target, out);
+}
+
+fn walk(node: &Node, schema: &Schema, path: &mut String, target: Target<'_>, out: &mut Vec<Found>) {
+    if is_quantity(schema) {
+        if let Value::Str(text) = &node.value {
+            if let Err(reason) = Quantity::parse(text.trim()) {
+                let (kind, version) = (target.kind, target.version);
+                let cause = format!("{kind} in version \"{version}\" cannot be handled as a {kind}: {reason}");
+                out.push(Found {
+                    cause: Cause::Decode { path: path.clone(), text: cause },
+                    range: node.range,
+                    code: codes::NATIVE_QUANTITY,
+                    message: format!("{} is not a quantity: {reason}", gofmt::quote(text)),
+                });
+            }
+        }
+        return;
+    }
+    let len = path.len();
+    match &node.value {
+        Value::Map(entries) => {
+            for entry in entries {
+                let child: Option<&Schema> = match (schema.property(&entry.key), &schema.additional_properties) {
+                    (Some(p), _) => Some(&p.schema),
+                    (None, Some(AdditionalProperties::Schema(s))) => Some(s),
+                    _ => None,
+                };
+                if let Some(child) = child {
+                    if !path.is_empty() {
+                        path.push('.');
+                    }
+                    path.push_str(&entry.key);
+                    walk(&entry.value, child, path, target, out);
+                    path.truncate(len);
+                }
+            }
+        }
+        Value::Seq(items) => {
+            if let Some(item_schema) = &schema.items {
+                for (i, item) in items.iter().enumerate() {
+                    path.push_str(&format!("[{i}]"));
+                    walk(item, item_schema, path, target, out);
+                    path.truncate(len);
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Whether a schema node is a `resource.Quantity`: one of a string or a number.
+fn is_quantity(schema: &Schema) -> bool {
+    let types: Vec<Option<&str>> = schema.rare().one_of.iter().map(|s| s.ty.as_deref()).collect();
+    types == [Some("string"), Some("number")]
+}
+
+/// A container's requests against its limits, at `path` (`spec.containers[0]`).
+pub(super) fn requests_within_limits(container: &Node, path: &str, out: &mut Vec<Found>) {
+    let Some(resources) = container.get("resources") else { return };
+    let limits = resources.get("limits").and_then(Node::as_map).unwrap_or_default();
+    let Some(requests) = resources.get("requests").and_then(Node::as_map) else { return };
+    let parse = |node: &Node| match &node.value {
+        Value::Str(s) => Quantity::parse(s.trim()).ok(),
+        Value::Int(i) => Some(Quantity::from_int(*i)),
+        Value::Float(f) => Quantity::parse(&gofmt::float(*f)).ok(),
+        _ => None,
+    };
+    for request in requests {
+        let name = request.key.as_str();
+        let Some(quantity) = parse(&request.value) else { continue };
+        let shown = gofmt::quote(&quantity.canonical());
+        let overcommit = overcommit_allowed(name);
+        match limits.iter().find(|l| l.key == name) {
+            Some(limit) => {
+                let Some(limit_quantity) = parse(&limit.value) else { continue };
+                let order = quantity.cmp_value(&limit_quantity);
+                let detail = if !overcommit && order.is_ne() {
+                    format!("must be equal to {name} limit of {}", limit_quantity.canonical())
+                } else if order.is_gt() {
+                    format!("must be less than or equal to {name} limit of {}", limit_quantity.canonical())
+                } else {
+                    continue;
+                };
+                out.push(Found::field(
+                    error(ErrorType::Invalid, format!("{path}.resources.requests"), Some(shown), detail.clone()),
+                    request.value.range,
+                    codes::NATIVE_RESOURCES,
+                    format!("the {name} request {}: it {detail}", quantity.canonical()),
+                ));
+            }
+            None if !overcommit => out.push(Found::field(
+                error(ErrorType::Required, format!("{path}.resources.limits"), None, "Limit must be set for non overcommitable resources"),
+                request.key_range,
+                codes::NATIVE_RESOURCES,
+                format!("{name} cannot be overcommitted: set a limit equal to the request"),
+            )),
+            None => {}
+        }
+    }
+}
+
+/// Whether requests of a resource may stay below its limit: the native resources (no domain, or a
+/// `kubernetes.io` one) other than huge pages.
+fn overcommit_allowed(name: &str) -> bool {
+    let native = !name.contains('/') || name.contains("kubernetes.io/");
+    native && !name.starts_with("hugepages-")
+}
