@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Value};
 
 /// One widget document; `{i}` is replaced by its index. 50 lines.
-const DOCUMENT: &str = "apiVersion: demo.crdls.dev/v1
+pub(crate) const DOCUMENT: &str = "apiVersion: demo.crdls.dev/v1
 kind: Widget
 metadata:
   name: widget-{i}

@@ -59,6 +59,7 @@ fn index_corpus(crds: &[(String, String)]) -> CrdIndex {
     index
 }
 
+mod builtins;
 mod lsp;
 
 fn main() {
@@ -70,6 +71,12 @@ fn main() {
             let rounds = args.next().and_then(|r| r.parse().ok()).unwrap_or(5).max(1);
             let corpus = Path::new("../shared/corpus/crds");
             lsp::run(&binary, Path::new("fixtures/crds/widgets.yaml"), corpus.is_dir().then_some(corpus), rounds);
+            return;
+        }
+        Some("builtins") => {
+            args.next();
+            let runs = args.next().and_then(|r| r.parse().ok()).unwrap_or(21).max(1);
+            builtins::run(Path::new("fixtures/crds/widgets.yaml"), runs);
             return;
         }
         Some("corpus") => {

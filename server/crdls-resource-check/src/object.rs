@@ -312,9 +312,11 @@ fn validate_builtin(
         }
         object
     };
-    let checked = keep(object.clone());
-    let old_checked = old_object.map(keep);
     let root_path = FieldPath::root();
+    let mut metadata_found = Vec::new();
+    validate_metadata(&object, &root_path, builtin::name_rules(group), anchor, &mut metadata_found);
+    let checked = keep(object);
+    let old_checked = old_object.map(keep);
     let mut found = Vec::new();
     validate(&checked, schema, &root_path, anchor, &mut found);
     validate_lists(&checked, schema, &root_path, &mut found);
@@ -333,7 +335,7 @@ fn validate_builtin(
     if let Some(old) = &old_checked {
         found.retain(|d| !d.path.as_deref().is_some_and(|p| unchanged_at(&checked, old, p)));
     }
-    validate_metadata(&object, &root_path, builtin::name_rules(group), anchor, &mut found);
+    found.append(&mut metadata_found);
     if reading.whole {
         let version = split_api_version(root.get_str("apiVersion").unwrap_or_default()).1;
         native::validate(&checked, schema, native::Target { minor: kube.minor(), group, kind, version }, &mut found);

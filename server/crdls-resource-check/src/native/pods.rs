@@ -3,8 +3,6 @@
 //! (number, name, protocol), and the restart policy (the pod's own rule, and the one its controller
 //! adds).
 
-use std::collections::HashSet;
-
 use crdls_yaml::codes;
 use crdls_yaml::{Node, TextRange, Value};
 
@@ -18,14 +16,11 @@ pub(super) const PROTOCOLS: &[&str] = &["SCTP", "TCP", "UDP"];
 /// Validates the pod spec `spec` at `path` (`spec`, `spec.template.spec`, ...), whose key is at `key`;
 /// `claims` are the volumes a StatefulSet adds for its claim templates.
 pub(super) fn validate_pod_spec(spec: &Node, key: TextRange, path: &str, claims: &[&str], target: Target<'_>, out: &mut Vec<Found>) {
-    let mut volumes: HashSet<&str> = claims.iter().copied().collect();
-    for volume in spec.get("volumes").and_then(Node::as_seq).unwrap_or_default() {
-        if let Some(name) = volume.get_str("name") {
-            volumes.insert(name);
-        }
-    }
+    let mut volumes: Vec<&str> = claims.to_vec();
+    volumes.extend(spec.get("volumes").and_then(Node::as_seq).unwrap_or_default().iter().filter_map(|v| v.get_str("name")));
     let checks = ContainerChecks { volumes: &volumes, relaxed_env_names: target.minor >= 32 };
-    let mut names: HashSet<String> = HashSet::new();
+    // Pods have a handful of containers and volumes: a list is faster than a set.
+    let mut names: Vec<&str> = Vec::new();
     if let Some(containers) = spec.get("containers") {
         match containers.as_seq() {
             Some([]) => out.push(Found::field(
@@ -56,7 +51,7 @@ pub(super) fn validate_pod_spec(spec: &Node, key: TextRange, path: &str, claims:
 
 /// The name of a container: a DNS-1123 label, not used by an earlier container. A missing name is the
 /// schema's Required error. Regular containers record even an empty name; init containers do not.
-fn container_name(container: &Node, path: &str, names: &mut HashSet<String>, regular: bool, out: &mut Vec<Found>) {
+fn container_name<'n>(container: &'n Node, path: &str, names: &mut Vec<&'n str>, regular: bool, out: &mut Vec<Found>) {
     let Some(node) = container.get("name") else { return };
     let Some(name) = node.as_str() else { return };
     let at = format!("{path}.name");
@@ -76,7 +71,7 @@ fn container_name(container: &Node, path: &str, names: &mut HashSet<String>, reg
     if name.is_empty() && !regular {
         return;
     }
-    if !names.insert(name.to_string()) {
+    if names.contains(&name) {
         let message = format!("another container of this pod is already named {name:?}");
         out.push(Found::field(
             error(ErrorType::Duplicate, &at, Some(gofmt::quote(name)), ""),
@@ -84,13 +79,15 @@ fn container_name(container: &Node, path: &str, names: &mut HashSet<String>, reg
             codes::NATIVE_CONTAINER,
             message,
         ));
+    } else {
+        names.push(name);
     }
 }
 
 /// What a pod's containers are checked against.
 struct ContainerChecks<'a> {
     /// The pod's volumes, by name.
-    volumes: &'a HashSet<&'a str>,
+    volumes: &'a [&'a str],
     /// Whether environment variable names may be any printable ASCII but `=` (1.32 on), rather than
     /// C identifiers with `-` and `.`.
     relaxed_env_names: bool,
@@ -105,7 +102,7 @@ fn container_common(container: &Node, path: &str, checks: &ContainerChecks<'_>, 
     for (i, mount) in container.get("volumeMounts").and_then(Node::as_seq).unwrap_or_default().iter().enumerate() {
         let Some(node) = mount.get("name") else { continue };
         let Some(name) = node.as_str().filter(|n| !n.is_empty()) else { continue };
-        if !checks.volumes.contains(name) {
+        if !checks.volumes.contains(&name) {
             out.push(Found::field(
                 error(ErrorType::NotFound, format!("{path}.volumeMounts[{i}].name"), Some(gofmt::quote(name)), ""),
                 node.range,
@@ -131,7 +128,7 @@ fn container_common(container: &Node, path: &str, checks: &ContainerChecks<'_>, 
         Some(_) => {}
     }
     let Some(ports) = container.get("ports").and_then(Node::as_seq) else { return };
-    let mut port_names: HashSet<&str> = HashSet::new();
+    let mut port_names: Vec<&str> = Vec::new();
     for (i, port) in ports.iter().enumerate() {
         let at = format!("{path}.ports[{i}]");
         if let Some(name_node) = port.get("name") {
@@ -144,13 +141,15 @@ fn container_common(container: &Node, path: &str, checks: &ContainerChecks<'_>, 
                         format!("port name {name:?} is not an IANA service name; it {detail}"),
                     ));
                 }
-                if !port_names.insert(name) {
+                if port_names.contains(&name) {
                     out.push(Found::field(
                         error(ErrorType::Duplicate, format!("{at}.name"), Some(gofmt::quote(name)), ""),
                         name_node.range,
                         codes::NATIVE_PORT,
                         format!("another port of this container is already named {name:?}"),
                     ));
+                } else {
+                    port_names.push(name);
                 }
             }
         }

@@ -14,17 +14,23 @@ use crate::gofmt;
 
 /// Reports every quantity of the object that does not parse, wherever its schema says a quantity goes.
 pub(super) fn validate_quantities(object: &Node, schema: &Schema, target: Target<'_>, out: &mut Vec<Found>) {
-    walk(object, schema, &mut String::new(), target, out);
+    walk(object, schema, &mut Vec::new(), target, out);
 }
 
-fn walk(node: &Node, schema: &Schema, path: &mut String, target: Target<'_>, out: &mut Vec<Found>) {
+/// A step of the path to a node, kept as a stack and printed only for an error.
+enum Step<'n> {
+    Key(&'n str),
+    Index(usize),
+}
+
+fn walk<'n>(node: &'n Node, schema: &Schema, path: &mut Vec<Step<'n>>, target: Target<'_>, out: &mut Vec<Found>) {
     if is_quantity(schema) {
         if let Value::Str(text) = &node.value {
             if let Err(reason) = Quantity::parse(text.trim()) {
                 let (kind, version) = (target.kind, target.version);
                 let cause = format!("{kind} in version \"{version}\" cannot be handled as a {kind}: {reason}");
                 out.push(Found {
-                    cause: Cause::Decode { path: path.clone(), text: cause },
+                    cause: Cause::Decode { path: printed(path), text: cause },
                     range: node.range,
                     code: codes::NATIVE_QUANTITY,
                     message: format!("{} is not a quantity: {reason}", gofmt::quote(text)),
@@ -33,7 +39,6 @@ fn walk(node: &Node, schema: &Schema, path: &mut String, target: Target<'_>, out
         }
         return;
     }
-    let len = path.len();
     match &node.value {
         Value::Map(entries) => {
             for entry in entries {
@@ -43,21 +48,18 @@ fn walk(node: &Node, schema: &Schema, path: &mut String, target: Target<'_>, out
                     _ => None,
                 };
                 if let Some(child) = child {
-                    if !path.is_empty() {
-                        path.push('.');
-                    }
-                    path.push_str(&entry.key);
+                    path.push(Step::Key(&entry.key));
                     walk(&entry.value, child, path, target, out);
-                    path.truncate(len);
+                    path.pop();
                 }
             }
         }
         Value::Seq(items) => {
             if let Some(item_schema) = &schema.items {
                 for (i, item) in items.iter().enumerate() {
-                    path.push_str(&format!("[{i}]"));
+                    path.push(Step::Index(i));
                     walk(item, item_schema, path, target, out);
-                    path.truncate(len);
+                    path.pop();
                 }
             }
         }
@@ -65,10 +67,29 @@ fn walk(node: &Node, schema: &Schema, path: &mut String, target: Target<'_>, out
     }
 }
 
+/// A path as the API server prints it: `spec.containers[0].resources.limits.cpu`.
+fn printed(path: &[Step<'_>]) -> String {
+    let mut out = String::new();
+    for step in path {
+        match step {
+            Step::Key(key) => {
+                if !out.is_empty() {
+                    out.push('.');
+                }
+                out.push_str(key);
+            }
+            Step::Index(i) => out.push_str(&format!("[{i}]")),
+        }
+    }
+    out
+}
+
 /// Whether a schema node is a `resource.Quantity`: one of a string or a number.
 fn is_quantity(schema: &Schema) -> bool {
-    let types: Vec<Option<&str>> = schema.rare().one_of.iter().map(|s| s.ty.as_deref()).collect();
-    types == [Some("string"), Some("number")]
+    match schema.rare().one_of.as_slice() {
+        [a, b] => a.ty.as_deref() == Some("string") && b.ty.as_deref() == Some("number"),
+        _ => false,
+    }
 }
 
 /// A container's requests against its limits, at `path` (`spec.containers[0]`).
