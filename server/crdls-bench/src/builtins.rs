@@ -87,8 +87,15 @@ pub fn run(fixtures_crd: &Path, runs: usize) {
     };
 
     let start = Instant::now();
+    let newest = crdls_builtins::newest();
+    let load = start.elapsed();
+    let start = Instant::now();
+    let built = crdls_builtins::schema(newest, "apps", "v1", "Deployment").is_some();
+    let build = start.elapsed();
+    assert!(built, "the newest release serves apps/v1 Deployment");
+    let start = Instant::now();
     let first = check(DEPLOYMENT.replace("{i}", "0").as_str());
-    let first_time = start.elapsed();
+    let first_time = start.elapsed() + load + build;
     assert_eq!(first, 0, "the benchmark's Deployment is valid");
 
     let time = |text: &str| {
@@ -114,5 +121,10 @@ pub fn run(fixtures_crd: &Path, runs: usize) {
         custom.as_secs_f64() * 1e3
     );
     println!("ratio built-in/custom: {:.2}", built_in.as_secs_f64() / custom.as_secs_f64());
-    println!("first Deployment of the process (loads the built-in schemas): {:.2} ms", first_time.as_secs_f64() * 1e3);
+    println!(
+        "first Deployment of the process: {:.2} ms, of which loading the built-in data {:.2} ms and building the Deployment schema {:.2} ms",
+        first_time.as_secs_f64() * 1e3,
+        load.as_secs_f64() * 1e3,
+        build.as_secs_f64() * 1e3
+    );
 }
