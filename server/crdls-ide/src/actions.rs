@@ -92,6 +92,7 @@ impl<'a> Fixer<'a> {
             codes::RESOURCE_DEPRECATED_VERSION | codes::RESOURCE_VERSION_NOT_SERVED | codes::RESOURCE_UNKNOWN_VERSION => {
                 self.api_version(request.code)
             }
+            codes::RESOURCE_API_NOT_SERVED | codes::RESOURCE_DEPRECATED_API => self.built_in_api_version(),
             codes::RESOURCE_UNKNOWN_KIND => self.kind(),
             codes::CRD_LEGACY_V1BETA1 if !self.doc.has_syntax_error => self.convert_crd(),
             // Fixes that move or add lines need a tree the parser finished.
@@ -108,8 +109,31 @@ impl<'a> Fixer<'a> {
     /// The CRD and schema steps for the document, when its `apiVersion` and `kind` resolve.
     fn steps(&self, segments: &[Segment<'_>]) -> Option<Vec<Step<'a>>> {
         let (api_version, kind) = (self.root.get_str("apiVersion")?, self.root.get_str("kind")?);
-        let Resolution::Found { version, .. } = self.index.resolve(api_version, kind) else { return None };
-        walk(version.schema.as_deref(), segments)
+        match self.index.resolve(api_version, kind) {
+            Resolution::Found { version, .. } => walk(version.schema.as_deref(), segments),
+            Resolution::UnknownGroup => walk(Some(crate::builtin_kinds::schema(api_version, kind)?), segments),
+            _ => None,
+        }
+    }
+
+    /// For a built-in kind whose `apiVersion` the release does not serve (or a later one will not):
+    /// the versions the newest release serves it in.
+    fn built_in_api_version(&self) -> Vec<CodeAction> {
+        let (Some(node), Some(kind)) = (self.root.get("apiVersion"), self.root.get_str("kind")) else { return Vec::new() };
+        let Some(current) = node.as_str() else { return Vec::new() };
+        let (group, _) = split_api_version(current);
+        crate::builtin_kinds::api_versions(group, kind)
+            .into_iter()
+            .filter(|v| v != current)
+            .take(MAX_CHOICES)
+            .enumerate()
+            // Another version has another schema: never made unattended.
+            .map(|(i, value)| {
+                let mut action = replace(format!("Change apiVersion to {value}"), node.range, yaml_string(&value), i == 0);
+                action.automatic = false;
+                action
+            })
+            .collect()
     }
 
     fn api_version(&self, code: &str) -> Vec<CodeAction> {
@@ -149,7 +173,11 @@ impl<'a> Fixer<'a> {
     fn kind(&self) -> Vec<CodeAction> {
         let (Some(api_version), Some(node)) = (self.root.get_str("apiVersion"), self.root.get("kind")) else { return Vec::new() };
         let Some(kind) = node.as_str() else { return Vec::new() };
-        let Resolution::UnknownKind { known_kinds } = self.index.resolve(api_version, kind) else { return Vec::new() };
+        let known_kinds = match self.index.resolve(api_version, kind) {
+            Resolution::UnknownKind { known_kinds } => known_kinds,
+            Resolution::UnknownGroup => crate::builtin_kinds::kinds(split_api_version(api_version).0),
+            _ => return Vec::new(),
+        };
         match did_you_mean(kind, known_kinds.iter().copied()) {
             Some(meant) => vec![replace(format!("Change kind to {meant}"), node.range, yaml_string(meant), true)],
             None => Vec::new(),

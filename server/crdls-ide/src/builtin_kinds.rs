@@ -2,7 +2,7 @@
 //! crdls ships (the editor features describe the fields a current cluster has; diagnostics answer for
 //! the release the settings name).
 
-use crdls_crd::{split_api_version, Schema};
+use crdls_crd::{compare_versions, split_api_version, Schema};
 
 /// The schema of a built-in object of `api_version` and `kind`, when the newest release serves it as a
 /// resource.
@@ -17,4 +17,28 @@ pub(crate) fn schema(api_version: &str, kind: &str) -> Option<&'static Schema> {
 /// Where a built-in kind's fields come from, for a hover.
 pub(crate) fn origin(api_version: &str, kind: &str) -> String {
     format!("Part of the built-in kind `{kind}` (`{api_version}`), Kubernetes {}.", crdls_builtins::newest())
+}
+
+/// The API versions (`policy/v1`) in which the newest release serves `kind` of the built-in `group`,
+/// the preferred first.
+pub(crate) fn api_versions(group: &str, kind: &str) -> Vec<String> {
+    if !crdls_check::is_builtin_group(group) {
+        return Vec::new();
+    }
+    let mut versions: Vec<&str> =
+        crdls_builtins::kinds(crdls_builtins::newest(), group).into_iter().filter(|(_, k)| *k == kind).map(|(v, _)| v).collect();
+    versions.sort_by(|a, b| compare_versions(a, b));
+    versions.into_iter().map(|v| if group.is_empty() { v.to_string() } else { format!("{group}/{v}") }).collect()
+}
+
+/// The resource kinds of a built-in group, over every release crdls ships.
+pub(crate) fn kinds(group: &str) -> Vec<&'static str> {
+    let mut kinds: Vec<&'static str> = crdls_builtins::kubernetes_versions()
+        .iter()
+        .flat_map(|&release| crdls_builtins::kinds(release, group))
+        .map(|(_, kind)| kind)
+        .collect();
+    kinds.sort_unstable();
+    kinds.dedup();
+    kinds
 }

@@ -432,3 +432,71 @@ fn a_legacy_crd_is_converted_to_v1() {
         format!("{:?}", after_crd[0].versions.iter().map(|v| (&v.name, v.served, v.storage)).collect::<Vec<_>>())
     );
 }
+
+#[test]
+fn built_in_kinds_get_the_same_fixes() {
+    check_fixes(
+        "apiVersion: policy/v1beta1\nkind: PodDisruptionBudget\nmetadata: {name: p}\nspec:\n  minAvailable: 1\n---\napiVersion: v1\nkind: Servise\nmetadata: {name: s}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndatta: {a: b}\n",
+        expect![[r###"
+            ## Change apiVersion to policy/v1 [preferred] (resource/api-not-served)
+            apiVersion: policy/v1
+            kind: PodDisruptionBudget
+            metadata: {name: p}
+            spec:
+              minAvailable: 1
+            ---
+            apiVersion: v1
+            kind: Servise
+            metadata: {name: s}
+            ---
+            apiVersion: v1
+            kind: ConfigMap
+            metadata: {name: c}
+            datta: {a: b}
+            ## Change kind to Service [preferred] [automatic] (resource/unknown-kind)
+            apiVersion: policy/v1beta1
+            kind: PodDisruptionBudget
+            metadata: {name: p}
+            spec:
+              minAvailable: 1
+            ---
+            apiVersion: v1
+            kind: Service
+            metadata: {name: s}
+            ---
+            apiVersion: v1
+            kind: ConfigMap
+            metadata: {name: c}
+            datta: {a: b}
+            ## Rename to "data" [preferred] [automatic] (schema/unknown-field)
+            apiVersion: policy/v1beta1
+            kind: PodDisruptionBudget
+            metadata: {name: p}
+            spec:
+              minAvailable: 1
+            ---
+            apiVersion: v1
+            kind: Servise
+            metadata: {name: s}
+            ---
+            apiVersion: v1
+            kind: ConfigMap
+            metadata: {name: c}
+            data: {a: b}
+            ## Remove unknown field "datta" (schema/unknown-field)
+            apiVersion: policy/v1beta1
+            kind: PodDisruptionBudget
+            metadata: {name: p}
+            spec:
+              minAvailable: 1
+            ---
+            apiVersion: v1
+            kind: Servise
+            metadata: {name: s}
+            ---
+            apiVersion: v1
+            kind: ConfigMap
+            metadata: {name: c}
+        "###]],
+    );
+}
