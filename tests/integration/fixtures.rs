@@ -123,7 +123,7 @@ fn crd_rules_by_kubernetes_version() {
     let run = run_cli(&["check", path, "--kube-version", "1.30", "--color", "never"], "");
     let rendered = format!("exit code: {}\n{}{}", run.code, run.stdout, run.stderr);
     expect_file![repo_root().join("tests/snapshots/crd-kube-versions.txt")].assert_eq(&rendered);
-    for (version, code) in [("1.34", 0), ("1.33", 1)] {
+    for (version, code) in [("1.35", 0), ("1.34", 1)] {
         let run = run_cli(&["check", path, "--kube-version", version], "");
         assert_eq!(run.code, code, "--kube-version {version}: {}", run.stdout);
     }

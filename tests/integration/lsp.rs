@@ -822,12 +822,14 @@ fn the_kubernetes_version_setting_decides_the_cel_environment_of_new_rules() {
     let mut session = Session::start(SessionOptions::new().setting("kubeVersion", json!("1.32")));
     session.open("crd.yaml", &crd);
     let diagnostics = session.wait_for_diagnostics("crd.yaml", 1)["diagnostics"].clone();
-    // 1.32 compiles new rules in the 1.31 environment: semver (1.33) and two-variable comprehensions
-    // (1.32) are missing, IP (1.30) and named formats (1.31) are there.
+    // 1.32 compiles new rules in the 1.31 environment: the lists extension (1.34), semver (1.33) and
+    // two-variable comprehensions (1.32) are missing, IP (1.30) and named formats (1.31) are there.
     let messages: Vec<String> = diagnostics.as_array().unwrap().iter().map(|d| d["message"].as_str().unwrap().to_string()).collect();
-    assert_eq!(codes(&diagnostics), ["cel/compile-error", "cel/compile-error"], "{messages:?}");
+    assert_eq!(codes(&diagnostics), ["cel/compile-error"; 4], "{messages:?}");
     assert!(messages[0].starts_with("two-variable comprehensions are not in the CEL environment of Kubernetes 1.31"), "{messages:?}");
     assert!(messages[1].starts_with("undeclared reference to 'isSemver'"), "{messages:?}");
+    assert!(messages[2].starts_with("undeclared reference to 'distinct'"), "{messages:?}");
+    assert!(messages[3].starts_with("undeclared reference to 'sortBy'"), "{messages:?}");
     session.notify("workspace/didChangeConfiguration", json!({"settings": {"crdls": {"kubeVersion": "1.35"}}}));
     let diagnostics = session.wait_for_next_diagnostics("crd.yaml")["diagnostics"].clone();
     assert_eq!(codes(&diagnostics), Vec::<String>::new());

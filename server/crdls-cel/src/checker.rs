@@ -234,6 +234,12 @@ impl Checker<'_> {
                 Type::Error
             }
             Expr::Comprehension(c) => {
+                // Before the lists extension, `sortBy` is no macro but a call of an undeclared function.
+                if c.accu_var == crate::parse::SORT_BY_INPUT && !self.options.has(crate::decls::LISTS_EXTENSION_SINCE) {
+                    self.check(&c.accu_init);
+                    self.error(e.id, "undeclared reference to 'sortBy' (in container '')".to_string());
+                    return Type::Error;
+                }
                 if c.iter_var2.is_some() && !self.options.has(crate::decls::TWO_VARIABLE_COMPREHENSIONS_SINCE) {
                     self.error(
                         e.id,
@@ -435,7 +441,10 @@ impl Checker<'_> {
         }
         segments.reverse();
         let qualified = format!("{}.{name}", segments.join("."));
-        functions().contains_key(qualified.as_str()).then_some(qualified)
+        // Only a function of this environment: cel-go otherwise checks `lists` as a variable and
+        // `range` as a member function, and reports both undeclared.
+        let declared = functions().get(qualified.as_str()).is_some_and(|overloads| overloads.iter().any(|o| self.options.has(o.since)));
+        declared.then_some(qualified)
     }
 
     /// Resolves a call against the overloads of `name`.

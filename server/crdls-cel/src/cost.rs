@@ -1,7 +1,8 @@
 //! Static cost estimation, as cel-go's checker estimates it with the Kubernetes cost estimator: every
 //! node's cost range, sizes tracked through literals, concatenations, comprehensions and the
 //! variables' declared bounds, the Kubernetes library functions priced as the API server prices them,
-//! and presence tests free (`PresenceTestHasCost(false)`). The result is what the API server compares
+//! the lists extension's functions as cel-go's own estimators price them, and presence tests free
+//! (`PresenceTestHasCost(false)`). The result is what the API server compares
 //! with its per-rule limit when a CRD is written.
 
 use std::collections::HashMap;
@@ -418,7 +419,7 @@ impl Coster<'_> {
         for index in matched {
             let overload = &declarations[index];
             let id = overload_id(name, overload);
-            let call = self.function_cost(e, name, id, target_node.as_ref(), &arg_nodes, &arg_costs);
+            let call = self.function_cost(e, name, overload, target_node.as_ref(), &arg_nodes, &arg_costs);
             fn_cost = fn_cost.union(call.cost);
             if let Some(size) = call.size {
                 result_size = Some(result_size.map_or(size, |r| r.union(size)));
@@ -446,12 +447,18 @@ impl Coster<'_> {
         &mut self,
         e: &IdedExpr,
         function: &str,
-        id: &str,
+        overload: &Overload,
         target: Option<&Arg<'_>>,
         args: &[Arg<'_>],
         arg_costs: &[Estimate],
     ) -> CallEstimate {
+        let id = overload_id(function, overload);
         let args_sum = sum(arg_costs);
+        // Overload estimators come first (cel-go consults them before the Kubernetes estimator).
+        if let Some(mut call) = lists::lists_cost(id, overload, target, args) {
+            call.cost += args_sum;
+            return call;
+        }
         if let Some(mut call) = self.kubernetes_cost(function, id, target, args) {
             call.cost += args_sum;
             return call;
@@ -600,10 +607,20 @@ fn overload_id(function: &str, overload: &Overload) -> &'static str {
         ("ip", Some(Type::Opaque(Opaque::Cidr))) => "cidr_ip",
         ("containsIP", _) if overload.params.get(1) == Some(&Type::String) => "cidr_contains_ip_string",
         ("containsCIDR", _) if overload.params.get(1) == Some(&Type::String) => "cidr_contains_cidr_string",
+        ("slice", _) => "list_slice",
+        ("flatten", _) if overload.params.len() == 1 => "list_flatten",
+        ("flatten", _) => "list_flatten_int",
+        ("lists.range", _) => "lists_range",
+        ("reverse", _) => "list_reverse",
+        ("distinct", _) => "list_distinct",
+        // cel-go names one overload per element type (`list_int_sort`); the estimate reads the type.
+        ("sort", _) => "list_sort",
+        ("@sortByAssociatedKeys", _) => "list_sort_by_associated_keys",
         _ => "other",
     }
 }
 
 mod kubernetes;
+mod lists;
 #[cfg(test)]
 mod tests;

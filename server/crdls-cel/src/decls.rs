@@ -1,6 +1,7 @@
 //! The functions the checker knows, with their overloads: CEL's standard library and the libraries the
-//! Kubernetes API server adds for CRD validation rules (strings v2, lists, sets, regex, URLs, quantity,
-//! IP and CIDR, named formats, semver, optional types, two-variable comprehensions).
+//! Kubernetes API server adds for CRD validation rules (strings v2, Kubernetes lists, sets, regex, URLs,
+//! quantity, IP and CIDR, named formats, semver, optional types, two-variable comprehensions, and
+//! cel-go's lists extension).
 //!
 //! Signatures are written as text: `(int, int) -> int` for a global call, `string.(string) -> bool` for
 //! a call on a receiver; single capital letters are type parameters.
@@ -75,10 +76,14 @@ fn parse_signature(signature: &str) -> Overload {
 /// The Kubernetes minor version whose CEL environment introduced an overload, as `k8s.io/apiserver`'s
 /// `pkg/cel/environment/base.go` versions its libraries: quantity, optional types and comparisons
 /// across numeric types in 1.28; the strings extension's `format`, `strings.quote` and `join`, and the
-/// sets extension in 1.29; IP and CIDR in 1.30; named formats in 1.31; semver in 1.33. Everything else
-/// (the standard library, strings version 0, lists, regex, URLs) is in every environment. A CRD's new
-/// rules compile in the environment of the API server's compatibility version, one minor below its own.
+/// sets extension in 1.29; IP and CIDR in 1.30; named formats in 1.31; semver in 1.33; cel-go's lists
+/// extension (version 3) in 1.34. Everything else (the standard library, strings version 0, the
+/// Kubernetes list functions, regex, URLs) is in every environment. A CRD's new rules compile in the
+/// environment of the API server's compatibility version, one minor below its own.
 fn introduced(name: &str, signature: &str) -> u32 {
+    if LISTS_EXTENSION.contains(&name) {
+        return LISTS_EXTENSION_SINCE;
+    }
     if signature.contains("kubernetes.Semver") || matches!(name, "semver" | "isSemver") {
         return 33;
     }
@@ -116,6 +121,12 @@ fn mixed_numbers(signature: &str) -> bool {
 pub const TWO_VARIABLE_COMPREHENSIONS_SINCE: u32 = 32;
 /// The environment validates duration, timestamp and regex literals when the rule compiles.
 pub const LITERAL_VALIDATION_SINCE: u32 = 29;
+/// The environment has cel-go's lists extension, version 3 (`distinct`, `flatten`, `lists.range`,
+/// `reverse`, `slice`, `sort` and the `sortBy` macro).
+pub const LISTS_EXTENSION_SINCE: u32 = 34;
+
+/// The functions of cel-go's lists extension; `@sortByAssociatedKeys` is what `sortBy` expands to.
+const LISTS_EXTENSION: &[&str] = &["slice", "flatten", "distinct", "reverse", "sort", "@sortByAssociatedKeys", "lists.range"];
 
 const ORDERED: &[&str] = &[
     "(bool, bool) -> bool",
@@ -147,6 +158,28 @@ const SORTABLE_LIST: &[&str] = &[
     "list(timestamp).() -> timestamp",
 ];
 const FORMAT: &[&str] = &["() -> kubernetes.NamedFormat"];
+/// `sort` takes lists of the types whose values cel-go orders.
+const SORT: &[&str] = &[
+    "list(int).() -> list(int)",
+    "list(uint).() -> list(uint)",
+    "list(double).() -> list(double)",
+    "list(bool).() -> list(bool)",
+    "list(duration).() -> list(duration)",
+    "list(timestamp).() -> list(timestamp)",
+    "list(string).() -> list(string)",
+    "list(bytes).() -> list(bytes)",
+];
+/// `sortBy`'s keys are of those types too.
+const SORT_BY_KEYS: &[&str] = &[
+    "list(A).(list(int)) -> list(A)",
+    "list(A).(list(uint)) -> list(A)",
+    "list(A).(list(double)) -> list(A)",
+    "list(A).(list(bool)) -> list(A)",
+    "list(A).(list(duration)) -> list(A)",
+    "list(A).(list(timestamp)) -> list(A)",
+    "list(A).(list(string)) -> list(A)",
+    "list(A).(list(bytes)) -> list(A)",
+];
 
 /// Every function: name, then signatures.
 const DECLARATIONS: &[(&str, &[&str])] = &[
@@ -295,6 +328,15 @@ const DECLARATIONS: &[(&str, &[&str])] = &[
     ("sum", &["list(int).() -> int", "list(uint).() -> uint", "list(double).() -> double", "list(duration).() -> duration"]),
     ("min", SORTABLE_LIST),
     ("max", SORTABLE_LIST),
+    // cel-go's lists extension, version 3. `flatten()` unwraps one level of a list of lists; with a
+    // depth it takes any list (cel-go declares it on `list(dyn)`).
+    ("slice", &["list(A).(int, int) -> list(A)"]),
+    ("flatten", &["list(list(A)).() -> list(A)", "list(dyn).(int) -> list(dyn)"]),
+    ("distinct", &["list(A).() -> list(A)"]),
+    ("reverse", &["list(A).() -> list(A)"]),
+    ("sort", SORT),
+    ("@sortByAssociatedKeys", SORT_BY_KEYS),
+    ("lists.range", &["(int) -> list(int)"]),
     // Sets.
     ("sets.contains", &["(list(A), list(A)) -> bool"]),
     ("sets.equivalent", &["(list(A), list(A)) -> bool"]),
@@ -399,5 +441,6 @@ mod tests {
             (29, 29, 33, 31)
         );
         assert_eq!((since("quantity", 0), since("optional.of", 0), since("_[_]", 2), since("size", 0)), (28, 28, 28, 0));
+        assert_eq!((since("distinct", 0), since("sort", 7), since("lists.range", 0), since("isSorted", 0)), (34, 34, 34, 0));
     }
 }

@@ -330,23 +330,29 @@ impl Interpreter {
                         let qualified = format!("{}.{name}", segments.join("."));
                         if functions().contains_key(qualified.as_str()) {
                             let values = self.eval_args(None, args)?;
-                            self.charge(1)?;
-                            return call(&qualified, &values, &mut self.cost);
+                            return self.call_function(&qualified, &values);
                         }
                     }
                 }
                 let values = self.eval_args(target, args)?;
-                self.charge(1)?;
-                let result = call(name, &values, &mut self.cost);
-                if self.cost > self.limit {
-                    return Err(EvalError {
-                        kind: ErrorKind::CostLimit,
-                        message: "operation cancelled: actual cost limit exceeded".into(),
-                    });
-                }
-                result
+                self.call_function(name, &values)
             }
         }
+    }
+
+    /// Calls a function on evaluated arguments: one for the call, what the lists extension's cost
+    /// trackers charge (before the work, so a call over the limit never runs), then what the
+    /// function adds for traversing its arguments.
+    fn call_function(&mut self, name: &str, values: &[Value]) -> Outcome {
+        self.charge(1)?;
+        if let Some(extra) = crate::lists::extra_cost(name, values) {
+            self.charge(extra)?;
+        }
+        let result = call(name, values, &mut self.cost);
+        if self.cost > self.limit {
+            return Err(EvalError { kind: ErrorKind::CostLimit, message: "operation cancelled: actual cost limit exceeded".into() });
+        }
+        result
     }
 
     fn eval_args(&mut self, target: Option<&IdedExpr>, args: &[IdedExpr]) -> Result<Vec<Value>, EvalError> {

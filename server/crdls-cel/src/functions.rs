@@ -240,6 +240,8 @@ pub fn call(name: &str, args: &[Value], cost: &mut u64) -> Outcome {
                 None => return Err(EvalError::runtime(format!("{name} called on empty list"))),
             }
         }
+        // cel-go's lists extension.
+        (f, _) if crate::lists::is_lists_function(f) => return crate::lists::call(name, args),
         ("indexOf", [List(l), v]) => Int(l.items.iter().position(|x| x.equals(v)).map_or(-1, |i| i as i64)),
         ("lastIndexOf", [List(l), v]) => Int(l.items.iter().rposition(|x| x.equals(v)).map_or(-1, |i| i as i64)),
         // Sets.

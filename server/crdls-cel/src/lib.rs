@@ -10,6 +10,7 @@ pub mod eval;
 pub mod format;
 mod functions;
 pub mod k8s;
+mod lists;
 pub mod parse;
 pub mod time;
 pub mod types;

@@ -1,6 +1,6 @@
 //! Parsing with the `cel` crate: the standard macros plus those the Kubernetes environment adds
-//! (two-variable comprehensions, `optMap` and `optFlatMap`), every node's source offsets kept, and
-//! errors located and worded as cel-go words them.
+//! (two-variable comprehensions, `optMap` and `optFlatMap`, the lists extension's `sortBy`), every
+//! node's source offsets kept, and errors located and worded as cel-go words them.
 
 use std::collections::HashMap;
 use std::sync::OnceLock;
@@ -11,6 +11,9 @@ use cel::Env;
 
 /// The accumulator variable of macro comprehensions.
 pub const ACCUMULATOR: &str = "@result";
+
+/// The variable `sortBy` binds its target to, so that the target is evaluated once.
+pub const SORT_BY_INPUT: &str = "@__sortBy_input__";
 
 /// A parsed expression.
 #[derive(Debug)]
@@ -73,6 +76,7 @@ fn env() -> &'static Env {
             Macro::receiver("transformMapEntry", 4, |h, t, a| two_var(h, t, a, TwoVar::TransformMapEntry).map(Some)),
             Macro::receiver("optMap", 2, |h, t, a| opt_map(h, t, a, false).map(Some)),
             Macro::receiver("optFlatMap", 2, |h, t, a| opt_map(h, t, a, true).map(Some)),
+            Macro::receiver("sortBy", 2, |h, t, a| sort_by(h, t, a).map(Some)),
         ];
         for m in macros {
             // The table above has no duplicates and none of the standard macros' shapes.
@@ -359,6 +363,58 @@ fn opt_map(
     Ok(call(h, "_?_:_", vec![has_value, some, none]))
 }
 
+/// `list.sortBy(e, key)`, as cel-go's lists extension expands it: the list bound once to
+/// `@__sortBy_input__` (a comprehension over nothing, cel-go's `cel.bind`), then
+/// `@__sortBy_input__.@sortByAssociatedKeys(@__sortBy_input__.map(e, key))`.
+fn sort_by(h: &mut MacroExprHelper<'_>, target: &mut Option<IdedExpr>, args: &mut Vec<IdedExpr>) -> Result<IdedExpr, ParseError> {
+    let list = target.take().unwrap_or_default();
+    if matches!(list.expr, Expr::Literal(_) | Expr::Map(_) | Expr::Struct(_)) {
+        return Err(h.new_error(list.id, "sortBy can only be applied to a list, identifier, comprehension, call or select expression"));
+    }
+    // cel-go's map expansion: the variable must be a name other than the accumulator's.
+    let name = match &args[0].expr {
+        Expr::Ident(name) => name.clone(),
+        _ => return Err(h.new_error(args[0].id, "argument is not an identifier")),
+    };
+    if name == ACCUMULATOR || name == "__result__" {
+        return Err(h.new_error(args[0].id, "iteration variable overwrites accumulator variable"));
+    }
+    let key = args.pop().unwrap_or_default();
+    let input = ident(h, SORT_BY_INPUT);
+    let init = h.next_expr(Expr::List(ListExpr::new(Vec::new())));
+    let cond = literal(h, LiteralValue::Boolean(true.into()));
+    let accu = ident(h, ACCUMULATOR);
+    let item = h.next_expr(Expr::List(ListExpr::new(vec![key])));
+    let step = call(h, "_+_", vec![accu, item]);
+    let result = ident(h, ACCUMULATOR);
+    let keys = h.next_expr(Expr::Comprehension(Box::new(ComprehensionExpr {
+        iter_range: input,
+        iter_var: name,
+        iter_var2: None,
+        accu_var: ACCUMULATOR.to_string(),
+        accu_init: init,
+        loop_cond: cond,
+        loop_step: step,
+        result,
+    })));
+    let receiver = ident(h, SORT_BY_INPUT);
+    let sorted =
+        h.next_expr(Expr::Call(CallExpr { func_name: "@sortByAssociatedKeys".into(), target: Some(Box::new(receiver)), args: vec![keys] }));
+    let empty = h.next_expr(Expr::List(ListExpr::new(Vec::new())));
+    let never = literal(h, LiteralValue::Boolean(false.into()));
+    let step = ident(h, SORT_BY_INPUT);
+    Ok(h.next_expr(Expr::Comprehension(Box::new(ComprehensionExpr {
+        iter_range: empty,
+        iter_var: "#unused".into(),
+        iter_var2: None,
+        accu_var: SORT_BY_INPUT.to_string(),
+        accu_init: list,
+        loop_cond: never,
+        loop_step: step,
+        result: sorted,
+    }))))
+}
+
 /// A copy of `expr` whose nodes have fresh ids.
 fn renumber(h: &mut MacroExprHelper<'_>, expr: &IdedExpr) -> IdedExpr {
     let inner = match &expr.expr {
@@ -432,10 +488,22 @@ mod tests {
             "self.transformList(i, v, i > 0, v)",
             "self.?x.optMap(v, v + 1)",
             "[1].map(x, x > 0, x * 2)",
+            "[3, 1].sortBy(x, -x)",
         ] {
             let parsed = parse(source).unwrap_or_else(|e| panic!("{source}: {e:?}"));
             assert!(!parsed.offsets.is_empty());
         }
         assert_eq!(parse("self.all(k, k, true)").unwrap_err()[0].message, "duplicate variable name");
+    }
+
+    #[test]
+    fn sort_by_refuses_what_cel_go_refuses() {
+        let message = |source: &str| parse(source).unwrap_err().into_iter().map(|e| e.message).collect::<Vec<_>>().join("; ");
+        assert_eq!(
+            message("{'a': 1}.sortBy(k, k)"),
+            "sortBy can only be applied to a list, identifier, comprehension, call or select expression"
+        );
+        assert_eq!(message("[1].sortBy(1, 1)"), "argument is not an identifier");
+        assert_eq!(message("[1].sortBy(__result__, 1)"), "iteration variable overwrites accumulator variable");
     }
 }

@@ -1,7 +1,7 @@
 //! Ports of the Go functions whose exact behaviour Kubernetes users see in the API server's answers:
 //! `time.ParseDuration`, `strconv` quoting and float printing, `net/netip` and `k8s.io/utils/net` IP
 //! parsing, `net/url.ParseRequestURI`, `net/mail.ParseAddress`, the apimachinery name validators,
-//! kube-openapi's string formats and RE2 pattern syntax. One port of each, in this leaf crate, so the
+//! kube-openapi's string formats, RE2 pattern syntax and `sort.Slice`. One port of each, in this leaf crate, so the
 //! CEL evaluator and the checkers can never disagree about a value.
 
 pub mod duration;
@@ -11,4 +11,5 @@ pub mod names;
 pub mod pattern;
 pub mod print;
 pub mod quantity;
+pub mod sort;
 pub mod url;

@@ -266,6 +266,9 @@ fn member_functions(ty: &Type) -> Vec<(String, String)> {
             out.push((m.to_string(), sig.to_string()));
         }
     }
+    if matches!(ty, Type::List(_) | Type::Dyn) {
+        out.push(("sortBy".into(), "sortBy(x, key) -> list".into()));
+    }
     for (name, overloads) in crdls_cel::decls::functions() {
         if name.contains(['_', '@', '.']) {
             continue;

@@ -147,3 +147,65 @@ fn the_environment_of_a_release_lacks_later_libraries() {
     assert_eq!(errors("'%s'.format([self]) == self", 28), ["undeclared reference to 'format' (in container '')"]);
     assert!(errors("self.size() > 0 && self.matches('a')", 23).is_empty());
 }
+
+#[test]
+fn the_lists_extension_is_typed_as_cel_go_declares_it() {
+    let cases = [
+        ("[1, 2, 2].distinct()", "list(int)"),
+        ("lists.range(3)", "list(int)"),
+        ("self.spec.tags.reverse()", "list(string)"),
+        ("self.spec.tags.slice(0, 1)", "list(string)"),
+        ("[[1], [2, 3]].flatten()", "list(int)"),
+        ("[[1], [2, 3]].flatten(2)", "list(dyn)"),
+        ("self.spec.tags.sort()", "list(string)"),
+        ("[duration('1s')].sort()", "list(google.protobuf.Duration)"),
+        ("self.spec.tags.sortBy(t, t.size())", "list(string)"),
+        ("[{'x': 4}, {'x': 3}].sortBy(m, m['x'])[0]", "map(string, int)"),
+        ("self.spec.port.sort()", "dyn"),
+    ];
+    let got: Vec<String> = cases.iter().map(|(s, _)| check_source(s)).collect();
+    let want: Vec<String> = cases.iter().map(|(_, t)| t.to_string()).collect();
+    assert_eq!(got, want);
+    expect_test::expect![[r#"
+        ERROR: <input>:1:16: found no matching overload for 'sort' applied to 'list(list(int)).()'
+         | [[1], [2]].sort()
+         | ...............^
+        ERROR: <input>:1:15: found no matching overload for 'flatten' applied to 'list(int).()'
+         | [1, 2].flatten()
+         | ..............^
+        ERROR: <input>:1:11: found no matching overload for '@sortByAssociatedKeys' applied to 'list(int).(list(list(int)))'
+         | [1].sortBy(x, [x])
+         | ..........^
+        ERROR: <input>:1:21: found no matching overload for 'slice' applied to 'list(string).(int)'
+         | self.spec.tags.slice(1)
+         | ....................^"#]]
+    .assert_eq(
+        &["[[1], [2]].sort()", "[1, 2].flatten()", "[1].sortBy(x, [x])", "self.spec.tags.slice(1)"]
+            .iter()
+            .map(|s| check_source(s))
+            .collect::<Vec<_>>()
+            .join("\n"),
+    );
+}
+
+#[test]
+fn the_lists_extension_arrives_in_kubernetes_1_34() {
+    let errors = |source: &str, minor: u32| -> Vec<String> {
+        let parsed = crate::parse(source).unwrap();
+        let list = Type::list(Type::Int);
+        check_with(&parsed, &[("self", list)], Options::kubernetes(minor)).errors.into_iter().map(|e| e.message).collect()
+    };
+    assert_eq!(errors("[1, 2].distinct()", 33), ["undeclared reference to 'distinct' (in container '')"]);
+    assert!(errors("[1, 2].distinct()", 34).is_empty());
+    assert_eq!(errors("self.sort() == self", 33), ["undeclared reference to 'sort' (in container '')"]);
+    assert_eq!(errors("self.sortBy(x, -x) == self", 33), ["undeclared reference to 'sortBy' (in container '')"]);
+    assert!(errors("self.sortBy(x, -x) == self", 34).is_empty());
+    // cel-go reads `lists` as a variable when no `lists.range` is declared.
+    assert_eq!(
+        errors("lists.range(2) == self", 33),
+        ["undeclared reference to 'lists' (in container '')", "undeclared reference to 'range' (in container '')"]
+    );
+    assert!(errors("lists.range(2) == self && self.slice(0, 1).reverse().flatten(1).size() == 1", 34).is_empty());
+    // The Kubernetes list library has been there all along.
+    assert!(errors("self.isSorted() && self.indexOf(1) == 0", 33).is_empty());
+}

@@ -122,3 +122,59 @@ fn cel_go_cost_table() {
 fn presence_tests_are_free_in_kubernetes() {
     assert_eq!(cost("has(input.single_int32)", &[("input", all_types())], &[], 0), (1, 1));
 }
+
+#[test]
+fn cel_go_lists_extension_cost_table() {
+    // The estimates of cel-go's `ext/lists_test.go` (TestListsCosts), with its size hints.
+    let max = u64::MAX;
+    let int_list = Type::list(Type::Int);
+    let string_list = Type::list(Type::String);
+    let dyn_list = Type::list(Type::Dyn);
+    let cases: Vec<Case> = vec![
+        ("lists.range(4) == [0, 1, 2, 3]", vec![], vec![], (26, 26)),
+        // Only a literal bounds the size of the list made.
+        ("lists.range(4 / 2) == [0, 1]", vec![], vec![], (max, max)),
+        ("lists.range(x) == [0, 1, 2, 3, 4]", vec![("x", Type::Int)], vec![("x", 10)], (max, max)),
+        ("[[1, 2], 3].flatten(1) == [1, 2, 3]", vec![], vec![], (44, 44)),
+        ("[[1, 2], 3].flatten(2) == [1, 2, 3]", vec![], vec![], (46, 46)),
+        ("[[1, 2], 3].flatten(3) == [1, 2, 3]", vec![], vec![], (48, 48)),
+        ("[[1], 2, 3].flatten() == [1, 2, 3]", vec![], vec![], (45, 45)),
+        ("x.flatten() == [1, 2, 3]", vec![("x", dyn_list.clone())], vec![("x", 3)], (23, 26)),
+        ("[[1, 2], 3].flatten(x) == [1, 2, 3]", vec![("x", Type::Int)], vec![("x", 10)], (max, max)),
+        ("[1, 2, 3].distinct() == [1, 2, 3]", vec![], vec![], (50, 50)),
+        ("[1, 1, 1].distinct() == [1]", vec![], vec![], (50, 50)),
+        ("x.distinct() == ['hello']", vec![("x", string_list.clone())], vec![("x", 3)], (23, 41)),
+        ("[1, 2, 3, 4, 5].slice(x, y) == [2, 3]", vec![("x", Type::Int), ("y", Type::Int)], vec![], (39, 39)),
+        ("z.slice(1, 3) == [2, 3]", vec![("z", int_list.clone())], vec![("z", 10)], (25, 25)),
+        ("z.slice(x, y) == [2, 3]", vec![("x", Type::Int), ("y", Type::Int), ("z", int_list.clone())], vec![("z", 10)], (35, 35)),
+        ("[1, 2, 3].slice(1, 3) == [2, 3]", vec![], vec![], (34, 34)),
+        ("[3, 2, 1].reverse() == [1, 2, 3]", vec![], vec![], (35, 35)),
+        ("x.reverse() == [1, 2, 3]", vec![("x", int_list.clone())], vec![("x", 5)], (23, 28)),
+        ("[2, 3, 1].sort() == [1, 2, 3]", vec![], vec![], (50, 50)),
+        ("x.sort() == [1, 2, 3]", vec![("x", int_list.clone())], vec![("x", 5)], (23, 73)),
+        ("x.sort() == ['a', 'a', 'b', 'b', 'c', 'c']", vec![("x", string_list.clone())], vec![("x", 10)], (23, 233)),
+        ("x.sort() == []", vec![("x", int_list.clone())], vec![("x", 10)], (22, 222)),
+        ("[{'x': 4}, {'x': 3}].sortBy(m, m['x']) == [{'x': 3}, {'x': 4}]", vec![], vec![], (211, 211)),
+        (
+            "x.sortBy(m, m['x']) == [{'x': 'a'}, {'x': 'b'}, {'x': 'c'}]",
+            vec![("x", Type::list(Type::map(Type::String, Type::String)))],
+            vec![("x", 3)],
+            (136, 197),
+        ),
+        // cel-go's table says (106, 226) in an environment without optional types, where `m['x']` on
+        // a dyn `m` has one overload and the keys' type variable binds to the first sort overload
+        // (int). With Kubernetes' optional types `m['x']` is dyn, all eight key overloads match, and
+        // the string one's factor of 2.1 makes the maximum 229.
+        ("x.sortBy(m, m['x']) == [{'x': 3}, {'x': 4}]", vec![("x", dyn_list.clone())], vec![("x", 5)], (106, 229)),
+        // A literal start past the end wraps around, as Go's unsigned subtraction does.
+        ("[1, 2, 3].slice(2, 1)", vec![], vec![], (max, max)),
+    ];
+    let mut failures = Vec::new();
+    for (expr, vars, hints, want) in &cases {
+        let got = cost(expr, vars, hints, 1);
+        if got != *want {
+            failures.push(format!("{expr}: got {got:?}, want {want:?}"));
+        }
+    }
+    assert!(failures.is_empty(), "{} of {} cases differ:\n{}", failures.len(), cases.len(), failures.join("\n"));
+}

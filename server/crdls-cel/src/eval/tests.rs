@@ -97,3 +97,121 @@ fn deep_nesting_fits_the_stack_of_a_worker_thread() {
     assert!(checked.errors.is_empty(), "{:?}", checked.errors);
     assert!(matches!(evaluate(&parsed.expr, &[], 1_000_000).outcome, Ok(Value::Int(7))));
 }
+
+/// The evaluation and its cost, or the error.
+fn run_with_cost(source: &str) -> String {
+    let parsed = parse(source).unwrap_or_else(|e| panic!("{source}: {e:?}"));
+    let evaluation = evaluate(&parsed.expr, &[], 1_000_000);
+    match evaluation.outcome {
+        Ok(v) => format!("{v} (cost {})", evaluation.cost),
+        Err(e) => format!("error: {}", e.message),
+    }
+}
+
+#[test]
+fn the_lists_extension_computes_what_cel_go_computes() {
+    // The cases of cel-go's `ext/lists_test.go` (TestLists, TestListsRuntimeErrors), as values.
+    let cases = [
+        ("lists.range(4)", "[0, 1, 2, 3]"),
+        ("lists.range(0)", "[]"),
+        ("lists.range(-2)", "[]"),
+        ("[5, 1, 2, 3].reverse()", "[3, 2, 1, 5]"),
+        ("[].reverse()", "[]"),
+        ("['are', 'you', 'as', 'bored', 'as', 'I', 'am'].reverse()", "[\"am\", \"I\", \"as\", \"bored\", \"as\", \"you\", \"are\"]"),
+        ("[1, 2, 3, 4].slice(0, 4)", "[1, 2, 3, 4]"),
+        ("[1, 2, 3, 4].slice(1, 1)", "[]"),
+        ("[1, 2, 3, 4].slice(4, 4)", "[]"),
+        ("[1, 2, 3, 4].slice(1, 3)", "[2, 3]"),
+        ("[1, 2, 3, 4].slice(3, 0)", "error: cannot slice(3, 0), start index must be less than or equal to end index"),
+        ("[1, 2, 3, 4].slice(0, 10)", "error: cannot slice(0, 10), list is length 4"),
+        ("[1, 2, 3, 4].slice(-5, 10)", "error: cannot slice(-5, 10), negative indexes not supported"),
+        ("[1, 2, 3, 4].slice(-5, -3)", "error: cannot slice(-5, -3), negative indexes not supported"),
+        ("dyn([]).flatten()", "[]"),
+        ("dyn([1, 2, 3, 4]).flatten()", "[1, 2, 3, 4]"),
+        ("[1, [2, [3, 4]]].flatten()", "[1, 2, [3, 4]]"),
+        ("[1, 2, [], [], [3, 4]].flatten()", "[1, 2, 3, 4]"),
+        ("[1, [2, [3, 4]]].flatten(2)", "[1, 2, 3, 4]"),
+        ("[1, [2, [3, [4]]]].flatten(0)", "[1, [2, [3, [4]]]]"),
+        ("[1, [2, [3, [4]]]].flatten(-1)", "error: level must be non-negative"),
+        ("[].flatten(-1)", "error: level must be non-negative"),
+        ("dyn({}).flatten()", "error: no such overload: map.flatten()"),
+        ("dyn({}).flatten(0)", "error: no such overload: map.flatten(int)"),
+        ("[].flatten(dyn('1'))", "error: no such overload: list.flatten(string)"),
+        ("[].sort()", "[]"),
+        ("[1].sort()", "[1]"),
+        ("[4, 3, 2, 1].sort()", "[1, 2, 3, 4]"),
+        ("['d', 'a', 'b', 'c'].sort()", "[\"a\", \"b\", \"c\", \"d\"]"),
+        ("[b'b', b'a'].sort()", "[b\"a\", b\"b\"]"),
+        ("[true, false].sort()", "[false, true]"),
+        ("[duration('2s'), duration('1s')].sort()", "[1s, 2s]"),
+        ("['d', 3, 2, 'c'].sort()", "error: list elements must have the same type"),
+        ("[1, 2u].sort()", "error: list elements must have the same type"),
+        ("[[1, 2, 3]].sort()", "error: list elements must be comparable"),
+        ("[].sortBy(e, e)", "[]"),
+        ("['a'].sortBy(e, e)", "[\"a\"]"),
+        ("[-3, 1, -5, -2, 4].sortBy(e, -(e * e))", "[-5, 4, -3, -2, 1]"),
+        ("[-3, 1, -5, -2, 4].map(e, e * 2).sortBy(e, -(e * e))", "[-10, 8, -6, -4, 2]"),
+        ("lists.range(3).sortBy(e, -e)", "[2, 1, 0]"),
+        ("['a', 'c', 'b', 'first'].sortBy(e, e == 'first' ? '' : e)", "[\"first\", \"a\", \"b\", \"c\"]"),
+        ("[{'field': 'lo'}, {'field': 'hi'}].sortBy(m, m.field)", "[{\"field\": \"hi\"}, {\"field\": \"lo\"}]"),
+        ("[{'k': 1}, {'k': 'a'}].sortBy(m, m.k)", "error: list elements must have the same type"),
+        ("[].distinct()", "[]"),
+        ("[-2, 5, -2, 1, 1, 5, -2, 1].distinct()", "[-2, 5, 1]"),
+        ("['c', 'a', 'a', 'b', 'a', 'b', 'c', 'c'].distinct()", "[\"c\", \"a\", \"b\"]"),
+        ("[1, 2.0, 'c', 3, 'c', 1].distinct()", "[1, 2, \"c\", 3]"),
+        ("[1, 1.0, 2].distinct()", "[1, 2]"),
+        ("[[1], [1], [2]].distinct()", "[[1], [2]]"),
+    ];
+    let got: Vec<String> = cases.iter().map(|(s, _)| run(s)).collect();
+    let want: Vec<String> = cases.iter().map(|(_, v)| v.to_string()).collect();
+    assert_eq!(got, want);
+}
+
+#[test]
+fn sort_by_leaves_equal_keys_where_go_sort_leaves_them() {
+    // Up to 12 elements Go's sort.Slice is an insertion sort: equal keys keep their order.
+    assert_eq!(run("[3, 1, 4, 1, 5, 9, 2, 6].sortBy(x, x % 2)"), "[4, 2, 6, 3, 1, 1, 5, 9]");
+    // Past 12 it is pattern-defeating quicksort. Traced by hand through Go's code: the pivot is the
+    // median of elements 3, 6 and 9 (element 3, key 1); one partition puts 6 and 12 (key 0) first and
+    // scrambles the rest, which insertion sort then leaves as they are, all keys being 1.
+    assert_eq!(run("lists.range(13).sortBy(x, x == 12 ? 0 : (x == 6 ? 0 : 1))"), "[6, 12, 3, 0, 4, 5, 2, 7, 8, 9, 10, 11, 1]");
+}
+
+#[test]
+fn the_lists_extension_costs_what_cel_go_tracks() {
+    // Actual costs of cel-go's TestListsCosts where the expression uses only these functions; the
+    // tracker's part is the list made (times the depth for flatten), or twice the square of the
+    // compared list's size, 2.1 times for strings, plus 11.
+    let cases = [
+        ("lists.range(4) == [0, 1, 2, 3]", "true (cost 26)"),
+        ("lists.range(4 / 2) == [0, 1]", "true (cost 25)"),
+        ("[[1, 2], 3].flatten(1) == [1, 2, 3]", "true (cost 44)"),
+        ("[[1, 2], 3].flatten(2) == [1, 2, 3]", "true (cost 46)"),
+        ("[[1, 2], 3].flatten(3) == [1, 2, 3]", "true (cost 48)"),
+        ("[[1], 2, 3].flatten() == [1, 2, 3]", "true (cost 45)"),
+        ("[1, 2, 3].distinct() == [1, 2, 3]", "true (cost 50)"),
+        ("[1, 1, 1].distinct() == [1]", "true (cost 50)"),
+        ("[1, 2, 3].slice(1, 3) == [2, 3]", "true (cost 34)"),
+        ("[3, 2, 1].reverse() == [1, 2, 3]", "true (cost 35)"),
+        ("[2, 3, 1].sort() == [1, 2, 3]", "true (cost 50)"),
+        // 6 strings: 36 * 2.1 = 75.6, truncated.
+        ("['b', 'a', 'b', 'a', 'c', 'c'].sort()", "[\"a\", \"a\", \"b\", \"b\", \"c\", \"c\"] (cost 96)"),
+        // An error is a result of size one: 1 + 10 + 1 for the call.
+        ("[1, 2, 3].slice(2, 1)", "error: cannot slice(2, 1), start index must be less than or equal to end index"),
+    ];
+    let got: Vec<String> = cases.iter().map(|(s, _)| run_with_cost(s)).collect();
+    let want: Vec<String> = cases.iter().map(|(_, v)| v.to_string()).collect();
+    assert_eq!(got, want);
+    let parsed = parse("[1, 2, 3].slice(2, 1)").unwrap();
+    assert_eq!(evaluate(&parsed.expr, &[], 1_000_000).cost, 10 + 12);
+}
+
+#[test]
+fn a_list_call_over_the_limit_never_runs() {
+    // cel-go charges a billion elements after making them; here the call stops before.
+    let parsed = parse("lists.range(1000000000).size() > 0").unwrap();
+    let evaluation = evaluate(&parsed.expr, &[], 1_000_000);
+    assert_eq!(evaluation.outcome.unwrap_err().kind, ErrorKind::CostLimit);
+    let parsed = parse("lists.range(2000).distinct().size()").unwrap();
+    assert_eq!(evaluate(&parsed.expr, &[], 1_000_000).outcome.unwrap_err().kind, ErrorKind::CostLimit);
+}
