@@ -6,10 +6,12 @@
 
 use std::path::Path;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use crdls_check::{check_stream, CheckOptions};
 use crdls_crd::{Crd, CrdIndex};
+
+use crate::median;
 
 /// One Deployment; `{i}` is replaced by its index. 50 lines.
 const DEPLOYMENT: &str = "apiVersion: apps/v1
@@ -66,11 +68,6 @@ spec:
 
 fn file(template: &str, documents: usize) -> String {
     (0..documents).map(|i| template.replace("{i}", &i.to_string())).collect::<Vec<_>>().join("---\n")
-}
-
-fn median(mut samples: Vec<Duration>) -> Duration {
-    samples.sort();
-    samples[samples.len() / 2]
 }
 
 pub fn run(fixtures_crd: &Path, runs: usize) {

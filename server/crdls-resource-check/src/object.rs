@@ -229,17 +229,11 @@ fn check_builtin(
         return DocumentKind::Unchecked { group: group.to_string() };
     }
     match served {
-        builtin::Resolved::NotServed { message } => {
+        builtin::Resolved::NotServed { message, maybe_newer } => {
+            // A version a newer release may serve is a warning; one the release surely lacks, an error.
+            let severity = if maybe_newer { Severity::Warning } else { Severity::Error };
             out.push(
-                Diagnostic::new(api_version_node.range, Severity::Error, codes::RESOURCE_API_NOT_SERVED, message)
-                    .with_path("apiVersion")
-                    .with_cause(format!("no matches for kind \"{kind}\" in version \"{api_version}\"")),
-            );
-            DocumentKind::Unchecked { group: group.to_string() }
-        }
-        builtin::Resolved::MaybeNewer { message } => {
-            out.push(
-                Diagnostic::new(api_version_node.range, Severity::Warning, codes::RESOURCE_API_NOT_SERVED, message)
+                Diagnostic::new(api_version_node.range, severity, codes::RESOURCE_API_NOT_SERVED, message)
                     .with_path("apiVersion")
                     .with_cause(format!("no matches for kind \"{kind}\" in version \"{api_version}\"")),
             );
@@ -254,7 +248,7 @@ fn check_builtin(
         builtin::Resolved::Schema { schema, removed_in } => {
             if let Some(removed) = removed_in {
                 let mut text = format!("{api_version} {kind} is unavailable in v{removed}+");
-                if let builtin::Resolved::NotServed { message } = builtin::resolve(removed, group, version, kind) {
+                if let builtin::Resolved::NotServed { message, .. } = builtin::resolve(removed, group, version, kind) {
                     if let Some((_, instead)) = message.rsplit_once("; use ") {
                         text.push_str(&format!("; use {instead}"));
                     }

@@ -16,12 +16,10 @@ pub enum Resolved {
     /// are checked.
     KindOnly,
     /// The release does not serve it: the API server answers `no matches for kind`. The text says why
-    /// and what to use instead.
-    NotServed { message: String },
-    /// The newest release crdls knows serves the kind in other versions of the group, which rank
-    /// below this one: a later release may have added it (a beta promoted to v1), so it is not
-    /// checked, with a warning.
-    MaybeNewer { message: String },
+    /// and what to use instead. `maybe_newer` when the release is the newest crdls knows and serves
+    /// the kind only in versions that rank below this one: a later release may have added it (a beta
+    /// promoted to v1), so it is a warning rather than an error.
+    NotServed { message: String, maybe_newer: bool },
 }
 
 /// Resolves `group` (`""` for the core group), `version` and `kind` in release `kube`.
@@ -44,14 +42,15 @@ pub fn resolve(kube: KubeVersion, group: &str, version: &str, kind: &str) -> Res
             };
             let mut message = format!("Kubernetes {kube} does not serve {api_version} {kind}: {when}");
             message.push_str(&instead(kube, group, version, kind));
-            Resolved::NotServed { message }
+            Resolved::NotServed { message, maybe_newer: false }
         }
         Lookup::Unknown => {
             let here = versions_of(kube, group, kind);
             let newest = crdls_builtins::newest();
             if let Some(best) = here.first().filter(|best| kube == newest && compare_versions(version, best).is_lt()) {
                 let served = here.iter().map(|v| join(group, v)).collect::<Vec<_>>().join(", ");
-                return Resolved::MaybeNewer {
+                return Resolved::NotServed {
+                    maybe_newer: true,
                     message: format!(
                         "Kubernetes {kube}, the newest release crdls knows, serves {kind} as {served}, not as {api_version}; a later release may serve it, so this object is not checked (use {} for {kube})",
                         join(group, best)
@@ -61,6 +60,7 @@ pub fn resolve(kube: KubeVersion, group: &str, version: &str, kind: &str) -> Res
             if let Some(best) = here.first() {
                 let served = here.iter().map(|v| join(group, v)).collect::<Vec<_>>().join(", ");
                 return Resolved::NotServed {
+                    maybe_newer: false,
                     message: format!("Kubernetes {kube} serves {kind} as {served}, not as {api_version}; use {}", join(group, best)),
                 };
             }
@@ -70,7 +70,7 @@ pub fn resolve(kube: KubeVersion, group: &str, version: &str, kind: &str) -> Res
                 let releases = releases();
                 let mut message = format!("no Kubernetes release crdls knows ({releases}) serves {api_version} {kind}");
                 message.push_str(&instead(kube, group, version, kind));
-                return Resolved::NotServed { message };
+                return Resolved::NotServed { message, maybe_newer: false };
             }
             Resolved::KindOnly
         }
@@ -161,7 +161,7 @@ mod tests {
         match resolve(kube.parse().unwrap(), group, version, kind) {
             Resolved::Schema { removed_in, .. } => format!("schema, removed in {removed_in:?}"),
             Resolved::KindOnly => "kind only".into(),
-            Resolved::NotServed { message } | Resolved::MaybeNewer { message } => message,
+            Resolved::NotServed { message, .. } => message,
         }
     }
 

@@ -136,9 +136,19 @@ fn supported(values: &[&str]) -> String {
     format!("supported values: {}", quoted.join(", "))
 }
 
-/// `IsValidPortNum`'s message for a number outside 1-65535, or `None`.
-fn port_number_error(port: i64) -> Option<&'static str> {
-    (!(1..=65535).contains(&port)).then_some("must be between 1 and 65535, inclusive")
+/// `IsValidPortNum`: the number `node` holds at `path` (a field named `field`) must be in 1-65535.
+/// Anything but an integer is left to the schema's type check.
+fn port_number(node: &Node, path: &str, field: &str, out: &mut Vec<Found>) {
+    let crdls_yaml::Value::Int(number) = node.value else { return };
+    if (1..=65535).contains(&number) {
+        return;
+    }
+    out.push(Found::field(
+        error(ErrorType::Invalid, path, Some(number.to_string()), "must be between 1 and 65535, inclusive"),
+        node.range,
+        crdls_yaml::codes::NATIVE_PORT,
+        format!("{field} {number} is not a port number: it must be between 1 and 65535"),
+    ));
 }
 
 /// `IsValidPortName`: an IANA service name, at most 15 lower-case alphanumerics and hyphens, with a

@@ -6,7 +6,7 @@
 use crdls_yaml::codes;
 use crdls_yaml::{Node, TextRange, Value};
 
-use super::{error, port_name_errors, port_number_error, supported, Found, Target};
+use super::{error, port_name_errors, port_number, supported, Found, Target};
 use crate::field_error::ErrorType;
 use crate::gofmt;
 
@@ -155,19 +155,11 @@ fn container_common(container: &Node, path: &str, checks: &ContainerChecks<'_>, 
         }
         for field in ["containerPort", "hostPort"] {
             let Some(node) = port.get(field) else { continue };
-            let Value::Int(number) = node.value else { continue };
             // A host port of 0 means none.
-            if field == "hostPort" && number == 0 {
+            if field == "hostPort" && node.value == Value::Int(0) {
                 continue;
             }
-            if let Some(detail) = port_number_error(number) {
-                out.push(Found::field(
-                    error(ErrorType::Invalid, format!("{at}.{field}"), Some(number.to_string()), detail),
-                    node.range,
-                    codes::NATIVE_PORT,
-                    format!("{field} {number} is not a port number: it must be between 1 and 65535"),
-                ));
-            }
+            port_number(node, &format!("{at}.{field}"), field, out);
         }
         protocol(port, &at, out);
     }

@@ -7,7 +7,7 @@ use crdls_yaml::codes;
 use crdls_yaml::{Node, Value};
 
 use super::pods::protocol;
-use super::{error, port_name_errors, port_number_error, Found};
+use super::{error, port_name_errors, port_number, Found};
 use crate::field_error::ErrorType;
 use crate::gofmt;
 
@@ -54,16 +54,7 @@ pub(super) fn validate_service_spec(spec: &Node, out: &mut Vec<Found>) {
             _ => {}
         }
         if let Some(node) = port.get("port") {
-            if let Value::Int(number) = node.value {
-                if let Some(detail) = port_number_error(number) {
-                    out.push(Found::field(
-                        error(ErrorType::Invalid, format!("{at}.port"), Some(number.to_string()), detail),
-                        node.range,
-                        codes::NATIVE_PORT,
-                        format!("port {number} is not a port number: it must be between 1 and 65535"),
-                    ));
-                }
-            }
+            port_number(node, &format!("{at}.port"), "port", out);
         }
         protocol(port, &at, out);
         if let Some(node) = port.get("targetPort") {
@@ -77,16 +68,7 @@ pub(super) fn validate_service_spec(spec: &Node, out: &mut Vec<Found>) {
 fn target_port(node: &Node, path: &str, out: &mut Vec<Found>) {
     match &node.value {
         Value::Int(0) => {}
-        Value::Int(number) => {
-            if let Some(detail) = port_number_error(*number) {
-                out.push(Found::field(
-                    error(ErrorType::Invalid, path, Some(number.to_string()), detail),
-                    node.range,
-                    codes::NATIVE_PORT,
-                    format!("targetPort {number} is not a port number: it must be between 1 and 65535"),
-                ));
-            }
-        }
+        Value::Int(_) => port_number(node, path, "targetPort", out),
         Value::Str(name) if !name.is_empty() => {
             for detail in port_name_errors(name) {
                 out.push(Found::field(
