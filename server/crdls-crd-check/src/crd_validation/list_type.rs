@@ -12,7 +12,7 @@
 use crdls_yaml::{Node, TextRange, Value};
 
 use super::{entries, fe, flag, get, items, key_at, text, value_at, Found};
-use crate::field_error::ErrorType;
+use crate::field_error::{ErrorType, FieldError};
 use crate::gofmt;
 use crdls_yaml::codes;
 
@@ -28,26 +28,8 @@ pub(super) fn check(s: &Node, p: &str, anchor: TextRange, out: &mut Vec<Found>) 
     let list_type = get(s, "x-kubernetes-list-type");
     let list_type_text = list_type.and_then(Node::as_str).unwrap_or_default();
     if map_type.is_some() && ty != "object" {
-        let detail = "must be object if x-kubernetes-map-type is specified";
-        if ty.is_empty() {
-            push(
-                key_at(s, "x-kubernetes-map-type", anchor),
-                ErrorType::Required,
-                format!("{p}.type"),
-                None,
-                detail,
-                "x-kubernetes-map-type needs type: object".into(),
-            );
-        } else {
-            push(
-                value_at(s, "type", anchor),
-                ErrorType::Invalid,
-                format!("{p}.type"),
-                Some(gofmt::quote(ty)),
-                detail,
-                "x-kubernetes-map-type is only for type: object".into(),
-            );
-        }
+        let (range, error, message) = needs_type(s, p, ty, anchor, "x-kubernetes-map-type", "object");
+        push(range, error.ty, error.path, error.value, &error.detail, message);
     }
     if let Some(mt) = map_type {
         let value = mt.as_str().unwrap_or_default();
@@ -64,26 +46,8 @@ pub(super) fn check(s: &Node, p: &str, anchor: TextRange, out: &mut Vec<Found>) 
     }
     let single_items = get(s, "items").filter(|i| matches!(i.value, Value::Map(_)));
     if list_type.is_some() && ty != "array" {
-        let detail = "must be array if x-kubernetes-list-type is specified";
-        if ty.is_empty() {
-            push(
-                key_at(s, "x-kubernetes-list-type", anchor),
-                ErrorType::Required,
-                format!("{p}.type"),
-                None,
-                detail,
-                "x-kubernetes-list-type needs type: array".into(),
-            );
-        } else {
-            push(
-                value_at(s, "type", anchor),
-                ErrorType::Invalid,
-                format!("{p}.type"),
-                Some(gofmt::quote(ty)),
-                detail,
-                "x-kubernetes-list-type is only for type: array".into(),
-            );
-        }
+        let (range, error, message) = needs_type(s, p, ty, anchor, "x-kubernetes-list-type", "array");
+        push(range, error.ty, error.path, error.value, &error.detail, message);
     } else if list_type_text == "set" {
         if let Some(is) = single_items {
             let item_list_type = get(is, "x-kubernetes-list-type");
@@ -277,5 +241,21 @@ pub(super) fn check(s: &Node, p: &str, anchor: TextRange, out: &mut Vec<Found>) 
                 }
             }
         }
+    }
+}
+
+/// An extension on a node of another type than it needs: Required when the node has no type, else
+/// Invalid on the type. Where, the API server's error, and crdls's message.
+fn needs_type(s: &Node, p: &str, ty: &str, anchor: TextRange, extension: &str, wanted: &str) -> (TextRange, FieldError, String) {
+    let detail = format!("must be {wanted} if {extension} is specified");
+    if ty.is_empty() {
+        (
+            key_at(s, extension, anchor),
+            fe(ErrorType::Required, format!("{p}.type"), None, detail),
+            format!("{extension} needs type: {wanted}"),
+        )
+    } else {
+        let error = fe(ErrorType::Invalid, format!("{p}.type"), Some(gofmt::quote(ty)), detail);
+        (value_at(s, "type", anchor), error, format!("{extension} is only for type: {wanted}"))
     }
 }
