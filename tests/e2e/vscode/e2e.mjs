@@ -279,7 +279,8 @@ try {
   await press('Control+K Control+I');
   const hover = await waitFor(
     () => page.locator('.monaco-hover:not(.hidden)').first().innerText(),
-    (t) => /spec\.owner/.test(t) && /string/.test(t),
+    // The problem part of the hover can render after the field's part: wait for both.
+    (t) => /spec\.owner/.test(t) && /string/.test(t) && /must match the pattern/.test(t),
   );
   check(/must match the pattern/.test(hover ?? '') && /spec\.owner/.test(hover ?? '') && /string/.test(hover ?? '') && /\^\[a-z\]\[a-z0-9-\]\*\$/.test(hover ?? ''), 'hover on the owner value shows the problem, spec.owner, its type and its pattern', hover);
   if (screenshot) {
