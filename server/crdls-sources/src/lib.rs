@@ -1,0 +1,177 @@
+//! Where CRDs come from besides the YAML files of the workspace: the `crds/` directories of Helm chart
+//! archives (read in place), URLs (fetched once into a cache and reused offline), and the CRDs a
+//! cluster serves (listed through its kubeconfig and cached the same way). Each source yields texts
+//! with an origin that names it, so reports, hovers and definitions can say where a CRD came from.
+//!
+//! The network is only touched here, and only when a caller asks: the CLI before it checks, the
+//! language server in a background task.
+
+pub mod archive;
+pub mod cache;
+pub mod cluster;
+pub mod url;
+
+pub use cache::Cache;
+
+/// How a run may use the network for URL and cluster sources.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Network {
+    /// Use the cached copy when there is one (and it matches its pin); fetch otherwise.
+    #[default]
+    CacheFirst,
+    /// Fetch again even when a cached copy exists (`--refresh`, or the editor's refresh command).
+    Refresh,
+    /// Never touch the network: what is not cached is an error (`--offline`).
+    Offline,
+}
+
+/// A CRD location as written in `--crds`, `crdPaths` or the editor settings.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Location {
+    /// A file, a directory or a glob, relative to where it was configured.
+    Path(String),
+    /// An `http://` or `https://` URL.
+    Url(UrlSource),
+}
+
+/// A URL to read CRDs from, with the sha256 its content is pinned to, if any.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UrlSource {
+    /// The URL, without the pin.
+    pub url: String,
+    /// The pinned sha256 (lowercase hex), written as a `#sha256=…` fragment.
+    pub sha256: Option<String>,
+}
+
+impl Location {
+    /// Reads a configured location: a URL when it starts with `http://` or `https://` (a trailing
+    /// `#sha256=HEX` pins its content), a path otherwise.
+    pub fn parse(spec: &str) -> Location {
+        let lower = spec.get(..8).unwrap_or(spec).to_ascii_lowercase();
+        if !(lower.starts_with("http://") || lower.starts_with("https://")) {
+            return Location::Path(spec.to_string());
+        }
+        match spec.rsplit_once("#sha256=") {
+            Some((url, pin)) => Location::Url(UrlSource { url: url.to_string(), sha256: Some(pin.trim().to_ascii_lowercase()) }),
+            None => Location::Url(UrlSource { url: spec.to_string(), sha256: None }),
+        }
+    }
+}
+
+/// What kind of source a CRD came from; the order is the precedence when two sources define the same
+/// CRD (the workspace's own files first, the cluster last).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum SourceKind {
+    /// A file among the checked paths or in the workspace, or an open buffer.
+    Workspace,
+    /// A local file or directory named by `--crds` or `crdPaths`.
+    Configured,
+    /// The `crds/` directory of a Helm chart archive (`charts/*.tgz`).
+    ChartArchive,
+    /// A URL, through the cache.
+    Url,
+    /// The cluster of a kubeconfig context, through the cache.
+    Cluster,
+}
+
+impl SourceKind {
+    /// How reports name the kind.
+    pub fn describe(self) -> &'static str {
+        match self {
+            SourceKind::Workspace => "the workspace",
+            SourceKind::Configured => "--crds/crdPaths",
+            SourceKind::ChartArchive => "a chart archive",
+            SourceKind::Url => "a URL",
+            SourceKind::Cluster => "the cluster",
+        }
+    }
+}
+
+/// A text read from a URL or the cluster, and where it is cached.
+#[derive(Clone, Debug)]
+pub struct Fetched {
+    /// What the source is called in reports: the URL, or `cluster <context>`.
+    pub label: String,
+    /// The cached file, which an editor can open.
+    pub path: std::path::PathBuf,
+    /// The text.
+    pub text: String,
+    /// Whether it came from the network in this call (false: from the cache).
+    pub downloaded: bool,
+    /// When the cached copy was written, as seconds since the Unix epoch.
+    pub fetched_at: Option<u64>,
+}
+
+/// Why a URL or the cluster gave no CRDs.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SourceError {
+    /// `--offline`, and the source was never fetched.
+    NotCached {
+        /// The source.
+        label: String,
+    },
+    /// The download failed.
+    Fetch {
+        /// The source.
+        label: String,
+        /// What went wrong.
+        reason: String,
+    },
+    /// The content does not match the pinned sha256.
+    Pin {
+        /// The URL.
+        label: String,
+        /// The pin.
+        expected: String,
+        /// The content's sha256.
+        actual: String,
+    },
+}
+
+impl SourceError {
+    /// The source the error is about.
+    pub fn label(&self) -> &str {
+        match self {
+            SourceError::NotCached { label } | SourceError::Fetch { label, .. } | SourceError::Pin { label, .. } => label,
+        }
+    }
+}
+
+impl std::fmt::Display for SourceError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SourceError::NotCached { label } => {
+                write!(f, "{label} is not in the cache, and the network is off (--offline); run once without --offline to fetch it")
+            }
+            SourceError::Fetch { label, reason } => write!(f, "cannot fetch {label}: {reason}"),
+            SourceError::Pin { label, expected, actual } => {
+                write!(f, "{label} has sha256 {actual}, but it is pinned to {expected}; not used (check the pin, or the URL)")
+            }
+        }
+    }
+}
+
+/// The sha256 of `bytes`, lowercase hex.
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    use sha2::Digest;
+    sha2::Sha256::digest(bytes).iter().map(|b| format!("{b:02x}")).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn locations() {
+        assert_eq!(Location::parse("crds/"), Location::Path("crds/".into()));
+        assert_eq!(
+            Location::parse("https://example.com/a.yaml"),
+            Location::Url(UrlSource { url: "https://example.com/a.yaml".into(), sha256: None })
+        );
+        assert_eq!(
+            Location::parse("HTTP://example.com/a.yaml#sha256=ABC"),
+            Location::Url(UrlSource { url: "HTTP://example.com/a.yaml".into(), sha256: Some("abc".into()) })
+        );
+        assert_eq!(sha256_hex(b""), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+    }
+}
