@@ -152,3 +152,8 @@ fn every_fixture_has_a_snapshot() {
     }
     assert!(missing.is_empty(), "fixtures without a snapshot test: {missing:?}");
 }
+
+#[test]
+fn chart_dependency_archives_give_their_crds() {
+    project("umbrella");
+}

@@ -11,4 +11,5 @@ mod corpus;
 mod crd_validation;
 mod fixtures;
 mod lsp;
+mod sources;
 mod tidy;

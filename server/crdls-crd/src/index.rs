@@ -9,11 +9,53 @@ use crate::crd::{Crd, CrdVersion};
 /// Where a CRD came from: a path or URI chosen by the caller.
 pub type SourceId = Arc<str>;
 
+/// What kind of source a CRD came from. The order is the precedence when two sources define the same
+/// CRD: the workspace's own files first, the cluster last.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum SourceKind {
+    /// A file among the checked paths or in the workspace, or an open buffer.
+    #[default]
+    Workspace,
+    /// A local file or directory named by `--crds` or `crdPaths`.
+    Configured,
+    /// The `crds/` directory of a Helm chart archive (`charts/*.tgz`).
+    ChartArchive,
+    /// A URL, read through the cache.
+    Url,
+    /// The cluster of a kubeconfig context, read through the cache.
+    Cluster,
+}
+
+impl SourceKind {
+    /// How a report names the kind of source.
+    pub fn describe(self) -> &'static str {
+        match self {
+            SourceKind::Workspace => "workspace file",
+            SourceKind::Configured => "--crds/crdPaths",
+            SourceKind::ChartArchive => "chart archive",
+            SourceKind::Url => "URL",
+            SourceKind::Cluster => "cluster",
+        }
+    }
+}
+
+/// Where a source's CRDs came from, beyond its id.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Origin {
+    /// The kind of source, which decides precedence.
+    pub kind: SourceKind,
+    /// How to name it when the id is not the name users know: the URL of a cached download,
+    /// `cluster NAME` for a cluster's listing.
+    pub label: Option<Arc<str>>,
+}
+
 /// A CRD and the source it was read from.
 #[derive(Clone, Debug)]
 pub struct IndexedCrd {
     /// The file (or buffer) the CRD is in.
     pub source: SourceId,
+    /// What kind of source that is.
+    pub kind: SourceKind,
     /// The CRD.
     pub crd: Arc<Crd>,
 }
@@ -46,7 +88,9 @@ pub enum Resolution<'a> {
 #[derive(Clone, Debug, Default)]
 pub struct CrdIndex {
     by_source: HashMap<SourceId, Vec<Arc<Crd>>>,
+    /// Kept in precedence order: by source kind, then in the order sources were indexed.
     by_group: HashMap<String, Vec<IndexedCrd>>,
+    origins: HashMap<SourceId, Origin>,
 }
 
 impl CrdIndex {
@@ -57,7 +101,13 @@ impl CrdIndex {
 
     /// Replaces what `source` contributes with `crds` (an empty list removes the source). CRDs that
     /// cannot serve anything (see [`Crd::is_indexable`]) are left out.
-    pub fn set_source(&mut self, source: SourceId, mut crds: Vec<Crd>) {
+    pub fn set_source(&mut self, source: SourceId, crds: Vec<Crd>) {
+        self.set_source_from(source, Origin::default(), crds);
+    }
+
+    /// Like [`CrdIndex::set_source`], for a source of another kind than a workspace file: its CRDs
+    /// yield to those of kinds that come before (see [`SourceKind`]).
+    pub fn set_source_from(&mut self, source: SourceId, origin: Origin, mut crds: Vec<Crd>) {
         self.remove_source(&source);
         crds.retain(Crd::is_indexable);
         if crds.is_empty() {
@@ -65,13 +115,24 @@ impl CrdIndex {
         }
         let crds: Vec<Arc<Crd>> = crds.into_iter().map(Arc::new).collect();
         for crd in &crds {
-            self.by_group.entry(crd.group.clone()).or_default().push(IndexedCrd { source: source.clone(), crd: crd.clone() });
+            let list = self.by_group.entry(crd.group.clone()).or_default();
+            let at = list.iter().position(|c| c.kind > origin.kind).unwrap_or(list.len());
+            list.insert(at, IndexedCrd { source: source.clone(), kind: origin.kind, crd: crd.clone() });
+        }
+        if origin != Origin::default() {
+            self.origins.insert(source.clone(), origin);
         }
         self.by_source.insert(source, crds);
     }
 
+    /// Where `source` came from (a workspace file unless it was indexed with another origin).
+    pub fn origin_of(&self, source: &str) -> Origin {
+        self.origins.get(source).cloned().unwrap_or_default()
+    }
+
     /// Forgets everything `source` contributed.
     pub fn remove_source(&mut self, source: &str) {
+        self.origins.remove(source);
         let Some(old) = self.by_source.remove(source) else { return };
         for crd in old {
             if let Some(list) = self.by_group.get_mut(&crd.group) {
@@ -114,7 +175,8 @@ impl CrdIndex {
     }
 
     /// Resolves an `apiVersion` (`group/version`) and `kind`. When two sources declare the same
-    /// kind, the first one indexed wins.
+    /// kind, the one of the kind of source that comes first wins (see [`SourceKind`]), and among
+    /// sources of one kind the first one indexed.
     pub fn resolve(&self, api_version: &str, kind: &str) -> Resolution<'_> {
         let (group, version) = split_api_version(api_version);
         let Some(crds) = self.by_group.get(group) else { return Resolution::UnknownGroup };

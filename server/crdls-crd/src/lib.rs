@@ -9,7 +9,7 @@ mod schema;
 mod version;
 
 pub use crd::{is_crd, Crd, CrdApiVersion, CrdVersion, Names};
-pub use index::{split_api_version, CrdIndex, IndexedCrd, Resolution, SourceId};
+pub use index::{split_api_version, CrdIndex, IndexedCrd, Origin, Resolution, SourceId, SourceKind};
 pub use schema::{AdditionalProperties, Property, Rare, Schema, ValidationRule};
 pub use version::compare_versions;
 

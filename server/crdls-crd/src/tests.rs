@@ -108,6 +108,33 @@ fn index_resolves_and_updates_one_source_at_a_time() {
 }
 
 #[test]
+fn the_kind_of_source_decides_which_definition_wins() {
+    use crate::{Origin, SourceKind};
+    let widget = || crds(&fixture::Crd::new("Widget").group("example.com").yaml());
+    let from = |kind, label: &str| Origin { kind, label: Some(Arc::from(label)) };
+    let mut index = CrdIndex::new();
+    // Indexed in the reverse of their precedence, as a language server may find them.
+    index.set_source_from(Arc::from("cache/cluster.yaml"), from(SourceKind::Cluster, "cluster dev"), widget());
+    index.set_source_from(Arc::from("cache/url.yaml"), from(SourceKind::Url, "https://example.com/crds.yaml"), widget());
+    index.set_source_from(Arc::from("charts/a.tgz!/a/crds/w.yaml"), Origin { kind: SourceKind::ChartArchive, label: None }, widget());
+    let winner = |index: &CrdIndex| match index.resolve("example.com/v1", "Widget") {
+        Resolution::Found { crd, .. } => (crd.source.to_string(), crd.kind),
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(winner(&index), ("charts/a.tgz!/a/crds/w.yaml".to_string(), SourceKind::ChartArchive));
+    index.set_source(Arc::from("crds/w.yaml"), widget());
+    assert_eq!(winner(&index), ("crds/w.yaml".to_string(), SourceKind::Workspace));
+    assert_eq!(index.origin_of("cache/url.yaml").label.as_deref(), Some("https://example.com/crds.yaml"));
+    assert_eq!(index.origin_of("crds/w.yaml"), Origin::default());
+    index.remove_source("crds/w.yaml");
+    index.remove_source("charts/a.tgz!/a/crds/w.yaml");
+    assert_eq!(winner(&index), ("cache/url.yaml".to_string(), SourceKind::Url));
+    index.remove_source("cache/url.yaml");
+    assert_eq!(index.origin_of("cache/url.yaml"), Origin::default());
+    assert_eq!(winner(&index).1, SourceKind::Cluster);
+}
+
+#[test]
 fn schema_nodes_stay_small() {
     // A large CRD set holds tens of thousands of schema nodes: rare keywords live behind one box.
     assert!(std::mem::size_of::<crate::Schema>() <= 232, "Schema grew to {} bytes", std::mem::size_of::<crate::Schema>());

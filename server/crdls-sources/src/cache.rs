@@ -62,7 +62,8 @@ impl Cache {
 /// The cached text at `path` and when it was written, if it is there and is text.
 pub(crate) fn read_cached(path: &Path) -> Option<(String, Option<u64>)> {
     let text = std::fs::read_to_string(path).ok()?;
-    let written = std::fs::metadata(path).and_then(|m| m.modified()).ok().and_then(|t| t.duration_since(UNIX_EPOCH).ok()).map(|d| d.as_secs());
+    let written =
+        std::fs::metadata(path).and_then(|m| m.modified()).ok().and_then(|t| t.duration_since(UNIX_EPOCH).ok()).map(|d| d.as_secs());
     Some((text, written))
 }
 

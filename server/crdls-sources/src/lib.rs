@@ -58,35 +58,6 @@ impl Location {
     }
 }
 
-/// What kind of source a CRD came from; the order is the precedence when two sources define the same
-/// CRD (the workspace's own files first, the cluster last).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum SourceKind {
-    /// A file among the checked paths or in the workspace, or an open buffer.
-    Workspace,
-    /// A local file or directory named by `--crds` or `crdPaths`.
-    Configured,
-    /// The `crds/` directory of a Helm chart archive (`charts/*.tgz`).
-    ChartArchive,
-    /// A URL, through the cache.
-    Url,
-    /// The cluster of a kubeconfig context, through the cache.
-    Cluster,
-}
-
-impl SourceKind {
-    /// How reports name the kind.
-    pub fn describe(self) -> &'static str {
-        match self {
-            SourceKind::Workspace => "the workspace",
-            SourceKind::Configured => "--crds/crdPaths",
-            SourceKind::ChartArchive => "a chart archive",
-            SourceKind::Url => "a URL",
-            SourceKind::Cluster => "the cluster",
-        }
-    }
-}
-
 /// A text read from a URL or the cluster, and where it is cached.
 #[derive(Clone, Debug)]
 pub struct Fetched {

@@ -47,7 +47,8 @@ pub fn fetch(source: &UrlSource, cache: &Cache, network: Network) -> Result<Fetc
             return Err(SourceError::Pin { label, expected: pin.clone(), actual });
         }
     }
-    let text = String::from_utf8(bytes).map_err(|_| SourceError::Fetch { label: label.clone(), reason: "the content is not UTF-8 text".into() })?;
+    let text = String::from_utf8(bytes)
+        .map_err(|_| SourceError::Fetch { label: label.clone(), reason: "the content is not UTF-8 text".into() })?;
     cache
         .write(&path, text.as_bytes())
         .map_err(|e| SourceError::Fetch { label: label.clone(), reason: format!("cannot write the cache {}: {e}", path.display()) })?;

@@ -34,8 +34,11 @@ pub enum SeverityOverride {
 /// The settings.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Config {
-    /// Extra files, directories or globs (`crds/**/*.yaml`) to read CRDs from, relative to the workspace root.
+    /// Extra files, directories, globs (`crds/**/*.yaml`) or URLs (`https://…`, pinned with a
+    /// `#sha256=HEX` fragment) to read CRDs from; paths are relative to the workspace root.
     pub crd_paths: Vec<String>,
+    /// Whether, and how, to read the CRDs a cluster serves (`None`: not at all).
+    pub cluster: Option<ClusterSetting>,
     /// Unknown fields are errors rather than warnings.
     pub strict: bool,
     /// Objects that could not be validated because no known CRD serves them are errors, so that a run
@@ -59,6 +62,7 @@ impl Default for Config {
     fn default() -> Config {
         Config {
             crd_paths: Vec::new(),
+            cluster: None,
             strict: false,
             fail_unchecked: false,
             kube_version: None,
@@ -70,11 +74,38 @@ impl Default for Config {
     }
 }
 
+/// Which cluster's CRDs to read: the kubeconfig's current context unless one is named.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ClusterSetting {
+    /// The kubeconfig context; the current context when absent.
+    pub context: Option<String>,
+    /// The kubeconfig file; `$KUBECONFIG`, else `~/.kube/config`, when absent.
+    pub kubeconfig: Option<String>,
+}
+
+/// The `cluster` setting as written: `cluster = true`, or a table naming the context or kubeconfig
+/// (with `enabled = false` to turn it off while keeping the names).
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+enum ClusterLayer {
+    On(bool),
+    Table(ClusterTable),
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct ClusterTable {
+    enabled: Option<bool>,
+    context: Option<String>,
+    kubeconfig: Option<String>,
+}
+
 /// One layer of settings as written: every field optional, camelCase in JSON and TOML alike.
 #[derive(Debug, Default, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 struct Layer {
     crd_paths: Option<Vec<String>>,
+    cluster: Option<ClusterLayer>,
     strict: Option<bool>,
     fail_unchecked: Option<bool>,
     kube_version: Option<String>,
@@ -127,6 +158,14 @@ impl Config {
     fn apply(&mut self, layer: Layer) {
         if let Some(paths) = layer.crd_paths {
             self.crd_paths = paths;
+        }
+        match layer.cluster {
+            None => {}
+            Some(ClusterLayer::On(on)) => self.cluster = on.then(ClusterSetting::default),
+            Some(ClusterLayer::Table(table)) => {
+                self.cluster =
+                    table.enabled.unwrap_or(true).then_some(ClusterSetting { context: table.context, kubeconfig: table.kubeconfig })
+            }
         }
         if let Some(strict) = layer.strict {
             self.strict = strict;
@@ -271,6 +310,23 @@ mod tests {
             got,
             [("resource/no-crd", Severity::Error), ("resource/undeclared-kind", Severity::Warning), ("cel/skipped", Severity::Information)]
         );
+    }
+
+    #[test]
+    fn the_cluster_is_a_switch_or_a_table() {
+        let mut config = Config::default();
+        assert_eq!(config.cluster, None);
+        config.merge_toml("cluster = true").unwrap();
+        assert_eq!(config.cluster, Some(ClusterSetting::default()));
+        config.merge_toml("[cluster]\ncontext = \"kind-dev\"\nkubeconfig = \"~/k.yaml\"\n").unwrap();
+        assert_eq!(config.cluster, Some(ClusterSetting { context: Some("kind-dev".into()), kubeconfig: Some("~/k.yaml".into()) }));
+        config.merge_json(&serde_json::json!({"cluster": {"enabled": false, "context": "x"}})).unwrap();
+        assert_eq!(config.cluster, None);
+        config.merge_json(&serde_json::json!({"cluster": {"context": "prod"}})).unwrap();
+        assert_eq!(config.cluster.as_ref().and_then(|c| c.context.as_deref()), Some("prod"));
+        config.merge_json(&serde_json::json!({"cluster": false})).unwrap();
+        assert_eq!(config.cluster, None);
+        assert!(config.merge_toml("[cluster]\ncontxt = \"a\"\n").is_err());
     }
 
     #[test]

@@ -25,21 +25,44 @@ pub fn normalize(path: &Path) -> PathBuf {
     out
 }
 
+/// Whether a path found while walking is a Helm chart archive whose CRDs count: a `.tgz` in a
+/// `charts/` directory, where `helm dependency build` puts a chart's dependencies.
+pub fn is_dependency_archive(path: &Path) -> bool {
+    crdls_sources::archive::is_chart_archive(path) && path.parent().and_then(Path::file_name).is_some_and(|n| n == "charts")
+}
+
+/// What a walk found.
+#[derive(Debug, Default)]
+pub struct Walk {
+    /// YAML and JSON files.
+    pub files: Vec<PathBuf>,
+    /// Helm chart archives in `charts/` directories (see [`is_dependency_archive`]).
+    pub archives: Vec<PathBuf>,
+    /// Hidden directories skipped (`.git` aside), so a run can say that test directories such as
+    /// `.chainsaw-test` were not looked at.
+    pub hidden: Vec<PathBuf>,
+}
+
 /// Every YAML or JSON file below `root` (hidden directories, `node_modules` and `target` skipped).
 pub fn files_below(root: &Path, out: &mut Vec<PathBuf>) {
-    walk(root, out, &mut Vec::new());
+    let mut found = Walk::default();
+    walk(root, &mut found);
+    out.append(&mut found.files);
 }
 
-/// Like [`files_below`], and also lists the hidden directories it skipped (`.git` aside), so that a
-/// run can say that test directories such as `.chainsaw-test` were not looked at.
-pub fn files_below_noting_hidden(root: &Path, out: &mut Vec<PathBuf>, hidden: &mut Vec<PathBuf>) {
-    walk(root, out, hidden);
+/// The YAML and JSON files, the chart archives and the skipped hidden directories below `root`.
+pub fn walk_below(root: &Path) -> Walk {
+    let mut found = Walk::default();
+    walk(root, &mut found);
+    found
 }
 
-fn walk(root: &Path, out: &mut Vec<PathBuf>, hidden: &mut Vec<PathBuf>) {
+fn walk(root: &Path, found: &mut Walk) {
     if root.is_file() {
         if is_yaml_or_json(root) {
-            out.push(root.to_path_buf());
+            found.files.push(root.to_path_buf());
+        } else if crdls_sources::archive::is_chart_archive(root) {
+            found.archives.push(root.to_path_buf());
         }
         return;
     }
@@ -52,35 +75,58 @@ fn walk(root: &Path, out: &mut Vec<PathBuf>, hidden: &mut Vec<PathBuf>) {
         if ty.is_dir() {
             if name.starts_with('.') {
                 if name != ".git" {
-                    hidden.push(path);
+                    found.hidden.push(path);
                 }
             } else if name != "node_modules" && name != "target" {
-                walk(&path, out, hidden);
+                walk(&path, found);
             }
         } else if is_yaml_or_json(&path) {
-            out.push(path);
+            found.files.push(path);
+        } else if ty.is_file() && is_dependency_archive(&path) {
+            found.archives.push(path);
         }
     }
 }
 
-/// The files a configured CRD path stands for: a file, a directory, or a glob with `*` and `**`.
+/// The files a configured CRD path stands for: a file, a directory, or a glob with `*` and `**`. Chart
+/// archives are among them when named, matched by the glob, or in a `charts/` directory below.
 pub fn expand(root: &Path, pattern: &str) -> Vec<PathBuf> {
     let mut out = Vec::new();
     if !pattern.contains('*') {
-        let path = root.join(pattern);
-        files_below(&path, &mut out);
+        let found = walk_below(&root.join(pattern));
+        out.extend(found.files);
+        out.extend(found.archives);
         return out;
     }
     // Walk from the longest literal prefix, then match the rest of each path against the glob.
     let literal: Vec<&str> = pattern.split('/').take_while(|part| !part.contains('*')).collect();
     let base = root.join(literal.join("/"));
-    let mut candidates = Vec::new();
-    files_below(&base, &mut candidates);
+    let mut candidates = walk_below(&base).files;
+    if crdls_sources::archive::is_chart_archive(Path::new(pattern)) {
+        candidates.extend(archives_below(&base));
+    }
     for file in candidates {
         if let Ok(relative) = file.strip_prefix(root) {
             if glob_match(pattern, &relative.to_string_lossy().replace('\\', "/")) {
                 out.push(file);
             }
+        }
+    }
+    out
+}
+
+/// Every `.tgz` or `.tar.gz` below `root`, for a glob that names archives wherever they are.
+fn archives_below(root: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let Ok(entries) = std::fs::read_dir(root) else { return out };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        let Ok(ty) = entry.file_type() else { continue };
+        let hidden = entry.file_name().to_string_lossy().starts_with('.');
+        if ty.is_dir() && !hidden {
+            out.extend(archives_below(&path));
+        } else if ty.is_file() && crdls_sources::archive::is_chart_archive(&path) {
+            out.push(path);
         }
     }
     out

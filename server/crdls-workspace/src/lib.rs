@@ -1,12 +1,14 @@
 //! What crdls reads from disk around the files it checks, kept out of the pure layers: the settings
 //! (`config.rs`: `crdls.toml`, initialization options, client settings), file discovery and globs
 //! (`files.rs`), what each file is from the files around it (`roles.rs`: chart templates, kustomize
-//! patches, test assertions) and old versions of files from git (`git.rs`).
+//! patches, test assertions), old versions of files from git (`git.rs`), and CRD sources beyond the
+//! workspace's files: chart archives, URLs and the cluster (`sources.rs`).
 
 pub mod config;
 pub mod files;
 pub mod git;
 pub mod roles;
+pub mod sources;
 
-pub use config::{Config, SeverityOverride, CONFIG_FILE};
+pub use config::{ClusterSetting, Config, SeverityOverride, CONFIG_FILE};
 pub use roles::{helm_template_hint, FileRole, Roles};

@@ -1,20 +1,46 @@
 //! Reading what `crdls check` was pointed at: files, directories (walked, with hidden directories
-//! noted), standard input, and the `--crds` sources, each read once.
+//! noted), standard input, and the CRD sources: `--crds` paths, the chart archives among both, and
+//! URLs and the cluster through the cache; each read once.
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
+use crdls_crd::SourceKind;
 use crdls_workspace::files;
+use crdls_workspace::sources::External;
 
 /// One input file read into memory.
 pub(crate) struct Input {
-    /// The path shown to the user (relative to the working directory), or `<stdin>`.
+    /// The path shown to the user (relative to the working directory), `<stdin>`, an archive member
+    /// (`charts/app.tgz!/app/crds/a.yaml`), a URL or `cluster NAME`.
     pub display: String,
-    /// The file it was read from (`None` for standard input).
+    /// The file it was read from (`None` for standard input and archive members; the cached copy
+    /// for a URL or the cluster).
     pub path: Option<PathBuf>,
     pub text: String,
-    /// Whether its problems are reported (false for `--crds` sources).
+    /// Whether its problems are reported (false for CRD sources).
     pub report: bool,
+    /// What kind of source it is, which decides which of two definitions of a CRD wins.
+    pub kind: SourceKind,
+    /// For a download: whether it came from the network in this run, and when it was cached.
+    pub fetched: Option<(bool, Option<u64>)>,
+}
+
+impl Input {
+    fn file(display: String, path: PathBuf, text: String, report: bool) -> Input {
+        let kind = if report { SourceKind::Workspace } else { SourceKind::Configured };
+        Input { display, path: Some(path), text, report, kind, fetched: None }
+    }
+
+    /// An input from outside the checked files: an archive member, a URL, the cluster.
+    pub(crate) fn external(source: External, cwd: &Path) -> Input {
+        let display = match &source.member {
+            Some(member) => format!("{}{}{member}", display_path(&source.file, cwd), crdls_sources::archive::SEPARATOR),
+            None => source.label,
+        };
+        let path = source.member.is_none().then_some(source.file);
+        Input { display, path, text: source.text, report: false, kind: source.kind, fetched: source.fetched }
+    }
 }
 
 /// What reading the inputs found besides the files.
@@ -36,27 +62,40 @@ pub(crate) fn read(paths: &[PathBuf], crd_sources: &[PathBuf], stdin: &mut dyn R
             if path.as_os_str() == "-" {
                 let mut text = String::new();
                 match stdin.read_to_string(&mut text) {
-                    Ok(_) => found.inputs.push(Input { display: "<stdin>".into(), path: None, text, report }),
+                    Ok(_) => found.inputs.push(Input {
+                        display: "<stdin>".into(),
+                        path: None,
+                        text,
+                        report,
+                        kind: if report { SourceKind::Workspace } else { SourceKind::Configured },
+                        fetched: None,
+                    }),
                     Err(e) => found.errors.push(format!("cannot read standard input: {e}")),
                 }
                 continue;
             }
             let path = cwd.join(path);
-            let mut hidden = Vec::new();
-            let files = match collect_files_noting_hidden(&path, &mut hidden) {
-                Ok(files) => files,
+            let walked = match walk(&path) {
+                Ok(walked) => walked,
                 Err(e) => {
                     found.errors.push(format!("{}: {e}", path.display()));
                     continue;
                 }
             };
             if report {
-                found.hidden.extend(hidden);
+                found.hidden.extend(walked.hidden);
             }
-            for file in files {
+            // The CRDs of chart archives count wherever the archives are; their members are not checked.
+            for archive in walked.archives {
+                match crdls_workspace::sources::archive_members(&archive) {
+                    Ok(members) => found.inputs.extend(members.into_iter().map(|m| Input::external(m, cwd))),
+                    Err(e) => found.errors.push(e),
+                }
+            }
+            for file in walked.files {
                 match std::fs::read(&file) {
                     Ok(bytes) => match String::from_utf8(bytes) {
-                        Ok(text) => found.inputs.push(Input { display: display_path(&file, cwd), path: Some(file), text, report }),
+                        Ok(text) => found.inputs.push(Input::file(display_path(&file, cwd), file, text, report)),
                         Err(_) => found.errors.push(format!("{}: not UTF-8 text", file.display())),
                     },
                     Err(e) => found.errors.push(format!("cannot read {}: {e}", file.display())),
@@ -66,6 +105,8 @@ pub(crate) fn read(paths: &[PathBuf], crd_sources: &[PathBuf], stdin: &mut dyn R
     }
     let mut seen = std::collections::HashSet::new();
     found.inputs.retain(|i| seen.insert(i.display.clone()));
+    // Precedence: the checked files, then --crds files, then chart archives (see `SourceKind`).
+    found.inputs.sort_by_key(|i| i.kind);
     // A hidden directory that was also named as a path (or holds one) was checked after all.
     let named: Vec<PathBuf> = paths.iter().map(|p| files::normalize(&cwd.join(p))).collect();
     found.hidden.retain(|dir| {
@@ -77,18 +118,27 @@ pub(crate) fn read(paths: &[PathBuf], crd_sources: &[PathBuf], stdin: &mut dyn R
 
 /// The files a path stands for: itself (whatever its extension), or the YAML and JSON files below a directory, sorted.
 pub(crate) fn collect_files(path: &Path) -> std::io::Result<Vec<PathBuf>> {
-    collect_files_noting_hidden(path, &mut Vec::new())
+    Ok(walk(path)?.files)
 }
 
-fn collect_files_noting_hidden(path: &Path, hidden: &mut Vec<PathBuf>) -> std::io::Result<Vec<PathBuf>> {
+/// What a path stands for: itself (a chart archive, or a file of any other extension), or the YAML
+/// and JSON files and the dependency archives below a directory, sorted, with the hidden directories
+/// skipped.
+fn walk(path: &Path) -> std::io::Result<files::Walk> {
     let meta = std::fs::metadata(path)?;
     if meta.is_file() {
-        return Ok(vec![path.to_path_buf()]);
+        let mut walked = files::Walk::default();
+        if crdls_sources::archive::is_chart_archive(path) {
+            walked.archives.push(path.to_path_buf());
+        } else {
+            walked.files.push(path.to_path_buf());
+        }
+        return Ok(walked);
     }
-    let mut out = Vec::new();
-    files::files_below_noting_hidden(path, &mut out, hidden);
-    out.sort();
-    Ok(out)
+    let mut walked = files::walk_below(path);
+    walked.files.sort();
+    walked.archives.sort();
+    Ok(walked)
 }
 
 /// A path as users expect to see it: relative to the working directory when below it, with forward

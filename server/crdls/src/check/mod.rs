@@ -12,8 +12,9 @@ use std::sync::Arc;
 
 use clap::ValueEnum;
 use crdls_check::{check_stream_as, DocumentKind, FileCheck, FileMode};
-use crdls_crd::{Crd, CrdIndex};
-use crdls_workspace::{files, Config, FileRole, Roles, CONFIG_FILE};
+use crdls_crd::{Crd, CrdIndex, Origin, SourceKind};
+use crdls_sources::Network;
+use crdls_workspace::{files, sources, ClusterSetting, Config, FileRole, Roles, CONFIG_FILE};
 use crdls_yaml::{Diagnostic, Severity, Stream};
 
 use crate::cli::{Io, EXIT_ERRORS, EXIT_OK, EXIT_USAGE};
@@ -30,9 +31,30 @@ pub struct CheckArgs {
     /// `-` reads a stream from standard input (kustomize or helm output).
     #[arg(value_name = "PATH", default_value = ".")]
     paths: Vec<PathBuf>,
-    /// More files or directories to read CRDs from; their own problems are not reported.
-    #[arg(long = "crds", value_name = "PATH")]
-    crds: Vec<PathBuf>,
+    /// More CRDs: files, directories, Helm chart archives (`.tgz`), or URLs (`https://...`, fetched
+    /// once into the cache; `#sha256=HEX` pins the content). Their own problems are not reported.
+    #[arg(long = "crds", value_name = "PATH|URL")]
+    crds: Vec<String>,
+    /// Also read the CRDs the cluster serves, through the current kubeconfig context (listed once,
+    /// then cached like a URL).
+    #[arg(long)]
+    cluster: bool,
+    /// The kubeconfig context for --cluster (implies --cluster).
+    #[arg(long, value_name = "NAME")]
+    context: Option<String>,
+    /// The kubeconfig file for --cluster (implies --cluster); the default is $KUBECONFIG, else ~/.kube/config.
+    #[arg(long, value_name = "PATH")]
+    kubeconfig: Option<PathBuf>,
+    /// Fetch URLs and the cluster's CRDs again even when they are cached.
+    #[arg(long, conflicts_with = "offline")]
+    refresh: bool,
+    /// Never touch the network: URLs and the cluster come from the cache only, and one that is not
+    /// cached is a usage error (exit code 2).
+    #[arg(long)]
+    offline: bool,
+    /// List every CRD source on standard error: how many CRDs each gave, and where a download is cached.
+    #[arg(long, short = 'v')]
+    verbose: bool,
     /// Output format.
     #[arg(long, value_enum, default_value_t = FormatArg::Human)]
     format: FormatArg,
@@ -101,15 +123,32 @@ pub fn check(args: CheckArgs, io: &mut Io<'_>) -> i32 {
             }
         }
     }
-    let mut crd_sources = args.crds.clone();
-    for pattern in &config.crd_paths {
+    // `--crds` comes before crdPaths; URLs among them are fetched below, with the cluster.
+    config.crd_paths.splice(0..0, args.crds.iter().cloned());
+    if args.cluster || args.context.is_some() || args.kubeconfig.is_some() {
+        let configured = config.cluster.take().unwrap_or_default();
+        config.cluster = Some(ClusterSetting {
+            context: args.context.clone().or(configured.context),
+            kubeconfig: args.kubeconfig.as_ref().map(|p| p.to_string_lossy().into_owned()).or(configured.kubeconfig),
+        });
+    }
+    let mut crd_sources = Vec::new();
+    for pattern in sources::local_paths(&config.crd_paths) {
         if pattern.contains('*') {
-            crd_sources.extend(files::expand(&io.cwd, pattern));
+            crd_sources.extend(files::expand(&io.cwd, &pattern));
         } else {
             crd_sources.push(PathBuf::from(pattern));
         }
     }
-    let found = inputs::read(&args.paths, &crd_sources, io.stdin, &io.cwd);
+    let mut found = inputs::read(&args.paths, &crd_sources, io.stdin, &io.cwd);
+    let network = match (args.offline, args.refresh) {
+        (true, _) => Network::Offline,
+        (_, true) => Network::Refresh,
+        _ => Network::CacheFirst,
+    };
+    let (remote, remote_errors) = sources::fetch_remote(&config, &io.cwd, network);
+    found.inputs.extend(remote.into_iter().map(|r| Input::external(r, &io.cwd)));
+    found.errors.extend(remote_errors.iter().map(ToString::to_string));
     if !found.errors.is_empty() {
         for e in &found.errors {
             let _ = writeln!(io.stderr, "crdls: {e}");
@@ -128,6 +167,11 @@ pub fn check(args: CheckArgs, io: &mut Io<'_>) -> i32 {
     let (mut streams, modes): (Vec<Stream>, Vec<FileMode>) = parsed.into_iter().unzip();
     let (index, shadowing) = build_index(&inputs, &streams, &modes);
     notes.extend(shadowing);
+    if args.verbose {
+        for line in source_lines(&inputs, &index) {
+            let _ = writeln!(io.stderr, "{line}");
+        }
+    }
     let mut options = config.check_options();
     if !args.old.is_empty() {
         match old_objects(&args.old, &inputs, &io.cwd) {
@@ -198,7 +242,7 @@ pub fn check(args: CheckArgs, io: &mut Io<'_>) -> i32 {
         );
     }
 
-    let mut summary = Summary { crds: index.len(), ..Summary::default() };
+    let mut summary = Summary { crds: index.len(), crd_sources: source_counts(&inputs, &index), ..Summary::default() };
     let mut all = Vec::new();
     for &i in &reported_at {
         let (check, diagnostics) = results.remove(&i).unwrap_or_default();
@@ -214,6 +258,10 @@ pub fn check(args: CheckArgs, io: &mut Io<'_>) -> i32 {
         notes.insert(0, "no YAML or JSON file was found to check".into());
     } else if nothing_checked {
         notes.insert(0, "the files hold no YAML document to check".into());
+    }
+    if !summary.crd_sources.is_empty() {
+        let shown: Vec<String> = summary.crd_sources.iter().map(|(name, n)| format!("{} from {name}", plural_count(*n, "CRD"))).collect();
+        notes.push(format!("CRDs from outside the workspace: {}", shown.join(", ")));
     }
     summary.notes = notes;
     // Rendered charts (`helm template ... | crdls check -`) are reported against their templates.
@@ -274,32 +322,74 @@ fn build_index(inputs: &[Input], streams: &[Stream], modes: &[FileMode]) -> (Crd
     for (input, crds) in inputs.iter().zip(crds) {
         for crd in crds.iter().filter(|c| c.is_indexable()) {
             match first_seen.get(&crd.name) {
-                Some(first) if first.display != input.display => notes.push(format!(
-                    "CRD {} in {}{} shadows the one in {}{}",
-                    crd.name,
-                    source_kind(first),
-                    first.display,
-                    source_kind(input),
-                    input.display
-                )),
+                Some(first) if first.display != input.display => {
+                    notes.push(format!("CRD {} in {} shadows the one in {}", crd.name, source_name(first), source_name(input)))
+                }
                 Some(_) => {}
                 None => {
                     first_seen.insert(crd.name.clone(), input);
                 }
             }
         }
-        index.set_source(Arc::from(input.display.as_str()), crds);
+        index.set_source_from(Arc::from(input.display.as_str()), Origin { kind: input.kind, label: None }, crds);
     }
     (index, notes)
 }
 
-/// How a note names where a CRD came from.
-fn source_kind(input: &Input) -> &'static str {
-    if input.report {
-        ""
-    } else {
-        "--crds "
+/// How notes name where a CRD came from: a checked file by its path, others with their kind.
+fn source_name(input: &Input) -> String {
+    match input.kind {
+        SourceKind::Workspace | SourceKind::Url | SourceKind::Cluster => input.display.clone(),
+        SourceKind::Configured => format!("--crds {}", input.display),
+        SourceKind::ChartArchive => format!("chart archive {}", input.display),
     }
+}
+
+/// The CRD sources the user did not name as files, for the summary: each URL and cluster and each
+/// chart archive, with how many CRDs each gave (`--verbose` lists every source).
+fn source_counts(inputs: &[Input], index: &CrdIndex) -> Vec<(String, usize)> {
+    let mut counts: Vec<(String, usize)> = Vec::new();
+    for input in inputs.iter().filter(|i| !matches!(i.kind, SourceKind::Workspace | SourceKind::Configured)) {
+        let crds = index.crds_of(&input.display).len();
+        if crds == 0 {
+            continue;
+        }
+        let name = match input.kind {
+            SourceKind::ChartArchive => input.display.split(crdls_sources::archive::SEPARATOR).next().unwrap_or_default().to_string(),
+            _ => input.display.clone(),
+        };
+        match counts.iter_mut().find(|(n, _)| *n == name) {
+            Some((_, n)) => *n += crds,
+            None => counts.push((name, crds)),
+        }
+    }
+    counts
+}
+
+/// `--verbose`: every source that gave CRDs, with its kind, count and, for a download, its cached copy.
+fn source_lines(inputs: &[Input], index: &CrdIndex) -> Vec<String> {
+    let mut lines = vec!["crdls: CRD sources, in precedence order:".to_string()];
+    for input in inputs {
+        let crds = index.crds_of(&input.display).len();
+        if crds == 0 {
+            continue;
+        }
+        let mut line = format!("  {} ({}): {}", input.display, input.kind.describe(), plural_count(crds, "CRD"));
+        if let (Some((downloaded, at)), Some(path)) = (input.fetched, &input.path) {
+            let when = at.map(sources::describe_time).unwrap_or_else(|| "at an unknown time".into());
+            let how = if downloaded { "fetched now" } else { "from the cache" };
+            line.push_str(&format!(", {how} (cached {when} in {})", path.display()));
+        }
+        lines.push(line);
+    }
+    if lines.len() == 1 {
+        lines.push("  none".into());
+    }
+    lines
+}
+
+fn plural_count(n: usize, one: &str) -> String {
+    format!("{n} {}", if n == 1 { one.to_string() } else { format!("{one}s") })
 }
 
 /// One hint per Helm chart whose templates were among the checked files: on its `Chart.yaml` when that

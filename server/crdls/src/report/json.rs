@@ -54,11 +54,20 @@ impl From<Position> for JsonPosition {
 }
 
 #[derive(Serialize)]
+struct JsonCrdSource<'a> {
+    source: &'a str,
+    crds: usize,
+}
+
+#[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
 struct JsonSummary<'a> {
     files: usize,
     documents: usize,
     crds: usize,
+    /// The chart archives, URLs and clusters that gave CRDs, with how many each gave (left out when none).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    crd_sources: Vec<JsonCrdSource<'a>>,
     errors: usize,
     warnings: usize,
     /// Custom resources validated against their CRD schema.
@@ -116,6 +125,7 @@ pub(super) fn render(files: &[FileReport<'_>], summary: &Summary, out: &mut dyn 
             files: summary.files,
             documents: summary.documents,
             crds: summary.crds,
+            crd_sources: summary.crd_sources.iter().map(|(source, crds)| JsonCrdSource { source, crds: *crds }).collect(),
             errors: summary.errors,
             warnings: summary.warnings,
             validated: coverage.validated,

@@ -93,6 +93,9 @@ pub struct Summary {
     pub documents: usize,
     /// CRDs known to the run, from the checked files and from `--crds`.
     pub crds: usize,
+    /// The sources beyond the files the user named that gave CRDs (a URL, `cluster NAME`, a chart
+    /// archive), with how many each gave.
+    pub crd_sources: Vec<(String, usize)>,
     /// Diagnostics of severity error.
     pub errors: usize,
     /// Diagnostics of severity warning.

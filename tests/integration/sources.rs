@@ -1,0 +1,146 @@
+//! CRD sources beyond the checked files, through the real binary: chart archives found in `charts/`,
+//! URLs fetched once into the cache (offline afterwards, refreshed on request, pinned by sha256), and
+//! the cluster of a kubeconfig context, each against a loopback server.
+
+use std::process::{Command, Output};
+
+use crdls_tests::loopback::{api_server, kubeconfig, Loopback};
+use crdls_tests::{crdls_binary, repo_root, TempTree};
+
+const GEAR: &str = "apiVersion: cluster.crdls.dev/v1\nkind: Gear\nmetadata:\n  name: g\nspec:\n  size: 11\n";
+
+/// The Gear CRD as a cluster lists it (no `apiVersion` or `kind`, with server bookkeeping).
+fn gear_crd(group: &str) -> serde_json::Value {
+    serde_json::json!({
+        "metadata": {"name": format!("gears.{group}"), "resourceVersion": "12", "managedFields": [{"manager": "kubectl"}]},
+        "spec": {
+            "group": group, "scope": "Namespaced",
+            "names": {"kind": "Gear", "plural": "gears", "singular": "gear", "listKind": "GearList"},
+            "versions": [{"name": "v1", "served": true, "storage": true, "schema": {"openAPIV3Schema": {
+                "type": "object",
+                "properties": {"spec": {"type": "object", "properties": {"size": {"type": "integer", "maximum": 10}}}}
+            }}}]
+        },
+        "status": {"storedVersions": ["v1"]}
+    })
+}
+
+/// Runs the binary in `dir` with its own cache directory.
+fn crdls(dir: &TempTree, args: &[&str]) -> Output {
+    Command::new(crdls_binary())
+        .args(args)
+        .current_dir(&dir.path)
+        .env("CRDLS_CACHE_DIR", dir.path.join("cache"))
+        .env_remove("KUBECONFIG")
+        .env("HOME", &dir.path)
+        .output()
+        .expect("the binary runs")
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+#[test]
+fn a_url_is_fetched_once_then_read_from_the_cache() {
+    let crd = std::fs::read_to_string(repo_root().join("fixtures/crds/widgets.yaml")).unwrap();
+    let server = Loopback::start(move |request| match request.line.split(' ').nth(1) {
+        Some("/v1/widgets.yaml") => (200, crd.clone()),
+        _ => (404, "not found".into()),
+    });
+    let url = format!("{}/v1/widgets.yaml", server.address);
+    let dir = TempTree::new(
+        "sources-url",
+        &[("w.yaml", "apiVersion: demo.crdls.dev/v1\nkind: Widget\nmetadata:\n  name: w\nspec:\n  size: 11\n  owner: team\n")],
+    );
+
+    // Offline before the first fetch: a usage error that names the URL, and no request.
+    let run = crdls(&dir, &["check", "w.yaml", "--offline", "--crds", &url]);
+    assert_eq!(run.status.code(), Some(2), "{run:?}");
+    assert!(text(&run.stderr).contains(&format!("crdls: {url} is not in the cache, and the network is off (--offline)")), "{run:?}");
+    assert!(server.requests().is_empty());
+
+    let run = crdls(&dir, &["check", "w.yaml", "--crds", &url, "--verbose"]);
+    assert_eq!(run.status.code(), Some(1), "{run:?}");
+    let stdout = text(&run.stdout);
+    assert!(stdout.contains("error[schema/maximum]"), "{stdout}");
+    assert!(stdout.contains(&format!("note: CRDs from outside the workspace: 1 CRD from {url}")), "{stdout}");
+    assert!(text(&run.stderr).contains(&format!("  {url} (URL): 1 CRD, fetched now (cached ")), "{}", text(&run.stderr));
+    assert_eq!(server.requests().len(), 1);
+
+    // From the cache afterwards, offline too, and from crdls.toml as well as --crds.
+    dir.write("crdls.toml", &format!("crdPaths = [\"{url}\"]\n"));
+    let run = crdls(&dir, &["check", "w.yaml", "--offline", "-v"]);
+    assert_eq!(run.status.code(), Some(1), "{run:?}");
+    assert!(text(&run.stderr).contains(&format!("  {url} (URL): 1 CRD, from the cache (cached ")), "{}", text(&run.stderr));
+    assert_eq!(server.requests().len(), 1);
+
+    // --refresh fetches again.
+    assert_eq!(crdls(&dir, &["check", "w.yaml", "--refresh"]).status.code(), Some(1));
+    assert_eq!(server.requests().len(), 2);
+
+    // A pin the content does not match: fetched again, refused, named.
+    dir.write("crdls.toml", &format!("crdPaths = [\"{url}#sha256={}\"]\n", "0".repeat(64)));
+    let run = crdls(&dir, &["check", "w.yaml"]);
+    assert_eq!(run.status.code(), Some(2), "{run:?}");
+    assert!(text(&run.stderr).contains(&format!("but it is pinned to {}; not used", "0".repeat(64))), "{run:?}");
+    assert_eq!(server.requests().len(), 3);
+
+    // A URL that fails is a usage error with the server's answer.
+    let run = crdls(&dir, &["check", "w.yaml", "--crds", &format!("{}/missing.yaml", server.address)]);
+    assert_eq!(run.status.code(), Some(2), "{run:?}");
+    assert!(text(&run.stderr).contains("missing.yaml: the server answered HTTP 404"), "{run:?}");
+}
+
+#[test]
+fn the_cluster_is_listed_with_the_kubeconfig_credentials_and_cached() {
+    let server = api_server("t0ken", vec![gear_crd("cluster.crdls.dev"), gear_crd("other.crdls.dev")]);
+    let dir = TempTree::new("sources-cluster", &[("gear.yaml", GEAR)]);
+    dir.write("kubeconfig", &kubeconfig(&server.address, "t0ken"));
+    dir.write("wrong-kubeconfig", &kubeconfig(&server.address, "wrong"));
+
+    let run = crdls(&dir, &["check", "gear.yaml", "--kubeconfig", "wrong-kubeconfig"]);
+    assert_eq!(run.status.code(), Some(2), "{run:?}");
+    assert!(text(&run.stderr).contains("crdls: cannot fetch cluster test: ") && text(&run.stderr).contains("Unauthorized"), "{run:?}");
+
+    let run = crdls(&dir, &["check", "gear.yaml", "--kubeconfig", "kubeconfig", "-v"]);
+    assert_eq!(run.status.code(), Some(1), "{run:?}");
+    let stdout = text(&run.stdout);
+    assert!(stdout.contains("spec.size: Invalid value: 11: spec.size in body should be less than or equal to 10"), "{stdout}");
+    assert!(stdout.contains("note: CRDs from outside the workspace: 2 CRDs from cluster test"), "{stdout}");
+    assert!(text(&run.stderr).contains("  cluster test (cluster): 2 CRDs, fetched now"), "{}", text(&run.stderr));
+    // Two pages, each asked for once, the second with the continue token of the first.
+    let requests = server.requests();
+    assert_eq!(requests.len(), 3, "{requests:?}");
+    assert!(requests[2].contains("&continue=page-1 "), "{requests:?}");
+
+    // Cached afterwards: offline works, and crdls.toml can ask for the cluster.
+    dir.write("crdls.toml", "[cluster]\nkubeconfig = \"kubeconfig\"\ncontext = \"test\"\n");
+    let run = crdls(&dir, &["check", "gear.yaml", "--offline"]);
+    assert_eq!(run.status.code(), Some(1), "{run:?}");
+    assert_eq!(server.requests().len(), 3);
+    let cached = std::fs::read_dir(dir.path.join("cache/cluster")).unwrap().count();
+    assert_eq!(cached, 1);
+}
+
+#[test]
+fn chart_archives_in_charts_directories_give_their_crds() {
+    let dir = TempTree::new("sources-archive", &[]);
+    let archive = repo_root().join("fixtures/projects/umbrella/charts/sprockets-0.1.0.tgz");
+    std::fs::create_dir_all(dir.path.join("app/charts")).unwrap();
+    std::fs::copy(&archive, dir.path.join("app/charts/sprockets-0.1.0.tgz")).unwrap();
+    dir.write("app/sprocket.yaml", "apiVersion: charts.crdls.dev/v1\nkind: Sprocket\nmetadata:\n  name: s\nspec:\n  teeth: 1\n");
+    let run = crdls(&dir, &["check", "app", "-v"]);
+    assert_eq!(run.status.code(), Some(1), "{run:?}");
+    assert!(text(&run.stdout).contains("spec.teeth in body should be greater than or equal to 3"), "{run:?}");
+    assert!(text(&run.stderr).contains("app/charts/sprockets-0.1.0.tgz!/sprockets/crds/sprockets.yaml (chart archive): 1 CRD"), "{run:?}");
+    // Named directly, an archive counts wherever it is.
+    std::fs::rename(dir.path.join("app/charts/sprockets-0.1.0.tgz"), dir.path.join("sprockets.tgz")).unwrap();
+    assert_eq!(crdls(&dir, &["check", "app/sprocket.yaml"]).status.code(), Some(0));
+    assert_eq!(crdls(&dir, &["check", "app/sprocket.yaml", "--crds", "sprockets.tgz"]).status.code(), Some(1));
+    // A broken archive is a usage error that names it.
+    std::fs::write(dir.path.join("sprockets.tgz"), "not an archive").unwrap();
+    let run = crdls(&dir, &["check", "app/sprocket.yaml", "--crds", "sprockets.tgz"]);
+    assert_eq!(run.status.code(), Some(2), "{run:?}");
+    assert!(text(&run.stderr).contains("sprockets.tgz: not a"), "{run:?}");
+}
