@@ -144,3 +144,78 @@ fn chart_archives_in_charts_directories_give_their_crds() {
     assert_eq!(run.status.code(), Some(2), "{run:?}");
     assert!(text(&run.stderr).contains("sprockets.tgz: not a"), "{run:?}");
 }
+
+/// The language server reads the same sources: a URL from crdls.toml (fetched after the scan, in the
+/// background), a chart archive in `charts/`; hover names them, definition opens a file, and the
+/// refresh command fetches again, turning a failure into a warning on crdls.toml while the cached
+/// copy keeps working.
+#[test]
+fn the_language_server_reads_urls_and_chart_archives_and_refreshes_on_command() {
+    use crdls_tests::lsp::{Session, SessionOptions};
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::Arc;
+
+    let crd = std::fs::read_to_string(repo_root().join("fixtures/crds/widgets.yaml")).unwrap();
+    let broken = Arc::new(AtomicBool::new(false));
+    let down = broken.clone();
+    let server = Loopback::start(move |_| if down.load(Ordering::SeqCst) { (500, "down".into()) } else { (200, crd.clone()) });
+    let url = format!("{}/widgets.yaml", server.address);
+    let options = SessionOptions::new()
+        .file("crdls.toml", &format!("crdPaths = [\"{url}\"]\n"))
+        .repo_binary_file("charts/sprockets-0.1.0.tgz", "fixtures/projects/umbrella/charts/sprockets-0.1.0.tgz")
+        .env("CRDLS_CACHE_DIR", "{workspace}/.cache");
+    let mut session = Session::start_binary(&crdls_binary(), options);
+    // The scan found the archive; the URL was not cached, so it is fetched after the scan.
+    session.expect_log_containing(&format!("indexed 1 CRDs from {url}"));
+    assert_eq!(server.requests().len(), 1);
+
+    session.open("w.yaml", "apiVersion: demo.crdls.dev/v1\nkind: Widget\nmetadata:\n  name: w\nspec:\n  size: 11\n  owner: team\n");
+    let diagnostics = session.wait_for_diagnostics("w.yaml", 1);
+    assert_eq!(diagnostics["diagnostics"][0]["code"], "schema/maximum", "{diagnostics}");
+    session.open("s.yaml", "apiVersion: charts.crdls.dev/v1\nkind: Sprocket\nmetadata:\n  name: s\nspec:\n  teeth: 1\n");
+    let diagnostics = session.wait_for_diagnostics("s.yaml", 1);
+    assert_eq!(diagnostics["diagnostics"][0]["code"], "schema/minimum", "{diagnostics}");
+
+    let hover = session.hover("w.yaml", session.position_of("w.yaml", "size"));
+    let markdown = hover["contents"]["value"].as_str().unwrap_or_default().to_string();
+    assert!(markdown.contains(&format!("in `{url}` (cached as [")), "{markdown}");
+    assert!(markdown.contains("/.cache/urls/"), "{markdown}");
+    let hover = session.hover("s.yaml", session.position_of("s.yaml", "teeth"));
+    let markdown = hover["contents"]["value"].as_str().unwrap_or_default().to_string();
+    assert!(markdown.contains("in chart archive `sprockets-0.1.0.tgz`, `sprockets/crds/sprockets.yaml`."), "{markdown}");
+
+    // Definition opens the archive's member, extracted into the cache (the archive stays as it is).
+    let target = session.definition("s.yaml", session.position_of("s.yaml", "teeth"));
+    let uri = target["uri"].as_str().unwrap_or_default().to_string();
+    assert!(uri.contains("/.cache/archives/") && uri.ends_with("-sprockets.yaml"), "{target}");
+    let extracted = std::fs::read_to_string(uri.trim_start_matches("file://")).unwrap();
+    let line = target["range"]["start"]["line"].as_u64().unwrap() as usize;
+    assert!(extracted.lines().nth(line).unwrap_or_default().trim_start().starts_with("teeth:"), "{target}\n{extracted}");
+
+    // The source goes down; a refresh says so on crdls.toml and in a message, and keeps the cached copy.
+    broken.store(true, Ordering::SeqCst);
+    let result = session.request("workspace/executeCommand", serde_json::json!({"command": "crdls.refreshCrdSources"}));
+    assert!(result.is_null(), "{result}");
+    let shown = session.expect_notification("window/showMessage");
+    assert!(shown["message"].as_str().unwrap_or_default().contains("the server answered HTTP 500; the cached copy is used"), "{shown}");
+    let warnings = session.wait_for_next_diagnostics("crdls.toml");
+    assert_eq!(warnings["diagnostics"][0]["code"], "source/unavailable", "{warnings}");
+    assert_eq!(warnings["diagnostics"][0]["severity"], 2, "{warnings}");
+    session.expect_log_containing("CRDs from 1 files in");
+    session.expect_log_containing("HTTP 500");
+    session.expect_log_containing(&format!("indexed 1 CRDs from {url}"));
+    assert_eq!(server.requests().len(), 2);
+    session.replace("w.yaml", 2, "size: 11", "size: 12");
+    let diagnostics = session.wait_for_diagnostics("w.yaml", 2);
+    assert_eq!(diagnostics["diagnostics"][0]["code"], "schema/maximum", "{diagnostics}");
+
+    // Back up: the next refresh clears the warning.
+    broken.store(false, Ordering::SeqCst);
+    session.request("workspace/executeCommand", serde_json::json!({"command": "crdls.refreshCrdSources"}));
+    let cleared = session.wait_for_next_diagnostics("crdls.toml");
+    assert_eq!(cleared["diagnostics"], serde_json::json!([]), "{cleared}");
+    session.expect_log_containing("CRDs from 1 files in");
+    session.expect_log_containing(&format!("indexed 1 CRDs from {url}"));
+    assert_eq!(server.requests().len(), 3);
+    session.finish();
+}

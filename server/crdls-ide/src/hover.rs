@@ -2,7 +2,7 @@
 //! default, description, CEL rules and the CRD that defines it; for `apiVersion` and `kind` values, a
 //! summary of the CRD.
 
-use crdls_crd::{CrdIndex, IndexedCrd, Resolution, Schema};
+use crdls_crd::{CrdIndex, IndexedCrd, Resolution, Schema, SourceKind};
 use crdls_yaml::{locate, Segment, Stream, TextRange};
 
 use crate::render::yaml_inline;
@@ -72,12 +72,29 @@ pub fn hover(text: &str, stream: &Stream, index: &CrdIndex, offset: usize) -> Op
     }
     let Resolution::Found { crd, version } = resolution else { return None };
     let steps = walk(version.schema.as_deref(), &location.path)?;
-    let origin = format!("Defined by CRD {}, version {}, in {}.", code(&crd.crd.name), code(&version.name), source_link(&crd.source));
+    let origin =
+        format!("Defined by CRD {}, version {}, in {}.", code(&crd.crd.name), code(&version.name), source_name(index, &crd.source));
     Some(HoverResult { range, markdown: field_markdown(&location.path, &steps, origin) })
 }
 
-/// Where a CRD comes from, for a hover: a link named after the file when the source is a URI (the
-/// editor opens it), else the path as code.
+/// Where a CRD comes from, for a hover: a file as a link; a download or a cluster's listing by its
+/// name with a link to the cached copy; a chart archive's member by the archive and the member.
+fn source_name(index: &CrdIndex, source: &str) -> String {
+    let origin = index.origin_of(source);
+    if let Some(label) = &origin.label {
+        let what = if origin.kind == SourceKind::Cluster { label.to_string() } else { code(label) };
+        return format!("{what} (cached as {})", source_link(source));
+    }
+    if origin.kind == SourceKind::ChartArchive {
+        if let Some((archive, member)) = source.split_once("!/") {
+            let name = archive.rsplit('/').next().unwrap_or(archive);
+            return format!("chart archive {}, {}", code(name), code(member));
+        }
+    }
+    source_link(source)
+}
+
+/// A link named after the file when the source is a URI (the editor opens it), else the path as code.
 fn source_link(source: &str) -> String {
     match source.strip_prefix("file://") {
         Some(path) if !source.contains(['(', ')', ' ']) => {
@@ -306,6 +323,29 @@ mod tests {
         assert_eq!(source_link("file:///w/crds/my_widgets.yaml"), "[my\\_widgets.yaml](file:///w/crds/my_widgets.yaml)");
         assert_eq!(source_link("crds/widgets.yaml"), "`crds/widgets.yaml`");
         assert_eq!(source_link("file:///w/a (copy).yaml"), "`file:///w/a (copy).yaml`");
+    }
+
+    #[test]
+    fn sources_outside_the_workspace_are_named_by_where_they_came_from() {
+        use crdls_crd::{Origin, SourceKind};
+        let mut index = CrdIndex::new();
+        let crds = || fixture::index(&crd()).iter().map(|c| (*c.crd).clone()).collect::<Vec<_>>();
+        let url = Origin { kind: SourceKind::Url, label: Some("https://example.com/widgets.yaml".into()) };
+        index.set_source_from("file:///cache/urls/ab-widgets.yaml".into(), url, crds());
+        assert_eq!(
+            source_name(&index, "file:///cache/urls/ab-widgets.yaml"),
+            "`https://example.com/widgets.yaml` (cached as [ab-widgets.yaml](file:///cache/urls/ab-widgets.yaml))"
+        );
+        let cluster = Origin { kind: SourceKind::Cluster, label: Some("cluster kind-dev".into()) };
+        index.set_source_from("file:///cache/cluster/cd-kind-dev.yaml".into(), cluster, crds());
+        assert_eq!(
+            source_name(&index, "file:///cache/cluster/cd-kind-dev.yaml"),
+            "cluster kind-dev (cached as [cd-kind-dev.yaml](file:///cache/cluster/cd-kind-dev.yaml))"
+        );
+        let member = "file:///w/charts/app-1.0.0.tgz!/app/crds/widgets.yaml";
+        index.set_source_from(member.into(), Origin { kind: SourceKind::ChartArchive, label: None }, crds());
+        assert_eq!(source_name(&index, member), "chart archive `app-1.0.0.tgz`, `app/crds/widgets.yaml`");
+        assert_eq!(source_name(&index, "file:///w/crds/widgets.yaml"), "[widgets.yaml](file:///w/crds/widgets.yaml)");
     }
 
     fn crd() -> String {

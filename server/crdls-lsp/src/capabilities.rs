@@ -3,9 +3,9 @@
 
 use tower_lsp::lsp_types::{
     ClientCapabilities, CodeActionKind, CodeActionOptions, CodeActionProviderCapability, CompletionOptions, DiagnosticOptions,
-    DiagnosticServerCapabilities, DidChangeWatchedFilesRegistrationOptions, FileSystemWatcher, FoldingRangeProviderCapability, GlobPattern,
-    HoverProviderCapability, OneOf, Registration, ServerCapabilities, TextDocumentSyncCapability, TextDocumentSyncKind,
-    TextDocumentSyncOptions, TextDocumentSyncSaveOptions, WorkDoneProgressOptions,
+    DiagnosticServerCapabilities, DidChangeWatchedFilesRegistrationOptions, ExecuteCommandOptions, FileSystemWatcher,
+    FoldingRangeProviderCapability, GlobPattern, HoverProviderCapability, OneOf, Registration, ServerCapabilities,
+    TextDocumentSyncCapability, TextDocumentSyncKind, TextDocumentSyncOptions, TextDocumentSyncSaveOptions, WorkDoneProgressOptions,
 };
 
 use crate::proto::Encoding;
@@ -81,14 +81,22 @@ pub(crate) fn server_capabilities(encoding: Encoding, flags: ClientFlags) -> Ser
         })),
         inlay_hint_provider: Some(OneOf::Left(true)),
         diagnostic_provider,
+        execute_command_provider: Some(ExecuteCommandOptions {
+            commands: vec![crate::sources::REFRESH_COMMAND.into()],
+            work_done_progress_options: WorkDoneProgressOptions::default(),
+        }),
         ..ServerCapabilities::default()
     }
 }
 
-/// The registration of the watcher for YAML and JSON files, whose changes may add or remove CRDs.
+/// The registration of the watcher for YAML and JSON files and chart archives, whose changes may add or
+/// remove CRDs.
 pub(crate) fn watched_files_registration() -> Registration {
     let options = DidChangeWatchedFilesRegistrationOptions {
-        watchers: vec![FileSystemWatcher { glob_pattern: GlobPattern::String("**/*.{yaml,yml,json}".into()), kind: None }],
+        watchers: vec![
+            FileSystemWatcher { glob_pattern: GlobPattern::String("**/*.{yaml,yml,json}".into()), kind: None },
+            FileSystemWatcher { glob_pattern: GlobPattern::String("**/charts/*.{tgz,tar.gz}".into()), kind: None },
+        ],
     };
     Registration {
         id: "crdls-watch".into(),

@@ -8,7 +8,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Instant;
 
-use crdls_crd::{Crd, SourceId};
+use crdls_crd::{Crd, SourceId, SourceKind};
+use crdls_sources::Network;
 use tower_lsp::lsp_types::notification::Progress;
 use tower_lsp::lsp_types::request::WorkDoneProgressCreate;
 use tower_lsp::lsp_types::{
@@ -17,6 +18,7 @@ use tower_lsp::lsp_types::{
 };
 
 use crate::session::{lock, read, write, Backend};
+use crate::sources::{self, SourceErrors};
 use crate::workspace;
 
 impl Backend {
@@ -62,12 +64,19 @@ impl Backend {
 
     /// Scans the workspace in the background (the scan re-checks open documents when it is done).
     pub(crate) fn spawn_scan(&self) {
-        let backend = self.clone();
-        tokio::spawn(async move { backend.scan_workspace().await });
+        self.spawn_scan_then(None);
     }
 
-    /// Indexes every CRD in the workspace folders and configured paths, reporting progress.
-    async fn scan_workspace(&self) {
+    /// Scans the workspace in the background; then, with `Some(Network::Refresh)`, fetches the URLs
+    /// and the cluster again (otherwise only what the cache lacks).
+    pub(crate) fn spawn_scan_then(&self, network: Option<Network>) {
+        let backend = self.clone();
+        tokio::spawn(async move { backend.scan_workspace(network).await });
+    }
+
+    /// Indexes every CRD in the workspace folders, their chart archives and the configured paths, and
+    /// the cached copies of the configured URLs and cluster, reporting progress.
+    async fn scan_workspace(&self, network: Option<Network>) {
         let token = NumberOrString::String("crdls/index".into());
         let progress = read(&self.state.flags).progress
             && self.client.send_request::<WorkDoneProgressCreate>(WorkDoneProgressCreateParams { token: token.clone() }).await.is_ok();
@@ -82,29 +91,49 @@ impl Backend {
         }
         let started = Instant::now();
         let roots = read(&self.state.roots).clone();
-        let patterns = read(&self.state.config).crd_paths.clone();
+        let config = read(&self.state.config).clone();
+        let refresh = network == Some(Network::Refresh);
         let scanned = self
             .blocking("indexing the workspace", move || {
+                let patterns = crdls_workspace::sources::local_paths(&config.crd_paths);
                 let mut files = Vec::new();
+                let mut archives = Vec::new();
+                let mut add = |paths: Vec<PathBuf>| {
+                    for path in paths {
+                        if crdls_sources::archive::is_chart_archive(&path) {
+                            archives.push(path);
+                        } else {
+                            files.push(path);
+                        }
+                    }
+                };
                 for root in &roots {
-                    crdls_workspace::files::files_below(root, &mut files);
+                    let walked = crdls_workspace::files::walk_below(root);
+                    add(walked.files);
+                    add(walked.archives);
                     for pattern in &patterns {
-                        files.extend(crdls_workspace::files::expand(root, pattern));
+                        add(crdls_workspace::files::expand(root, pattern));
                     }
                 }
                 if roots.is_empty() {
                     for pattern in &patterns {
-                        files.extend(crdls_workspace::files::expand(Path::new(""), pattern));
+                        add(crdls_workspace::files::expand(Path::new(""), pattern));
                     }
                 }
                 files.sort();
                 files.dedup();
-                let count = files.len();
+                archives.sort();
+                archives.dedup();
+                let count = files.len() + archives.len();
                 let found: Vec<(PathBuf, Vec<Crd>)> = files.into_iter().filter_map(|f| workspace::read_crds(&f).map(|c| (f, c))).collect();
-                (count, found)
+                let (archived, archive_errors) = sources::read_archives(&archives);
+                // Downloads come from the cache here; what it lacks is fetched after the scan.
+                let root = roots.first().cloned().unwrap_or_default();
+                let remote = (!refresh).then(|| sources::read_remote(&config, &root, Network::Offline));
+                (count, found, archived, archive_errors, remote)
             })
             .await;
-        let Some((file_count, found)) = scanned else { return };
+        let Some((file_count, found, archived, archive_errors, remote)) = scanned else { return };
         // Buffers already checked have put their own CRDs in the index, and their text wins; for the
         // others (opened but not checked yet, as after a restart) the file on disk stands in until then.
         let open: HashSet<String> = lock(&self.state.buffer_crds).keys().map(|u| u.to_string()).collect();
@@ -113,14 +142,20 @@ impl Backend {
             let mut index = (**guard).clone();
             // What the scan no longer finds (a CRD path the settings dropped) leaves the index; open
             // buffers stay, as their text is what counts.
-            let found_uris: HashSet<String> = found
+            let mut found_uris: HashSet<String> = found
                 .iter()
                 .filter(|(_, crds)| !crds.is_empty())
                 .filter_map(|(path, _)| Url::from_file_path(path).ok())
                 .map(|u| u.to_string())
                 .collect();
-            let stale: Vec<String> =
-                index.sources().filter(|s| !open.contains(s.as_ref()) && !found_uris.contains(s.as_ref())).map(|s| s.to_string()).collect();
+            found_uris.extend(archived.iter().map(|a| a.id.clone()));
+            // Downloads are kept up to date by `replace_remote`, not by the scan.
+            let stale: Vec<String> = index
+                .sources()
+                .filter(|s| !open.contains(s.as_ref()) && !found_uris.contains(s.as_ref()))
+                .filter(|s| !matches!(index.origin_of(s).kind, SourceKind::Url | SourceKind::Cluster))
+                .map(|s| s.to_string())
+                .collect();
             for source in stale {
                 index.remove_source(&source);
             }
@@ -130,7 +165,22 @@ impl Backend {
                     index.set_source(Arc::from(uri.as_str()), crds);
                 }
             }
+            for source in archived {
+                index.set_source_from(Arc::from(source.id.as_str()), source.origin, source.crds);
+            }
             *guard = Arc::new(index);
+        }
+        // Cached downloads join the index now; missing ones are fetched in the background.
+        let fetch = match remote {
+            None => Some(Network::Refresh),
+            Some((cached, errors)) => {
+                self.replace_remote(cached);
+                (!errors.is_empty()).then_some(Network::CacheFirst)
+            }
+        };
+        self.set_source_errors(SourceErrors::Archives, archive_errors).await;
+        if fetch.is_none() {
+            self.set_source_errors(SourceErrors::Remote, Vec::new()).await;
         }
         let crd_count = read(&self.state.index).len();
         let message = format!("indexed {crd_count} CRDs from {file_count} files in {} ms", started.elapsed().as_millis());
@@ -149,6 +199,9 @@ impl Backend {
         let flags = *read(&self.state.flags);
         if flags.pull_diagnostics && flags.diagnostic_refresh {
             let _ = self.client.workspace_diagnostic_refresh().await;
+        }
+        if let Some(network) = fetch {
+            self.spawn_fetch(network);
         }
     }
 }

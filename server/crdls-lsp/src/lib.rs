@@ -25,6 +25,7 @@ mod scheduler;
 mod server;
 mod session;
 mod settings;
+mod sources;
 mod workspace;
 
 use tokio::io::{AsyncRead, AsyncWrite};

@@ -77,4 +77,8 @@ impl LanguageServer for Backend {
     async fn inlay_hint(&self, params: InlayHintParams) -> RpcResult<Option<Vec<InlayHint>>> {
         handlers::inlay_hint::inlay_hint(self, params).await
     }
+
+    async fn execute_command(&self, params: ExecuteCommandParams) -> RpcResult<Option<serde_json::Value>> {
+        handlers::workspace::execute_command(self, params).await
+    }
 }

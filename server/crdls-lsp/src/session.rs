@@ -38,6 +38,12 @@ pub(crate) struct State {
     pub(crate) git: GitOld,
     /// What each file is (a chart template, a patch, a test assertion), from the files around it.
     pub(crate) roles: Mutex<crdls_workspace::Roles>,
+    /// The CRD sources that could not be read: chart archives, then URLs and the cluster.
+    pub(crate) source_errors: Mutex<(Vec<crdls_sources::SourceError>, Vec<crdls_sources::SourceError>)>,
+    /// Whether `crdls.toml` carries warnings about sources (so they are cleared when fixed).
+    pub(crate) source_warnings: Mutex<bool>,
+    /// The source problems already shown as messages since the last refresh.
+    pub(crate) shown_messages: Mutex<std::collections::HashSet<String>>,
 }
 
 /// The server: the connection to the client and the shared state. Cloning it is cheap, so work that
@@ -87,6 +93,9 @@ impl Backend {
                 buffer_crds: Mutex::new(HashMap::new()),
                 git: GitOld::default(),
                 roles: Mutex::new(crdls_workspace::Roles::new()),
+                source_errors: Mutex::new((Vec::new(), Vec::new())),
+                source_warnings: Mutex::new(false),
+                shown_messages: Mutex::new(std::collections::HashSet::new()),
             }),
         }
     }

@@ -45,7 +45,7 @@ impl Backend {
     }
 
     /// Puts the client's settings on top of the base settings, replacing the client's previous ones.
-    /// Returns whether the CRD paths changed (the workspace must then be scanned again).
+    /// Returns whether the CRD paths or the cluster changed (the workspace must then be scanned again).
     pub(crate) async fn apply_client_settings(&self, layers: &[serde_json::Value]) -> bool {
         let mut config = read(&self.state.base).clone();
         for layer in layers {
@@ -54,7 +54,7 @@ impl Backend {
             }
         }
         let mut current = write(&self.state.config);
-        let paths_changed = current.crd_paths != config.crd_paths;
+        let paths_changed = current.crd_paths != config.crd_paths || current.cluster != config.cluster;
         *current = config;
         paths_changed
     }

@@ -17,9 +17,11 @@ impl Cache {
         Cache { dir: dir.into() }
     }
 
-    /// The cache the environment names, if it names one.
+    /// The cache the environment names, if it names one (a relative directory is taken from the
+    /// working directory, so the files' URIs are absolute).
     pub fn from_env() -> Option<Cache> {
-        let var = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty()).map(PathBuf::from);
+        let var =
+            |name: &str| std::env::var_os(name).filter(|v| !v.is_empty()).map(PathBuf::from).and_then(|p| std::path::absolute(p).ok());
         if let Some(dir) = var("CRDLS_CACHE_DIR") {
             return Some(Cache::at(dir));
         }

@@ -54,7 +54,7 @@ pub fn fetch(options: &ClusterOptions, cache: &Cache, network: Network) -> Resul
     let path = cache.entry("cluster", &format!("{context}@{server}"), &context);
     if network != Network::Refresh {
         if let Some((text, fetched_at)) = read_cached(&path) {
-            return Ok(Fetched { label, path, text, downloaded: false, fetched_at });
+            return Ok(Fetched { label, path, text, downloaded: false, fetched_at, refresh_failed: None });
         }
     }
     if network == Network::Offline {
@@ -63,7 +63,7 @@ pub fn fetch(options: &ClusterOptions, cache: &Cache, network: Network) -> Resul
     let kube_options = KubeConfigOptions { context: Some(context.clone()), ..KubeConfigOptions::default() };
     // The listing runs on a runtime of its own, on a thread of its own, so that it can be called from
     // plain code and from a blocking task of the language server's runtime alike.
-    let listed = std::thread::scope(|scope| {
+    let listed: Result<Vec<Value>, String> = std::thread::scope(|scope| {
         scope
             .spawn(|| {
                 let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(|e| e.to_string())?;
@@ -76,11 +76,22 @@ pub fn fetch(options: &ClusterOptions, cache: &Cache, network: Network) -> Resul
             })
             .join()
             .unwrap_or_else(|_| Err("the listing failed unexpectedly".into()))
-    })
-    .map_err(|reason| failed(&label, reason))?;
+    });
+    let listed = match listed {
+        Ok(listed) => listed,
+        Err(reason) => {
+            // A refresh that fails keeps the listing that worked before.
+            return match read_cached(&path) {
+                Some((text, fetched_at)) if network == Network::Refresh => {
+                    Ok(Fetched { label, path, text, downloaded: false, fetched_at, refresh_failed: Some(reason) })
+                }
+                _ => Err(failed(&label, reason)),
+            };
+        }
+    };
     let text = render(&context, &server, &listed);
     cache.write(&path, text.as_bytes()).map_err(|e| failed(&label, format!("cannot write the cache {}: {e}", path.display())))?;
-    Ok(Fetched { label, path, text, downloaded: true, fetched_at: now() })
+    Ok(Fetched { label, path, text, downloaded: true, fetched_at: now(), refresh_failed: None })
 }
 
 /// Every CRD of the cluster, page by page.

@@ -71,6 +71,8 @@ pub struct Fetched {
     pub downloaded: bool,
     /// When the cached copy was written, as seconds since the Unix epoch.
     pub fetched_at: Option<u64>,
+    /// Why a refresh failed, when the cached copy stands in for the fresh one.
+    pub refresh_failed: Option<String>,
 }
 
 /// Why a URL or the cluster gave no CRDs.

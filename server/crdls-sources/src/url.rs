@@ -29,7 +29,7 @@ pub fn fetch(source: &UrlSource, cache: &Cache, network: Network) -> Result<Fetc
         if let Some((text, fetched_at)) = read_cached(&path) {
             let matches = source.sha256.as_ref().is_none_or(|pin| *pin == sha256_hex(text.as_bytes()));
             if matches {
-                return Ok(Fetched { label, path, text, downloaded: false, fetched_at });
+                return Ok(Fetched { label, path, text, downloaded: false, fetched_at, refresh_failed: None });
             }
             if network == Network::Offline {
                 let actual = sha256_hex(text.as_bytes());
@@ -40,7 +40,20 @@ pub fn fetch(source: &UrlSource, cache: &Cache, network: Network) -> Result<Fetc
     if network == Network::Offline {
         return Err(SourceError::NotCached { label });
     }
-    let bytes = download(&source.url).map_err(|reason| SourceError::Fetch { label: label.clone(), reason })?;
+    let bytes = match download(&source.url) {
+        Ok(bytes) => bytes,
+        Err(reason) => {
+            // A refresh that fails keeps the copy that worked before, if it still matches its pin.
+            let cached =
+                read_cached(&path).filter(|(text, _)| source.sha256.as_ref().is_none_or(|pin| *pin == sha256_hex(text.as_bytes())));
+            return match cached {
+                Some((text, fetched_at)) if network == Network::Refresh => {
+                    Ok(Fetched { label, path, text, downloaded: false, fetched_at, refresh_failed: Some(reason) })
+                }
+                _ => Err(SourceError::Fetch { label, reason }),
+            };
+        }
+    };
     let actual = sha256_hex(&bytes);
     if let Some(pin) = &source.sha256 {
         if *pin != actual {
@@ -52,7 +65,7 @@ pub fn fetch(source: &UrlSource, cache: &Cache, network: Network) -> Result<Fetc
     cache
         .write(&path, text.as_bytes())
         .map_err(|e| SourceError::Fetch { label: label.clone(), reason: format!("cannot write the cache {}: {e}", path.display()) })?;
-    Ok(Fetched { label, path, text, downloaded: true, fetched_at: now() })
+    Ok(Fetched { label, path, text, downloaded: true, fetched_at: now(), refresh_failed: None })
 }
 
 /// The body of a GET of `url`, or why there is none.
@@ -134,8 +147,15 @@ pub(crate) mod tests {
         let err = fetch(&pinned, &cache, Network::CacheFirst).unwrap_err();
         assert!(matches!(err, SourceError::Pin { .. }), "{err}");
         assert_eq!(count.load(Ordering::SeqCst), 3);
-        let good = UrlSource { sha256: Some(sha256_hex(b"kind: CustomResourceDefinition\n")), ..source };
+        let good = UrlSource { sha256: Some(sha256_hex(b"kind: CustomResourceDefinition\n")), ..source.clone() };
         assert!(!fetch(&good, &cache, Network::CacheFirst).unwrap().downloaded);
+
+        // A refresh that fails falls back to the cached copy and says why.
+        let unreachable = UrlSource { url: "http://127.0.0.1:9/v1/widgets.crds.yaml".into(), sha256: None };
+        cache.write(&cache_path(&cache, &unreachable.url), b"kind: Cached\n").unwrap();
+        let stale = fetch(&unreachable, &cache, Network::Refresh).unwrap();
+        assert_eq!((stale.text.as_str(), stale.downloaded), ("kind: Cached\n", false));
+        assert!(stale.refresh_failed.is_some());
         let _ = std::fs::remove_dir_all(&dir);
     }
 

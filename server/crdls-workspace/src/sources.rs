@@ -27,6 +27,17 @@ pub struct External {
     /// For a download: whether it came from the network in this run, and when the cached copy was
     /// written (seconds since the Unix epoch).
     pub fetched: Option<(bool, Option<u64>)>,
+    /// Why a refresh failed, when the cached copy stands in for the fresh one.
+    pub refresh_failed: Option<String>,
+}
+
+impl External {
+    /// The warning to show when a refresh failed and the cached copy is used.
+    pub fn stale_warning(&self) -> Option<String> {
+        let reason = self.refresh_failed.as_ref()?;
+        let when = self.fetched.and_then(|(_, at)| at).map(describe_time).map_or(String::new(), |t| format!(" (cached {t})"));
+        Some(format!("cannot refresh {}: {reason}; using the cached copy{when}", self.label))
+    }
 }
 
 /// The CRD manifests of a chart archive.
@@ -40,6 +51,7 @@ pub fn archive_members(archive: &Path) -> Result<Vec<External>, String> {
             member: Some(member.name),
             text: member.text,
             fetched: None,
+            refresh_failed: None,
         })
         .collect())
 }
@@ -86,6 +98,7 @@ pub fn fetch_remote(config: &Config, root: &Path, network: Network) -> (Vec<Exte
             member: None,
             text: f.text,
             fetched: Some((f.downloaded, f.fetched_at)),
+            refresh_failed: f.refresh_failed,
         }),
         Err(e) => errors.push(e),
     };

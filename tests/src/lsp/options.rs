@@ -30,6 +30,11 @@ pub struct SessionOptions {
     pub(super) configuration: Option<Value>,
     pub(super) wait_for_index: bool,
     index_status: bool,
+    /// Files with bytes rather than text (chart archives).
+    pub(super) binary_files: Vec<(String, Vec<u8>)>,
+    /// Environment variables of the binary (`start_binary` only; the in-process server shares the
+    /// test's environment).
+    pub(super) env: Vec<(String, String)>,
 }
 
 impl Default for SessionOptions {
@@ -54,6 +59,8 @@ impl SessionOptions {
             configuration: None,
             wait_for_index: true,
             index_status: false,
+            binary_files: Vec::new(),
+            env: Vec::new(),
         }
     }
 
@@ -73,6 +80,20 @@ impl SessionOptions {
     pub fn repo_file(self, path: &str, source: &str) -> SessionOptions {
         let text = std::fs::read_to_string(crate::repo_root().join(source)).unwrap_or_else(|e| panic!("cannot read {source}: {e}"));
         self.file(path, &text)
+    }
+
+    /// A file in the workspace folder copied byte for byte from the repository (a chart archive).
+    pub fn repo_binary_file(mut self, path: &str, source: &str) -> SessionOptions {
+        let bytes = std::fs::read(crate::repo_root().join(source)).unwrap_or_else(|e| panic!("cannot read {source}: {e}"));
+        self.binary_files.push((path.to_string(), bytes));
+        self
+    }
+
+    /// An environment variable of the server binary; `{workspace}` in `value` is the workspace folder.
+    /// Only `Session::start_binary` can honour it.
+    pub fn env(mut self, key: &str, value: &str) -> SessionOptions {
+        self.env.push((key.to_string(), value.to_string()));
+        self
     }
 
     /// One key of the `initializationOptions` object.

@@ -54,8 +54,9 @@ impl Session {
     /// Starts the server in-process, initializes it and, unless told otherwise, waits until it has
     /// indexed the workspace (its `indexed N CRDs` log line, and its progress when the client has it).
     pub fn start(options: SessionOptions) -> Session {
+        assert!(options.env.is_empty(), "the in-process server cannot have environment variables of its own; use start_binary");
         let runtime = runtime();
-        let (workspace, workspace_uri) = create_workspace(&options.files);
+        let (workspace, workspace_uri) = create_workspace(&options.files, &options.binary_files);
         let (client, server) = tokio::io::duplex(1 << 20);
         let (server_read, server_write) = tokio::io::split(server);
         let (client_read, client_write) = tokio::io::split(client);
@@ -68,9 +69,11 @@ impl Session {
     /// then proceeds as `start` does.
     pub fn start_binary(binary: &Path, options: SessionOptions) -> Session {
         let runtime = runtime();
-        let (workspace, workspace_uri) = create_workspace(&options.files);
+        let (workspace, workspace_uri) = create_workspace(&options.files, &options.binary_files);
         let guard = runtime.enter();
+        let shown = workspace.display().to_string();
         let mut child = tokio::process::Command::new(binary)
+            .envs(options.env.iter().map(|(k, v)| (k.clone(), v.replace("{workspace}", &shown))))
             .current_dir(&workspace)
             .stdin(std::process::Stdio::piped())
             .stdout(std::process::Stdio::piped())

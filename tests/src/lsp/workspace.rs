@@ -28,7 +28,7 @@ impl Session {
 }
 
 /// A fresh workspace folder under the temporary directory, filled with `files`; and its URI.
-pub(super) fn create_workspace(files: &[(String, String)]) -> (PathBuf, String) {
+pub(super) fn create_workspace(files: &[(String, String)], binary_files: &[(String, Vec<u8>)]) -> (PathBuf, String) {
     static COUNTER: AtomicUsize = AtomicUsize::new(0);
     let name = format!("crdls-lsp-{}-{}", std::process::id(), COUNTER.fetch_add(1, Ordering::Relaxed));
     let dir = std::env::temp_dir().join(name);
@@ -36,6 +36,13 @@ pub(super) fn create_workspace(files: &[(String, String)]) -> (PathBuf, String) 
     std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("cannot create {}: {e}", dir.display()));
     for (path, text) in files {
         write_workspace_file(&dir, path, text);
+    }
+    for (path, bytes) in binary_files {
+        let file = dir.join(path);
+        if let Some(parent) = file.parent() {
+            std::fs::create_dir_all(parent).unwrap_or_else(|e| panic!("cannot create {}: {e}", parent.display()));
+        }
+        std::fs::write(&file, bytes).unwrap_or_else(|e| panic!("cannot write {}: {e}", file.display()));
     }
     let shown = dir.display().to_string();
     assert!(

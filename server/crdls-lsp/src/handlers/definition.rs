@@ -1,9 +1,10 @@
 //! Where things are defined: `textDocument/definition` (the schema node in the CRD behind a key) and
 //! the extension request `crdls/crdForDocument` (the CRD behind a document). The target's text is its
-//! open buffer if there is one, else the file on disk.
+//! open buffer if there is one, else the file on disk; a chart archive's member is extracted into the
+//! cache for the editor to open.
 
 use tower_lsp::jsonrpc::Result as RpcResult;
-use tower_lsp::lsp_types::{GotoDefinitionParams, GotoDefinitionResponse, Location, Url};
+use tower_lsp::lsp_types::{GotoDefinitionParams, GotoDefinitionResponse, Location};
 
 use crate::ext::CrdForDocumentParams;
 use crate::proto::Lines;
@@ -29,13 +30,14 @@ pub(crate) async fn goto_definition(backend: &Backend, params: GotoDefinitionPar
         .ok_or_else(|| internal("definition"))?;
     let Some(target) = target else { return Ok(None) };
     // An empty source is the document itself.
-    let uri = if target.source.is_empty() {
-        position.text_document.uri.clone()
+    let (uri, text) = if target.source.is_empty() {
+        let uri = position.text_document.uri.clone();
+        let Some(text) = backend.source_text(&uri) else { return Ok(None) };
+        (uri, text)
     } else {
-        let Ok(uri) = Url::parse(&target.source) else { return Ok(None) };
-        uri
+        let Some(found) = crate::sources::openable(backend, &target.source) else { return Ok(None) };
+        found
     };
-    let Some(text) = backend.source_text(&uri) else { return Ok(None) };
     let range = Lines::new(&text, encoding).range(target.range);
     Ok(Some(GotoDefinitionResponse::Scalar(Location { uri, range })))
 }
@@ -62,8 +64,7 @@ pub(crate) async fn crd_for_document(backend: &Backend, params: CrdForDocumentPa
         .await
         .ok_or_else(|| internal("finding the CRD"))?;
     let Some((source, range)) = found else { return Ok(None) };
-    let Ok(uri) = Url::parse(&source) else { return Ok(None) };
-    let Some(text) = backend.source_text(&uri) else { return Ok(None) };
+    let Some((uri, text)) = crate::sources::openable(backend, &source) else { return Ok(None) };
     let range = Lines::new(&text, encoding).range(range);
     Ok(Some(Location { uri, range }))
 }

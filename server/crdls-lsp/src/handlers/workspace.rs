@@ -1,7 +1,9 @@
 //! Workspace notifications: files changed on disk (`didChangeWatchedFiles`) and changed settings
-//! (`didChangeConfiguration`). Both can change what every open document is checked against.
+//! (`didChangeConfiguration`), both of which can change what every open document is checked against;
+//! and the one command, which refreshes the CRD sources (`workspace/executeCommand`).
 
-use tower_lsp::lsp_types::{DidChangeConfigurationParams, DidChangeWatchedFilesParams, FileChangeType};
+use tower_lsp::jsonrpc::{Error as RpcError, Result as RpcResult};
+use tower_lsp::lsp_types::{DidChangeConfigurationParams, DidChangeWatchedFilesParams, ExecuteCommandParams, FileChangeType};
 
 use crate::session::{lock, Backend};
 
@@ -13,12 +15,30 @@ pub(crate) async fn did_change_watched_files(backend: &Backend, params: DidChang
     backend.state.git.clear();
     lock(&backend.state.roles).clear();
     let mut changed = false;
+    let mut archives = false;
     for event in params.changes {
+        if event.uri.to_file_path().is_ok_and(|p| crdls_sources::archive::is_chart_archive(&p)) {
+            archives = true;
+            continue;
+        }
         changed |= backend.reindex_file(&event.uri, event.typ == FileChangeType::DELETED);
     }
-    if changed {
+    // A chart archive came, went or changed (`helm dependency build`): the scan reads them all again.
+    if archives {
+        backend.spawn_scan();
+    } else if changed {
         backend.recheck_all_except(None);
     }
+}
+
+/// `workspace/executeCommand`: `crdls.refreshCrdSources` reads the chart archives and fetches the URLs
+/// and the cluster again, in the background.
+pub(crate) async fn execute_command(backend: &Backend, params: ExecuteCommandParams) -> RpcResult<Option<serde_json::Value>> {
+    if params.command == crate::sources::REFRESH_COMMAND {
+        backend.refresh_sources();
+        return Ok(None);
+    }
+    Err(RpcError::invalid_params(format!("crdls has no command {}", params.command)))
 }
 
 /// `didChangeConfiguration`: the client's settings replace its previous ones; a change of CRD paths

@@ -124,6 +124,8 @@ codes! {
     CRD_VERSION_TYPE_CHANGE = "crd/version-type-change", Warning, "A field has different types in served versions that convert without a webhook.";
     // Files.
     HELM_TEMPLATES = "helm/templates", Hint, "Helm chart templates are checked only where they are literal YAML.";
+    // CRD sources beyond the workspace.
+    SOURCE_UNAVAILABLE = "source/unavailable", Warning, "A configured CRD source (a URL, the cluster, a chart archive) could not be read.";
 }
 
 /// The code named `name`.

@@ -147,6 +147,9 @@ pub fn check(args: CheckArgs, io: &mut Io<'_>) -> i32 {
         _ => Network::CacheFirst,
     };
     let (remote, remote_errors) = sources::fetch_remote(&config, &io.cwd, network);
+    for warning in remote.iter().filter_map(sources::External::stale_warning) {
+        let _ = writeln!(io.stderr, "crdls: warning: {warning}");
+    }
     found.inputs.extend(remote.into_iter().map(|r| Input::external(r, &io.cwd)));
     found.errors.extend(remote_errors.iter().map(ToString::to_string));
     if !found.errors.is_empty() {
