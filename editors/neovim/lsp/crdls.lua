@@ -7,7 +7,9 @@
 --- set keys per machine with `vim.lsp.config('crdls', { settings = { crdls = { strict = true } } })`.
 ---
 --- Keys (camelCase):
----   crdPaths   string[]  extra CRD files, directories or globs to index
+---   crdPaths   string[]  extra CRD files, directories, globs, chart archives (.tgz) or URLs to index
+---                        (URLs are fetched once into the cache; '#sha256=HEX' pins one)
+---   cluster    boolean|table  also read the cluster's CRDs: true, or { context = 'NAME', kubeconfig = 'PATH' }
 ---   strict     boolean   unknown fields are errors instead of warnings
 ---   severity   table     per-code level: { ['schema/unknown-field'] = 'off', ['resource/no-crd'] = 'hint' }
 ---   debounceMs integer   wait after the last keystroke before checking
@@ -27,6 +29,12 @@ return {
     local root = vim.fs.root(bufnr, vim.lsp.config.crdls.root_markers)
     -- An unnamed buffer is looked up from the current directory, as vim.fs.root does.
     on_dir(root or (name ~= '' and vim.fs.dirname(name)) or vim.fn.getcwd())
+  end,
+  -- :CrdlsRefreshSources reads the chart archives and fetches the URLs and the cluster again.
+  on_attach = function(client, bufnr)
+    vim.api.nvim_buf_create_user_command(bufnr, 'CrdlsRefreshSources', function()
+      client:exec_cmd({ title = 'Refresh CRD sources', command = 'crdls.refreshCrdSources' }, { bufnr = bufnr })
+    end, { desc = 'crdls: read chart archives, fetch CRD URLs and the cluster again' })
   end,
   -- An empty table would be sent as a JSON array: vim.empty_dict() is sent as `{}`.
   settings = { crdls = vim.empty_dict() },

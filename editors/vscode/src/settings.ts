@@ -2,7 +2,7 @@
 // crdls.toml is not overridden by VS Code's defaults. Pure: no `vscode` import, unit-tested.
 
 /** The settings keys the server reads (the `crdls` section minus what only the client uses). */
-export const SERVER_KEYS = ['crdPaths', 'strict', 'failUnchecked', 'kubeVersion', 'oldObject', 'severity', 'inlayHints'] as const;
+export const SERVER_KEYS = ['crdPaths', 'cluster', 'strict', 'failUnchecked', 'kubeVersion', 'oldObject', 'severity', 'inlayHints'] as const;
 
 export type ServerKey = (typeof SERVER_KEYS)[number];
 
@@ -17,8 +17,16 @@ export interface Inspected<T> {
 }
 
 /** The settings sent to the server, in its camelCase names. */
+/** Which cluster's CRDs to read: the kubeconfig's current context unless one is named. */
+export interface ClusterSetting {
+  enabled?: boolean;
+  context?: string;
+  kubeconfig?: string;
+}
+
 export interface ServerSettings {
   crdPaths?: string[];
+  cluster?: boolean | ClusterSetting;
   strict?: boolean;
   failUnchecked?: boolean;
   kubeVersion?: string;
@@ -64,7 +72,33 @@ export function serverSettings(inspect: (key: ServerKey) => Inspected<unknown> |
     if (Array.isArray(crdPaths) && crdPaths.every((p) => typeof p === 'string')) {
       settings.crdPaths = crdPaths.map((p) => p.trim()).filter((p) => p.length > 0);
     } else {
-      bad('crdPaths', 'must be a list of paths or globs');
+      bad('crdPaths', 'must be a list of paths, globs or URLs');
+    }
+  }
+  const cluster = explicitValue(inspect('cluster'));
+  if (cluster !== undefined) {
+    if (typeof cluster === 'boolean') {
+      settings.cluster = cluster;
+    } else if (typeof cluster === 'object' && !Array.isArray(cluster)) {
+      const kept: ClusterSetting = {};
+      let ok = true;
+      for (const [key, value] of Object.entries(cluster as Record<string, unknown>)) {
+        if (key === 'enabled' && typeof value === 'boolean') {
+          kept.enabled = value;
+        } else if ((key === 'context' || key === 'kubeconfig') && typeof value === 'string') {
+          if (value.trim() !== '') {
+            kept[key] = value.trim();
+          }
+        } else {
+          ok = false;
+          bad(`cluster.${key}`, 'must be enabled (true or false), context or kubeconfig (strings)');
+        }
+      }
+      if (ok) {
+        settings.cluster = kept;
+      }
+    } else {
+      bad('cluster', 'must be true, false, or an object with context and kubeconfig');
     }
   }
   for (const key of ['strict', 'failUnchecked', 'inlayHints'] as const) {

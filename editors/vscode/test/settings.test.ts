@@ -45,6 +45,18 @@ test('every server setting is passed in its camelCase name', () => {
   });
 });
 
+test('the cluster is a switch or an object naming the context and kubeconfig', () => {
+  assert.deepEqual(serverSettings(inspector({ cluster: { globalValue: true } })).settings, { cluster: true });
+  assert.deepEqual(
+    serverSettings(inspector({ cluster: { workspaceValue: { context: ' kind-dev ', kubeconfig: '', enabled: true } } })).settings,
+    { cluster: { context: 'kind-dev', enabled: true } },
+  );
+  const { settings, problems } = serverSettings(inspector({ cluster: { globalValue: { contxt: 'a' } } }));
+  assert.deepEqual(settings, {});
+  assert.deepEqual(problems.map((p) => p.key), ['crdls.cluster.contxt']);
+  assert.deepEqual(serverSettings(inspector({ cluster: { globalValue: 'yes' } })).problems.map((p) => p.key), ['crdls.cluster']);
+});
+
 test('an empty old-object source turns transition checks off', () => {
   assert.deepEqual(serverSettings(inspector({ oldObject: { globalValue: '  ' } })).settings, { oldObject: 'off' });
 });

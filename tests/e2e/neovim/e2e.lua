@@ -376,6 +376,18 @@ local function run()
     'definition of size: its schema in crds/widgets.yaml',
     err or ('definition: ' .. vim.inspect(definition) .. '\nline: ' .. target_line))
 
+  -- The refresh command: a buffer command from editors/neovim/lsp/crdls.lua, and the server's answer.
+  if MODE == 'config' then
+    local defined = vim.fn.exists(':CrdlsRefreshSources') == 2
+    check(defined, ':CrdlsRefreshSources is defined for the buffer')
+    if defined then
+      vim.cmd('CrdlsRefreshSources')
+    end
+    local reply = client.request_sync('workspace/executeCommand', { command = 'crdls.refreshCrdSources' }, TIMEOUT_MS, buf)
+    check(reply ~= nil and reply.err == nil, 'workspace/executeCommand crdls.refreshCrdSources is answered',
+      vim.inspect(reply))
+  end
+
   check_file_outside_any_project()
 
   check(#server_complaints == 0, 'no errors or warnings logged by crdls', table.concat(server_complaints, '\n'))
