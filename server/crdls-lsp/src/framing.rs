@@ -155,13 +155,10 @@ impl<R: AsyncRead + Unpin> FrameReader<R> {
 
     /// Appends what the input has; `false` at its end or on a read error (logged).
     async fn fill(&mut self) -> bool {
-        let mut chunk = vec![0; CHUNK];
-        match self.input.read(&mut chunk).await {
+        self.buf.reserve(CHUNK);
+        match self.input.read_buf(&mut self.buf).await {
             Ok(0) => false,
-            Ok(n) => {
-                self.buf.extend_from_slice(&chunk[..n]);
-                true
-            }
+            Ok(_) => true,
             Err(e) => {
                 crate::log_stderr(&format!("cannot read the client's input: {e}"));
                 false

@@ -9,7 +9,10 @@
 //! open buffers, watched files); `settings.rs` layers the settings; `capabilities.rs` reads the
 //! client's capabilities and declares the server's; `ext.rs` is the protocol extension
 //! (`crdls/indexStatus`, `crdls/crdForDocument`). Conversions to LSP types live at the edge, in
-//! `proto.rs` (positions and diagnostics) and `convert.rs` (the editor features' results).
+//! `proto.rs` (positions and diagnostics) and `convert.rs` (the editor features' results). tower-lsp
+//! runs the protocol between edges of our own: `framing.rs` and `input.rs` read and check the client's
+//! messages before it does, `guard.rs` wraps its service (panics, `$/` requests), and `transport.rs`
+//! wires them together and decides the exit status.
 
 mod analysis;
 mod capabilities;
