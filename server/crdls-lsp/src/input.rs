@@ -124,10 +124,13 @@ fn check(body: &[u8]) -> Verdict {
         Some(Value::Number(n)) if n.is_i64() => Value::Number(n.clone()),
         Some(_) => return invalid(&Value::Null, "an id that is neither an integer nor a string"),
     };
+    let is_response = message.contains_key("result") || message.contains_key("error");
     if message.get("jsonrpc") != Some(&json!("2.0")) {
+        if is_response && !message.contains_key("method") {
+            return Verdict::Skip("a response without \"jsonrpc\": \"2.0\"".into());
+        }
         return invalid(&id, "a message without \"jsonrpc\": \"2.0\"");
     }
-    let is_response = message.contains_key("result") || message.contains_key("error");
     match message.get("method") {
         Some(Value::String(_)) if is_response => invalid(&id, "a message with both a method and a result or error"),
         Some(Value::String(_)) => {
@@ -172,7 +175,11 @@ mod tests {
     use super::*;
 
     fn verdict(body: &str) -> String {
-        match check(body.as_bytes()) {
+        verdict_of(body.as_bytes())
+    }
+
+    fn verdict_of(body: &[u8]) -> String {
+        match check(body) {
             Verdict::Forward { message, repaired } => {
                 format!("forward{} {}", if repaired { " (repaired)" } else { "" }, Value::Object(message))
             }
@@ -201,8 +208,10 @@ mod tests {
             r#"[{"jsonrpc":"2.0","id":8,"method":"x"}]"#,
             r#"null"#,
             r#"{"jsonrpc":"2.0","#,
+            r#"{"id":10,"result":null}"#,
         ];
-        let out: Vec<String> = cases.iter().map(|c| verdict(c)).collect();
+        let mut out: Vec<String> = cases.iter().map(|c| verdict(c)).collect();
+        out.push(verdict_of(b"{\"jsonrpc\":\"2.0\",\"method\":\"\xff\"}"));
         expect_test::expect![[r#"
             forward {"jsonrpc":"2.0","id":1,"method":"shutdown"}
             forward (repaired) {"jsonrpc":"2.0","id":"a","method":"shutdown"}
@@ -220,6 +229,8 @@ mod tests {
             invalid (reply to null): a batch of messages (LSP does not use JSON-RPC batches)
             invalid (reply to null): a message that is not a JSON object
             not JSON: EOF while parsing a value at line 1 column 17
+            skip: a response without "jsonrpc": "2.0"
+            not JSON: invalid unicode code point at line 1 column 28
         "#]]
         .assert_eq(&(out.join("\n") + "\n"));
     }
