@@ -407,3 +407,32 @@ fn a_misspelt_code_in_the_severity_table_is_reported() {
     assert_eq!(run.code, 2, "{run:?}");
     assert!(run.stderr.contains("no diagnostic code \"schema/unknwon-field\"; did you mean \"schema/unknown-field\"?"), "{}", run.stderr);
 }
+
+/// A minified one-line Widget of about a megabyte: an error near the start (`size`), two thousand unknown
+/// fields whose values mix ASCII, Japanese (two columns a character) and tabs, and an error at the very end
+/// (`tier`). Before long lines were windowed, the human report printed the whole line for each of its
+/// 2,002 problems: two gigabytes.
+fn one_line_widget() -> String {
+    let mut line =
+        String::from(r#"{"apiVersion":"demo.crdls.dev/v1","kind":"Widget","metadata":{"name":"w"},"spec":{"size":15,"owner":"team-a""#);
+    for i in 0..2000 {
+        let filler = format!("{}\t{}", "日本語のテキスト".repeat(20), "ascii text ".repeat(20));
+        line.push_str(&format!(r#","u{i:04}":"{filler}""#));
+    }
+    line.push_str(r#","tier":"platinum"}}"#);
+    line
+}
+
+#[test]
+fn long_lines_show_a_window_around_each_problem() {
+    let text = one_line_widget();
+    assert!(text.len() > 1_000_000 && !text.contains('\n'));
+    let run = run_cli(&["check", "-", "--crds", "fixtures/crds", "--color", "never"], &text);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    let reports: Vec<&str> = run.stdout.split("\n\n").collect();
+    assert_eq!(reports.len(), 2003, "2,002 problems and the summary");
+    assert!(run.stdout.len() < 2003 * 600, "each problem takes a few hundred bytes, not the line: {} bytes", run.stdout.len());
+    // The first problems, one from the middle, the last, and the summary.
+    let shown = [&reports[..3], &reports[1001..1002], &reports[2001..]].concat().join("\n\n");
+    expect_test::expect_file![repo_root().join("tests/snapshots/long-line.txt")].assert_eq(&shown);
+}

@@ -399,8 +399,10 @@ fn bad_requests_and_edits_do_not_kill_the_server() {
     // A method nobody implements.
     let unknown = session.request_response("crdls/noSuchMethod", json!({}));
     assert_eq!(unknown["error"]["code"], -32601, "{unknown}");
-    // A body that is not JSON is dropped; the session goes on.
+    // A body that is not JSON gets a ParseError (its id cannot be known); the session goes on.
     session.send_raw_body("{this is not json");
+    let parse_error = session.expect_response(Value::Null);
+    assert_eq!(parse_error["error"]["code"], -32700, "{parse_error}");
     let after = session.request_response("crdls/noSuchMethod", json!({}));
     assert_eq!(after["error"]["code"], -32601, "the server still answers after a malformed message: {after}");
     // A change to a document that is not open is ignored (no diagnostics for it: `finish` checks).
@@ -631,6 +633,106 @@ fn rule_cost_is_shown_explained_and_fixed() {
     let fixed = session.wait_for_diagnostics("crd.yaml", 2)["diagnostics"].clone();
     assert_eq!(fixed, json!([]), "{}", session.text("crd.yaml"));
     session.finish();
+}
+
+/// A raw request frame for `textDocument/hover` on a document that is not open, with id `id`.
+fn hover_body(id: i64) -> String {
+    format!(
+        r#"{{"jsonrpc":"2.0","id":{id},"method":"textDocument/hover","params":{{"textDocument":{{"uri":"file:///nowhere.yaml"}},"position":{{"line":0,"character":0}}}}}}"#
+    )
+}
+
+/// Asserts that `response` is an error with `code`.
+fn assert_error(response: &Value, code: i64) {
+    assert_eq!(response["error"]["code"], code, "{response}");
+}
+
+/// The malformed input an adversarial client can send, each followed by proof that the server still
+/// answers: JSON that is not a request, text that is not JSON, Content-Length headers that are too
+/// short, too long or missing, an unknown `$/` request and notification, and `shutdown` with null
+/// params. The script is the same for the binary and the in-process server.
+fn malformed_input(mut session: Session) -> String {
+    // Valid JSON, not a request: InvalidRequest, with the id when there is one, null otherwise.
+    session.send_raw_body("{}");
+    assert_error(&session.expect_response(Value::Null), -32600);
+    session.send_raw_body(r#"{"jsonrpc":"2.0","id":901}"#);
+    assert_error(&session.expect_response(json!(901)), -32600);
+    session.send_raw_body(r#"[{"jsonrpc":"2.0","id":902,"method":"shutdown"}]"#);
+    assert_error(&session.expect_response(Value::Null), -32600);
+    assert!(session.hover("missing.yaml", Position::new(0, 0)).is_null(), "still answering after JSON that is not a request");
+    // Not JSON: ParseError.
+    session.send_raw_body("{this is not json");
+    assert_error(&session.expect_response(Value::Null), -32700);
+    // A Content-Length too short: that message is lost (ParseError), the next one is answered.
+    let body = hover_body(903);
+    session.send_raw_bytes(&format!("Content-Length: 20\r\n\r\n{body}"));
+    assert_error(&session.expect_response(Value::Null), -32700);
+    session.send_raw_bytes(&format!("Content-Length: {}\r\n\r\n{}", hover_body(904).len(), hover_body(904)));
+    assert!(session.expect_response(json!(904))["result"].is_null());
+    // A Content-Length too long: the message ends where its JSON ends, so it is answered without
+    // waiting for bytes that never come, and so is the next one, sent together with it.
+    session.send_raw_bytes(&format!("Content-Length: 500\r\n\r\n{}", hover_body(905)));
+    assert!(session.expect_response(json!(905))["result"].is_null());
+    session.send_raw_bytes(&format!(
+        "Content-Length: 500\r\n\r\n{}Content-Length: {}\r\n\r\n{}",
+        hover_body(906),
+        hover_body(907).len(),
+        hover_body(907)
+    ));
+    assert!(session.expect_response(json!(906))["result"].is_null());
+    assert!(session.expect_response(json!(907))["result"].is_null());
+    // Broken headers: a misspelt Content-Length, then a length that is not a number.
+    session.send_raw_bytes("Content-Lenght: 2\r\n\r\n{}");
+    assert_error(&session.expect_response(Value::Null), -32700);
+    session.send_raw_bytes(&format!("Content-Length: many\r\n\r\n{}", hover_body(908)));
+    assert_error(&session.expect_response(Value::Null), -32700);
+    assert!(session.hover("missing.yaml", Position::new(0, 0)).is_null(), "still answering after broken frames");
+    // An unknown `$/` request gets MethodNotFound; an unknown `$/` notification is ignored (`finish`
+    // fails on any message nobody consumed).
+    let unknown = session.request_response("$/crdls.noSuchRequest", json!({}));
+    assert_error(&unknown, -32601);
+    session.notify("$/crdls.noSuchNotification", json!({}));
+    // `shutdown` with `"params": null`, as Emacs eglot and IntelliJ send it.
+    session.send_raw_body(r#"{"jsonrpc":"2.0","id":909,"method":"shutdown","params":null}"#);
+    let shutdown = session.expect_response(json!(909));
+    assert!(shutdown.get("error").is_none() && shutdown["result"].is_null(), "{shutdown}");
+    session.finish_after_shutdown()
+}
+
+#[test]
+fn malformed_input_is_answered_and_the_server_keeps_serving() {
+    let options = SessionOptions::new();
+    let binary = Session::start_binary(&crdls_binary(), options.clone());
+    let over_stdio = malformed_input(binary);
+    let in_process = malformed_input(Session::start(options));
+    assert_eq!(over_stdio, in_process, "the binary and the in-process server answer the same script alike");
+    check_transcript("malformed-input", &over_stdio);
+}
+
+#[test]
+fn broken_frames_are_logged_on_stderr() {
+    let mut session = Session::start_binary(&crdls_binary(), SessionOptions::new());
+    session.send_raw_bytes("Content-Length: 20\r\n\r\n{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"shutdown\"}");
+    assert_error(&session.expect_response(Value::Null), -32700);
+    session.expect_stderr_containing(
+        "crdls: a message body is not JSON (EOF while parsing a string at line 1 column 20); skipped to the next Content-Length header",
+    );
+    session.send_raw_body("{}");
+    assert_error(&session.expect_response(Value::Null), -32600);
+    session.expect_stderr_containing("crdls: a message without \"jsonrpc\": \"2.0\": {}");
+    session.send_raw_bytes("Content-Length: x\r\n\r\n");
+    assert_error(&session.expect_response(Value::Null), -32700);
+    session.expect_stderr_containing("crdls: a Content-Length with 'x' in it; skipped to the next Content-Length header");
+    session.finish();
+}
+
+#[test]
+fn exit_without_shutdown_ends_with_status_1() {
+    // `finish_without_shutdown` asserts the status: the process's, and the in-process server's ending.
+    let options = SessionOptions::new();
+    let over_stdio = Session::start_binary(&crdls_binary(), options.clone()).finish_without_shutdown();
+    let in_process = Session::start(options).finish_without_shutdown();
+    assert_eq!(over_stdio, in_process);
 }
 
 /// The `crdls` binary, built once per test run (honouring `CARGO_TARGET_DIR`).

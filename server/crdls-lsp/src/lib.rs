@@ -9,14 +9,19 @@
 //! open buffers, watched files); `settings.rs` layers the settings; `capabilities.rs` reads the
 //! client's capabilities and declares the server's; `ext.rs` is the protocol extension
 //! (`crdls/indexStatus`, `crdls/crdForDocument`). Conversions to LSP types live at the edge, in
-//! `proto.rs` (positions and diagnostics) and `convert.rs` (the editor features' results).
+//! `proto.rs` (positions and diagnostics) and `convert.rs` (the editor features' results). tower-lsp
+//! runs the protocol between edges of our own: `framing.rs` and `input.rs` read and check the client's
+//! messages before it does, `guard.rs` wraps its service (panics, `$/` requests), and `transport.rs`
+//! wires them together and decides the exit status.
 
 mod analysis;
 mod capabilities;
 mod convert;
 mod document;
 mod ext;
+mod framing;
 mod git;
+mod guard;
 mod handlers;
 mod index;
 mod input;
@@ -26,33 +31,38 @@ mod server;
 mod session;
 mod settings;
 mod sources;
+mod transport;
 mod workspace;
 
 use tokio::io::{AsyncRead, AsyncWrite};
-use tower_lsp::{LspService, Server};
+use tower_lsp::LspService;
 
 pub use crate::ext::CrdForDocumentParams;
 pub use crate::session::Backend;
+pub use crate::transport::Ending;
 
-/// Serves LSP over the given streams until the client exits.
-pub async fn serve<I: AsyncRead + Unpin + Send + 'static, O: AsyncWrite>(input: I, output: O) {
+/// Serves LSP over the given streams until the client exits; says how the session ended.
+pub async fn serve<I: AsyncRead + Unpin + Send + 'static, O: AsyncWrite>(input: I, output: O) -> Ending {
     let (service, socket) =
         LspService::build(Backend::new).custom_method(ext::CRD_FOR_DOCUMENT, handlers::definition::crd_for_document).finish();
-    Server::new(input::filtered(input), output, socket).serve(service).await;
+    let client = service.inner().client.clone();
+    transport::serve(input, output, service, socket, client).await
 }
 
 /// Serves LSP over stdin and stdout (stdout carries JSON-RPC only; logs go to stderr and the client).
-pub fn run_stdio() {
+/// Returns the process's exit status: 0 after `shutdown` and `exit`, 1 otherwise.
+pub fn run_stdio() -> i32 {
     let runtime = match tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build() {
         Ok(runtime) => runtime,
         Err(e) => {
             log_stderr(&format!("cannot start the async runtime: {e}"));
-            return;
+            return 1;
         }
     };
-    runtime.block_on(serve(tokio::io::stdin(), tokio::io::stdout()));
+    let ending = runtime.block_on(serve(tokio::io::stdin(), tokio::io::stdout()));
     // The stdin reader blocks in a read that only the client closing stdin would end: do not wait for it.
     runtime.shutdown_background();
+    ending.exit_code()
 }
 
 /// Writes a line to stderr, the one place the server may print.

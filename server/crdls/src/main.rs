@@ -6,8 +6,7 @@ use std::io::IsTerminal;
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     if crdls::cli::wants_language_server(&args) {
-        crdls_lsp::run_stdio();
-        return;
+        std::process::exit(crdls_lsp::run_stdio());
     }
     let stdin = std::io::stdin();
     let stdout = std::io::stdout();

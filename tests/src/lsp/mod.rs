@@ -5,7 +5,9 @@
 //! Waits are on content (a diagnostics version, a log line, a response id), never on time; each wait
 //! has a generous deadline that fails the test. Server messages that arrive while the script waits for
 //! something else stay queued, in order, until a later call consumes them, and `finish` shuts the server
-//! down and fails if any was never consumed. Because messages enter the transcript when the script
+//! down and fails if any was never consumed or if the server ends with another status than the protocol
+//! asks (0 after `shutdown` and `exit`, 1 after `exit` alone). Raw bytes can be sent to test broken
+//! framing, and the binary's stderr waited on. Because messages enter the transcript when the script
 //! consumes them (the client's own messages when they are sent), a transcript depends on the script
 //! and the server's answers, not on how the server's concurrent tasks happened to interleave. For the
 //! same reason, a `publishDiagnostics` that repeats exactly what was last consumed for its document

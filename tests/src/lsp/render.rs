@@ -112,7 +112,7 @@ impl Session {
             };
         }
         let id = message["id"].as_i64().unwrap_or(-1);
-        let head = format!("<- #{id}");
+        let head = format!("<- #{}", render_id(&message["id"]));
         if let Some(error) = message.get("error") {
             return format!("{head} error {}: {}", error["code"], error["message"].as_str().unwrap_or_default());
         }

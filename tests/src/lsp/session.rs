@@ -4,7 +4,6 @@
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
 
 use serde_json::{json, Value};
 use tokio::io::{AsyncReadExt, AsyncWrite};
@@ -19,9 +18,9 @@ use super::{Change, Encoding, Position, SessionOptions};
 /// Where the server runs.
 pub(super) enum Server {
     /// `crdls_lsp::serve` on the session's runtime.
-    InProcess(Option<tokio::task::JoinHandle<()>>),
-    /// The `crdls` binary, with what it wrote to stderr so far.
-    Process { child: tokio::process::Child, stderr: Arc<Mutex<String>> },
+    InProcess(Option<tokio::task::JoinHandle<crdls_lsp::Ending>>),
+    /// The `crdls` binary, with what it wrote to stderr so far (watched, so a test can wait for a line).
+    Process { child: tokio::process::Child, stderr: tokio::sync::watch::Receiver<String> },
 }
 
 /// One scripted LSP session. Every method that waits fails the test after `TIMEOUT`.
@@ -84,15 +83,14 @@ impl Session {
         let stdin = child.stdin.take().expect("piped stdin");
         let stdout = child.stdout.take().expect("piped stdout");
         let mut stderr_pipe = child.stderr.take().expect("piped stderr");
-        let stderr = Arc::new(Mutex::new(String::new()));
-        let sink = stderr.clone();
+        let (sink, stderr) = tokio::sync::watch::channel(String::new());
         runtime.spawn(async move {
             let mut buf = vec![0; 4096];
             while let Ok(n) = stderr_pipe.read(&mut buf).await {
                 if n == 0 {
                     break;
                 }
-                sink.lock().unwrap_or_else(|e| e.into_inner()).push_str(&String::from_utf8_lossy(&buf[..n]));
+                sink.send_modify(|text| text.push_str(&String::from_utf8_lossy(&buf[..n])));
             }
         });
         drop(guard);
@@ -218,6 +216,32 @@ impl Session {
         self.record(format!("-> (raw) {body}"));
         let frame = format!("Content-Length: {}\r\n\r\n{body}", body.len());
         self.write(frame.as_bytes());
+    }
+
+    /// Sends bytes as they are, headers included (for broken framing); the transcript shows them with
+    /// line breaks escaped.
+    pub fn send_raw_bytes(&mut self, bytes: &str) {
+        self.record(format!("-> (raw bytes) {}", bytes.replace('\r', "\\r").replace('\n', "\\n")));
+        self.write(bytes.as_bytes());
+    }
+
+    /// Consumes the response whose id is `id` (`null` for errors the server could not attribute).
+    pub fn expect_response(&mut self, id: Value) -> Value {
+        self.take(&format!("a response with id {id}"), |m| m.get("method").is_none() && m.get("id") == Some(&id))
+    }
+
+    /// Waits until the `crdls` binary has written `needle` to stderr; returns all it wrote so far.
+    pub fn expect_stderr_containing(&mut self, needle: &str) -> String {
+        let Server::Process { stderr, .. } = &self.server else { panic!("only the binary's stderr can be read") };
+        let mut stderr = stderr.clone();
+        let runtime = self.runtime.as_ref().expect("the runtime lives until finish");
+        let found = runtime.block_on(async {
+            tokio::time::timeout(super::TIMEOUT, stderr.wait_for(|text| text.contains(needle))).await.map(|r| r.map(|text| text.clone()))
+        });
+        match found {
+            Ok(Ok(text)) => text,
+            _ => self.fail(&format!("the server did not write {needle:?} to stderr within {:?}", super::TIMEOUT)),
+        }
     }
 
     /// Opens a workspace document at version 1.

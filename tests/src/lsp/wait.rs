@@ -57,24 +57,37 @@ impl Session {
     }
 
     /// Shuts the server down as editors such as VS Code do: `shutdown`, `exit`, then closes the server's
-    /// input. Waits for the server to stop (a process must exit with status 0) and fails if any server
-    /// message was never consumed. Returns the transcript.
+    /// input. Waits for the server to stop (with status 0) and fails if any server message was never
+    /// consumed. Returns the transcript.
     pub fn finish(self) -> String {
-        self.finish_with(true)
+        self.finish_with(Ending { shutdown: true, close_input: true, status: 0 })
     }
 
     /// As `finish`, but keeps the server's input open after `exit`, as Helix does: the server must stop
     /// on the `exit` notification alone.
     pub fn finish_keeping_input_open(self) -> String {
-        self.finish_with(false)
+        self.finish_with(Ending { shutdown: true, close_input: false, status: 0 })
     }
 
-    fn finish_with(mut self, close_input: bool) -> String {
-        let result = self.request("shutdown", Value::Null);
-        if !result.is_null() {
-            self.fail(&format!("shutdown returned {}", compact(&result)));
+    /// Ends a session whose script has sent `shutdown` itself: `exit`, then status 0.
+    pub fn finish_after_shutdown(self) -> String {
+        self.finish_with(Ending { shutdown: false, close_input: true, status: 0 })
+    }
+
+    /// Sends `exit` without `shutdown`: the server must stop with status 1, as the specification says.
+    pub fn finish_without_shutdown(self) -> String {
+        self.finish_with(Ending { shutdown: false, close_input: true, status: 1 })
+    }
+
+    fn finish_with(mut self, how: Ending) -> String {
+        if how.shutdown {
+            let result = self.request("shutdown", Value::Null);
+            if !result.is_null() {
+                self.fail(&format!("shutdown returned {}", compact(&result)));
+            }
         }
         self.notify("exit", Value::Null);
+        let close_input = how.close_input;
         if close_input {
             self.close_input();
         }
@@ -83,13 +96,16 @@ impl Session {
             Server::InProcess(handle) => {
                 let handle = handle.take().expect("the server task is awaited once");
                 match runtime.block_on(async { tokio::time::timeout(TIMEOUT, handle).await }) {
-                    Ok(Ok(())) => Ok(()),
+                    Ok(Ok(ending)) if ending.exit_code() == how.status => Ok(()),
+                    Ok(Ok(ending)) => {
+                        Err(format!("the server ended with {ending:?} (status {}), not status {}", ending.exit_code(), how.status))
+                    }
                     Ok(Err(e)) => Err(format!("the server task failed: {e}")),
                     Err(_) => Err(format!("the server did not stop within {TIMEOUT:?} of exit")),
                 }
             }
             Server::Process { child, .. } => match runtime.block_on(async { tokio::time::timeout(TIMEOUT, child.wait()).await }) {
-                Ok(Ok(status)) if status.success() => Ok(()),
+                Ok(Ok(status)) if status.code() == Some(how.status) => Ok(()),
                 Ok(Ok(status)) => Err(format!("the server exited with {status}")),
                 Ok(Err(e)) => Err(format!("cannot wait for the server: {e}")),
                 Err(_) => Err(format!("the server process did not exit within {TIMEOUT:?} of exit")),
@@ -216,10 +232,17 @@ impl Session {
         }
         report.push_str(&format!("\ntranscript so far:\n{}", self.transcript()));
         if let Server::Process { stderr, .. } = &self.server {
-            report.push_str(&format!("\nserver stderr:\n{}", stderr.lock().unwrap_or_else(|e| e.into_inner())));
+            report.push_str(&format!("\nserver stderr:\n{}", *stderr.borrow()));
         }
         panic!("{report}");
     }
+}
+
+/// How a session is ended, and the exit status the server must end with.
+struct Ending {
+    shutdown: bool,
+    close_input: bool,
+    status: i32,
 }
 
 fn is_publish(message: &Value, uri: &str) -> bool {

@@ -4,6 +4,10 @@
 //! their own idea of tabs, line endings and multi-line labels, while what is needed here is small and must hold
 //! exactly on CRLF text, tabs and wide characters. Display widths come from `unicode-width`; a tab shows as four
 //! spaces; other control characters show as their Unicode control pictures, so that no `\r` reaches the terminal.
+//!
+//! A source line wider than `MAX_LINE_WIDTH` is shown as rustc shows one: a window of it around what is
+//! underlined, with `...` where it was cut, so a minified one-line JSON file with thousands of problems prints a
+//! few hundred bytes per problem rather than the whole line each time.
 
 use std::io;
 
@@ -18,6 +22,10 @@ const MAX_LINES: u32 = 4;
 const HEAD_LINES: u32 = 2;
 /// The display width of a tab.
 const TAB_WIDTH: usize = 4;
+/// The widest a source line is shown; a wider one shows a window of this width around its underline.
+const MAX_LINE_WIDTH: usize = 160;
+/// Marks where a line shown in a window was cut.
+const CUT: &str = "...";
 
 /// ANSI SGR parameters.
 const BOLD: &str = "1";
@@ -96,14 +104,14 @@ fn severity_style(severity: Severity) -> &'static str {
     }
 }
 
-/// One source line of an excerpt, with the characters to underline.
+/// One source line of an excerpt, with the bytes to underline.
 struct Mark<'a> {
     /// 0-based line number.
     line: u32,
     /// The line's text without its line ending.
     text: &'a str,
-    /// Characters `from..to` (counted in characters) are underlined; an empty span shows one caret at `from`,
-    /// and `None` shows no caret line at all.
+    /// Bytes `from..to` of `text` (on character boundaries) are underlined; an empty span shows one caret at
+    /// `from`, and `None` shows no caret line at all.
     underline: Option<(usize, usize)>,
 }
 
@@ -120,7 +128,7 @@ fn write_diagnostic(
     let start = index.line_col(text, range.start, ColumnUnit::Char);
     let end = index.line_col(text, range.end, ColumnUnit::Char);
 
-    let (marks, elided) = marks(text, index, start, end);
+    let (marks, elided) = marks(text, index, (range.start, start), (range.end, end));
     let last_number = marks.last().map_or(start.line + 1, |m| m.line + 1);
     let width = last_number.to_string().len();
     let pad = " ".repeat(width);
@@ -134,17 +142,15 @@ fn write_diagnostic(
         if elided && i == HEAD_LINES as usize {
             writeln!(out, "{}", paint.style(GUTTER, "..."))?;
         }
-        let (shown_text, columns) = expand(mark.text);
+        let (shown_text, carets) = excerpt(mark.text, mark.underline);
         let number = format!("{:>width$} |", mark.line + 1);
         if shown_text.is_empty() {
             writeln!(out, "{}", paint.style(GUTTER, &number))?;
         } else {
             writeln!(out, "{} {shown_text}", paint.style(GUTTER, &number))?;
         }
-        if let Some((from, to)) = mark.underline {
-            let last = columns.len() - 1;
-            let (from, to) = (columns[from.min(last)], columns[to.min(last)]);
-            let carets = "^".repeat(to.saturating_sub(from).max(1));
+        if let Some((from, count)) = carets {
+            let carets = "^".repeat(count);
             writeln!(out, "{pad} {} {}{}", paint.style(GUTTER, "|"), " ".repeat(from), paint.style(severity, &carets))?;
         }
     }
@@ -165,24 +171,38 @@ fn write_diagnostic(
 /// The first line is underlined from the range's start to its end (or the end of the line), later lines from
 /// their first non-blank character, the last line up to the range's end. A range that ends at the very start of
 /// a line ends, for showing, on the line before. Of a range over more than `MAX_LINES` lines only the first
-/// `HEAD_LINES` and the last are shown.
-fn marks<'a>(text: &'a str, index: &LineIndex, start: LineCol, end: LineCol) -> (Vec<Mark<'a>>, bool) {
-    let (last, end_col) = if end.line > start.line && end.col == 0 { (end.line - 1, usize::MAX) } else { (end.line, end.col as usize) };
+/// `HEAD_LINES` and the last are shown. Each end of the range comes as its byte offset and its line and column.
+fn marks<'a>(text: &'a str, index: &LineIndex, start: (usize, LineCol), end: (usize, LineCol)) -> (Vec<Mark<'a>>, bool) {
+    let ((start_offset, start), (end_offset, end)) = (start, end);
+    let (last, end_offset) = if end.line > start.line && end.col == 0 { (end.line - 1, usize::MAX) } else { (end.line, end_offset) };
     let elided = last - start.line + 1 > MAX_LINES;
     let lines: Vec<u32> =
         if elided { (start.line..start.line + HEAD_LINES).chain([last]).collect() } else { (start.line..=last).collect() };
     let marks = lines
         .into_iter()
         .map(|line| {
+            let line_start = index.line_start(line);
             let text = line_text(text, index, line);
-            let len = text.chars().count();
-            let from = if line == start.line { start.col as usize } else { text.chars().take_while(|c| c.is_whitespace()).count() };
-            let to = if line == last { end_col.min(len) } else { len };
+            let from = if line == start.line {
+                floor_boundary(text, start_offset.saturating_sub(line_start))
+            } else {
+                text.len() - text.trim_start_matches(char::is_whitespace).len()
+            };
+            let to = if line == last { floor_boundary(text, end_offset.saturating_sub(line_start)) } else { text.len() };
             let underline = if line == start.line || from < to { Some((from, to.max(from))) } else { None };
             Mark { line, text, underline }
         })
         .collect();
     (marks, elided)
+}
+
+/// `at`, or the end of `text` if beyond it, moved back to the start of the character it falls in.
+fn floor_boundary(text: &str, at: usize) -> usize {
+    let mut at = at.min(text.len());
+    while !text.is_char_boundary(at) {
+        at -= 1;
+    }
+    at
 }
 
 /// The text of 0-based `line`, without its `\n` or `\r\n`.
@@ -194,6 +214,85 @@ fn line_text<'a>(text: &'a str, index: &LineIndex, line: u32) -> &'a str {
     line.strip_suffix('\r').unwrap_or(line)
 }
 
+/// A line as shown, and where its carets go (display column, count) when it has an underline of bytes
+/// `from..to`. A line wider than `MAX_LINE_WIDTH` is shown as a window around the underline.
+fn excerpt(line: &str, underline: Option<(usize, usize)>) -> (String, Option<(usize, usize)>) {
+    // No character is wider than a tab, so a short line cannot be too wide; a longer one is measured only as
+    // far as the limit.
+    let narrow = line.len() * TAB_WIDTH <= MAX_LINE_WIDTH
+        || line.chars().try_fold(0, |width, c| Some(width + display_width(c)).filter(|&w| w <= MAX_LINE_WIDTH)).is_some();
+    if !narrow {
+        return window(line, underline);
+    }
+    let (shown, columns) = expand(line);
+    let carets = underline.map(|(from, to)| {
+        let (from, to) = (columns[line[..from].chars().count()], columns[line[..to].chars().count()]);
+        (from, to.saturating_sub(from).max(1))
+    });
+    (shown, carets)
+}
+
+/// A window of a wide line, at most `MAX_LINE_WIDTH` columns plus the cut marks: as much of the underlined
+/// characters as fits in `MAX_LINE_WIDTH - 2 * CONTEXT` (all of them, usually), then the text either side,
+/// half of the room to each side unless one side has less to show. Only the window's characters are looked at,
+/// so thousands of problems on a one-megabyte line stay cheap.
+fn window(line: &str, underline: Option<(usize, usize)>) -> (String, Option<(usize, usize)>) {
+    /// The room kept for context when the underline alone would fill the window.
+    const CONTEXT: usize = 20;
+    let (start, end) = underline.unwrap_or((0, 0));
+    let (span_end, span_width) = advance(&line[..end], start, MAX_LINE_WIDTH - 2 * CONTEXT);
+    let room = MAX_LINE_WIDTH - span_width;
+    let (_, right_has) = advance(line, span_end, room);
+    let (left, left_width) = retreat(line, start, (room / 2).max(room - right_has));
+    let (right, _) = advance(line, span_end, room - left_width);
+    let mut shown = String::new();
+    let mut caret = left_width;
+    if left > 0 {
+        shown.push_str(CUT);
+        caret += CUT.len();
+    }
+    shown.push_str(&expand(&line[left..right]).0);
+    if right < line.len() {
+        shown.push_str(CUT);
+    }
+    (shown, underline.map(|_| (caret, span_width.max(1))))
+}
+
+/// From byte `at` of `text`, the furthest byte reached going right within `room` display columns, and the
+/// columns used.
+fn advance(text: &str, at: usize, room: usize) -> (usize, usize) {
+    let mut width = 0;
+    for (i, c) in text[at..].char_indices() {
+        if width + display_width(c) > room {
+            return (at + i, width);
+        }
+        width += display_width(c);
+    }
+    (text.len(), width)
+}
+
+/// From byte `at` of `text`, the furthest byte reached going left within `room` display columns, and the
+/// columns used.
+fn retreat(text: &str, at: usize, room: usize) -> (usize, usize) {
+    let mut width = 0;
+    for (i, c) in text[..at].char_indices().rev() {
+        if width + display_width(c) > room {
+            return (i + c.len_utf8(), width);
+        }
+        width += display_width(c);
+    }
+    (0, width)
+}
+
+/// How many columns a character takes as shown (see `expand`).
+fn display_width(c: char) -> usize {
+    match c {
+        '\t' => TAB_WIDTH,
+        c if c.is_control() => 1,
+        c => c.width().unwrap_or(0),
+    }
+}
+
 /// A line as the terminal shows it, and the display column where each character starts (plus one entry for the
 /// end of the line).
 fn expand(line: &str) -> (String, Vec<usize>) {
@@ -203,19 +302,11 @@ fn expand(line: &str) -> (String, Vec<usize>) {
     for c in line.chars() {
         columns.push(column);
         match c {
-            '\t' => {
-                shown.push_str(&" ".repeat(TAB_WIDTH));
-                column += TAB_WIDTH;
-            }
-            c if c.is_control() => {
-                shown.push(control_picture(c));
-                column += 1;
-            }
-            c => {
-                shown.push(c);
-                column += c.width().unwrap_or(0);
-            }
+            '\t' => shown.push_str(&" ".repeat(TAB_WIDTH)),
+            c if c.is_control() => shown.push(control_picture(c)),
+            c => shown.push(c),
         }
+        column += display_width(c);
     }
     columns.push(column);
     (shown, columns)
@@ -325,6 +416,76 @@ mod tests {
             no problems in 1 file (1 document, 2 CRDs known)
         "#]]
         .assert_eq(&render_files(Format::Human, &files, &summary, false));
+    }
+
+    /// Renders `text` with one diagnostic per `(start, end)` byte range, without the summary.
+    fn excerpts(text: &str, ranges: &[(usize, usize)]) -> String {
+        let diagnostics: Vec<Diagnostic> =
+            ranges.iter().map(|&(start, end)| Diagnostic::new(TextRange::new(start, end), Severity::Error, "schema/type", "bad")).collect();
+        let files = [FileReport { path: "a.json", text, diagnostics: &diagnostics, origins: &[] }];
+        let out = render_files(Format::Human, &files, &Summary::default(), false);
+        out.split("\n\n").filter(|part| part.starts_with("error[")).collect::<Vec<_>>().join("\n\n")
+    }
+
+    #[test]
+    fn a_wide_line_is_shown_as_a_window_around_its_underline() {
+        // Two-column characters and tabs either side of the cuts, a value near the start, one in the middle,
+        // an empty range at the end, and a range longer than the window.
+        let filler = "日本語\tabc ".repeat(40);
+        let text = format!("{{\"a\":1,\"b\":\"{filler}\",\"c\":2,\"d\":\"{filler}\"}}\n");
+        let a = text.find('1').unwrap();
+        let c = text.find("2,").unwrap();
+        let end = text.len() - 1;
+        let long = text.find("\"d").unwrap();
+        let out = excerpts(&text, &[(a, a + 1), (c, c + 1), (end, end), (long, end)]);
+        expect![[r#"
+            error[schema/type]: bad
+             --> a.json:1:6
+              |
+            1 | {"a":1,"b":"日本語    abc 日本語    abc 日本語    abc 日本語    abc 日本語    abc 日本語    abc 日本語    abc 日本語    abc 日本語    abc 日本語    abc 日本語...
+              |      ^
+
+            error[schema/type]: bad
+             --> a.json:1:339
+              |
+            1 | ...bc 日本語    abc 日本語    abc 日本語    abc 日本語    abc 日本語    abc ","c":2,"d":"日本語    abc 日本語    abc 日本語    abc 日本語    abc 日本語    abc 日本...
+              |                                                                                   ^
+
+            error[schema/type]: bad
+             --> a.json:1:668
+              |
+            1 | ...abc 日本語    abc 日本語    abc 日本語    abc 日本語    abc 日本語    abc 日本語    abc 日本語    abc 日本語    abc 日本語    abc 日本語    abc 日本語    abc "}
+              |                                                                                                                                                                    ^
+
+            error[schema/type]: bad
+             --> a.json:1:341
+              |
+            1 | ...本語    abc ","c":2,"d":"日本語    abc 日本語    abc 日本語    abc 日本語    abc 日本語    abc 日本語    abc 日本語    abc 日本語    abc 日本語    abc 日本語...
+              |                        ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^"#]]
+        .assert_eq(&out);
+        // Every shown line fits: the window and its two cut marks, whatever the characters' widths.
+        for line in out.lines().filter(|l| l.starts_with("1 | ")) {
+            let width: usize = line[4..].chars().map(|c| unicode_width::UnicodeWidthChar::width(c).unwrap_or(0)).sum();
+            assert!(width <= super::MAX_LINE_WIDTH + 2 * super::CUT.len(), "{width}: {line}");
+        }
+    }
+
+    #[test]
+    fn a_range_over_wide_lines_shows_a_window_of_each() {
+        let wide = "x".repeat(300);
+        let text = format!("a: {wide}\n\n  b: {wide}\n");
+        let start = text.find('x').unwrap();
+        let end = text.rfind('x').unwrap() + 1;
+        expect![[r#"
+            error[schema/type]: bad
+             --> a.json:1:4
+              |
+            1 | a: xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx...
+              |    ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            2 |
+            3 |   b: xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx...
+              |   ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^"#]]
+        .assert_eq(&excerpts(&text, &[(start, end)]));
     }
 
     #[test]
