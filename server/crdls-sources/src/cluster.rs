@@ -291,6 +291,103 @@ mod tests {
         let _ = std::fs::remove_dir_all(&dir);
     }
 
+    /// Standard base64, as kubeconfig's `*-data` fields hold PEM.
+    fn base64(bytes: &[u8]) -> String {
+        const ALPHABET: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+        let mut out = String::new();
+        for chunk in bytes.chunks(3) {
+            let n = chunk.iter().enumerate().fold(0u32, |n, (i, b)| n | u32::from(*b) << (16 - 8 * i));
+            for i in 0..4 {
+                out.push(if i <= chunk.len() { ALPHABET[(n >> (18 - 6 * i) & 63) as usize] as char } else { '=' });
+            }
+        }
+        out
+    }
+
+    /// A stand-in API server over TLS that serves only clients with a certificate its CA signed:
+    /// returns its address and the CA, and a client certificate and key (PEM).
+    fn tls_api_server() -> (String, String, String, String) {
+        use rcgen::{BasicConstraints, CertificateParams, DnType, IsCa, KeyPair};
+        use rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer};
+        let ca_key = KeyPair::generate().unwrap();
+        let mut ca_params = CertificateParams::new(Vec::new()).unwrap();
+        ca_params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
+        ca_params.distinguished_name.push(DnType::CommonName, "crdls test CA");
+        let ca = ca_params.self_signed(&ca_key).unwrap();
+        let server_key = KeyPair::generate().unwrap();
+        let server = CertificateParams::new(vec!["127.0.0.1".to_string()]).unwrap().signed_by(&server_key, &ca, &ca_key).unwrap();
+        let client_key = KeyPair::generate().unwrap();
+        let mut client_params = CertificateParams::new(Vec::new()).unwrap();
+        client_params.distinguished_name.push(DnType::CommonName, "crdls");
+        let client = client_params.signed_by(&client_key, &ca, &ca_key).unwrap();
+
+        let provider = Arc::new(rustls::crypto::ring::default_provider());
+        let mut roots = rustls::RootCertStore::empty();
+        roots.add(ca.der().clone()).unwrap();
+        let verifier = rustls::server::WebPkiClientVerifier::builder_with_provider(Arc::new(roots), provider.clone()).build().unwrap();
+        let server_der: CertificateDer<'static> = server.der().clone();
+        let key = PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(server_key.serialize_der()));
+        let config = rustls::ServerConfig::builder_with_provider(provider)
+            .with_safe_default_protocol_versions()
+            .unwrap()
+            .with_client_cert_verifier(verifier)
+            .with_single_cert(vec![server_der], key)
+            .unwrap();
+        let config = Arc::new(config);
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let address = format!("https://{}", listener.local_addr().unwrap());
+        std::thread::spawn(move || {
+            for tcp in listener.incoming().flatten() {
+                let connection = rustls::ServerConnection::new(config.clone()).unwrap();
+                let mut tls = rustls::StreamOwned::new(connection, tcp);
+                let mut reader = BufReader::new(&mut tls);
+                // A client without a certificate fails the handshake here, and reading ends.
+                let mut line = String::new();
+                loop {
+                    line.clear();
+                    match reader.read_line(&mut line) {
+                        Ok(0) | Err(_) => break,
+                        Ok(_) if line == "\r\n" => break,
+                        Ok(_) => {}
+                    }
+                }
+                let body = page("tls.example.com", "");
+                let _ = write!(
+                    tls,
+                    "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                    body.len()
+                );
+                let _ = tls.flush();
+                tls.conn.send_close_notify();
+                let _ = tls.flush();
+            }
+        });
+        (address, ca.pem(), client.pem(), client_key.serialize_pem())
+    }
+
+    #[test]
+    fn presents_client_certificates_and_trusts_the_ca_data() {
+        let dir = std::env::temp_dir().join(format!("crdls-cluster-tls-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let (server, ca, cert, key) = tls_api_server();
+        let with_ca = |user: &str| {
+            let path = kubeconfig(&dir, &server, user);
+            let text = std::fs::read_to_string(&path).unwrap().replace(
+                &format!("    server: {server}\n"),
+                &format!("    server: {server}\n    certificate-authority-data: {}\n", base64(ca.as_bytes())),
+            );
+            std::fs::write(&path, text).unwrap();
+            ClusterOptions { kubeconfig: Some(path), context: Some("test".into()) }
+        };
+        let user = format!("    client-certificate-data: {}\n    client-key-data: {}\n", base64(cert.as_bytes()), base64(key.as_bytes()));
+        let fetched = fetch(&with_ca(&user), &Cache::at(dir.join("cache")), Network::Refresh).unwrap();
+        assert!(fetched.text.contains("widgets.tls.example.com"), "{}", fetched.text);
+        // Without the client certificate the server ends the handshake (an empty cache: no fallback).
+        let err = fetch(&with_ca("    token: not-a-certificate\n"), &Cache::at(dir.join("empty")), Network::CacheFirst);
+        assert!(err.as_ref().is_err_and(|e| e.to_string().starts_with("cannot fetch cluster test: ")), "{err:?}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
     #[test]
     fn runs_exec_credential_plugins() {
         let dir = std::env::temp_dir().join(format!("crdls-cluster-exec-{}", std::process::id()));
