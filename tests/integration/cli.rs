@@ -407,3 +407,28 @@ fn a_misspelt_code_in_the_severity_table_is_reported() {
     assert_eq!(run.code, 2, "{run:?}");
     assert!(run.stderr.contains("no diagnostic code \"schema/unknwon-field\"; did you mean \"schema/unknown-field\"?"), "{}", run.stderr);
 }
+
+#[test]
+fn documents_nested_200_000_deep_are_reported_not_a_crash() {
+    // Block sequences and block mappings (explicit keys) nested 200,000 deep, one a document, checked
+    // by the real binary: a stack overflow would abort it rather than fail a test.
+    let seq = format!("{}1\n", "- ".repeat(200_000));
+    let map = format!("{}k\n", "? ".repeat(200_000));
+    let tree = TempTree::new("cli-deep", &[("seq.yaml", &seq), ("map.yaml", &map)]);
+    let output = std::process::Command::new(crdls_binary())
+        .args(["check", "seq.yaml", "map.yaml", "--format", "json"])
+        .current_dir(&tree.path)
+        .output()
+        .expect("crdls runs");
+    assert_eq!(output.status.code(), Some(1), "{output:?}");
+    let json: serde_json::Value = serde_json::from_slice(&output.stdout).expect("JSON output");
+    let found: Vec<String> =
+        json["diagnostics"].as_array().unwrap().iter().map(|d| format!("{} {} {}", d["file"], d["code"], d["cause"])).collect();
+    assert_eq!(
+        found,
+        [
+            r#""seq.yaml" "yaml/too-deep" "yaml: exceeded max depth of 10000""#,
+            r#""map.yaml" "yaml/too-deep" "yaml: exceeded max depth of 10000""#
+        ]
+    );
+}
