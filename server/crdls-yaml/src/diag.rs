@@ -129,7 +129,7 @@ pub fn listed_of(first: &[String], total: usize) -> String {
     let more = (total - items.len()).to_string();
     let mut grouped = String::new();
     for (i, digit) in more.chars().enumerate() {
-        if i > 0 && (more.len() - i) % 3 == 0 {
+        if i > 0 && (more.len() - i).is_multiple_of(3) {
             grouped.push(',');
         }
         grouped.push(digit);

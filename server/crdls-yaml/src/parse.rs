@@ -164,6 +164,20 @@ struct Builder<'a> {
 
 fn parse_document(text: &str, chunk: TextRange) -> Option<Document> {
     let document = parse_chunk(text, chunk, &text[chunk.start..chunk.end])?;
+    if document.diagnostics.iter().any(|d| d.message.contains(INVALID_UNICODE_ESCAPE)) && is_json(text) {
+        // goyaml refuses any `\u` escape of a UTF-16 surrogate (as saphyr does), so a YAML file with
+        // one is an error; but kubectl sends a stream that starts with `{` through encoding/json,
+        // which joins a surrogate pair into its code point (`"\ud83d\ude00"` is 😀) and reads a lone
+        // surrogate as U+FFFD. Such escapes are masked for saphyr (same length, offsets unchanged)
+        // and the strings holding them decoded from the original text. Keys keep the mask.
+        let (masked, starts) = mask_surrogate_escapes(&text[chunk.start..chunk.end], chunk.start);
+        if let Some(mut fixed) = parse_chunk(text, chunk, &masked).filter(|d| !d.has_syntax_error) {
+            if let Some(root) = &mut fixed.root {
+                redecode_quoted(root, text, &starts);
+            }
+            return Some(fixed);
+        }
+    }
     if !document.diagnostics.iter().any(|d| d.message.contains(UNDER_INDENTED_QUOTE)) {
         return Some(document);
     }
@@ -180,6 +194,44 @@ fn parse_document(text: &str, chunk: TextRange) -> Option<Document> {
         redecode_quoted(root, text, &starts);
     }
     Some(fixed)
+}
+
+/// The words of saphyr's error for a `\u` escape that is no character (a UTF-16 surrogate).
+const INVALID_UNICODE_ESCAPE: &str = "found invalid Unicode character escape code";
+
+/// Whether kubectl reads the stream as JSON: its first character other than white space is `{`
+/// (apimachinery's YAML-or-JSON decoder looks at that prefix).
+fn is_json(text: &str) -> bool {
+    text.trim_start_matches(['\u{feff}', ' ', '\t', '\r', '\n']).starts_with('{')
+}
+
+/// `src` with every `\u` escape of a UTF-16 surrogate inside a double-quoted string replaced by
+/// `\u003F` (as long), and the offsets (in the whole text, `base` being `src`'s) of those strings.
+fn mask_surrogate_escapes(src: &str, base: usize) -> (String, Vec<usize>) {
+    let b = src.as_bytes();
+    let mut out = b.to_vec();
+    let mut starts = Vec::new();
+    let mut open: Option<usize> = None;
+    let mut i = 0;
+    while i < b.len() {
+        match (b[i], open) {
+            (b'"', None) => open = Some(i),
+            (b'"', Some(_)) => open = None,
+            (b'\\', Some(start)) => {
+                let code = src.get(i + 2..i + 6).filter(|_| b.get(i + 1) == Some(&b'u')).and_then(|h| u32::from_str_radix(h, 16).ok());
+                if code.is_some_and(|c| (0xD800..=0xDFFF).contains(&c)) {
+                    out[i + 2..i + 6].copy_from_slice(b"003F");
+                    if starts.last() != Some(&(base + start)) {
+                        starts.push(base + start);
+                    }
+                }
+                i += 1;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    (String::from_utf8(out).unwrap_or_else(|_| src.to_string()), starts)
 }
 
 /// The words of saphyr's error for a quoted scalar's continuation line indented too little.

@@ -288,3 +288,30 @@ fn aliases_cannot_deepen_a_tree_past_the_limit() {
     "#]]
     .assert_eq(&depth_report(&text));
 }
+
+#[test]
+fn surrogate_escapes_decode_in_json_streams_as_encoding_json_decodes_them() {
+    let value = |text: &str| {
+        let stream = parse(text);
+        let doc = &stream.documents[0];
+        let codes: Vec<&str> = doc.diagnostics.iter().map(|d| d.code).collect();
+        format!("{:?} {codes:?}\n", doc.root.as_ref().and_then(|r| r.get("a")).map(|n| n.value.clone()))
+    };
+    // A pair is one code point; a lone surrogate, or a high one before anything but a low one, is
+    // U+FFFD. YAML streams keep goyaml's refusal of every surrogate escape.
+    let report = [
+        r#"{"a": "\ud83d\ude00!"}"#,
+        r#"  {"a": "x\uD83Dy\udE00z\ud83d\u0041", "b": 1}"#,
+        r#"{"a": "\ud83d\ude00", "b": "no escape here"}"#,
+        "a: \"\\ud83d\\ude00\"\n",
+    ]
+    .map(value)
+    .concat();
+    expect![[r#"
+        Some(Str("😀!")) []
+        Some(Str("x�y�z�A")) []
+        Some(Str("😀")) []
+        Some(Null) ["yaml/syntax"]
+    "#]]
+    .assert_eq(&report);
+}
