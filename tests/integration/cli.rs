@@ -436,3 +436,51 @@ fn long_lines_show_a_window_around_each_problem() {
     let shown = [&reports[..3], &reports[1001..1002], &reports[2001..]].concat().join("\n\n");
     expect_test::expect_file![repo_root().join("tests/snapshots/long-line.txt")].assert_eq(&shown);
 }
+
+#[test]
+fn documents_nested_200_000_deep_are_reported_not_a_crash() {
+    // Block sequences and block mappings (explicit keys) nested 200,000 deep, one a document, checked
+    // by the real binary: a stack overflow would abort it rather than fail a test.
+    let seq = format!("{}1\n", "- ".repeat(200_000));
+    let map = format!("{}k\n", "? ".repeat(200_000));
+    let tree = TempTree::new("cli-deep", &[("seq.yaml", &seq), ("map.yaml", &map)]);
+    let output = std::process::Command::new(crdls_binary())
+        .args(["check", "seq.yaml", "map.yaml", "--format", "json"])
+        .current_dir(&tree.path)
+        .output()
+        .expect("crdls runs");
+    assert_eq!(output.status.code(), Some(1), "{output:?}");
+    let json: serde_json::Value = serde_json::from_slice(&output.stdout).expect("JSON output");
+    let found: Vec<String> =
+        json["diagnostics"].as_array().unwrap().iter().map(|d| format!("{} {} {}", d["file"], d["code"], d["cause"])).collect();
+    assert_eq!(
+        found,
+        [
+            r#""seq.yaml" "yaml/too-deep" "yaml: exceeded max depth of 10000""#,
+            r#""map.yaml" "yaml/too-deep" "yaml: exceeded max depth of 10000""#
+        ]
+    );
+}
+
+#[test]
+fn a_long_enum_is_listed_briefly_in_messages_and_whole_in_the_cause() {
+    // 100,000 values: the message names ten and counts the rest; the cause is the API server's
+    // NotSupported detail, which lists every value.
+    let values: Vec<String> = (0..100_000).map(|i| format!("v{i}")).collect();
+    let crd = crdls_crd::fixture::Crd::new("Widget")
+        .schema(&format!(
+            "type: object\nproperties:\n  spec:\n    type: object\n    properties:\n      tier: {{type: string, enum: [{}]}}\n",
+            values.join(", ")
+        ))
+        .yaml();
+    let cr = "apiVersion: demo.crdls.dev/v1\nkind: Widget\nmetadata:\n  name: w\nspec:\n  tier: gold\n";
+    let tree = TempTree::new("cli-long-enum", &[("crd.yaml", &crd), ("cr.yaml", cr)]);
+    let run = run_cli_in(&tree.path, &["check", "cr.yaml", "--crds", "crd.yaml", "--format", "json"], "");
+    let json: serde_json::Value = serde_json::from_str(&run.stdout).unwrap_or_else(|e| panic!("{e}: {run:?}"));
+    let enum_error = &json["diagnostics"][0];
+    assert_eq!(enum_error["code"], "schema/enum");
+    assert_eq!(enum_error["message"], r#"must be one of "v0", "v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9" … and 99,990 more"#);
+    let cause = enum_error["cause"].as_str().unwrap();
+    assert!(cause.starts_with(r#"spec.tier: Unsupported value: "gold": supported values: "v0", "v1", "#), "{}", &cause[..200]);
+    assert!(cause.ends_with(r#""v99998", "v99999""#));
+}

@@ -4,6 +4,8 @@
 //!   check every custom resource of the shared corpus (defaults: `../shared/corpus`, 7 runs).
 //! - `crdls-bench lsp [CRDLS_BINARY] [ROUNDS]`: drives the real language server over stdio (see `lsp.rs`),
 //!   with the corpus CRDs indexed when `../shared/corpus` is present.
+//! - `crdls-bench scale [N] [RUNS]`: generated inputs growing in one dimension (N properties, long
+//!   rules), timed at N and N/2 (defaults: 50,000, 3 runs; see `scale.rs`).
 
 #![allow(clippy::print_stdout)]
 
@@ -61,6 +63,7 @@ fn index_corpus(crds: &[(String, String)]) -> CrdIndex {
 
 mod builtins;
 mod lsp;
+mod scale;
 
 fn main() {
     let mut args = std::env::args().skip(1).peekable();
@@ -77,6 +80,13 @@ fn main() {
             args.next();
             let runs = args.next().and_then(|r| r.parse().ok()).unwrap_or(21).max(1);
             builtins::run(Path::new("fixtures/crds/widgets.yaml"), runs);
+            return;
+        }
+        Some("scale") => {
+            args.next();
+            let n = args.next().and_then(|n| n.parse().ok()).unwrap_or(50_000).max(2);
+            let runs = args.next().and_then(|r| r.parse().ok()).unwrap_or(3).max(1);
+            scale::run(n, runs);
             return;
         }
         Some("corpus") => {

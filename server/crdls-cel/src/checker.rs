@@ -68,17 +68,7 @@ pub fn check_with(parsed: &Parsed, variables: &[(&str, Type)], options: Options)
 }
 
 fn check_here(parsed: &Parsed, variables: &[(&str, Type)], options: Options) -> Checked {
-    let mut checker = Checker {
-        options,
-        offsets: &parsed.offsets,
-        scopes: vec![variables.iter().map(|(n, t)| (n.to_string(), t.clone())).collect()],
-        types: HashMap::new(),
-        errors: Vec::new(),
-        subst: HashMap::new(),
-        fresh: 0,
-        overloads: HashMap::new(),
-        qualified: HashMap::new(),
-    };
+    let mut checker = Checker::new(parsed, variables, options);
     let result = checker.check(&parsed.expr);
     let result = checker.substitute(&result, true);
     let ids: Vec<u64> = checker.types.keys().copied().collect();
@@ -98,6 +88,12 @@ struct Checker<'p> {
     errors: Vec<CelError>,
     /// Bindings of type variables.
     subst: HashMap<Arc<str>, Type>,
+    /// The variables of `subst` in the order they were bound, so that an overload's trial bindings are
+    /// undone by removing them (copying the whole map per overload made long expressions quadratic).
+    trail: Vec<Arc<str>>,
+    /// How many bindings were written to or removed from `subst`: the work on type variables, which
+    /// a test holds proportional to the expression's size.
+    touched: usize,
     fresh: usize,
     overloads: HashMap<u64, (&'static str, Vec<usize>)>,
     qualified: HashMap<u64, String>,
@@ -460,13 +456,13 @@ impl Checker<'_> {
             return Type::Error;
         }
         let mut result: Option<Type> = None;
-        let mut matched_subst: Option<HashMap<Arc<str>, Type>> = None;
+        let mut matched_bindings: Option<Vec<(Arc<str>, Type)>> = None;
         let mut matches = 0;
         let mut matched = Vec::new();
         let in_environment = |o: &&Overload| o.receiver == receiver && o.params.len() == args.len() && options.has(o.since);
         for (index, overload) in overloads.iter().enumerate().filter(|(_, o)| in_environment(o)) {
             let (params, ret) = self.instantiate(overload);
-            let saved = self.subst.clone();
+            let mark = self.trail.len();
             let ok = params.iter().zip(args).all(|(p, a)| self.assignable(p, a));
             if ok {
                 matches += 1;
@@ -477,11 +473,11 @@ impl Checker<'_> {
                     Some(prev) if prev == ret => prev,
                     Some(_) => Type::Dyn,
                 });
-                if matched_subst.is_none() {
-                    matched_subst = Some(self.subst.clone());
+                if matched_bindings.is_none() {
+                    matched_bindings = Some(self.trail[mark..].iter().map(|n| (n.clone(), self.subst[n].clone())).collect());
                 }
             }
-            self.subst = saved;
+            self.undo(mark);
         }
         if !matched.is_empty() {
             self.overloads.insert(id, (function, matched));
@@ -489,8 +485,8 @@ impl Checker<'_> {
         match result {
             Some(t) => {
                 if matches == 1 {
-                    if let Some(s) = matched_subst {
-                        self.subst = s;
+                    for (name, bound) in matched_bindings.into_iter().flatten() {
+                        self.bind(name, bound);
                     }
                 }
                 t
@@ -534,6 +530,37 @@ impl Checker<'_> {
         }
     }
 
+    fn new<'p>(parsed: &'p Parsed, variables: &[(&str, Type)], options: Options) -> Checker<'p> {
+        Checker {
+            options,
+            offsets: &parsed.offsets,
+            scopes: vec![variables.iter().map(|(n, t)| (n.to_string(), t.clone())).collect()],
+            types: HashMap::new(),
+            errors: Vec::new(),
+            subst: HashMap::new(),
+            trail: Vec::new(),
+            touched: 0,
+            fresh: 0,
+            overloads: HashMap::new(),
+            qualified: HashMap::new(),
+        }
+    }
+
+    /// Binds the unbound variable `name`.
+    fn bind(&mut self, name: Arc<str>, bound: Type) {
+        self.subst.insert(name.clone(), bound);
+        self.trail.push(name);
+        self.touched += 1;
+    }
+
+    /// Unbinds the variables bound since the trail was `mark` long.
+    fn undo(&mut self, mark: usize) {
+        for name in self.trail.drain(mark..) {
+            self.subst.remove(&name);
+            self.touched += 1;
+        }
+    }
+
     /// Follows variable bindings; `finalize` turns unbound variables into `dyn`.
     fn substitute(&self, t: &Type, finalize: bool) -> Type {
         match t {
@@ -572,7 +599,7 @@ impl Checker<'_> {
                 if self.occurs(p, other) {
                     return false;
                 }
-                self.subst.insert(p.clone(), other.clone());
+                self.bind(p.clone(), other.clone());
                 true
             }
             (Type::Dyn | Type::Error, _) | (_, Type::Dyn | Type::Error) => true,

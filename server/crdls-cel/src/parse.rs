@@ -37,16 +37,33 @@ impl CelError {
     /// The error as cel-go displays it: `ERROR: <input>:1:6: undefined field 'foo'`, then the source
     /// line and a caret under the column.
     pub fn display(&self, source: &str) -> String {
+        if self.offset == NO_LOCATION {
+            return format!("ERROR: <input>:-1:0: {}", self.message);
+        }
         let offset = self.offset.min(source.len());
         let line_start = source[..offset].rfind('\n').map_or(0, |i| i + 1);
         let line_no = source[..line_start].matches('\n').count() + 1;
         let column = source[line_start..offset].chars().count() + 1;
         let line_end = source[line_start..].find('\n').map_or(source.len(), |i| line_start + i);
+        // cel-go leaves out a source line longer than 16,384 bytes.
+        if line_end - line_start > MAX_SNIPPET {
+            return format!("ERROR: <input>:{line_no}:{column}: {}", self.message);
+        }
         let snippet = source[line_start..line_end].replace('\t', " ");
         let dots: String = snippet.chars().take(column - 1).map(|c| if is_wide(c) { '\u{ff0e}' } else { '.' }).collect();
         format!("ERROR: <input>:{line_no}:{column}: {}\n | {snippet}\n | {dots}^", self.message)
     }
 }
+
+/// The offset of an error cel-go reports at no location (`<input>:-1:0`, no source line).
+pub const NO_LOCATION: usize = usize::MAX;
+
+/// The longest source line, in bytes, cel-go shows under an error.
+const MAX_SNIPPET: usize = 16_384;
+
+/// The most code points an expression may have: cel-go's parser default, which Kubernetes keeps.
+/// Longer expressions are refused before they are parsed.
+pub const MAX_CODE_POINTS: usize = 100_000;
 
 /// Every error displayed, one after another, as cel-go's `Issues.String()` joins them.
 pub fn display_all(errors: &[CelError], source: &str) -> String {
@@ -89,6 +106,11 @@ fn env() -> &'static Env {
 /// Parses `source` with optional syntax and backtick-escaped identifiers on, as Kubernetes does.
 /// Deeply nested expressions are parsed on a thread with a large stack: the parser recurses per level.
 pub fn parse(source: &str) -> Result<Parsed, Vec<CelError>> {
+    let size = source.chars().count();
+    if size > MAX_CODE_POINTS {
+        let message = format!("expression code point size exceeds limit: size: {size}, limit {MAX_CODE_POINTS}");
+        return Err(vec![CelError { offset: NO_LOCATION, message }]);
+    }
     if nesting(source) > SHALLOW {
         return on_big_stack(|| parse_here(source));
     }

@@ -406,7 +406,9 @@ impl Walker<'_> {
         let map = string.and_then(|n| ScalarMap::new(self.text, n));
         for cel_error in &e.errors {
             let end = token_end(source, cel_error.offset);
-            let range = map.as_ref().map_or(whole, |m| m.source_range(cel_error.offset, end));
+            // An error at no location (the expression too long) is the whole rule's.
+            let located = map.as_ref().filter(|_| cel_error.offset != crdls_cel::parse::NO_LOCATION);
+            let range = located.map_or(whole, |m| m.source_range(cel_error.offset, end));
             self.out.push(err.diagnostic(range, Severity::Error, codes::CEL_COMPILE_ERROR, format!("{}{later}", cel_error.message)));
         }
     }

@@ -33,6 +33,9 @@ pub struct Schema {
     pub required: Box<[String]>,
     /// `properties`, in source order.
     pub properties: Box<[Property]>,
+    /// The indexes of `properties` sorted by name (source order among equal names), so that
+    /// [`Schema::property`] is a binary search: objects with tens of thousands of properties exist.
+    pub property_order: Box<[u32]>,
     /// `additionalProperties`.
     pub additional_properties: Option<AdditionalProperties>,
     /// `items` (a single schema; the array form is not allowed in CRDs and is read as its first element).
@@ -195,6 +198,9 @@ impl Schema {
                                 schema: Arc::new(Schema::from_node(&p.value)),
                             })
                             .collect();
+                        let mut order: Vec<u32> = (0..s.properties.len() as u32).collect();
+                        order.sort_by(|&a, &b| s.properties[a as usize].name.cmp(&s.properties[b as usize].name));
+                        s.property_order = order.into();
                     }
                 }
                 "additionalProperties" => {
@@ -238,7 +244,13 @@ impl Schema {
 
     /// The schema of property `name`, if declared.
     pub fn property(&self, name: &str) -> Option<&Property> {
-        self.properties.iter().find(|p| p.name == name)
+        if self.property_order.len() != self.properties.len() {
+            // A schema built by hand rather than read by `from_node`.
+            return self.properties.iter().find(|p| p.name == name);
+        }
+        let order = &self.property_order;
+        let first = order.partition_point(|&i| self.properties[i as usize].name.as_str() < name);
+        order.get(first).map(|&i| &self.properties[i as usize]).filter(|p| p.name == name)
     }
 
     /// Whether unknown fields are kept at this node.

@@ -240,3 +240,42 @@ fn the_fixture_writes_a_whole_crd_around_a_schema() {
     let Resolution::Found { crd, version } = index.resolve("example.com/v1alpha1", "Gadget") else { panic!("Gadget/v1alpha1 resolves") };
     assert_eq!((crd.crd.scope.as_str(), version.storage), ("Cluster", true));
 }
+
+#[test]
+fn properties_are_found_by_binary_search_first_written_first() {
+    // 50,000 properties in reverse order, and one name written twice (YAML reports the duplicate;
+    // the first one is the property, as a scan in source order finds it).
+    let mut text = String::from("type: object\nproperties:\n");
+    for i in (0..50_000).rev() {
+        text.push_str(&format!("  p{i}: {{type: string, description: d{i}}}\n"));
+    }
+    text.push_str("  p7: {type: integer}\n");
+    let stream = crdls_yaml::parse(&text);
+    let schema = crate::Schema::from_node(stream.documents[0].root.as_ref().unwrap());
+    // The index is a permutation sorted by name: what makes a lookup logarithmic, not linear.
+    let names: Vec<&str> = schema.property_order.iter().map(|&i| schema.properties[i as usize].name.as_str()).collect();
+    assert_eq!(names.len(), schema.properties.len());
+    assert!(names.windows(2).all(|w| w[0] <= w[1]));
+    let found = |s: &crate::Schema, name: &str| s.property(name).map(|p| format!("{:?} {:?}", p.schema.ty, p.schema.description));
+    let lookups: Vec<_> = ["p0", "p7", "p49999", "p50000", ""].iter().map(|n| found(&schema, n)).collect();
+    expect![[r#"
+        [
+            Some(
+                "Some(\"string\") Some(\"d0\")",
+            ),
+            Some(
+                "Some(\"string\") Some(\"d7\")",
+            ),
+            Some(
+                "Some(\"string\") Some(\"d49999\")",
+            ),
+            None,
+            None,
+        ]
+    "#]]
+    .assert_debug_eq(&lookups);
+    // A schema built by hand, without the index, is searched in order.
+    let mut by_hand = crate::Schema::default();
+    by_hand.properties = schema.properties.clone();
+    assert_eq!(found(&by_hand, "p7"), found(&schema, "p7"));
+}

@@ -243,7 +243,8 @@ fn constraints(s: &Schema) -> Vec<String> {
         out.push(format!("pattern: {}", code(pattern)));
     }
     if let Some(members) = &s.enumeration {
-        out.push(format!("one of: {}", members.iter().map(|m| code(&yaml_inline(m))).collect::<Vec<_>>().join(", ")));
+        let first: Vec<String> = members.iter().take(crdls_yaml::MAX_LISTED).map(|m| code(&yaml_inline(m))).collect();
+        out.push(format!("one of: {}", crdls_yaml::listed_of(&first, members.len())));
     }
     if let Some(list_type) = &s.list_type {
         let mut line = format!("list type: {}", code(list_type));

@@ -10,6 +10,8 @@ pub mod completion;
 mod context;
 pub mod convert;
 mod cost_assist;
+#[cfg(test)]
+mod depth_tests;
 pub mod hints;
 pub mod hover;
 pub mod navigation;

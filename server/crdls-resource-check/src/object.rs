@@ -294,9 +294,7 @@ fn validate_builtin(
     let mut pruned = Vec::new();
     let object = prune_and_default(root, schema, &mut pruned);
     let old_object = old.map(|o| prune_and_default(o, schema, &mut Vec::new()));
-    for field in &pruned {
-        out.push(unknown_field(field, options));
-    }
+    unknown_fields(&pruned, options, out);
     // ObjectMeta has its own rules (`validate_metadata`), with the API server's messages; status is
     // reset on create.
     let keep = |object: Node| {
@@ -450,9 +448,7 @@ fn validate_object(
         object = without_status(object);
         old_object = old_object.map(without_status);
     }
-    for field in &pruned {
-        out.push(unknown_field(field, options));
-    }
+    unknown_fields(&pruned, options, out);
     let root_path = FieldPath::root();
     let mut found = Vec::new();
     validate(&object, schema, &root_path, anchor, &mut found);
@@ -532,9 +528,23 @@ fn validate_embedded(node: &Node, schema: &Schema, path: &FieldPath<'_>, out: &m
     }
 }
 
-fn unknown_field(field: &PrunedField, options: &CheckOptions) -> Diagnostic {
+/// How many declared names an object's unknown fields are compared with, in all, for did-you-mean
+/// hints: enough for every hint a reader can use, while a resource with thousands of unknown fields
+/// beside thousands of declared ones stays linear (later fields get no hint).
+const SUGGESTION_BUDGET: usize = 200_000;
+
+fn unknown_fields(pruned: &[PrunedField], options: &CheckOptions, out: &mut Vec<Diagnostic>) {
+    let mut budget = SUGGESTION_BUDGET;
+    for field in pruned {
+        let suggest = budget >= field.known.len();
+        budget = budget.saturating_sub(field.known.len());
+        out.push(unknown_field(field, suggest, options));
+    }
+}
+
+fn unknown_field(field: &PrunedField, suggest: bool, options: &CheckOptions) -> Diagnostic {
     let name = field.path.rsplit(['.', ']']).next().unwrap_or(&field.path);
-    let hint = match did_you_mean(name, field.known.iter().map(String::as_str)) {
+    let hint = match suggest.then(|| did_you_mean(name, field.known.iter().map(String::as_str))).flatten() {
         Some(s) => format!("; did you mean \"{s}\"?"),
         None => String::new(),
     };
@@ -551,4 +561,25 @@ fn unknown_field(field: &PrunedField, options: &CheckOptions) -> Diagnostic {
     )
     .with_path(field.path.clone())
     .with_cause(cause)
+}
+
+#[cfg(test)]
+mod suggestion_tests {
+    use std::sync::Arc;
+
+    use super::*;
+
+    #[test]
+    fn did_you_mean_work_is_bounded_per_object() {
+        // 1,000 unknown fields `q0..` beside 1,000 declared `p0..`, each one edit from a declared one:
+        // hints stop once the comparisons reach the budget, so the work is linear, not 1,000 x 1,000.
+        let known: Arc<[String]> = (0..1_000).map(|i| format!("p{i}")).collect();
+        let pruned: Vec<PrunedField> =
+            (0..1_000).map(|i| PrunedField { path: format!("spec.q{i}"), key_range: TextRange::empty(0), known: known.clone() }).collect();
+        let mut out = Vec::new();
+        unknown_fields(&pruned, &CheckOptions::default(), &mut out);
+        let hinted: Vec<usize> = out.iter().enumerate().filter(|(_, d)| d.message.contains("did you mean")).map(|(i, _)| i).collect();
+        assert_eq!(hinted, (0..SUGGESTION_BUDGET / 1_000).collect::<Vec<_>>());
+        assert!(out[0].message.ends_with("did you mean \"p0\"?"), "{}", out[0].message);
+    }
 }

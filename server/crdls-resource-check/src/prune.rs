@@ -2,6 +2,9 @@
 //! validating it: unknown fields are dropped (and reported), nulls of non-nullable fields are dropped
 //! or defaulted, and missing fields with a `default` are filled in.
 
+use std::collections::HashSet;
+use std::sync::Arc;
+
 use crdls_crd::{AdditionalProperties, Schema};
 use crdls_yaml::{Entry, FieldPath, Node, Style, TextRange, Value};
 
@@ -31,8 +34,9 @@ pub struct PrunedField {
     pub path: String,
     /// The range of its key.
     pub key_range: TextRange,
-    /// The names declared where it was found, for a did-you-mean.
-    pub known: Vec<String>,
+    /// The names declared where it was found, for a did-you-mean (shared by the unknown fields of
+    /// one object: an object can hold thousands of them).
+    pub known: Arc<[String]>,
 }
 
 /// Prunes and defaults a whole custom resource against its version's root schema.
@@ -63,6 +67,7 @@ fn walk(node: &Node, schema: Option<&Schema>, path: &FieldPath<'_>, kind: Kind, 
         Value::Map(entries) => {
             let mut out: Vec<Entry> = Vec::with_capacity(entries.len());
             let preserve = schema.preserves_unknown_fields();
+            let mut known: Option<Arc<[String]>> = None;
             for entry in entries {
                 let child_path = path.field(&entry.key);
                 if kind != Kind::Plain
@@ -94,18 +99,18 @@ fn walk(node: &Node, schema: Option<&Schema>, path: &FieldPath<'_>, kind: Kind, 
                 } else if preserve || matches!(schema.additional_properties, Some(AdditionalProperties::Bool(true))) {
                     out.push(entry.clone());
                 } else {
-                    pruned.push(PrunedField {
-                        path: child_path.to_string(),
-                        key_range: entry.key_range,
-                        known: schema.properties.iter().map(|p| p.name.clone()).collect(),
-                    });
+                    let known = known.get_or_insert_with(|| schema.properties.iter().map(|p| p.name.clone()).collect()).clone();
+                    pruned.push(PrunedField { path: child_path.to_string(), key_range: entry.key_range, known });
                 }
             }
             // Defaults fill in missing fields, then get defaulted and pruned themselves.
             let anchor = TextRange::empty(node.range.start);
+            let mut written: Option<HashSet<String>> = None;
             for prop in &schema.properties {
                 let Some(default) = &prop.schema.default else { continue };
-                if out.iter().any(|e| e.key == prop.name) {
+                // The keys written, as a set once a default is looked for (objects can be wide).
+                let written = written.get_or_insert_with(|| out.iter().map(|e| e.key.clone()).collect());
+                if !written.insert(prop.name.clone()) {
                     continue;
                 }
                 let mut value = relocate(default, anchor);

@@ -3,10 +3,12 @@
 /// The candidate closest to `word` when it is close enough to be a likely typo.
 pub fn did_you_mean<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
     let lower = word.to_lowercase();
-    let limit = (word.chars().count() / 3).clamp(1, 3);
+    let length = word.chars().count();
+    let limit = (length / 3).clamp(1, 3);
     let mut best: Option<(usize, &str)> = None;
     for candidate in candidates {
-        if candidate == word {
+        // The distance is at least the difference in length: most candidates end here, unallocated.
+        if candidate == word || candidate.chars().count().abs_diff(length) > limit {
             continue;
         }
         let distance = if candidate.to_lowercase() == lower { 0 } else { edit_distance(&lower, &candidate.to_lowercase()) };

@@ -285,7 +285,8 @@ impl Validator<'_> {
             value: Some(gofmt::value(node)),
             detail: format!("supported values: {}", supported.join(", ")),
         };
-        self.push(err, at(node, anchor), codes::SCHEMA_ENUM, format!("must be one of {}", supported.join(", ")));
+        // The cause keeps every value, as the API server prints them; crdls's message lists the first few.
+        self.push(err, at(node, anchor), codes::SCHEMA_ENUM, format!("must be one of {}", crdls_yaml::listed(&supported)));
     }
 
     /// `allOf`, `anyOf`, `oneOf` and `not`: each alternative is validated on the side, and the

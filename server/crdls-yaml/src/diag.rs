@@ -109,3 +109,45 @@ impl Diagnostic {
         self
     }
 }
+
+/// How many values a crdls message lists before it says how many more there are.
+pub const MAX_LISTED: usize = 10;
+
+/// `items` joined with `, ` for a message, the first [`MAX_LISTED`] of a longer list followed by
+/// `… and 99,990 more`: a schema can declare 100,000 enum values, and every message would carry them.
+pub fn listed(items: &[String]) -> String {
+    listed_of(items, items.len())
+}
+
+/// [`listed`] for a list of `total` values of which `first` holds the first ones (at least
+/// [`MAX_LISTED`] of them, or all), so that a long list need not be written out to be listed.
+pub fn listed_of(first: &[String], total: usize) -> String {
+    let items = &first[..first.len().min(MAX_LISTED)];
+    if total <= MAX_LISTED {
+        return items.join(", ");
+    }
+    let more = (total - items.len()).to_string();
+    let mut grouped = String::new();
+    for (i, digit) in more.chars().enumerate() {
+        if i > 0 && (more.len() - i).is_multiple_of(3) {
+            grouped.push(',');
+        }
+        grouped.push(digit);
+    }
+    format!("{} … and {grouped} more", items.join(", "))
+}
+
+#[cfg(test)]
+mod listed_tests {
+    #[test]
+    fn long_lists_are_cut_with_a_count() {
+        let values = |n: usize| (0..n).map(|i| format!("\"v{i}\"")).collect::<Vec<_>>();
+        expect_test::expect![[r#"
+            "v0", "v1", "v2"
+            "v0", "v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9"
+            "v0", "v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9" … and 1 more
+            "v0", "v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9" … and 99,990 more
+        "#]]
+        .assert_eq(&[3, 10, 11, 100_000].map(|n| super::listed(&values(n)) + "\n").concat());
+    }
+}

@@ -12,10 +12,10 @@ mod scalar_map;
 pub mod template;
 mod tree;
 
-pub use diag::{Diagnostic, Severity, TextRange};
+pub use diag::{listed, listed_of, Diagnostic, Severity, TextRange, MAX_LISTED};
 pub use line_index::{ColumnUnit, LineCol, LineIndex};
 pub use locate::{document_at, locate, Location, Segment};
-pub use parse::{parse, parse_at, Document, Stream, MAX_EXPANDED_NODES};
+pub use parse::{parse, parse_at, Document, Stream, MAX_EXPANDED_NODES, MAX_NESTING};
 pub use path::{follow, FieldPath, Followed};
 pub use scalar::{resolve_plain, resolve_tagged};
 pub use scalar_map::ScalarMap;

@@ -13,6 +13,22 @@ use crate::{Diagnostic, Entry, Node, Severity, Style, TextRange, Value};
 /// API server's decoder refuses a "billion laughs" document.
 pub const MAX_EXPANDED_NODES: usize = 1_000_000;
 
+/// The deepest nesting of collections (sequences and mappings, block or flow) crdls reads. This is
+/// the one nesting limit of the YAML tree: saphyr-parser counts flow levels in a byte and refuses
+/// the 256th, and block collections are held to the same depth here, so every walker over a tree
+/// (validation, CEL values, outline, JSON output, dropping the tree) recurses at most this deep
+/// and a hostile file cannot exhaust the stack. The API server's decoders allow more (see
+/// [`GO_MAX_DEPTH`]); no real manifest comes near either.
+pub const MAX_NESTING: usize = 255;
+
+/// The depth beyond which the API server's decoders refuse a document: goyaml's scanner allows
+/// 10,000 block indentation levels and 10,000 flow levels (each counted on its own), as does
+/// encoding/json for JSON bodies.
+const GO_MAX_DEPTH: usize = 10_000;
+
+/// The words of saphyr's error for a flow collection nested past its byte-sized counter.
+const SAPHYR_FLOW_LIMIT: &str = "recursion limit exceeded";
+
 /// A parsed YAML stream.
 #[derive(Clone, Debug, Default)]
 pub struct Stream {
@@ -139,7 +155,8 @@ struct Builder<'a> {
     text: &'a str,
     stack: Vec<Frame>,
     root: Option<Node>,
-    anchors: HashMap<usize, (Node, usize)>,
+    /// Each anchored node with its node count and height.
+    anchors: HashMap<usize, (Node, usize, usize)>,
     expanded: usize,
     aliasing_reported: bool,
     diagnostics: Vec<Diagnostic>,
@@ -147,6 +164,20 @@ struct Builder<'a> {
 
 fn parse_document(text: &str, chunk: TextRange) -> Option<Document> {
     let document = parse_chunk(text, chunk, &text[chunk.start..chunk.end])?;
+    if document.diagnostics.iter().any(|d| d.message.contains(INVALID_UNICODE_ESCAPE)) && is_json(text) {
+        // goyaml refuses any `\u` escape of a UTF-16 surrogate (as saphyr does), so a YAML file with
+        // one is an error; but kubectl sends a stream that starts with `{` through encoding/json,
+        // which joins a surrogate pair into its code point (`"\ud83d\ude00"` is 😀) and reads a lone
+        // surrogate as U+FFFD. Such escapes are masked for saphyr (same length, offsets unchanged)
+        // and the strings holding them decoded from the original text. Keys keep the mask.
+        let (masked, starts) = mask_surrogate_escapes(&text[chunk.start..chunk.end], chunk.start);
+        if let Some(mut fixed) = parse_chunk(text, chunk, &masked).filter(|d| !d.has_syntax_error) {
+            if let Some(root) = &mut fixed.root {
+                redecode_quoted(root, text, &starts);
+            }
+            return Some(fixed);
+        }
+    }
     if !document.diagnostics.iter().any(|d| d.message.contains(UNDER_INDENTED_QUOTE)) {
         return Some(document);
     }
@@ -163,6 +194,44 @@ fn parse_document(text: &str, chunk: TextRange) -> Option<Document> {
         redecode_quoted(root, text, &starts);
     }
     Some(fixed)
+}
+
+/// The words of saphyr's error for a `\u` escape that is no character (a UTF-16 surrogate).
+const INVALID_UNICODE_ESCAPE: &str = "found invalid Unicode character escape code";
+
+/// Whether kubectl reads the stream as JSON: its first character other than white space is `{`
+/// (apimachinery's YAML-or-JSON decoder looks at that prefix).
+fn is_json(text: &str) -> bool {
+    text.trim_start_matches(['\u{feff}', ' ', '\t', '\r', '\n']).starts_with('{')
+}
+
+/// `src` with every `\u` escape of a UTF-16 surrogate inside a double-quoted string replaced by
+/// `\u003F` (as long), and the offsets (in the whole text, `base` being `src`'s) of those strings.
+fn mask_surrogate_escapes(src: &str, base: usize) -> (String, Vec<usize>) {
+    let b = src.as_bytes();
+    let mut out = b.to_vec();
+    let mut starts = Vec::new();
+    let mut open: Option<usize> = None;
+    let mut i = 0;
+    while i < b.len() {
+        match (b[i], open) {
+            (b'"', None) => open = Some(i),
+            (b'"', Some(_)) => open = None,
+            (b'\\', Some(start)) => {
+                let code = src.get(i + 2..i + 6).filter(|_| b.get(i + 1) == Some(&b'u')).and_then(|h| u32::from_str_radix(h, 16).ok());
+                if code.is_some_and(|c| (0xD800..=0xDFFF).contains(&c)) {
+                    out[i + 2..i + 6].copy_from_slice(b"003F");
+                    if starts.last() != Some(&(base + start)) {
+                        starts.push(base + start);
+                    }
+                }
+                i += 1;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    (String::from_utf8(out).unwrap_or_else(|_| src.to_string()), starts)
 }
 
 /// The words of saphyr's error for a quoted scalar's continuation line indented too little.
@@ -254,9 +323,28 @@ fn parse_chunk(text: &str, chunk: TextRange, src: &str) -> Option<Document> {
         match next {
             Ok((event, span)) => {
                 let range = offsets.range(span);
+                let alias = matches!(event, Event::Alias(_));
                 if !builder.event(event, range) {
+                    // A collection one level deeper than `MAX_NESTING`: the document is read no further.
+                    // (goyaml counts no depth through aliases, so only a written collection can earn its words.)
+                    has_syntax_error = true;
+                    let go = if alias {
+                        None
+                    } else {
+                        go_depth_error(&mut parser, &offsets, builder.stack.len(), builder.flow_depth(), range, text)
+                    };
+                    builder.report_too_deep(range, go);
+                    builder.close_all_quietly(range.start);
                     break;
                 }
+            }
+            Err(err) if err.info() == SAPHYR_FLOW_LIMIT => {
+                // saphyr's own flow limit, the same depth as `MAX_NESTING`, met before the builder saw the level.
+                has_syntax_error = true;
+                let at = offsets.byte(err.marker().index());
+                builder.report_too_deep(TextRange::new(at, (at + 1).min(chunk.end)), None);
+                builder.close_all_quietly(at);
+                break;
             }
             Err(err) => {
                 has_syntax_error = true;
@@ -282,6 +370,50 @@ fn parse_chunk(text: &str, chunk: TextRange, src: &str) -> Option<Document> {
         return None;
     }
     Some(Document { range: chunk, root: builder.root, diagnostics, has_syntax_error })
+}
+
+/// Reads the rest of a document that went past [`MAX_NESTING`] (`range` is the collection that did,
+/// `depth` and `flow` the open collections around it, flow ones among them), counting depth only, and
+/// returns the API server's words if the document also goes past [`GO_MAX_DEPTH`]: the scanner error
+/// of goyaml, whose line is left out when it is the first (its line numbers start at zero there).
+fn go_depth_error(
+    parser: &mut Parser<'_, saphyr_parser::StrInput<'_>>,
+    offsets: &Offsets,
+    depth: usize,
+    flow: usize,
+    range: TextRange,
+    text: &str,
+) -> Option<String> {
+    let (mut block, mut flow) = (depth - flow, flow);
+    let mut kinds: Vec<bool> = Vec::new();
+    let mut next = Some((text[range.start..].starts_with(['[', '{']), range));
+    loop {
+        if let Some((is_flow, range)) = next.take() {
+            let level = if is_flow { &mut flow } else { &mut block };
+            *level += 1;
+            kinds.push(is_flow);
+            if *level > GO_MAX_DEPTH {
+                let line = line_of(text, range.start);
+                let at = if line == 0 { String::new() } else { format!("line {}: ", line + 1) };
+                return Some(format!("yaml: {at}exceeded max depth of {GO_MAX_DEPTH}"));
+            }
+        }
+        match parser.next_event()? {
+            Ok((Event::SequenceStart(..) | Event::MappingStart(..), span)) => {
+                let range = offsets.range(span);
+                next = Some((text[range.start..].starts_with(['[', '{']), range));
+            }
+            Ok((Event::SequenceEnd | Event::MappingEnd, _)) => match kinds.pop() {
+                Some(true) => flow -= 1,
+                Some(false) => block -= 1,
+                // A collection opened before the one that went too deep.
+                None if flow > 0 => flow -= 1,
+                None => block = block.saturating_sub(1),
+            },
+            Ok((Event::DocumentEnd | Event::StreamEnd, _)) | Err(_) => return None,
+            Ok(_) => {}
+        }
+    }
 }
 
 /// The number of lines before `offset`, so that chunk-relative line numbers become file line numbers.
@@ -318,6 +450,7 @@ impl Builder<'_> {
                 let node = Node { range, value, style: node_style };
                 self.finish(node, anchor);
             }
+            Event::SequenceStart(..) | Event::MappingStart(..) if self.stack.len() >= MAX_NESTING => return false,
             Event::SequenceStart(anchor, _) => {
                 let flow = self.text[range.start..].starts_with('[');
                 self.stack.push(Frame::Seq { start: range.start, anchor, flow, items: Vec::new() });
@@ -328,8 +461,13 @@ impl Builder<'_> {
             }
             Event::SequenceEnd | Event::MappingEnd => self.close(range.end),
             Event::Alias(id) => {
+                // An alias expanded where its tree would go past `MAX_NESTING` (aliases of aliases can
+                // deepen a tree at every step) is a collection too deep like any other.
+                if self.anchors.get(&id).is_some_and(|(_, _, height)| self.stack.len() + height > MAX_NESTING) {
+                    return false;
+                }
                 let node = match self.anchors.get(&id) {
-                    Some((node, count)) if self.expanded + count <= MAX_EXPANDED_NODES => {
+                    Some((node, count, _)) if self.expanded + count <= MAX_EXPANDED_NODES => {
                         self.expanded += count;
                         let mut node = node.clone();
                         node.range = range;
@@ -353,6 +491,23 @@ impl Builder<'_> {
             Event::StreamStart | Event::DocumentStart(_) | Event::Nothing => {}
         }
         true
+    }
+
+    /// How many of the open collections are flow collections.
+    fn flow_depth(&self) -> usize {
+        self.stack.iter().filter(|f| matches!(f, Frame::Seq { flow: true, .. } | Frame::Map { flow: true, .. })).count()
+    }
+
+    /// Reports the collection at `range`, one level deeper than [`MAX_NESTING`], with the API
+    /// server's words when it would refuse the document too.
+    fn report_too_deep(&mut self, range: TextRange, go: Option<String>) {
+        let range = TextRange::new(range.start, range.start + self.text[range.start..].chars().next().map_or(0, char::len_utf8));
+        let message = format!("collections are nested more than {MAX_NESTING} levels deep here; crdls reads no further in this document");
+        let diagnostic = Diagnostic::new(range, Severity::Error, codes::YAML_TOO_DEEP, message);
+        self.diagnostics.push(match go {
+            Some(cause) => diagnostic.with_cause(cause),
+            None => diagnostic,
+        });
     }
 
     /// Closes the innermost collection, ending at `end`.
@@ -404,11 +559,24 @@ impl Builder<'_> {
         }
     }
 
+    /// Closes every open collection of a document cut short for its depth. Such documents nest
+    /// collections as keys (`? ? ? a`), each of which would earn a complex-key report; one report of
+    /// the depth says enough.
+    fn close_all_quietly(&mut self, at: usize) {
+        let before = self.diagnostics.len();
+        self.close_all(at);
+        let mut index = 0;
+        self.diagnostics.retain(|d| {
+            index += 1;
+            index <= before || d.code != codes::YAML_COMPLEX_KEY
+        });
+    }
+
     /// Records an anchor and attaches a finished node to its parent.
     fn finish(&mut self, node: Node, anchor: usize) {
         if anchor != 0 {
-            let count = node.count();
-            self.anchors.insert(anchor, (node.clone(), count));
+            let (count, height) = (node.count(), node.height());
+            self.anchors.insert(anchor, (node.clone(), count, height));
         }
         match self.stack.last_mut() {
             None => {

@@ -216,3 +216,102 @@ fn quoted_scalars_with_under_indented_continuation_lines_are_folded_as_go_yaml_f
     let broken = parse("a: it's\nb: 'x\n  y\nc: [\n");
     assert!(broken.documents[0].has_syntax_error);
 }
+
+/// Parses a deep document and says how deep its tree went and what was reported (the message of
+/// the nesting limit is left out: it is always the same).
+fn depth_report(text: &str) -> String {
+    let stream = parse(text);
+    let mut out = String::new();
+    for doc in &stream.documents {
+        let height = doc.root.as_ref().map_or(0, Node::height);
+        out.push_str(&format!("doc height {height} cut {}\n", doc.has_syntax_error));
+        for d in &doc.diagnostics {
+            out.push_str(&format!("  ! {} {} {:?}\n", d.code, d.range, d.cause));
+        }
+    }
+    out
+}
+
+#[test]
+fn nesting_is_limited_alike_for_block_and_flow_collections() {
+    let limit = crate::parse::MAX_NESTING;
+    // The deepest document read whole, in both styles, and one level more. saphyr meets the flow
+    // limit while looking ahead, before it hands over the first level, so that tree is empty.
+    let seq = |n: usize| format!("{}1\n", "- ".repeat(n));
+    let flow = |n: usize| format!("{}1{}\n", "[".repeat(n), "]".repeat(n));
+    let map = |n: usize| (0..n).map(|i| format!("{}k{i}:\n", " ".repeat(i))).collect::<String>() + &" ".repeat(n) + "v\n";
+    let report = [seq(limit), flow(limit), map(limit), seq(limit + 1), flow(limit + 1), map(limit + 1)].map(|t| depth_report(&t)).concat();
+    expect![[r#"
+        doc height 255 cut false
+        doc height 255 cut false
+        doc height 255 cut false
+        doc height 255 cut true
+          ! yaml/too-deep 510..511 None
+        doc height 0 cut true
+          ! yaml/too-deep 255..256 None
+        doc height 255 cut true
+          ! yaml/too-deep 34060..34061 None
+    "#]]
+    .assert_eq(&report);
+}
+
+#[test]
+fn a_document_nested_200_000_deep_is_cut_at_the_limit_with_the_api_servers_words() {
+    // One line of block sequences, one line of block mappings with explicit keys (whose keys are
+    // collections, so the partial tree keeps only the first key's text), and a sequence whose
+    // 10,001st level is on its second line (goyaml then names the line) followed by a document that
+    // is read as usual.
+    let seq = format!("{}1\n", "- ".repeat(200_000));
+    let map = format!("{}k\n", "? ".repeat(200_000));
+    let two_lines = format!("{}\n{}{}1\n---\na: 1\n", "- ".repeat(5_000), " ".repeat(10_000), "- ".repeat(5_001));
+    let report = [seq, map, two_lines].map(|t| depth_report(&t)).concat();
+    expect![[r#"
+        doc height 255 cut true
+          ! yaml/too-deep 510..511 Some("yaml: exceeded max depth of 10000")
+        doc height 1 cut true
+          ! yaml/too-deep 510..511 Some("yaml: exceeded max depth of 10000")
+        doc height 255 cut true
+          ! yaml/too-deep 510..511 Some("yaml: line 2: exceeded max depth of 10000")
+        doc height 1 cut false
+    "#]]
+    .assert_eq(&report);
+}
+
+#[test]
+fn aliases_cannot_deepen_a_tree_past_the_limit() {
+    // Each alias nests the anchored tree 200 levels deeper than it was written.
+    let deep = |n: usize, inner: &str| format!("{}{inner}{}", "[".repeat(n), "]".repeat(n));
+    let text = format!("a: &a {}\nb: &b {}\nc: {}\n", deep(200, "1"), deep(50, "*a"), deep(200, "*b"));
+    expect![[r#"
+        doc height 251 cut true
+          ! yaml/too-deep 720..721 None
+    "#]]
+    .assert_eq(&depth_report(&text));
+}
+
+#[test]
+fn surrogate_escapes_decode_in_json_streams_as_encoding_json_decodes_them() {
+    let value = |text: &str| {
+        let stream = parse(text);
+        let doc = &stream.documents[0];
+        let codes: Vec<&str> = doc.diagnostics.iter().map(|d| d.code).collect();
+        format!("{:?} {codes:?}\n", doc.root.as_ref().and_then(|r| r.get("a")).map(|n| n.value.clone()))
+    };
+    // A pair is one code point; a lone surrogate, or a high one before anything but a low one, is
+    // U+FFFD. YAML streams keep goyaml's refusal of every surrogate escape.
+    let report = [
+        r#"{"a": "\ud83d\ude00!"}"#,
+        r#"  {"a": "x\uD83Dy\udE00z\ud83d\u0041", "b": 1}"#,
+        r#"{"a": "\ud83d\ude00", "b": "no escape here"}"#,
+        "a: \"\\ud83d\\ude00\"\n",
+    ]
+    .map(value)
+    .concat();
+    expect![[r#"
+        Some(Str("😀!")) []
+        Some(Str("x�y�z�A")) []
+        Some(Str("😀")) []
+        Some(Null) ["yaml/syntax"]
+    "#]]
+    .assert_eq(&report);
+}

@@ -143,4 +143,13 @@ impl Node {
             _ => 0,
         }
     }
+
+    /// How many collections deep this subtree goes: 0 for a scalar, 1 for a list of scalars.
+    pub fn height(&self) -> usize {
+        match &self.value {
+            Value::Seq(items) => 1 + items.iter().map(Node::height).max().unwrap_or(0),
+            Value::Map(entries) => 1 + entries.iter().map(|e| e.value.height()).max().unwrap_or(0),
+            _ => 0,
+        }
+    }
 }

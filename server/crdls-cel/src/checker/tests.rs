@@ -209,3 +209,35 @@ fn the_lists_extension_arrives_in_kubernetes_1_34() {
     // The Kubernetes list library has been there all along.
     assert!(errors("self.isSorted() && self.indexOf(1) == 0", 33).is_empty());
 }
+
+/// The checker's work on type variables (bindings written and removed) for a rule of `terms`
+/// comparisons joined by `op`.
+fn binding_work(op: &str, term: &str, terms: usize) -> usize {
+    let source = vec![term; terms].join(op);
+    let parsed = parse(&source).expect("the rule parses");
+    let mut checker = Checker::new(&parsed, &[("self", self_type())], Options::KUBERNETES);
+    checker.check(&parsed.expr);
+    assert!(checker.errors.is_empty(), "{:?}", checker.errors);
+    checker.touched
+}
+
+#[test]
+fn work_on_type_variables_grows_linearly_with_long_chains() {
+    // Each generic overload tried binds fresh variables; undoing a failed trial must cost its own
+    // bindings, not a copy of every binding so far (which made 16,000 terms take half a minute).
+    for (op, term) in [(" || ", "self.spec.replicas == 1"), (" && ", "self.spec.replicas != 1"), (" || ", "'a' == 'a'")] {
+        let (small, large) = (binding_work(op, term, 1_000), binding_work(op, term, 2_000));
+        assert!(large <= 2 * small + 16, "{term}: {small} for 1,000 terms, {large} for 2,000");
+    }
+}
+
+#[test]
+fn long_rules_are_refused_as_cel_go_refuses_them_and_shorter_ones_check() {
+    // cel-go counts code points: just under 100,000 of them parse (a balanced tree, so no deep recursion).
+    let under = format!("{}true", "true || ".repeat(12_499));
+    assert_eq!(under.chars().count(), 99_996);
+    expect_test::expect!["bool"].assert_eq(&check_source(&under));
+    let over = vec!["self.spec.replicas == 1"; 20_000].join(" || ");
+    expect_test::expect!["ERROR: <input>:-1:0: expression code point size exceeds limit: size: 539996, limit 100000"]
+        .assert_eq(&check_source(&over));
+}

@@ -35,6 +35,7 @@ codes! {
     YAML_DUPLICATE_KEY = "yaml/duplicate-key", Error, "A mapping holds the same key twice.";
     YAML_COMPLEX_KEY = "yaml/complex-key", Error, "A mapping or sequence is used as a key, which JSON cannot hold.";
     YAML_EXCESSIVE_ALIASING = "yaml/excessive-aliasing", Error, "Aliases expand to more nodes than the API server decodes.";
+    YAML_TOO_DEEP = "yaml/too-deep", Error, "Collections are nested deeper than crdls reads.";
     // apiVersion and kind.
     RESOURCE_UNKNOWN_KIND = "resource/unknown-kind", Error, "The kind misspells a kind its group declares.";
     RESOURCE_UNDECLARED_KIND = "resource/undeclared-kind", Warning, "No known CRD of the group declares the kind, so the object is not validated.";

@@ -120,7 +120,25 @@ impl Decoder<'_> {
                 if !hex.bytes().all(|h| h.is_ascii_hexdigit()) {
                     return None;
                 }
-                (char::from_u32(u32::from_str_radix(hex, 16).ok()?)?, 2 + digits)
+                let code = u32::from_str_radix(hex, 16).ok()?;
+                match char::from_u32(code) {
+                    Some(ch) => (ch, 2 + digits),
+                    // A UTF-16 surrogate, which only a JSON stream gets this far with (see `parse.rs`):
+                    // encoding/json joins a high and a low one into their code point and makes any
+                    // other U+FFFD.
+                    None if digits == 4 && (0xD800..=0xDFFF).contains(&code) => {
+                        let low = self
+                            .text
+                            .get(at + 6..at + 12)
+                            .filter(|l| l.starts_with("\\u"))
+                            .and_then(|l| u32::from_str_radix(&l[2..], 16).ok());
+                        match low.filter(|l| (0xD800..0xDC00).contains(&code) && (0xDC00..=0xDFFF).contains(l)) {
+                            Some(low) => (char::from_u32(0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00))?, 12),
+                            None => ('\u{FFFD}', 6),
+                        }
+                    }
+                    None => return None,
+                }
             }
         };
         self.emit(ch.encode_utf8(&mut [0; 4]), TextRange::new(at, at + len));
