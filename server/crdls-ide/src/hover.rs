@@ -72,9 +72,22 @@ pub fn hover(text: &str, stream: &Stream, index: &CrdIndex, offset: usize) -> Op
     }
     let Resolution::Found { crd, version } = resolution else { return None };
     let steps = walk(version.schema.as_deref(), &location.path)?;
-    let origin =
+    let mut origin =
         format!("Defined by CRD {}, version {}, in {}.", code(&crd.crd.name), code(&version.name), source_name(index, &crd.source));
+    origin.push_str(&shadowed(index, crd));
     Some(HoverResult { range, markdown: field_markdown(&location.path, &steps, origin) })
+}
+
+/// The other sources that define the same CRD, which the one in use shadows (see `SourceKind` for the
+/// precedence); empty when there are none.
+fn shadowed(index: &CrdIndex, used: &IndexedCrd) -> String {
+    let others: Vec<String> =
+        index.iter().filter(|c| c.crd.name == used.crd.name && c.source != used.source).map(|c| source_name(index, &c.source)).collect();
+    match others.as_slice() {
+        [] => String::new(),
+        [one] => format!(" It shadows the definition in {one}."),
+        many => format!(" It shadows the definitions in {}.", many.join(", ")),
+    }
 }
 
 /// Where a CRD comes from, for a hover: a file as a link; a download or a cluster's listing by its
@@ -347,6 +360,18 @@ mod tests {
         index.set_source_from(member.into(), Origin { kind: SourceKind::ChartArchive, label: None }, crds());
         assert_eq!(source_name(&index, member), "chart archive `app-1.0.0.tgz`, `app/crds/widgets.yaml`");
         assert_eq!(source_name(&index, "file:///w/crds/widgets.yaml"), "[widgets.yaml](file:///w/crds/widgets.yaml)");
+
+        // The archive's definition wins over the URL's and the cluster's, and the hover says so.
+        let used = match index.resolve("demo.crdls.dev/v1", "Widget") {
+            Resolution::Found { crd, .. } => crd.clone(),
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(&*used.source, member);
+        assert_eq!(
+            shadowed(&index, &used),
+            " It shadows the definitions in `https://example.com/widgets.yaml` (cached as [ab-widgets.yaml](file:///cache/urls/ab-widgets.yaml)), \
+             cluster kind-dev (cached as [cd-kind-dev.yaml](file:///cache/cluster/cd-kind-dev.yaml))."
+        );
     }
 
     fn crd() -> String {
