@@ -484,3 +484,30 @@ fn a_long_enum_is_listed_briefly_in_messages_and_whole_in_the_cause() {
     assert!(cause.starts_with(r#"spec.tier: Unsupported value: "gold": supported values: "v0", "v1", "#), "{}", &cause[..200]);
     assert!(cause.ends_with(r#""v99998", "v99999""#));
 }
+
+/// A FIFO or a link to an endless device among the files of a checked directory is named and skipped,
+/// not read (reading would block or never end); named on the command line, it is a usage error.
+#[cfg(unix)]
+#[test]
+fn fifos_and_devices_are_not_read() {
+    let tree = TempTree::new("cli-fifo", &[("dir/a.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n")]);
+    let fifo = tree.path.join("dir/pipe.yaml");
+    let made = std::process::Command::new("mkfifo").arg(&fifo).status().expect("mkfifo runs");
+    assert!(made.success(), "mkfifo made {}", fifo.display());
+    std::os::unix::fs::symlink("/dev/zero", tree.path.join("dir/zero.yaml")).unwrap();
+    let run = run_cli_in(&tree.path, &["check", "dir"], "");
+    assert_eq!(run.code, 0, "{run:?}");
+    assert!(run.stdout.contains("no problems in 1 file"), "{}", run.stdout);
+    assert!(
+        run.stdout.contains("note: not read: dir/pipe.yaml: not a regular file (a FIFO); crdls reads only regular files"),
+        "{}",
+        run.stdout
+    );
+    assert!(run.stdout.contains("note: not read: dir/zero.yaml: not a regular file (a device)"), "{}", run.stdout);
+    let run = run_cli_in(&tree.path, &["check", "dir/zero.yaml"], "");
+    assert_eq!(run.code, 2, "{run:?}");
+    assert!(run.stderr.contains("zero.yaml: not a regular file (a device)"), "{}", run.stderr);
+    let run = run_cli_in(&tree.path, &["check", "dir/pipe.yaml"], "");
+    assert_eq!(run.code, 2, "{run:?}");
+    assert!(run.stderr.contains("pipe.yaml: not a regular file (a FIFO)"), "{}", run.stderr);
+}

@@ -176,6 +176,21 @@ fn plain_yaml_without_crds_has_no_diagnostics() {
     check_transcript("plain-yaml", &session.finish());
 }
 
+/// A FIFO among the workspace's YAML files is not opened (that would block the scan for good): the scan
+/// logs it and finishes, and the CRD beside it is found.
+#[cfg(unix)]
+#[test]
+fn a_fifo_in_the_workspace_does_not_stop_indexing() {
+    let crd = gizmo_crd();
+    let mut session = Session::start(SessionOptions::new().file("crds/gizmos.yaml", &crd).fifo("crds/pipe.yaml"));
+    let logged = session.expect_log_containing("not read: ");
+    assert!(logged.ends_with("crds/pipe.yaml: not a regular file (a FIFO); crdls reads only regular files"), "{logged}");
+    session.open("gizmo.yaml", GIZMO);
+    let diagnostics = session.wait_for_diagnostics("gizmo.yaml", 1);
+    assert_eq!(codes(&diagnostics["diagnostics"]), ["schema/maximum"]);
+    session.finish();
+}
+
 #[test]
 fn live_crd_buffer_rechecks_open_resources() {
     let crd = gizmo_crd();

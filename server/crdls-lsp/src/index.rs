@@ -125,15 +125,20 @@ impl Backend {
                 archives.sort();
                 archives.dedup();
                 let count = files.len() + archives.len();
-                let found: Vec<(PathBuf, Vec<Crd>)> = files.into_iter().filter_map(|f| workspace::read_crds(&f).map(|c| (f, c))).collect();
+                let mut unread = Vec::new();
+                let found: Vec<(PathBuf, Vec<Crd>)> =
+                    files.into_iter().filter_map(|f| workspace::read_crds_noting(&f, &mut unread).map(|c| (f, c))).collect();
                 let (archived, archive_errors) = sources::read_archives(&archives);
                 // Downloads come from the cache here; what it lacks is fetched after the scan.
                 let root = roots.first().cloned().unwrap_or_default();
                 let remote = (!refresh).then(|| sources::read_remote(&config, &root, Network::Offline));
-                (count, found, archived, archive_errors, remote)
+                (count, found, archived, archive_errors, remote, unread)
             })
             .await;
-        let Some((file_count, found, archived, archive_errors, remote)) = scanned else { return };
+        let Some((file_count, found, archived, archive_errors, remote, unread)) = scanned else { return };
+        for file in unread {
+            self.log(MessageType::WARNING, format!("not read: {file}")).await;
+        }
         // Buffers already checked have put their own CRDs in the index, and their text wins; for the
         // others (opened but not checked yet, as after a restart) the file on disk stands in until then.
         let open: HashSet<String> = lock(&self.state.buffer_crds).keys().map(|u| u.to_string()).collect();

@@ -118,7 +118,7 @@ impl Backend {
     pub(crate) fn source_text(&self, uri: &Url) -> Option<String> {
         match self.snapshot(uri) {
             Some(s) => Some(s.text),
-            None => uri.to_file_path().ok().and_then(|p| std::fs::read_to_string(p).ok()),
+            None => uri.to_file_path().ok().and_then(|p| crdls_workspace::files::read_text(&p).ok()),
         }
     }
 

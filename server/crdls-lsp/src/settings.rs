@@ -14,7 +14,7 @@ impl Backend {
         let mut config = Config::default();
         let root = read(&self.state.roots).first().cloned();
         if let Some(root) = root {
-            if let Ok(text) = std::fs::read_to_string(root.join(crdls_workspace::CONFIG_FILE)) {
+            if let Ok(text) = crdls_workspace::files::read_text(&root.join(crdls_workspace::CONFIG_FILE)) {
                 if let Err(e) = config.merge_toml(&text) {
                     self.log(MessageType::WARNING, e).await;
                 }

@@ -142,7 +142,7 @@ impl Backend {
             return;
         };
         let config_path = root.join(crdls_workspace::CONFIG_FILE);
-        let text = std::fs::read_to_string(&config_path).unwrap_or_default();
+        let text = crdls_workspace::files::read_text(&config_path).unwrap_or_default();
         let mut diagnostics = Vec::new();
         for error in errors {
             let needle = if error.label().starts_with("cluster") || error.label() == "the cluster" { "cluster" } else { error.label() };

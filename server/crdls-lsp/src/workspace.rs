@@ -5,22 +5,27 @@ use std::path::Path;
 
 use crdls_crd::Crd;
 
-/// Files larger than this are not read when scanning (generated bundles of several MiB still fit).
-const MAX_FILE_BYTES: u64 = 16 * 1024 * 1024;
-
 /// Reads the CRDs of one file; files that cannot contain one are skipped without parsing, and chart
 /// templates are skipped.
 pub fn read_crds(path: &Path) -> Option<Vec<Crd>> {
+    read_crds_noting(path, &mut Vec::new())
+}
+
+/// Like [`read_crds`], noting files that are not read: not regular files (a FIFO would block the scan,
+/// a device would never end), too large, or not text.
+pub fn read_crds_noting(path: &Path, unread: &mut Vec<String>) -> Option<Vec<Crd>> {
     // A chart template's CRDs have the names the template computes.
     if crdls_workspace::roles::is_chart_template(path) {
         return None;
     }
-    let meta = std::fs::metadata(path).ok()?;
-    if meta.len() > MAX_FILE_BYTES {
-        return None;
+    match crdls_workspace::files::read_text(path) {
+        Ok(text) => Some(crds_in(&text)),
+        Err(crdls_workspace::files::ReadError::Io(_)) => None,
+        Err(e) => {
+            unread.push(format!("{}: {e}", path.display()));
+            None
+        }
     }
-    let text = std::fs::read_to_string(path).ok()?;
-    Some(crds_in(&text))
 }
 
 /// The CRDs of a text (empty unless it mentions CustomResourceDefinition, which spares parsing most files).

@@ -3,6 +3,83 @@
 
 use std::path::{Component, Path, PathBuf};
 
+/// The largest file crdls reads. The API server takes at most 3 MiB in one request; generated bundles
+/// of several CRDs are larger, so the limit is generous.
+pub const MAX_FILE_BYTES: u64 = 16 * 1024 * 1024;
+
+/// Why a file's text could not be read.
+#[derive(Debug)]
+pub enum ReadError {
+    /// Not a regular file: a FIFO, a device, a socket, a directory. Reading one could block forever
+    /// or never end.
+    NotRegular(&'static str),
+    /// Larger than [`MAX_FILE_BYTES`].
+    TooLarge(u64),
+    /// Not UTF-8.
+    NotText,
+    /// The system said no.
+    Io(std::io::Error),
+}
+
+impl std::fmt::Display for ReadError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ReadError::NotRegular(what) => write!(f, "not a regular file ({what}); crdls reads only regular files"),
+            ReadError::TooLarge(size) => write!(
+                f,
+                "{:.1} MiB, larger than the {} MiB crdls reads (the API server takes at most 3 MiB in one request)",
+                *size as f64 / (1024.0 * 1024.0),
+                MAX_FILE_BYTES / (1024 * 1024)
+            ),
+            ReadError::NotText => write!(f, "not UTF-8 text"),
+            ReadError::Io(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+/// What kind of non-regular file `meta` describes, in words.
+fn kind_of(meta: &std::fs::Metadata) -> &'static str {
+    let ty = meta.file_type();
+    if ty.is_dir() {
+        return "a directory";
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if ty.is_fifo() {
+            return "a FIFO";
+        }
+        if ty.is_char_device() || ty.is_block_device() {
+            return "a device";
+        }
+        if ty.is_socket() {
+            return "a socket";
+        }
+    }
+    "not a file"
+}
+
+/// The text of the file at `path` (symbolic links followed): only a regular file, at most
+/// [`MAX_FILE_BYTES`], in UTF-8. It never blocks on a FIFO nor reads a device without end.
+pub fn read_text(path: &Path) -> Result<String, ReadError> {
+    use std::io::Read;
+    let meta = std::fs::metadata(path).map_err(ReadError::Io)?;
+    if !meta.is_file() {
+        return Err(ReadError::NotRegular(kind_of(&meta)));
+    }
+    if meta.len() > MAX_FILE_BYTES {
+        return Err(ReadError::TooLarge(meta.len()));
+    }
+    let file = std::fs::File::open(path).map_err(ReadError::Io)?;
+    // The file may have grown since it was measured, or been replaced: the cap holds regardless.
+    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    file.take(MAX_FILE_BYTES + 1).read_to_end(&mut bytes).map_err(ReadError::Io)?;
+    if bytes.len() as u64 > MAX_FILE_BYTES {
+        return Err(ReadError::TooLarge(bytes.len() as u64));
+    }
+    String::from_utf8(bytes).map_err(|_| ReadError::NotText)
+}
+
 /// Whether a path names a file crdls reads.
 pub fn is_yaml_or_json(path: &Path) -> bool {
     path.extension().and_then(|e| e.to_str()).is_some_and(|e| matches!(e, "yaml" | "yml" | "json"))
@@ -158,6 +235,35 @@ pub fn glob_match(pattern: &str, path: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_regular_text_files_of_a_bounded_size_are_read() {
+        let dir = std::env::temp_dir().join(format!("crdls-read-text-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("a.yaml"), "a: 1\n").unwrap();
+        assert_eq!(read_text(&dir.join("a.yaml")).unwrap(), "a: 1\n");
+        std::fs::write(dir.join("b.yaml"), [0xff, 0xfe]).unwrap();
+        assert!(matches!(read_text(&dir.join("b.yaml")), Err(ReadError::NotText)));
+        assert!(matches!(read_text(&dir), Err(ReadError::NotRegular("a directory"))));
+        #[cfg(unix)]
+        {
+            // A symbolic link to an endless device is not read.
+            let _ = std::fs::remove_file(dir.join("zero.yaml"));
+            std::os::unix::fs::symlink("/dev/zero", dir.join("zero.yaml")).unwrap();
+            assert!(matches!(read_text(&dir.join("zero.yaml")), Err(ReadError::NotRegular("a device"))));
+            // A FIFO is not opened (opening one blocks until a writer comes).
+            let fifo = dir.join("pipe.yaml");
+            let _ = std::fs::remove_file(&fifo);
+            if std::process::Command::new("mkfifo").arg(&fifo).status().is_ok_and(|s| s.success()) {
+                assert!(matches!(read_text(&fifo), Err(ReadError::NotRegular("a FIFO"))));
+            }
+        }
+        let big = std::fs::File::create(dir.join("big.yaml")).unwrap();
+        big.set_len(MAX_FILE_BYTES + 1).unwrap();
+        let err = read_text(&dir.join("big.yaml")).unwrap_err();
+        assert_eq!(err.to_string(), "16.0 MiB, larger than the 16 MiB crdls reads (the API server takes at most 3 MiB in one request)");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 
     #[test]
     fn globs() {

@@ -231,7 +231,7 @@ impl Roles {
 
 fn read_dir_facts(dir: &Path) -> DirFacts {
     let mut facts = DirFacts::default();
-    let read = |name: &str| std::fs::read_to_string(dir.join(name)).ok();
+    let read = |name: &str| crate::files::read_text(&dir.join(name)).ok();
     if let Some(text) = read("Chart.yaml") {
         let stream = crdls_yaml::parse(&text);
         let name = stream.documents.first().and_then(|d| d.root.as_ref()).and_then(|r| r.get_str("name")).map(str::to_string);
@@ -314,7 +314,7 @@ fn looks_like_a_patch(path: &Path) -> bool {
 /// Whether a patch file holds a list of JSON 6902 operations rather than a partial object, as
 /// kustomize tells them apart: by content.
 fn holds_operation_list(file: &Path) -> bool {
-    let Ok(text) = std::fs::read_to_string(file) else { return false };
+    let Ok(text) = crate::files::read_text(file) else { return false };
     let stream = crdls_yaml::parse(&text);
     stream
         .documents

@@ -49,7 +49,7 @@ pub fn cost(args: CostArgs, io: &mut Io<'_>) -> i32 {
             }
         };
         for file in files {
-            let Ok(text) = std::fs::read_to_string(&file) else {
+            let Ok(text) = crdls_workspace::files::read_text(&file) else {
                 let _ = writeln!(io.stderr, "crdls: {}: not readable as UTF-8 text", file.display());
                 return EXIT_USAGE;
             };

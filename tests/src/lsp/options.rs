@@ -32,6 +32,8 @@ pub struct SessionOptions {
     index_status: bool,
     /// Files with bytes rather than text (chart archives).
     pub(super) binary_files: Vec<(String, Vec<u8>)>,
+    /// FIFOs (named pipes) in the workspace, made with `mkfifo`.
+    pub(super) fifos: Vec<String>,
     /// Environment variables of the binary (`start_binary` only; the in-process server shares the
     /// test's environment).
     pub(super) env: Vec<(String, String)>,
@@ -60,6 +62,7 @@ impl SessionOptions {
             wait_for_index: true,
             index_status: false,
             binary_files: Vec::new(),
+            fifos: Vec::new(),
             env: Vec::new(),
         }
     }
@@ -86,6 +89,12 @@ impl SessionOptions {
     pub fn repo_binary_file(mut self, path: &str, source: &str) -> SessionOptions {
         let bytes = std::fs::read(crate::repo_root().join(source)).unwrap_or_else(|e| panic!("cannot read {source}: {e}"));
         self.binary_files.push((path.to_string(), bytes));
+        self
+    }
+
+    /// A FIFO (named pipe) at `path` in the workspace folder, which nothing ever writes to.
+    pub fn fifo(mut self, path: &str) -> SessionOptions {
+        self.fifos.push(path.to_string());
         self
     }
 

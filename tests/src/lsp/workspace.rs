@@ -28,7 +28,7 @@ impl Session {
 }
 
 /// A fresh workspace folder under the temporary directory, filled with `files`; and its URI.
-pub(super) fn create_workspace(files: &[(String, String)], binary_files: &[(String, Vec<u8>)]) -> (PathBuf, String) {
+pub(super) fn create_workspace(files: &[(String, String)], binary_files: &[(String, Vec<u8>)], fifos: &[String]) -> (PathBuf, String) {
     static COUNTER: AtomicUsize = AtomicUsize::new(0);
     let name = format!("crdls-lsp-{}-{}", std::process::id(), COUNTER.fetch_add(1, Ordering::Relaxed));
     let dir = std::env::temp_dir().join(name);
@@ -43,6 +43,11 @@ pub(super) fn create_workspace(files: &[(String, String)], binary_files: &[(Stri
             std::fs::create_dir_all(parent).unwrap_or_else(|e| panic!("cannot create {}: {e}", parent.display()));
         }
         std::fs::write(&file, bytes).unwrap_or_else(|e| panic!("cannot write {}: {e}", file.display()));
+    }
+    for path in fifos {
+        let file = dir.join(path);
+        let made = std::process::Command::new("mkfifo").arg(&file).status();
+        assert!(made.is_ok_and(|s| s.success()), "mkfifo {} failed", file.display());
     }
     let shown = dir.display().to_string();
     assert!(

@@ -38,8 +38,8 @@ fn shown(text: &str) -> String {
 /// temporary file in the same directory renamed over it, so that a concurrent edit is never lost and a
 /// reader never sees half a file. The file's permissions are kept.
 pub(crate) fn write_if_unchanged(path: &Path, read_text: &str, new_text: &str) -> Result<(), String> {
-    let now = std::fs::read(path).map_err(|e| format!("cannot read {} again: {e}", path.display()))?;
-    if now != read_text.as_bytes() {
+    let now = crdls_workspace::files::read_text(path).map_err(|e| format!("cannot read {} again: {e}", path.display()))?;
+    if now != read_text {
         return Err(format!("{} changed while it was checked; not fixed (run again)", path.display()));
     }
     let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));

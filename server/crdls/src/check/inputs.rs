@@ -51,6 +51,8 @@ pub(crate) struct Found {
     pub hidden: Vec<PathBuf>,
     /// Messages for inputs that could not be read; any makes the run a usage error.
     pub errors: Vec<String>,
+    /// Files found while walking a directory that were not read: not regular files, or too large.
+    pub skipped: Vec<String>,
 }
 
 /// Reads the checked `paths` (reported) and the `crd_sources` (not reported). A file named both
@@ -92,13 +94,16 @@ pub(crate) fn read(paths: &[PathBuf], crd_sources: &[PathBuf], stdin: &mut dyn R
                     Err(e) => found.errors.push(e),
                 }
             }
+            let named_file = walked.files.first().is_some_and(|f| *f == path);
             for file in walked.files {
-                match std::fs::read(&file) {
-                    Ok(bytes) => match String::from_utf8(bytes) {
-                        Ok(text) => found.inputs.push(Input::file(display_path(&file, cwd), file, text, report)),
-                        Err(_) => found.errors.push(format!("{}: not UTF-8 text", file.display())),
-                    },
-                    Err(e) => found.errors.push(format!("cannot read {}: {e}", file.display())),
+                match files::read_text(&file) {
+                    Ok(text) => found.inputs.push(Input::file(display_path(&file, cwd), file, text, report)),
+                    // Found while walking a directory, a FIFO, a device or a huge file is skipped and named.
+                    Err(e @ (files::ReadError::NotRegular(_) | files::ReadError::TooLarge(_))) if !named_file => {
+                        found.skipped.push(format!("{}: {e}", display_path(&file, cwd)))
+                    }
+                    Err(files::ReadError::Io(e)) => found.errors.push(format!("cannot read {}: {e}", file.display())),
+                    Err(e) => found.errors.push(format!("{}: {e}", file.display())),
                 }
             }
         }
@@ -126,6 +131,11 @@ pub(crate) fn collect_files(path: &Path) -> std::io::Result<Vec<PathBuf>> {
 /// skipped.
 fn walk(path: &Path) -> std::io::Result<files::Walk> {
     let meta = std::fs::metadata(path)?;
+    if !meta.is_file() && !meta.is_dir() {
+        // A FIFO would block the run, a device would never end.
+        let what = files::read_text(path).err().map_or_else(|| "not a regular file".to_string(), |e| e.to_string());
+        return Err(std::io::Error::other(what));
+    }
     if meta.is_file() {
         let mut walked = files::Walk::default();
         if crdls_sources::archive::is_chart_archive(path) {

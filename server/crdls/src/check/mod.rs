@@ -160,6 +160,7 @@ pub fn check(args: CheckArgs, io: &mut Io<'_>) -> i32 {
     }
     let mut inputs = found.inputs;
     let mut notes: Vec<String> = inputs::hidden_note(&found.hidden).into_iter().collect();
+    notes.extend(found.skipped.iter().map(|s| format!("not read: {s}")));
 
     // What each checked file is (a template, a patch, a test assertion) decides how it is parsed and read.
     let mut roles = Roles::new();
@@ -303,9 +304,9 @@ pub fn check(args: CheckArgs, io: &mut Io<'_>) -> i32 {
 /// `crdls.toml` in the working directory, under the command line's flags.
 fn read_config(io: &Io<'_>) -> Result<Config, String> {
     let mut config = Config::default();
-    match std::fs::read_to_string(io.cwd.join(CONFIG_FILE)) {
+    match files::read_text(&io.cwd.join(CONFIG_FILE)) {
         Ok(text) => config.merge_toml(&text)?,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(files::ReadError::Io(e)) if e.kind() == std::io::ErrorKind::NotFound => {}
         Err(e) => return Err(format!("cannot read {CONFIG_FILE}: {e}")),
     }
     Ok(config)
@@ -470,7 +471,7 @@ fn old_objects(sources: &[String], inputs: &[Input], cwd: &std::path::Path) -> R
         let path = cwd.join(source);
         let files = collect_files(&path).map_err(|e| format!("--old {source}: {e}"))?;
         for file in files {
-            let text = std::fs::read_to_string(&file).map_err(|e| format!("--old {}: {e}", file.display()))?;
+            let text = files::read_text(&file).map_err(|e| format!("--old {}: {e}", file.display()))?;
             old.add_stream(&crdls_yaml::parse(&text));
         }
     }

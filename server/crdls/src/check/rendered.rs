@@ -86,7 +86,7 @@ impl Locator {
         self.templates
             .entry(file.to_path_buf())
             .or_insert_with(|| {
-                let text: Arc<str> = Arc::from(std::fs::read_to_string(file).ok()?);
+                let text: Arc<str> = Arc::from(crdls_workspace::files::read_text(file).ok()?);
                 let stream = crdls_yaml::parse(&mask_go_template(&text).text);
                 Some((text, stream))
             })
@@ -133,7 +133,7 @@ fn first_keys_only(node: &Node) -> Node {
 /// and `target` skipped).
 fn charts_below(root: &Path) -> HashMap<String, PathBuf> {
     fn walk(dir: &Path, depth: usize, out: &mut HashMap<String, PathBuf>) {
-        if let Ok(text) = std::fs::read_to_string(dir.join("Chart.yaml")) {
+        if let Ok(text) = crdls_workspace::files::read_text(&dir.join("Chart.yaml")) {
             let stream = crdls_yaml::parse(&text);
             if let Some(name) = stream.documents.first().and_then(|d| d.root.as_ref()).and_then(|r| r.get_str("name")) {
                 out.entry(name.to_string()).or_insert_with(|| dir.to_path_buf());
