@@ -16,6 +16,9 @@ pub const SEPARATOR: &str = "!/";
 const MAX_ARCHIVE_BYTES: u64 = 100 * 1024 * 1024;
 /// The largest member read.
 const MAX_MEMBER_BYTES: u64 = 16 * 1024 * 1024;
+/// How deep archives may nest in archives (a chart's dependency's dependency is two); deeper is taken
+/// for a crafted archive that contains itself.
+const MAX_NESTING: usize = 8;
 
 /// A manifest in a chart archive's `crds/` directory.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -90,6 +93,9 @@ fn read_archive(reader: impl Read, prefix: &str, out: &mut Vec<Member>, stop: &m
             Kind::Archive => {
                 let mut bytes = Vec::new();
                 (&mut entry).take(MAX_ARCHIVE_BYTES).read_to_end(&mut bytes).map_err(|e| format!("{name}: {e}"))?;
+                if prefix.matches(SEPARATOR).count() >= MAX_NESTING {
+                    return Err(format!("{name}: archives nest more than {MAX_NESTING} deep"));
+                }
                 let before = out.len();
                 read_archive(bytes.as_slice(), &format!("{name}{SEPARATOR}"), out, stop)?;
                 if out[before..].iter().any(|m| stop(&m.name)) {
@@ -191,6 +197,26 @@ pub(crate) mod tests {
         assert_eq!(archive, path.to_string_lossy());
         assert_eq!(member, "app/charts/inner-0.1.0.tgz!/inner/crds/inner.yaml");
         assert_eq!(split_source("/a/b.yaml"), None);
+
+        // An archive that inflates past the limit is refused without being held in memory.
+        let mut bomb = tar::Builder::new(flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast()));
+        let mut header = tar::Header::new_gnu();
+        header.set_size(MAX_ARCHIVE_BYTES + 1024);
+        header.set_mode(0o644);
+        header.set_cksum();
+        bomb.append_data(&mut header, "app/big.bin", std::io::repeat(0).take(MAX_ARCHIVE_BYTES + 1024)).unwrap();
+        std::fs::write(&path, bomb.into_inner().unwrap().finish().unwrap()).unwrap();
+        let err = crd_members(&path).unwrap_err();
+        assert!(err.contains("not a readable chart archive") || err.contains("larger than 100 MiB"), "{err}");
+
+        // Archives nested past the limit (a crafted archive that holds itself) are refused.
+        let mut nested = tgz(&[("c/crds/a.yaml", b"kind: A\n")]);
+        for level in 0..=MAX_NESTING {
+            let name = format!("c{level}/charts/c{}.tgz", level + 1);
+            nested = tgz(&[(name.as_str(), &nested)]);
+        }
+        std::fs::write(&path, nested).unwrap();
+        assert!(crd_members(&path).unwrap_err().contains("archives nest more than 8 deep"));
 
         std::fs::write(&path, b"not gzip").unwrap();
         assert!(crd_members(&path).unwrap_err().contains("not a"), "{:?}", crd_members(&path));

@@ -15,6 +15,8 @@ use crate::{Cache, Fetched, Network, SourceError};
 const PAGE_SIZE: usize = 100;
 /// How long the whole listing may take.
 const LIST_TIMEOUT: Duration = Duration::from_secs(120);
+/// The most pages read (100,000 CRDs); a server that never stops giving continue tokens is cut off.
+const MAX_PAGES: usize = 1000;
 
 /// Which cluster to read.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -102,6 +104,7 @@ async fn list(kubeconfig: Kubeconfig, options: &KubeConfigOptions) -> Result<Vec
     let client = kube::Client::try_from(config).map_err(|e| error_chain(&e))?;
     let mut items = Vec::new();
     let mut token: Option<String> = None;
+    let mut pages = 0;
     loop {
         let mut uri = format!("/apis/apiextensions.k8s.io/v1/customresourcedefinitions?limit={PAGE_SIZE}");
         if let Some(token) = &token {
@@ -114,10 +117,18 @@ async fn list(kubeconfig: Kubeconfig, options: &KubeConfigOptions) -> Result<Vec
         if let Some(Value::Array(page_items)) = page.get_mut("items").map(Value::take) {
             items.extend(page_items);
         }
-        token = page.pointer("/metadata/continue").and_then(Value::as_str).filter(|t| !t.is_empty()).map(str::to_string);
-        if token.is_none() {
+        let next = page.pointer("/metadata/continue").and_then(Value::as_str).filter(|t| !t.is_empty()).map(str::to_string);
+        if next.is_none() {
             return Ok(items);
         }
+        if next == token {
+            return Err("the server gave the same continue token twice".into());
+        }
+        pages += 1;
+        if pages >= MAX_PAGES {
+            return Err(format!("the CRD list goes on for more than {MAX_PAGES} pages"));
+        }
+        token = next;
     }
 }
 
