@@ -6,6 +6,9 @@
 //!   with the corpus CRDs indexed when `../shared/corpus` is present.
 //! - `crdls-bench scale [N] [RUNS]`: generated inputs growing in one dimension (N properties, long
 //!   rules), timed at N and N/2 (defaults: 50,000, 3 runs; see `scale.rs`).
+//! - `crdls-bench check [COPIES] [RUNS] [CRDLS_BINARY]`: the real `crdls check` on the corpus's custom
+//!   resources copied COPIES times (defaults: 40 copies = 46,080 files, 3 runs, `target/release/crdls`):
+//!   median wall time, peak RSS and cores busy (see `check.rs`).
 
 #![allow(clippy::print_stdout)]
 
@@ -62,6 +65,7 @@ fn index_corpus(crds: &[(String, String)]) -> CrdIndex {
 }
 
 mod builtins;
+mod check;
 mod lsp;
 mod scale;
 
@@ -87,6 +91,14 @@ fn main() {
             let n = args.next().and_then(|n| n.parse().ok()).unwrap_or(50_000).max(2);
             let runs = args.next().and_then(|r| r.parse().ok()).unwrap_or(3).max(1);
             scale::run(n, runs);
+            return;
+        }
+        Some("check") => {
+            args.next();
+            let copies = args.next().and_then(|n| n.parse().ok()).unwrap_or(40).max(1);
+            let runs = args.next().and_then(|r| r.parse().ok()).unwrap_or(3).max(1);
+            let binary = PathBuf::from(args.next().unwrap_or_else(|| "target/release/crdls".into()));
+            check::run(copies, runs, &binary);
             return;
         }
         Some("corpus") => {

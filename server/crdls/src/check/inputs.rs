@@ -1,7 +1,9 @@
 //! Reading what `crdls check` was pointed at: files, directories (walked, with hidden directories
 //! noted), standard input, and the CRD sources: `--crds` paths, the chart archives among both, and
-//! URLs and the cluster through the cache; each read once.
+//! URLs and the cluster through the cache. Files are found here and read later, when they are needed:
+//! `crdls check` reads each twice (once for its CRDs, once to check it) rather than keep every text.
 
+use std::borrow::Cow;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
@@ -9,7 +11,7 @@ use crdls_crd::SourceKind;
 use crdls_workspace::files;
 use crdls_workspace::sources::External;
 
-/// One input file read into memory.
+/// One input: a file found, or a text read into memory.
 pub(crate) struct Input {
     /// The path shown to the user (relative to the working directory), `<stdin>`, an archive member
     /// (`charts/app.tgz!/app/crds/a.yaml`), a URL or `cluster NAME`.
@@ -17,19 +19,49 @@ pub(crate) struct Input {
     /// The file it was read from (`None` for standard input and archive members; the cached copy
     /// for a URL or the cluster).
     pub path: Option<PathBuf>,
-    pub text: String,
+    /// The text, when it is held in memory: standard input and the sources read with it (archive
+    /// members, downloads). A file's text is read when needed (`Input::read`).
+    pub text: Option<String>,
     /// Whether its problems are reported (false for CRD sources).
     pub report: bool,
     /// What kind of source it is, which decides which of two definitions of a CRD wins.
     pub kind: SourceKind,
     /// For a download: whether it came from the network in this run, and when it was cached.
     pub fetched: Option<(bool, Option<u64>)>,
+    /// Whether the file was named as a path, rather than found while walking a directory: a FIFO, a
+    /// device or a huge file named so is an error, one found so is skipped with a note.
+    named: bool,
+}
+
+/// Why an input's text could not be read.
+pub(crate) enum Unread {
+    /// Found while walking a directory and not a regular file, or too large: named in a note.
+    Skipped(String),
+    /// A usage error.
+    Error(String),
 }
 
 impl Input {
-    fn file(display: String, path: PathBuf, text: String, report: bool) -> Input {
+    fn file(display: String, path: PathBuf, named: bool, report: bool) -> Input {
         let kind = if report { SourceKind::Workspace } else { SourceKind::Configured };
-        Input { display, path: Some(path), text, report, kind, fetched: None }
+        Input { display, path: Some(path), text: None, report, kind, fetched: None, named }
+    }
+
+    /// The input's text: the one held, or the file's as it is now.
+    pub(crate) fn read(&self) -> Result<Cow<'_, str>, Unread> {
+        if let Some(text) = &self.text {
+            return Ok(Cow::Borrowed(text));
+        }
+        let Some(file) = &self.path else { return Ok(Cow::Borrowed("")) };
+        match files::read_text(file) {
+            Ok(text) => Ok(Cow::Owned(text)),
+            // Found while walking a directory, a FIFO, a device or a huge file is skipped and named.
+            Err(e @ (files::ReadError::NotRegular(_) | files::ReadError::TooLarge(_))) if !self.named => {
+                Err(Unread::Skipped(format!("{}: {e}", self.display)))
+            }
+            Err(files::ReadError::Io(e)) => Err(Unread::Error(format!("cannot read {}: {e}", file.display()))),
+            Err(e) => Err(Unread::Error(format!("{}: {e}", file.display()))),
+        }
     }
 
     /// An input from outside the checked files: an archive member, a URL, the cluster.
@@ -39,7 +71,7 @@ impl Input {
             None => source.label,
         };
         let path = source.member.is_none().then_some(source.file);
-        Input { display, path, text: source.text, report: false, kind: source.kind, fetched: source.fetched }
+        Input { display, path, text: Some(source.text), report: false, kind: source.kind, fetched: source.fetched, named: true }
     }
 }
 
@@ -51,8 +83,6 @@ pub(crate) struct Found {
     pub hidden: Vec<PathBuf>,
     /// Messages for inputs that could not be read; any makes the run a usage error.
     pub errors: Vec<String>,
-    /// Files found while walking a directory that were not read: not regular files, or too large.
-    pub skipped: Vec<String>,
 }
 
 /// Reads the checked `paths` (reported) and the `crd_sources` (not reported). A file named both
@@ -67,10 +97,11 @@ pub(crate) fn read(paths: &[PathBuf], crd_sources: &[PathBuf], stdin: &mut dyn R
                     Ok(_) => found.inputs.push(Input {
                         display: "<stdin>".into(),
                         path: None,
-                        text,
+                        text: Some(text),
                         report,
                         kind: if report { SourceKind::Workspace } else { SourceKind::Configured },
                         fetched: None,
+                        named: true,
                     }),
                     Err(e) => found.errors.push(format!("cannot read standard input: {e}")),
                 }
@@ -96,15 +127,7 @@ pub(crate) fn read(paths: &[PathBuf], crd_sources: &[PathBuf], stdin: &mut dyn R
             }
             let named_file = walked.files.first().is_some_and(|f| *f == path);
             for file in walked.files {
-                match files::read_text(&file) {
-                    Ok(text) => found.inputs.push(Input::file(display_path(&file, cwd), file, text, report)),
-                    // Found while walking a directory, a FIFO, a device or a huge file is skipped and named.
-                    Err(e @ (files::ReadError::NotRegular(_) | files::ReadError::TooLarge(_))) if !named_file => {
-                        found.skipped.push(format!("{}: {e}", display_path(&file, cwd)))
-                    }
-                    Err(files::ReadError::Io(e)) => found.errors.push(format!("cannot read {}: {e}", file.display())),
-                    Err(e) => found.errors.push(format!("{}: {e}", file.display())),
-                }
+                found.inputs.push(Input::file(display_path(&file, cwd), file, named_file, report));
             }
         }
     }

@@ -6,20 +6,23 @@ mod fix;
 mod inputs;
 mod rendered;
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use clap::ValueEnum;
-use crdls_check::{check_stream_as, DocumentKind, FileCheck, FileMode};
+use crdls_check::{check_stream_as, CheckOptions, DocumentKind, FileCheck, FileMode};
 use crdls_crd::{Crd, CrdIndex, Origin, SourceKind};
 use crdls_sources::Network;
 use crdls_workspace::{files, sources, ClusterSetting, Config, FileRole, Roles, CONFIG_FILE};
 use crdls_yaml::{Diagnostic, Severity, Stream};
+use rayon::prelude::*;
 
 use crate::cli::{Io, EXIT_ERRORS, EXIT_OK, EXIT_USAGE};
 use crate::parallel;
-use crate::report::{self, Coverage, FileReport, Format, RenderOptions, Summary};
+use crate::report::{Coverage, FileReport, Format, RenderOptions, Reporter, Summary};
 
 use crdls_yaml::codes;
 use inputs::Input;
@@ -160,16 +163,23 @@ pub fn check(args: CheckArgs, io: &mut Io<'_>) -> i32 {
     }
     let mut inputs = found.inputs;
     let mut notes: Vec<String> = inputs::hidden_note(&found.hidden).into_iter().collect();
-    notes.extend(found.skipped.iter().map(|s| format!("not read: {s}")));
 
     // What each checked file is (a template, a patch, a test assertion) decides how it is parsed and read.
     let mut roles = Roles::new();
-    let file_roles: Vec<FileRole> =
+    let mut file_roles: Vec<FileRole> =
         inputs.iter().map(|i| i.path.as_deref().filter(|_| i.report).map_or(FileRole::Manifest, |p| roles.role_of(p))).collect();
-    let parsed: Vec<(Stream, FileMode)> =
-        parallel::map(&(0..inputs.len()).collect::<Vec<usize>>(), |&i| file_roles[i].parse(&inputs[i].text));
-    let (mut streams, modes): (Vec<Stream>, Vec<FileMode>) = parsed.into_iter().unzip();
-    let (index, shadowing) = build_index(&inputs, &streams, &modes);
+    // Pass 1: every input read once for its CRDs; only the index is kept.
+    let CrdsRead { crds, skipped } = match read_crds(&mut inputs, &mut file_roles) {
+        Ok(read) => read,
+        Err(errors) => {
+            for e in &errors {
+                let _ = writeln!(io.stderr, "crdls: {e}");
+            }
+            return EXIT_USAGE;
+        }
+    };
+    notes.extend(skipped.iter().map(|s| format!("not read: {s}")));
+    let (index, shadowing) = build_index(&inputs, crds);
     notes.extend(shadowing);
     if args.verbose {
         for line in source_lines(&inputs, &index) {
@@ -186,98 +196,20 @@ pub fn check(args: CheckArgs, io: &mut Io<'_>) -> i32 {
             }
         }
     }
-    let check_one = |stream: &Stream, mode: &FileMode| {
-        let check = check_stream_as(stream, &index, &options, mode);
-        let mut diagnostics = check.diagnostics();
-        config.apply_severity(&mut diagnostics);
-        (check, diagnostics)
-    };
     let reported_at: Vec<usize> = (0..inputs.len()).filter(|i| inputs[*i].report).collect();
-    let mut results: HashMap<usize, (FileCheck, Vec<Diagnostic>)> =
-        reported_at.iter().copied().zip(parallel::map(&reported_at, |i| check_one(&streams[*i], &modes[*i]))).collect();
-    add_chart_hints(&inputs, &file_roles, &io.cwd, &mut results);
+    let hints = chart_hints(&inputs, &file_roles, &io.cwd);
+    let checker = Checker { inputs: &inputs, roles: &file_roles, index: &index, options: &options, config: &config, hints: &hints };
 
     if args.fix || args.diff {
-        let mut changes = Vec::new();
-        let mut diffs = String::new();
-        for &i in &reported_at {
-            let Some(path) = inputs[i].path.clone() else { continue };
-            let edits = crdls_ide::automatic_edits(&inputs[i].text, &streams[i], &index, &results[&i].1);
-            if edits.is_empty() {
-                continue;
-            }
-            if args.diff {
-                diffs.push_str(&fix::unified_diff(&inputs[i].display, &inputs[i].text, &edits));
-                continue;
-            }
-            let text = crdls_ide::apply_edits(&inputs[i].text, &edits);
-            if let Err(e) = fix::write_if_unchanged(&path, &inputs[i].text, &text) {
-                let _ = writeln!(io.stderr, "crdls: {e}");
-                return EXIT_USAGE;
-            }
-            changes.push((inputs[i].display.clone(), fix::describe(&inputs[i].display, &inputs[i].text, &edits)));
-            streams[i] = file_roles[i].parse(&text).0;
-            inputs[i].text = text;
-            results.insert(i, check_one(&streams[i], &modes[i]));
+        let fixing = if args.diff { Fixing::Diff } else { Fixing::Write };
+        match fix_files(&checker, &reported_at, fixing, io) {
+            FixOutcome::Fixed => {}
+            FixOutcome::Exit(code) => return code,
         }
-        if args.diff {
-            return match io.stdout.write_all(diffs.as_bytes()) {
-                Ok(()) if diffs.is_empty() => EXIT_OK,
-                Ok(()) => EXIT_ERRORS,
-                Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => EXIT_OK,
-                Err(e) => {
-                    let _ = writeln!(io.stderr, "crdls: cannot write the diff: {e}");
-                    EXIT_USAGE
-                }
-            };
-        }
-        let fixes: usize = changes.iter().map(|(_, lines)| lines.len()).sum();
-        for (_, lines) in &changes {
-            for line in lines {
-                let _ = writeln!(io.stderr, "fixed {line}");
-            }
-        }
-        let _ = writeln!(
-            io.stderr,
-            "crdls: made {fixes} {} in {} {}",
-            plural(fixes, "fix", "fixes"),
-            changes.len(),
-            plural(changes.len(), "file", "files")
-        );
     }
 
-    let mut summary = Summary { crds: index.len(), crd_sources: source_counts(&inputs, &index), ..Summary::default() };
-    let mut all = Vec::new();
-    for &i in &reported_at {
-        let (check, diagnostics) = results.remove(&i).unwrap_or_default();
-        summary.files += 1;
-        summary.documents += streams[i].documents.len();
-        summary.errors += diagnostics.iter().filter(|d| d.severity == Severity::Error).count();
-        summary.warnings += diagnostics.iter().filter(|d| d.severity == Severity::Warning).count();
-        count_coverage(&check, &modes[i], &mut summary.coverage);
-        all.push(diagnostics);
-    }
-    let nothing_checked = summary.documents == 0;
-    if summary.files == 0 {
-        notes.insert(0, "no YAML or JSON file was found to check".into());
-    } else if nothing_checked {
-        notes.insert(0, "the files hold no YAML document to check".into());
-    }
-    if !summary.crd_sources.is_empty() {
-        let shown: Vec<String> = summary.crd_sources.iter().map(|(name, n)| format!("{} from {name}", plural_count(*n, "CRD"))).collect();
-        notes.push(format!("CRDs from outside the workspace: {}", shown.join(", ")));
-    }
-    summary.notes = notes;
-    // Rendered charts (`helm template ... | crdls check -`) are reported against their templates.
-    let mut locator = rendered::Locator::new(&io.cwd);
-    let origins: Vec<Vec<Option<report::Origin>>> =
-        reported_at.iter().zip(&all).map(|(&i, diagnostics)| locator.origins(&streams[i], diagnostics)).collect();
-    let files: Vec<FileReport<'_>> = reported_at
-        .iter()
-        .zip(&all)
-        .zip(&origins)
-        .map(|((&i, diagnostics), origins)| FileReport { path: &inputs[i].display, text: &inputs[i].text, diagnostics, origins })
-        .collect();
+    // Pass 2: the reported files checked in parallel, a bounded number at a time, and reported in
+    // their order as soon as the files before them are.
     let format = match args.format {
         FormatArg::Human => Format::Human,
         FormatArg::Json => Format::Json,
@@ -289,8 +221,60 @@ pub fn check(args: CheckArgs, io: &mut Io<'_>) -> i32 {
         ColorArg::Never => false,
         ColorArg::Auto => io.stdout_is_terminal && std::env::var_os("NO_COLOR").is_none(),
     };
-    let code = if summary.errors > 0 || (config.fail_unchecked && nothing_checked) { EXIT_ERRORS } else { EXIT_OK };
-    match report::render(format, &files, &summary, &RenderOptions { color }, io.stdout) {
+    let mut reporter = Reporter::new(format, RenderOptions { color });
+    let mut summary = Summary { crds: index.len(), crd_sources: source_counts(&inputs, &index), ..Summary::default() };
+    // Rendered charts (`helm template ... | crdls check -`) are reported against their templates.
+    let mut locator = rendered::Locator::new(&io.cwd);
+    let mut written: std::io::Result<()> = Ok(());
+    let mut unread = false;
+    let (stdout, stderr) = (&mut *io.stdout, &mut *io.stderr);
+    parallel::for_each_ordered(
+        reported_at.len(),
+        parallel::WINDOW,
+        |k| checker.check(reported_at[k]),
+        |k, checked| {
+            let checked = match checked {
+                Ok(checked) => checked,
+                Err(e) => {
+                    // The file could be read for its CRDs but no longer: it changed under the run.
+                    let _ = writeln!(stderr, "crdls: {e}");
+                    unread = true;
+                    return;
+                }
+            };
+            summary.files += 1;
+            summary.documents += checked.documents;
+            summary.errors += checked.diagnostics.iter().filter(|d| d.severity == Severity::Error).count();
+            summary.warnings += checked.diagnostics.iter().filter(|d| d.severity == Severity::Warning).count();
+            summary.coverage.add(&checked.coverage);
+            // After a failed write nothing more is written, but the counts still decide the exit code.
+            if written.is_ok() {
+                let origins = locator.origins(checked.rendered.as_ref(), &checked.diagnostics);
+                let path = &inputs[reported_at[k]].display;
+                let file = FileReport { path, text: &checked.text, diagnostics: &checked.diagnostics, origins: &origins };
+                written = reporter.file(&file, stdout);
+            }
+        },
+    );
+    let nothing_checked = summary.documents == 0;
+    if summary.files == 0 {
+        notes.insert(0, "no YAML or JSON file was found to check".into());
+    } else if nothing_checked {
+        notes.insert(0, "the files hold no YAML document to check".into());
+    }
+    if !summary.crd_sources.is_empty() {
+        let shown: Vec<String> = summary.crd_sources.iter().map(|(name, n)| format!("{} from {name}", plural_count(*n, "CRD"))).collect();
+        notes.push(format!("CRDs from outside the workspace: {}", shown.join(", ")));
+    }
+    summary.notes = notes;
+    let code = if unread {
+        EXIT_USAGE
+    } else if summary.errors > 0 || (config.fail_unchecked && nothing_checked) {
+        EXIT_ERRORS
+    } else {
+        EXIT_OK
+    };
+    match written.and_then(|()| reporter.finish(&summary, io.stdout)) {
         Ok(()) => code,
         // A reader that stopped early (`crdls check | head`) is not an error of ours: end quietly.
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => code,
@@ -301,6 +285,58 @@ pub fn check(args: CheckArgs, io: &mut Io<'_>) -> i32 {
     }
 }
 
+/// Pass 1: reads every input (in parallel) and keeps only the CRDs of each, dropping the texts of all
+/// but standard input. A text that cannot define a CRD (`may_define_crd`) is not parsed. Inputs that
+/// were skipped (found while walking and not regular, or too large) leave the list and are returned
+/// as notes; any other read failure is a usage error.
+fn read_crds(inputs: &mut Vec<Input>, roles: &mut Vec<FileRole>) -> Result<CrdsRead, Vec<String>> {
+    let read: Vec<Result<Vec<Crd>, inputs::Unread>> = inputs
+        .par_iter_mut()
+        .zip(roles.par_iter())
+        .map(|(input, role)| {
+            let crds = {
+                let text = input.read()?;
+                if may_define_crd(&text) {
+                    match role.parse(&text) {
+                        // CRDs in templates are left out: their names are what the template computes.
+                        (_, FileMode::Template { .. }) => Vec::new(),
+                        (stream, _) => stream.documents.iter().flat_map(Crd::from_document).collect(),
+                    }
+                } else {
+                    Vec::new()
+                }
+            };
+            // Only standard input cannot be read again.
+            if input.path.is_some() || !input.report {
+                input.text = None;
+            }
+            Ok(crds)
+        })
+        .collect();
+    let keep: Vec<bool> = read.iter().map(|r| !matches!(r, Err(inputs::Unread::Skipped(_)))).collect();
+    let (mut crds, mut skipped, mut errors) = (Vec::new(), Vec::new(), Vec::new());
+    for outcome in read {
+        match outcome {
+            Ok(found) => crds.push(found),
+            Err(inputs::Unread::Skipped(note)) => skipped.push(note),
+            Err(inputs::Unread::Error(e)) => errors.push(e),
+        }
+    }
+    let mut at = 0;
+    inputs.retain(|_| (keep[at], at += 1).0);
+    let mut at = 0;
+    roles.retain(|_| (keep[at], at += 1).0);
+    if !errors.is_empty() {
+        return Err(errors);
+    }
+    Ok(CrdsRead { crds, skipped })
+}
+
+/// What the first pass keeps: each input's CRDs, in order, and a note per input skipped.
+struct CrdsRead {
+    crds: Vec<Vec<Crd>>,
+    skipped: Vec<String>,
+}
 /// `crdls.toml` in the working directory, under the command line's flags.
 fn read_config(io: &Io<'_>) -> Result<Config, String> {
     let mut config = Config::default();
@@ -312,14 +348,10 @@ fn read_config(io: &Io<'_>) -> Result<Config, String> {
     Ok(config)
 }
 
-/// The index of every CRD among the inputs, checked paths first: a CRD there wins over a `--crds` CRD
-/// of the same name. Notes name each CRD defined more than once and which definition is used. CRDs
-/// in templates are left out: their names are what the template computes.
-fn build_index(inputs: &[Input], streams: &[Stream], modes: &[FileMode]) -> (CrdIndex, Vec<String>) {
-    let crds = parallel::map(&(0..streams.len()).collect::<Vec<usize>>(), |&i| match modes[i] {
-        FileMode::Template { .. } => Vec::new(),
-        _ => streams[i].documents.iter().flat_map(Crd::from_document).collect::<Vec<Crd>>(),
-    });
+/// The index of every CRD among the inputs (`crds` holds each input's, in order), checked paths
+/// first: a CRD there wins over a `--crds` CRD of the same name. Notes name each CRD defined more than
+/// once and which definition is used.
+fn build_index(inputs: &[Input], crds: Vec<Vec<Crd>>) -> (CrdIndex, Vec<String>) {
     let mut index = CrdIndex::new();
     let mut first_seen: HashMap<String, &Input> = HashMap::new();
     let mut notes = Vec::new();
@@ -397,13 +429,8 @@ fn plural_count(n: usize, one: &str) -> String {
 }
 
 /// One hint per Helm chart whose templates were among the checked files: on its `Chart.yaml` when that
-/// was checked too, else on the chart's first template.
-fn add_chart_hints(
-    inputs: &[Input],
-    roles: &[FileRole],
-    cwd: &std::path::Path,
-    results: &mut HashMap<usize, (FileCheck, Vec<Diagnostic>)>,
-) {
+/// was checked too, else on the chart's first template. Keyed by the input that gets it.
+fn chart_hints(inputs: &[Input], roles: &[FileRole], cwd: &std::path::Path) -> HashMap<usize, Diagnostic> {
     let mut charts: Vec<(&std::path::Path, &str, Vec<usize>)> = Vec::new();
     for (i, role) in roles.iter().enumerate() {
         if let FileRole::HelmTemplate { chart_dir, chart_name } = role {
@@ -413,6 +440,7 @@ fn add_chart_hints(
             }
         }
     }
+    let mut hints = HashMap::new();
     for (dir, name, templates) in charts {
         let chart_file = dir.join("Chart.yaml");
         let at = inputs.iter().position(|i| i.report && i.path.as_deref() == Some(chart_file.as_path())).unwrap_or(templates[0]);
@@ -424,10 +452,167 @@ fn add_chart_hints(
             codes::HELM_TEMPLATES,
             crdls_workspace::helm_template_hint(name, &shown, Some(templates.len())),
         );
-        if let Some((_, diagnostics)) = results.get_mut(&at) {
-            diagnostics.insert(0, hint);
+        if inputs[at].report {
+            hints.insert(at, hint);
         }
     }
+    hints
+}
+
+/// Whether `text` may define a CRD: it names the kind, or holds an escape (`\u0043`, `\x43`, a line
+/// continued with `\`) that could spell it. Other texts are not parsed in the first pass.
+fn may_define_crd(text: &str) -> bool {
+    text.contains("CustomResourceDefinition") || ["\\u", "\\U", "\\x", "\\\n", "\\\r"].iter().any(|escape| text.contains(escape))
+}
+
+/// What checking one file needs, shared by the threads that check files.
+struct Checker<'a> {
+    inputs: &'a [Input],
+    roles: &'a [FileRole],
+    index: &'a CrdIndex,
+    options: &'a CheckOptions,
+    config: &'a Config,
+    /// The Helm chart hints, by the input that gets one.
+    hints: &'a HashMap<usize, Diagnostic>,
+}
+
+/// One file checked, with what reporting it needs; its parse is dropped.
+struct Checked<'a> {
+    text: Cow<'a, str>,
+    diagnostics: Vec<Diagnostic>,
+    documents: usize,
+    coverage: Coverage,
+    /// For rendered output (`# Source:` lines), what locating its diagnostics in templates needs.
+    rendered: Option<rendered::Rendered>,
+}
+
+impl<'a> Checker<'a> {
+    /// Reads input `i` again and checks it with the one pipeline.
+    fn check(&self, i: usize) -> Result<Checked<'a>, String> {
+        let text = self.read(i)?;
+        let (stream, mode) = self.roles[i].parse(&text);
+        let (check, diagnostics) = self.check_stream(i, &stream, &mode);
+        let mut coverage = Coverage::default();
+        count_coverage(&check, &mode, &mut coverage);
+        Ok(Checked { documents: stream.documents.len(), diagnostics, coverage, rendered: rendered::Rendered::of(&stream), text })
+    }
+
+    fn read(&self, i: usize) -> Result<Cow<'a, str>, String> {
+        self.inputs[i].read().map_err(|unread| match unread {
+            inputs::Unread::Skipped(e) | inputs::Unread::Error(e) => e,
+        })
+    }
+
+    fn check_stream(&self, i: usize, stream: &Stream, mode: &FileMode) -> (FileCheck, Vec<Diagnostic>) {
+        let check = check_stream_as(stream, self.index, self.options, mode);
+        let mut diagnostics = check.diagnostics();
+        self.config.apply_severity(&mut diagnostics);
+        if let Some(hint) = self.hints.get(&i) {
+            diagnostics.insert(0, hint.clone());
+        }
+        (check, diagnostics)
+    }
+
+    /// The automatic fixes of input `i`, with the text they apply to.
+    fn fixes(&self, i: usize) -> Result<(Cow<'a, str>, Vec<crdls_ide::Edit>), String> {
+        let text = self.read(i)?;
+        let (stream, mode) = self.roles[i].parse(&text);
+        let (_, diagnostics) = self.check_stream(i, &stream, &mode);
+        let edits = crdls_ide::automatic_edits(&text, &stream, self.index, &diagnostics);
+        Ok((text, edits))
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Fixing {
+    /// `--fix`: rewrite the files.
+    Write,
+    /// `--diff`: print what `--fix` would change.
+    Diff,
+}
+
+enum FixOutcome {
+    /// The files were fixed; report what is left.
+    Fixed,
+    /// The run ends with this exit code.
+    Exit(i32),
+}
+
+/// `--fix` and `--diff`: every reported file on disk checked for automatic fixes, in parallel; in input
+/// order, each fixed file is written (`--fix`, stopping at the first that cannot be) or its diff
+/// printed (`--diff`, which then ends the run). The report that follows reads the fixed files again.
+fn fix_files(checker: &Checker<'_>, reported_at: &[usize], fixing: Fixing, io: &mut Io<'_>) -> FixOutcome {
+    let files: Vec<usize> = reported_at.iter().copied().filter(|&i| checker.inputs[i].path.is_some()).collect();
+    let stop = AtomicBool::new(false);
+    let mut changes: Vec<Vec<String>> = Vec::new();
+    let mut failure: Option<String> = None;
+    let mut diffs = false;
+    let mut written: std::io::Result<()> = Ok(());
+    let (stdout, stderr) = (&mut *io.stdout, &mut *io.stderr);
+    parallel::for_each_ordered(
+        files.len(),
+        parallel::WINDOW,
+        |k| if stop.load(Ordering::Relaxed) { Err(String::new()) } else { checker.fixes(files[k]) },
+        |k, fixes| {
+            if failure.is_some() {
+                return;
+            }
+            let input = &checker.inputs[files[k]];
+            let (text, edits) = match fixes {
+                Ok(fixes) => fixes,
+                Err(e) => {
+                    failure = Some(e);
+                    stop.store(true, Ordering::Relaxed);
+                    return;
+                }
+            };
+            if edits.is_empty() {
+                return;
+            }
+            if fixing == Fixing::Diff {
+                diffs = true;
+                if written.is_ok() {
+                    written = stdout.write_all(fix::unified_diff(&input.display, &text, &edits).as_bytes());
+                }
+                return;
+            }
+            let fixed = crdls_ide::apply_edits(&text, &edits);
+            let path = input.path.as_deref().expect("only files are fixed");
+            if let Err(e) = fix::write_if_unchanged(path, &text, &fixed) {
+                failure = Some(e);
+                stop.store(true, Ordering::Relaxed);
+                return;
+            }
+            changes.push(fix::describe(&input.display, &text, &edits));
+        },
+    );
+    if let Some(e) = failure {
+        let _ = writeln!(stderr, "crdls: {e}");
+        return FixOutcome::Exit(EXIT_USAGE);
+    }
+    if fixing == Fixing::Diff {
+        return FixOutcome::Exit(match written {
+            Ok(()) if !diffs => EXIT_OK,
+            Ok(()) => EXIT_ERRORS,
+            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => EXIT_OK,
+            Err(e) => {
+                let _ = writeln!(stderr, "crdls: cannot write the diff: {e}");
+                EXIT_USAGE
+            }
+        });
+    }
+    let fixes: usize = changes.iter().map(Vec::len).sum();
+    for line in changes.iter().flatten() {
+        let _ = writeln!(stderr, "fixed {line}");
+    }
+    let _ = writeln!(
+        stderr,
+        "crdls: made {fixes} {} in {} {}",
+        plural(fixes, "fix", "fixes"),
+        changes.len(),
+        plural(changes.len(), "file", "files")
+    );
+    FixOutcome::Fixed
 }
 
 /// Adds what the documents of one file were to the run's coverage.

@@ -29,6 +29,39 @@ pub(crate) fn sources(stream: &Stream) -> Vec<Option<String>> {
         .collect()
 }
 
+/// What locating diagnostics in templates needs of a file of rendered output, kept once its parse is
+/// dropped: where each document starts, its `# Source:` and its kind.
+pub(crate) struct Rendered {
+    documents: Vec<RenderedDocument>,
+}
+
+struct RenderedDocument {
+    start: usize,
+    source: Option<String>,
+    kind: Option<String>,
+}
+
+impl Rendered {
+    /// The documents of `stream`, or `None` when it has no `# Source:` line (it is not rendered output).
+    pub(crate) fn of(stream: &Stream) -> Option<Rendered> {
+        let sources = sources(stream);
+        if sources.iter().all(Option::is_none) {
+            return None;
+        }
+        let documents = stream
+            .documents
+            .iter()
+            .zip(sources)
+            .map(|(doc, source)| RenderedDocument {
+                start: doc.range.start,
+                source,
+                kind: doc.root.as_ref().and_then(|r| r.get_str("kind")).map(str::to_string),
+            })
+            .collect();
+        Some(Rendered { documents })
+    }
+}
+
 /// Finds templates on disk and fields in them, reading each chart and template once.
 pub(crate) struct Locator {
     cwd: PathBuf,
@@ -45,18 +78,15 @@ impl Locator {
 
     /// The origin of every diagnostic of a file of rendered output, in order; empty when the file has
     /// no `# Source:` lines.
-    pub(crate) fn origins(&mut self, stream: &Stream, diagnostics: &[Diagnostic]) -> Vec<Option<Origin>> {
-        let sources = sources(stream);
-        if sources.iter().all(Option::is_none) {
-            return Vec::new();
-        }
+    pub(crate) fn origins(&mut self, rendered: Option<&Rendered>, diagnostics: &[Diagnostic]) -> Vec<Option<Origin>> {
+        let Some(rendered) = rendered else { return Vec::new() };
         diagnostics
             .iter()
             .map(|d| {
-                let doc = stream.documents.iter().rposition(|doc| doc.range.start <= d.range.start)?;
-                let source = sources[doc].as_deref()?;
-                let kind = stream.documents[doc].root.as_ref().and_then(|r| r.get_str("kind"));
-                Some(self.origin(source, kind, d.path.as_deref()))
+                let doc = rendered.documents.iter().rposition(|doc| doc.start <= d.range.start)?;
+                let doc = &rendered.documents[doc];
+                let source = doc.source.as_deref()?;
+                Some(self.origin(source, doc.kind.as_deref(), d.path.as_deref()))
             })
             .collect()
     }

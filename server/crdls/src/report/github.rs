@@ -10,56 +10,60 @@ use crdls_yaml::{ColumnUnit, LineIndex, Severity};
 
 use super::{coverage_lines, span, summary_line, FileReport, Summary};
 
-pub(super) fn render(files: &[FileReport<'_>], summary: &Summary, out: &mut dyn io::Write) -> io::Result<()> {
-    for file in files {
-        if file.diagnostics.is_empty() {
-            continue;
-        }
-        let index = LineIndex::new(file.text);
-        for (i, diagnostic) in file.diagnostics.iter().enumerate() {
-            let (start, end) = span(&index, file.text, diagnostic.range, ColumnUnit::Char);
-            let command = match diagnostic.severity {
-                Severity::Error => "error",
-                Severity::Warning => "warning",
-                Severity::Information | Severity::Hint => "notice",
-            };
-            let mut message = diagnostic.message.clone();
-            if let Some(cause) = &diagnostic.cause {
-                message.push('\n');
-                message.push_str(cause);
-            }
-            // Rendered output is annotated on its template, a file of the repository: on the line
-            // that writes the field when it was found, else on the file as a whole.
-            let location = match file.origin(i) {
-                Some(origin) => {
-                    message.push_str(&format!("\n(rendered at {}:{}:{})", file.path, start.line, start.column));
-                    match origin.located() {
-                        Some((text, range)) => {
-                            let (s, e) = span(&LineIndex::new(text), text, range, ColumnUnit::Char);
-                            format!(
-                                "file={},line={},col={},endLine={},endColumn={}",
-                                escape_property(&origin.file),
-                                s.line,
-                                s.column,
-                                e.line,
-                                e.column
-                            )
-                        }
-                        None => format!("file={}", escape_property(&origin.file)),
-                    }
-                }
-                None => format!(
-                    "file={},line={},col={},endLine={},endColumn={}",
-                    escape_property(file.path),
-                    start.line,
-                    start.column,
-                    end.line,
-                    end.column
-                ),
-            };
-            writeln!(out, "::{command} {location},title={}::{}", escape_property(diagnostic.code), escape_data(&message))?;
-        }
+/// Writes one workflow command per diagnostic of one file.
+pub(super) fn file(file: &FileReport<'_>, out: &mut dyn io::Write) -> io::Result<()> {
+    if file.diagnostics.is_empty() {
+        return Ok(());
     }
+    let index = LineIndex::new(file.text);
+    for (i, diagnostic) in file.diagnostics.iter().enumerate() {
+        let (start, end) = span(&index, file.text, diagnostic.range, ColumnUnit::Char);
+        let command = match diagnostic.severity {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+            Severity::Information | Severity::Hint => "notice",
+        };
+        let mut message = diagnostic.message.clone();
+        if let Some(cause) = &diagnostic.cause {
+            message.push('\n');
+            message.push_str(cause);
+        }
+        // Rendered output is annotated on its template, a file of the repository: on the line
+        // that writes the field when it was found, else on the file as a whole.
+        let location = match file.origin(i) {
+            Some(origin) => {
+                message.push_str(&format!("\n(rendered at {}:{}:{})", file.path, start.line, start.column));
+                match origin.located() {
+                    Some((text, range)) => {
+                        let (s, e) = span(&LineIndex::new(text), text, range, ColumnUnit::Char);
+                        format!(
+                            "file={},line={},col={},endLine={},endColumn={}",
+                            escape_property(&origin.file),
+                            s.line,
+                            s.column,
+                            e.line,
+                            e.column
+                        )
+                    }
+                    None => format!("file={}", escape_property(&origin.file)),
+                }
+            }
+            None => format!(
+                "file={},line={},col={},endLine={},endColumn={}",
+                escape_property(file.path),
+                start.line,
+                start.column,
+                end.line,
+                end.column
+            ),
+        };
+        writeln!(out, "::{command} {location},title={}::{}", escape_property(diagnostic.code), escape_data(&message))?;
+    }
+    Ok(())
+}
+
+/// Writes the closing count, the coverage and the notes.
+pub(super) fn finish(summary: &Summary, out: &mut dyn io::Write) -> io::Result<()> {
     writeln!(out, "crdls: {}", summary_line(summary))?;
     for line in coverage_lines(&summary.coverage) {
         writeln!(out, "crdls: {line}")?;

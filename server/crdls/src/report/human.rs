@@ -35,34 +35,39 @@ const YELLOW: &str = "1;33";
 const CYAN: &str = "1;36";
 const GREEN: &str = "1;32";
 
-pub(super) fn render(files: &[FileReport<'_>], summary: &Summary, options: &RenderOptions, out: &mut dyn io::Write) -> io::Result<()> {
+/// Writes one file's diagnostics, each with its excerpt.
+pub(super) fn file(file: &FileReport<'_>, options: &RenderOptions, out: &mut dyn io::Write) -> io::Result<()> {
     let paint = Paint { color: options.color };
-    for file in files {
-        if file.diagnostics.is_empty() {
-            continue;
-        }
-        let index = LineIndex::new(file.text);
-        for (i, diagnostic) in file.diagnostics.iter().enumerate() {
-            match file.origin(i) {
-                // Rendered output whose field was found in its template: the template's line is shown,
-                // and where the rendered output has it.
-                Some(origin) if origin.located().is_some() => {
-                    let (text, range) = origin.located().expect("checked");
-                    let template = FileReport { path: &origin.file, text, diagnostics: &[], origins: &[] };
-                    let rendered = position(&index, file.text, diagnostic.range);
-                    let moved = Diagnostic { range, ..diagnostic.clone() };
-                    let note = format!("rendered: {}:{}:{}", file.path, rendered.line, rendered.column);
-                    write_diagnostic(out, &paint, &template, &LineIndex::new(text), &moved, Some(&note))?;
-                }
-                Some(origin) => {
-                    let note = format!("template: {}", origin.file);
-                    write_diagnostic(out, &paint, file, &index, diagnostic, Some(&note))?;
-                }
-                None => write_diagnostic(out, &paint, file, &index, diagnostic, None)?,
-            }
-            writeln!(out)?;
-        }
+    if file.diagnostics.is_empty() {
+        return Ok(());
     }
+    let index = LineIndex::new(file.text);
+    for (i, diagnostic) in file.diagnostics.iter().enumerate() {
+        match file.origin(i) {
+            // Rendered output whose field was found in its template: the template's line is shown,
+            // and where the rendered output has it.
+            Some(origin) if origin.located().is_some() => {
+                let (text, range) = origin.located().expect("checked");
+                let template = FileReport { path: &origin.file, text, diagnostics: &[], origins: &[] };
+                let rendered = position(&index, file.text, diagnostic.range);
+                let moved = Diagnostic { range, ..diagnostic.clone() };
+                let note = format!("rendered: {}:{}:{}", file.path, rendered.line, rendered.column);
+                write_diagnostic(out, &paint, &template, &LineIndex::new(text), &moved, Some(&note))?;
+            }
+            Some(origin) => {
+                let note = format!("template: {}", origin.file);
+                write_diagnostic(out, &paint, file, &index, diagnostic, Some(&note))?;
+            }
+            None => write_diagnostic(out, &paint, file, &index, diagnostic, None)?,
+        }
+        writeln!(out)?;
+    }
+    Ok(())
+}
+
+/// Writes the closing lines: the counts, the coverage and the notes.
+pub(super) fn finish(summary: &Summary, options: &RenderOptions, out: &mut dyn io::Write) -> io::Result<()> {
+    let paint = Paint { color: options.color };
     let style = if summary.errors > 0 {
         RED
     } else if summary.warnings > 0 {

@@ -9,12 +9,6 @@ use serde::Serialize;
 use super::{span, FileReport, Position, Summary};
 
 #[derive(Serialize)]
-struct Report<'a> {
-    diagnostics: Vec<JsonDiagnostic<'a>>,
-    summary: JsonSummary<'a>,
-}
-
-#[derive(Serialize)]
 struct JsonDiagnostic<'a> {
     file: &'a str,
     range: JsonRange,
@@ -90,11 +84,32 @@ struct JsonSummary<'a> {
     notes: &'a [String],
 }
 
-pub(super) fn render(files: &[FileReport<'_>], summary: &Summary, out: &mut dyn io::Write) -> io::Result<()> {
-    let mut diagnostics = Vec::new();
-    for file in files {
+/// The report written as it goes: the opening and each file's diagnostics as they come, the summary
+/// at the end. The bytes are those of the whole report pretty-printed at once (`{"diagnostics": [...],
+/// "summary": {...}}`): each diagnostic is pretty-printed on its own and indented to its depth, which
+/// is safe because JSON text holds no raw line break inside a string.
+#[derive(Default)]
+pub(super) struct JsonReport {
+    /// Whether the opening has been written.
+    opened: bool,
+    /// Whether a diagnostic has been written.
+    any: bool,
+}
+
+impl JsonReport {
+    fn open(&mut self, out: &mut dyn io::Write) -> io::Result<()> {
+        if !self.opened {
+            self.opened = true;
+            out.write_all(b"{\n  \"diagnostics\": [")?;
+        }
+        Ok(())
+    }
+
+    /// Writes the diagnostics of one file.
+    pub(super) fn file(&mut self, file: &FileReport<'_>, out: &mut dyn io::Write) -> io::Result<()> {
+        self.open(out)?;
         if file.diagnostics.is_empty() {
-            continue;
+            return Ok(());
         }
         let index = LineIndex::new(file.text);
         for (i, diagnostic) in file.diagnostics.iter().enumerate() {
@@ -106,7 +121,7 @@ pub(super) fn render(files: &[FileReport<'_>], summary: &Summary, out: &mut dyn 
                     JsonRange { start: s.into(), end: e.into() }
                 }),
             });
-            diagnostics.push(JsonDiagnostic {
+            let diagnostic = JsonDiagnostic {
                 file: file.path,
                 range: JsonRange { start: start.into(), end: end.into() },
                 severity: diagnostic.severity.as_str(),
@@ -115,13 +130,20 @@ pub(super) fn render(files: &[FileReport<'_>], summary: &Summary, out: &mut dyn 
                 path: diagnostic.path.as_deref(),
                 cause: diagnostic.cause.as_deref(),
                 template,
-            });
+            };
+            out.write_all(if self.any { b",\n    " } else { b"\n    " })?;
+            self.any = true;
+            out.write_all(indented(&diagnostic, "    ")?.as_bytes())?;
         }
+        Ok(())
     }
-    let coverage = &summary.coverage;
-    let report = Report {
-        diagnostics,
-        summary: JsonSummary {
+
+    /// Closes the list of diagnostics and writes the summary.
+    pub(super) fn finish(mut self, summary: &Summary, out: &mut dyn io::Write) -> io::Result<()> {
+        self.open(out)?;
+        out.write_all(if self.any { b"\n  ]" } else { b"]" })?;
+        let coverage = &summary.coverage;
+        let summary = JsonSummary {
             files: summary.files,
             documents: summary.documents,
             crds: summary.crds,
@@ -137,10 +159,16 @@ pub(super) fn render(files: &[FileReport<'_>], summary: &Summary, out: &mut dyn 
             templates: coverage.templates,
             partial: coverage.partial,
             notes: &summary.notes,
-        },
-    };
-    serde_json::to_writer_pretty(&mut *out, &report)?;
-    writeln!(out)
+        };
+        write!(out, ",\n  \"summary\": {}\n}}\n", indented(&summary, "  ")?)
+    }
+}
+
+/// `value` pretty-printed as it would be at a depth whose lines start with `indent`: its first line
+/// is not indented, since it follows a key or the separator.
+fn indented(value: &impl Serialize, indent: &str) -> io::Result<String> {
+    let text = serde_json::to_string_pretty(value)?;
+    Ok(text.replace('\n', &format!("\n{indent}")))
 }
 
 #[cfg(test)]

@@ -129,6 +129,19 @@ pub struct Coverage {
 }
 
 impl Coverage {
+    /// Adds the counts of `other` (another file's) to these.
+    pub fn add(&mut self, other: &Coverage) {
+        self.validated += other.validated;
+        self.crds += other.crds;
+        self.builtin_validated += other.builtin_validated;
+        self.builtin += other.builtin;
+        for (group, n) in &other.unchecked {
+            *self.unchecked.entry(group.clone()).or_default() += n;
+        }
+        self.templates += other.templates;
+        self.partial += other.partial;
+    }
+
     /// The number of objects that were not validated.
     pub fn unchecked_total(&self) -> usize {
         self.unchecked.values().sum()
@@ -150,11 +163,61 @@ pub fn render(
     options: &RenderOptions,
     out: &mut dyn io::Write,
 ) -> io::Result<()> {
-    match format {
-        Format::Human => human::render(files, summary, options, out),
-        Format::Json => json::render(files, summary, out),
-        Format::Github => github::render(files, summary, out),
-        Format::Sarif => sarif::render(files, summary, out),
+    let mut reporter = Reporter::new(format, *options);
+    for file in files {
+        reporter.file(file, out)?;
+    }
+    reporter.finish(summary, out)
+}
+
+/// A report written as the run goes: each file's diagnostics as soon as the file is checked (SARIF
+/// excepted, which must list its rules first and so writes everything at the end), the summary last.
+/// Rendering file by file writes the same bytes as [`render`] with every file at once.
+pub struct Reporter {
+    options: RenderOptions,
+    state: State,
+}
+
+enum State {
+    Human,
+    Json(json::JsonReport),
+    Github,
+    Sarif(sarif::SarifReport),
+}
+
+impl Reporter {
+    /// A report in `format` that has written nothing yet.
+    pub fn new(format: Format, options: RenderOptions) -> Reporter {
+        let state = match format {
+            Format::Human => State::Human,
+            Format::Json => State::Json(json::JsonReport::default()),
+            Format::Github => State::Github,
+            Format::Sarif => State::Sarif(sarif::SarifReport::default()),
+        };
+        Reporter { options, state }
+    }
+
+    /// Reports one file, after the files reported before it.
+    pub fn file(&mut self, file: &FileReport<'_>, out: &mut dyn io::Write) -> io::Result<()> {
+        match &mut self.state {
+            State::Human => human::file(file, &self.options, out),
+            State::Json(report) => report.file(file, out),
+            State::Github => github::file(file, out),
+            State::Sarif(report) => {
+                report.file(file);
+                Ok(())
+            }
+        }
+    }
+
+    /// Ends the report with the run's summary.
+    pub fn finish(self, summary: &Summary, out: &mut dyn io::Write) -> io::Result<()> {
+        match self.state {
+            State::Human => human::finish(summary, &self.options, out),
+            State::Json(report) => report.finish(summary, out),
+            State::Github => github::finish(summary, out),
+            State::Sarif(report) => report.finish(summary, out),
+        }
     }
 }
 

@@ -26,7 +26,7 @@ struct Log<'a> {
 struct Run<'a> {
     tool: Tool<'a>,
     column_kind: &'static str,
-    results: Vec<SarifResult<'a>>,
+    results: Vec<SarifResult>,
     /// Present when the run has notes about itself (nothing found, CRDs shadowed).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     invocations: Vec<Invocation>,
@@ -83,14 +83,14 @@ struct Message {
 
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
-struct SarifResult<'a> {
-    rule_id: &'a str,
+struct SarifResult {
+    rule_id: &'static str,
     rule_index: usize,
     level: &'static str,
     message: Message,
     locations: [Location; 1],
     #[serde(skip_serializing_if = "Properties::is_empty")]
-    properties: Properties<'a>,
+    properties: Properties,
 }
 
 #[derive(Serialize)]
@@ -124,34 +124,35 @@ struct Region {
 }
 
 #[derive(Serialize)]
-struct Properties<'a> {
+struct Properties {
     #[serde(skip_serializing_if = "Option::is_none")]
-    path: Option<&'a str>,
+    path: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    cause: Option<&'a str>,
+    cause: Option<String>,
     /// For rendered output, where the result is in it (`<stdin>:57:9`).
     #[serde(skip_serializing_if = "Option::is_none")]
     rendered: Option<String>,
 }
 
-impl Properties<'_> {
+impl Properties {
     fn is_empty(&self) -> bool {
         self.path.is_none() && self.cause.is_none() && self.rendered.is_none()
     }
 }
 
-pub(super) fn render(files: &[FileReport<'_>], summary: &Summary, out: &mut dyn io::Write) -> io::Result<()> {
-    // Rules are sorted by code, so that a rule's index does not depend on which file was checked first.
-    let mut rule_index: BTreeMap<&str, usize> = files.iter().flat_map(|f| f.diagnostics).map(|d| (d.code, 0)).collect();
-    for (i, index) in rule_index.values_mut().enumerate() {
-        *index = i;
-    }
-    let rules = rule_index.keys().map(|&id| rule(id)).collect();
+/// The results gathered file by file. SARIF puts the table of rules before the results, and a
+/// result names its rule by its index in that table, which depends on every code the run reports; so
+/// the results (without the files' texts) are kept until the end, and the log is written then.
+#[derive(Default)]
+pub(super) struct SarifReport {
+    results: Vec<SarifResult>,
+}
 
-    let mut results = Vec::new();
-    for file in files {
+impl SarifReport {
+    /// Adds the results of one file.
+    pub(super) fn file(&mut self, file: &FileReport<'_>) {
         if file.diagnostics.is_empty() {
-            continue;
+            return;
         }
         let index = LineIndex::new(file.text);
         let uri = artifact_uri(file.path);
@@ -174,29 +175,44 @@ pub(super) fn render(files: &[FileReport<'_>], summary: &Summary, out: &mut dyn 
                 }
                 None => (uri.clone(), Some(region(start, end)), None),
             };
-            results.push(SarifResult {
+            self.results.push(SarifResult {
                 rule_id: diagnostic.code,
-                rule_index: rule_index[diagnostic.code],
+                // Set in `finish`, once every code is known.
+                rule_index: 0,
                 level: level(diagnostic.severity),
                 message: Message { text: diagnostic.message.clone() },
                 locations: [Location { physical_location: PhysicalLocation { artifact_location: ArtifactLocation { uri }, region } }],
-                properties: Properties { path: diagnostic.path.as_deref(), cause: diagnostic.cause.as_deref(), rendered },
+                properties: Properties { path: diagnostic.path.clone(), cause: diagnostic.cause.clone(), rendered },
             });
         }
     }
 
-    let log = Log {
-        schema: SCHEMA,
-        version: "2.1.0",
-        runs: [Run {
-            tool: Tool { driver: Driver { name: "crdls", information_uri: INFORMATION_URI, version: env!("CARGO_PKG_VERSION"), rules } },
-            column_kind: "utf16CodeUnits",
-            results,
-            invocations: notifications(summary),
-        }],
-    };
-    serde_json::to_writer_pretty(&mut *out, &log)?;
-    writeln!(out)
+    /// Writes the log: the rules of the codes reported, the results, and the run's notes.
+    pub(super) fn finish(mut self, summary: &Summary, out: &mut dyn io::Write) -> io::Result<()> {
+        // Rules are sorted by code, so that a rule's index does not depend on which file was checked first.
+        let mut rule_index: BTreeMap<&str, usize> = self.results.iter().map(|r| (r.rule_id, 0)).collect();
+        for (i, index) in rule_index.values_mut().enumerate() {
+            *index = i;
+        }
+        for result in &mut self.results {
+            result.rule_index = rule_index[result.rule_id];
+        }
+        let rules = rule_index.keys().map(|&id| rule(id)).collect();
+        let log = Log {
+            schema: SCHEMA,
+            version: "2.1.0",
+            runs: [Run {
+                tool: Tool {
+                    driver: Driver { name: "crdls", information_uri: INFORMATION_URI, version: env!("CARGO_PKG_VERSION"), rules },
+                },
+                column_kind: "utf16CodeUnits",
+                results: self.results,
+                invocations: notifications(summary),
+            }],
+        };
+        serde_json::to_writer_pretty(&mut *out, &log)?;
+        writeln!(out)
+    }
 }
 
 /// The run's notes as tool notifications of one invocation, or nothing when there are none.
