@@ -511,3 +511,47 @@ fn fifos_and_devices_are_not_read() {
     assert_eq!(run.code, 2, "{run:?}");
     assert!(run.stderr.contains("pipe.yaml: not a regular file (a FIFO)"), "{}", run.stderr);
 }
+
+/// Files are checked in parallel and reported as they are done, a bounded number at a time: with
+/// more files than are in flight at once, and files of very different sizes, the report still
+/// follows the files' order, and the JSON written piece by piece is one document. The CRD's kind is
+/// spelled with an escape, which the first pass (that parses only files that may hold a CRD) must
+/// still find.
+#[test]
+fn many_files_are_reported_in_their_order() {
+    let widgets = std::fs::read_to_string(repo_root().join("fixtures/crds/widgets.yaml")).unwrap();
+    let crd = widgets.replacen("kind: CustomResourceDefinition", "kind: \"Custom\\x52esourceDefinition\"", 1);
+    assert_ne!(crd, widgets);
+    let mut files = vec![("crd.yaml".to_string(), crd)];
+    for i in 0..600 {
+        let copies = if i % 7 == 0 { 60 } else { 1 };
+        let text = vec![WIDGET.replace("name: w", &format!("name: w{i}")); copies].join("---\n");
+        files.push((format!("d{}/w{i:03}.yaml", i % 3), text));
+    }
+    let tree = TempTree::new("cli-many", &files.iter().map(|(f, t)| (f.as_str(), t.as_str())).collect::<Vec<_>>());
+    let mut expected: Vec<&str> = files.iter().skip(1).map(|(f, _)| f.as_str()).collect();
+    expected.sort();
+
+    let run = run_cli_in(&tree.path, &["check", ".", "--format", "json"], "");
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    let json: serde_json::Value = serde_json::from_str(&run.stdout).unwrap_or_else(|e| panic!("{e}: {}", &run.stdout[..200]));
+    assert_eq!(json["summary"]["files"], 601);
+    let maximum: Vec<&str> = json["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["code"] == "schema/maximum")
+        .map(|d| d["file"].as_str().unwrap())
+        .collect();
+    let mut in_order = maximum.clone();
+    in_order.dedup();
+    assert_eq!(in_order, expected, "each file once, in order, each validated against the escaped CRD");
+
+    let human = run_cli_in(&tree.path, &["check", "."], "");
+    let shown: Vec<&str> =
+        human.stdout.lines().filter_map(|l| l.trim_start().strip_prefix("--> ")).map(|l| l.split(':').next().unwrap()).collect();
+    let mut shown_files = shown.clone();
+    shown_files.dedup();
+    assert!(shown_files.ends_with(&expected), "{:?}", &shown_files[..5]);
+    assert_eq!(run_cli_in(&tree.path, &["check", "."], "").stdout, human.stdout, "the same report every run");
+}

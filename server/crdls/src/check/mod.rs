@@ -670,3 +670,25 @@ fn plural<'a>(n: usize, one: &'a str, many: &'a str) -> &'a str {
         many
     }
 }
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn every_spelling_of_the_crd_kind_is_parsed_in_the_first_pass() {
+        let spellings = [
+            "kind: CustomResourceDefinition\n",
+            "{\"kind\": \"Custom\\u0052esourceDefinition\"}\n",
+            "kind: \"Custom\\x52esourceDefinition\"\n",
+            "kind: \"Custom\\U00000052esourceDefinition\"\n",
+            "kind: \"Custom\\\n  ResourceDefinition\"\n",
+            "kind: \"Custom\\\r\n  ResourceDefinition\"\r\n",
+        ];
+        for text in spellings {
+            let stream = crdls_yaml::parse(text);
+            let kind = stream.documents[0].root.as_ref().and_then(|r| r.get_str("kind"));
+            assert_eq!(kind, Some("CustomResourceDefinition"), "{text:?} spells the kind");
+            assert!(super::may_define_crd(text), "{text:?}");
+        }
+        assert!(!super::may_define_crd("apiVersion: v1\nkind: ConfigMap\ndata:\n  a: \"tab\\tnewline\\n\"\n"));
+    }
+}
