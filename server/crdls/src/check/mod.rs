@@ -164,12 +164,8 @@ pub fn check(args: CheckArgs, io: &mut Io<'_>) -> i32 {
     let mut inputs = found.inputs;
     let mut notes: Vec<String> = inputs::hidden_note(&found.hidden).into_iter().collect();
 
-    // What each checked file is (a template, a patch, a test assertion) decides how it is parsed and read.
-    let mut roles = Roles::new();
-    let mut file_roles: Vec<FileRole> =
-        inputs.iter().map(|i| i.path.as_deref().filter(|_| i.report).map_or(FileRole::Manifest, |p| roles.role_of(p))).collect();
-    // Pass 1: every input read once for its CRDs; only the index is kept.
-    let CrdsRead { crds, skipped } = match read_crds(&mut inputs, &mut file_roles) {
+    // Pass 1: every input read once for its CRDs, and its role found; only the index and the roles are kept.
+    let CrdsRead { crds, roles: file_roles, skipped } = match read_crds(&mut inputs) {
         Ok(read) => read,
         Err(errors) => {
             for e in &errors {
@@ -285,56 +281,66 @@ pub fn check(args: CheckArgs, io: &mut Io<'_>) -> i32 {
     }
 }
 
-/// Pass 1: reads every input (in parallel) and keeps only the CRDs of each, dropping the texts of all
-/// but standard input. A text that cannot define a CRD (`may_define_crd`) is not parsed. Inputs that
-/// were skipped (found while walking and not regular, or too large) leave the list and are returned
-/// as notes; any other read failure is a usage error.
-fn read_crds(inputs: &mut Vec<Input>, roles: &mut Vec<FileRole>) -> Result<CrdsRead, Vec<String>> {
-    let read: Vec<Result<Vec<Crd>, inputs::Unread>> = inputs
+/// Pass 1: reads every input (in parallel) and keeps only its role and its CRDs, dropping the texts
+/// of all but standard input. What each checked file is (a template, a patch, a test assertion)
+/// decides how it is parsed and read; each thread keeps its own cache of what directories hold. A
+/// text that cannot define a CRD (`may_define_crd`) is not parsed. Inputs that were skipped (found
+/// while walking and not regular, or too large) leave the list and are returned as notes; any other
+/// read failure is a usage error.
+fn read_crds(inputs: &mut Vec<Input>) -> Result<CrdsRead, Vec<String>> {
+    let read: Vec<(FileRole, Result<Vec<Crd>, inputs::Unread>)> = inputs
         .par_iter_mut()
-        .zip(roles.par_iter())
-        .map(|(input, role)| {
-            let crds = {
-                let text = input.read()?;
-                if may_define_crd(&text) {
-                    match role.parse(&text) {
-                        // CRDs in templates are left out: their names are what the template computes.
-                        (_, FileMode::Template { .. }) => Vec::new(),
-                        (stream, _) => stream.documents.iter().flat_map(Crd::from_document).collect(),
-                    }
-                } else {
-                    Vec::new()
-                }
-            };
-            // Only standard input cannot be read again.
-            if input.path.is_some() || !input.report {
-                input.text = None;
-            }
-            Ok(crds)
+        .map_init(Roles::new, |roles, input| {
+            let role = input.path.as_deref().filter(|_| input.report).map_or(FileRole::Manifest, |p| roles.role_of(p));
+            let crds = read_crds_of(input, &role);
+            (role, crds)
         })
         .collect();
-    let keep: Vec<bool> = read.iter().map(|r| !matches!(r, Err(inputs::Unread::Skipped(_)))).collect();
-    let (mut crds, mut skipped, mut errors) = (Vec::new(), Vec::new(), Vec::new());
-    for outcome in read {
+    let keep: Vec<bool> = read.iter().map(|(_, r)| !matches!(r, Err(inputs::Unread::Skipped(_)))).collect();
+    let (mut crds, mut roles, mut skipped, mut errors) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    for (role, outcome) in read {
         match outcome {
-            Ok(found) => crds.push(found),
+            Ok(found) => {
+                crds.push(found);
+                roles.push(role);
+            }
             Err(inputs::Unread::Skipped(note)) => skipped.push(note),
             Err(inputs::Unread::Error(e)) => errors.push(e),
         }
     }
     let mut at = 0;
     inputs.retain(|_| (keep[at], at += 1).0);
-    let mut at = 0;
-    roles.retain(|_| (keep[at], at += 1).0);
     if !errors.is_empty() {
         return Err(errors);
     }
-    Ok(CrdsRead { crds, skipped })
+    Ok(CrdsRead { crds, roles, skipped })
 }
 
-/// What the first pass keeps: each input's CRDs, in order, and a note per input skipped.
+/// The CRDs of one input, whose text is then dropped unless it cannot be read again.
+fn read_crds_of(input: &mut Input, role: &FileRole) -> Result<Vec<Crd>, inputs::Unread> {
+    let crds = {
+        let text = input.read()?;
+        if may_define_crd(&text) {
+            match role.parse(&text) {
+                // CRDs in templates are left out: their names are what the template computes.
+                (_, FileMode::Template { .. }) => Vec::new(),
+                (stream, _) => stream.documents.iter().flat_map(Crd::from_document).collect(),
+            }
+        } else {
+            Vec::new()
+        }
+    };
+    // Only standard input cannot be read again.
+    if input.path.is_some() || !input.report {
+        input.text = None;
+    }
+    Ok(crds)
+}
+
+/// What the first pass keeps: each input's CRDs and role, in order, and a note per input skipped.
 struct CrdsRead {
     crds: Vec<Vec<Crd>>,
+    roles: Vec<FileRole>,
     skipped: Vec<String>,
 }
 /// `crdls.toml` in the working directory, under the command line's flags.
