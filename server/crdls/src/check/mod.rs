@@ -8,6 +8,7 @@ mod rendered;
 
 use std::borrow::Cow;
 use std::collections::HashMap;
+use std::io::Write as _;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -223,7 +224,10 @@ pub fn check(args: CheckArgs, io: &mut Io<'_>) -> i32 {
     let mut locator = rendered::Locator::new(&io.cwd);
     let mut written: std::io::Result<()> = Ok(());
     let mut unread = false;
-    let (stdout, stderr) = (&mut *io.stdout, &mut *io.stderr);
+    // Reports are written in many small pieces: buffered, and flushed after each file on a terminal.
+    let terminal = io.stdout_is_terminal;
+    let mut stdout = std::io::BufWriter::with_capacity(1 << 16, &mut *io.stdout);
+    let stderr = &mut *io.stderr;
     parallel::for_each_ordered(
         reported_at.len(),
         parallel::WINDOW,
@@ -248,7 +252,7 @@ pub fn check(args: CheckArgs, io: &mut Io<'_>) -> i32 {
                 let origins = locator.origins(checked.rendered.as_ref(), &checked.diagnostics);
                 let path = &inputs[reported_at[k]].display;
                 let file = FileReport { path, text: &checked.text, diagnostics: &checked.diagnostics, origins: &origins };
-                written = reporter.file(&file, stdout);
+                written = reporter.file(&file, &mut stdout).and_then(|()| if terminal { stdout.flush() } else { Ok(()) });
             }
         },
     );
@@ -270,7 +274,7 @@ pub fn check(args: CheckArgs, io: &mut Io<'_>) -> i32 {
     } else {
         EXIT_OK
     };
-    match written.and_then(|()| reporter.finish(&summary, io.stdout)) {
+    match written.and_then(|()| reporter.finish(&summary, &mut stdout)).and_then(|()| stdout.flush()) {
         Ok(()) => code,
         // A reader that stopped early (`crdls check | head`) is not an error of ours: end quietly.
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => code,
