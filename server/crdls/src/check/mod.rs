@@ -218,44 +218,23 @@ pub fn check(args: CheckArgs, io: &mut Io<'_>) -> i32 {
         ColorArg::Never => false,
         ColorArg::Auto => io.stdout_is_terminal && std::env::var_os("NO_COLOR").is_none(),
     };
-    let mut reporter = Reporter::new(format, RenderOptions { color });
-    let mut summary = Summary { crds: index.len(), crd_sources: source_counts(&inputs, &index), ..Summary::default() };
-    // Rendered charts (`helm template ... | crdls check -`) are reported against their templates.
-    let mut locator = rendered::Locator::new(&io.cwd);
-    let mut written: std::io::Result<()> = Ok(());
+    let summary = Summary { crds: index.len(), crd_sources: source_counts(&inputs, &index), ..Summary::default() };
+    let mut report = Report::new(Reporter::new(format, RenderOptions { color }), summary, io);
     let mut unread = false;
-    // Reports are written in many small pieces: buffered, and flushed after each file on a terminal.
-    let terminal = io.stdout_is_terminal;
-    let mut stdout = std::io::BufWriter::with_capacity(1 << 16, &mut *io.stdout);
-    let stderr = &mut *io.stderr;
     parallel::for_each_ordered(
         reported_at.len(),
         parallel::WINDOW,
         |k| checker.check(reported_at[k]),
-        |k, checked| {
-            let checked = match checked {
-                Ok(checked) => checked,
-                Err(e) => {
-                    // The file could be read for its CRDs but no longer: it changed under the run.
-                    let _ = writeln!(stderr, "crdls: {e}");
-                    unread = true;
-                    return;
-                }
-            };
-            summary.files += 1;
-            summary.documents += checked.documents;
-            summary.errors += checked.diagnostics.iter().filter(|d| d.severity == Severity::Error).count();
-            summary.warnings += checked.diagnostics.iter().filter(|d| d.severity == Severity::Warning).count();
-            summary.coverage.add(&checked.coverage);
-            // After a failed write nothing more is written, but the counts still decide the exit code.
-            if written.is_ok() {
-                let origins = locator.origins(checked.rendered.as_ref(), &checked.diagnostics);
-                let path = &inputs[reported_at[k]].display;
-                let file = FileReport { path, text: &checked.text, diagnostics: &checked.diagnostics, origins: &origins };
-                written = reporter.file(&file, &mut stdout).and_then(|()| if terminal { stdout.flush() } else { Ok(()) });
+        |k, checked| match checked {
+            Ok(checked) => report.file(&inputs[reported_at[k]].display, &checked),
+            Err(e) => {
+                // The file could be read for its CRDs but no longer: it changed under the run.
+                let _ = writeln!(report.stderr, "crdls: {e}");
+                unread = true;
             }
         },
     );
+    let Report { reporter, mut summary, mut stdout, stderr, written, .. } = report;
     let nothing_checked = summary.documents == 0;
     if summary.files == 0 {
         notes.insert(0, "no YAML or JSON file was found to check".into());
@@ -279,8 +258,55 @@ pub fn check(args: CheckArgs, io: &mut Io<'_>) -> i32 {
         // A reader that stopped early (`crdls check | head`) is not an error of ours: end quietly.
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => code,
         Err(e) => {
-            let _ = writeln!(io.stderr, "crdls: cannot write the report: {e}");
+            let _ = writeln!(stderr, "crdls: cannot write the report: {e}");
             EXIT_USAGE
+        }
+    }
+}
+
+/// The second pass's report: the run's counts so far, and the report written a file at a time.
+struct Report<'a> {
+    reporter: Reporter,
+    summary: Summary,
+    /// Rendered charts (`helm template ... | crdls check -`) are reported against their templates.
+    locator: rendered::Locator,
+    /// Reports are written in many small pieces: buffered, and flushed after each file on a terminal.
+    stdout: std::io::BufWriter<&'a mut dyn std::io::Write>,
+    flush_each_file: bool,
+    stderr: &'a mut dyn std::io::Write,
+    /// After a failed write nothing more is written, but the counts still decide the exit code.
+    written: std::io::Result<()>,
+}
+
+impl<'a> Report<'a> {
+    fn new(reporter: Reporter, summary: Summary, io: &'a mut Io<'_>) -> Report<'a> {
+        Report {
+            reporter,
+            summary,
+            locator: rendered::Locator::new(&io.cwd),
+            flush_each_file: io.stdout_is_terminal,
+            stdout: std::io::BufWriter::with_capacity(1 << 16, &mut *io.stdout),
+            stderr: &mut *io.stderr,
+            written: Ok(()),
+        }
+    }
+
+    /// Counts one checked file and writes its part of the report.
+    fn file(&mut self, path: &str, checked: &Checked<'_>) {
+        let summary = &mut self.summary;
+        summary.files += 1;
+        summary.documents += checked.documents;
+        summary.errors += checked.diagnostics.iter().filter(|d| d.severity == Severity::Error).count();
+        summary.warnings += checked.diagnostics.iter().filter(|d| d.severity == Severity::Warning).count();
+        summary.coverage.add(&checked.coverage);
+        if self.written.is_err() {
+            return;
+        }
+        let origins = self.locator.origins(checked.rendered.as_ref(), &checked.diagnostics);
+        let file = FileReport { path, text: &checked.text, diagnostics: &checked.diagnostics, origins: &origins };
+        self.written = self.reporter.file(&file, &mut self.stdout);
+        if self.written.is_ok() && self.flush_each_file {
+            self.written = self.stdout.flush();
         }
     }
 }
