@@ -1,6 +1,7 @@
-//! `crdls check`: read the inputs, index their CRDs, check every reported file with the one pipeline
-//! the language server also uses, apply fixes when asked, and report with a summary that says how far
-//! each document was checked.
+//! `crdls check`: find the inputs, read each once for its role and CRDs (pass 1, keeping only the
+//! index), then check every reported file with the one pipeline the language server also uses and
+//! report it as soon as the files before it are done (pass 2, a bounded number of files in flight),
+//! apply fixes when asked, and end with a summary that says how far each document was checked.
 
 mod fix;
 mod inputs;
