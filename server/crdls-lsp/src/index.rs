@@ -135,7 +135,12 @@ impl Backend {
                 (count, found, archived, archive_errors, remote, unread)
             })
             .await;
-        let Some((file_count, found, archived, archive_errors, remote, unread)) = scanned else { return };
+        let Some((file_count, found, archived, archive_errors, remote, unread)) = scanned else {
+            // The scan failed (and said so): what the index holds is all there will be.
+            self.state.index_ready.send_replace(true);
+            self.recheck_all_pushed();
+            return;
+        };
         for file in unread {
             self.log(MessageType::WARNING, format!("not read: {file}")).await;
         }
@@ -183,6 +188,8 @@ impl Backend {
                 (!errors.is_empty()).then_some(Network::CacheFirst)
             }
         };
+        // The index is whole now: checks may run, and the recheck below checks every open document.
+        self.state.index_ready.send_replace(true);
         self.set_source_errors(SourceErrors::Archives, archive_errors).await;
         if fetch.is_none() {
             self.set_source_errors(SourceErrors::Remote, Vec::new()).await;
