@@ -495,8 +495,10 @@ fn fifos_and_devices_are_not_read() {
     let made = std::process::Command::new("mkfifo").arg(&fifo).status().expect("mkfifo runs");
     assert!(made.success(), "mkfifo made {}", fifo.display());
     std::os::unix::fs::symlink("/dev/zero", tree.path.join("dir/zero.yaml")).unwrap();
+    std::fs::write(tree.path.join("dir/binary.yaml"), [0xff, 0xfe, 0x00]).unwrap();
     let run = run_cli_in(&tree.path, &["check", "dir"], "");
     assert_eq!(run.code, 0, "{run:?}");
+    assert!(run.stdout.contains("note: not read: dir/binary.yaml: not UTF-8 text"), "{}", run.stdout);
     assert!(run.stdout.contains("no problems in 1 file"), "{}", run.stdout);
     assert!(
         run.stdout.contains("note: not read: dir/pipe.yaml: not a regular file (a FIFO); crdls reads only regular files"),

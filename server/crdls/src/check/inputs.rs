@@ -98,8 +98,11 @@ pub(crate) fn read(paths: &[PathBuf], crd_sources: &[PathBuf], stdin: &mut dyn R
             for file in walked.files {
                 match files::read_text(&file) {
                     Ok(text) => found.inputs.push(Input::file(display_path(&file, cwd), file, text, report)),
-                    // Found while walking a directory, a FIFO, a device or a huge file is skipped and named.
-                    Err(e @ (files::ReadError::NotRegular(_) | files::ReadError::TooLarge(_))) if !named_file => {
+                    // Found while walking a directory, a FIFO, a device, a huge or a binary file is
+                    // skipped and named.
+                    Err(e @ (files::ReadError::NotRegular(_) | files::ReadError::TooLarge(_) | files::ReadError::NotText))
+                        if !named_file =>
+                    {
                         found.skipped.push(format!("{}: {e}", display_path(&file, cwd)))
                     }
                     Err(files::ReadError::Io(e)) => found.errors.push(format!("cannot read {}: {e}", file.display())),
