@@ -125,9 +125,7 @@ impl Backend {
                 archives.sort();
                 archives.dedup();
                 let count = files.len() + archives.len();
-                let mut unread = Vec::new();
-                let found: Vec<(PathBuf, Vec<Crd>)> =
-                    files.into_iter().filter_map(|f| workspace::read_crds_noting(&f, &mut unread).map(|c| (f, c))).collect();
+                let (found, unread) = workspace::read_all_crds(files);
                 let (archived, archive_errors) = sources::read_archives(&archives);
                 // Downloads come from the cache here; what it lacks is fetched after the scan.
                 let root = roots.first().cloned().unwrap_or_default();
