@@ -213,8 +213,12 @@ pub fn run(binary: &Path, fixtures_crd: &Path, crds: Option<&Path>, rounds: usiz
         if is_index_log(&message) {
             indexed = Some((message["params"]["message"].as_str().unwrap_or_default().to_string(), started.elapsed()));
         } else if first.is_none() {
-            let wrong =
-                message["params"]["diagnostics"].as_array().into_iter().flatten().filter(|d| d["code"] == "resource/no-crd").count();
+            let wrong = message["params"]["diagnostics"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter(|d| d["code"] == crdls_yaml::codes::RESOURCE_NO_CRD)
+                .count();
             first = Some((started.elapsed(), wrong));
         }
     }

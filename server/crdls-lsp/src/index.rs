@@ -46,6 +46,9 @@ impl Backend {
         let mut index = (**guard).clone();
         index.set_source(source, crds);
         *guard = Arc::new(index);
+        drop(guard);
+        // The texts of the CRDs just replaced need no shared copy any more.
+        crdls_crd::intern::prune();
     }
 
     /// Re-reads one file from disk into the index (unless it is open: then the buffer wins).
@@ -186,6 +189,7 @@ impl Backend {
                 (!errors.is_empty()).then_some(Network::CacheFirst)
             }
         };
+        crdls_crd::intern::prune();
         // The index is whole now: checks may run, and the recheck below checks every open document.
         self.state.index_ready.send_replace(true);
         self.set_source_errors(SourceErrors::Archives, archive_errors).await;

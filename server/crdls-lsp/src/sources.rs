@@ -117,6 +117,8 @@ impl Backend {
             index.set_source_from(Arc::from(source.id.as_str()), source.origin, source.crds);
         }
         *guard = Arc::new(index);
+        drop(guard);
+        crdls_crd::intern::prune();
     }
 
     /// Records the problems of one group of sources and shows all that are current.
