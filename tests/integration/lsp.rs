@@ -400,6 +400,40 @@ fn a_crd_open_before_the_scan_counts_from_the_start() {
     session.finish();
 }
 
+/// While the first scan reads a workspace of many CRDs, a document opened at once gets no diagnostics
+/// computed against the partial index ("no CRD for group ...", taken back when the scan ends): its
+/// first diagnostics are the right ones.
+#[test]
+fn no_diagnostics_come_from_a_partial_index() {
+    let widgets = std::fs::read_to_string(repo_root().join("fixtures/crds/widgets.yaml")).expect("the Widget CRD");
+    let mut options = SessionOptions::new().no_index_wait();
+    for i in 0..400 {
+        let crd = widgets.replace("demo.crdls.dev", &format!("g{i}.crdls.dev"));
+        options = options.file(&format!("crds/{i:03}/widgets.yaml"), &crd);
+    }
+    // The Gizmo CRD sorts last, so the scan reads it after the four hundred others.
+    let mut session = Session::start(options.file("crds/zz/gizmos.yaml", &gizmo_crd()));
+    session.open("gizmo.yaml", GIZMO);
+    let first = session.wait_for_next_diagnostics("gizmo.yaml");
+    assert_eq!(codes(&first["diagnostics"]), ["schema/maximum"], "{first:#}");
+    let log = session.expect_log_containing("indexed ");
+    assert!(log.contains("indexed 401 CRDs from 401 files"), "{log}");
+    session.finish();
+
+    // A client that pulls is answered once the scan is done.
+    let mut options = SessionOptions::new().no_index_wait().diagnostics(DiagnosticsMode::Pull);
+    for i in 0..400 {
+        let crd = widgets.replace("demo.crdls.dev", &format!("g{i}.crdls.dev"));
+        options = options.file(&format!("crds/{i:03}/widgets.yaml"), &crd);
+    }
+    let mut session = Session::start(options.file("crds/zz/gizmos.yaml", &gizmo_crd()));
+    session.open("gizmo.yaml", GIZMO);
+    let pulled = session.pull_diagnostics("gizmo.yaml");
+    assert_eq!(codes(&pulled["items"]), ["schema/maximum"], "{pulled:#}");
+    session.expect_log_containing("indexed 401 CRDs");
+    session.finish();
+}
+
 #[test]
 fn bad_requests_and_edits_do_not_kill_the_server() {
     let mut session = Session::start(widgets_workspace());

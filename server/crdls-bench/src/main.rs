@@ -76,8 +76,12 @@ fn main() {
             args.next();
             let binary = PathBuf::from(args.next().unwrap_or_else(|| "target/release/crdls".into()));
             let rounds = args.next().and_then(|r| r.parse().ok()).unwrap_or(5).max(1);
+            let copies = args.next().and_then(|r| r.parse().ok()).unwrap_or(1);
             let corpus = Path::new("../shared/corpus/crds");
-            lsp::run(&binary, Path::new("fixtures/crds/widgets.yaml"), corpus.is_dir().then_some(corpus), rounds);
+            if !corpus.is_dir() {
+                println!("SKIPPED: ../shared/corpus/crds not found; the workspace holds the fixture CRD only");
+            }
+            lsp::run(&binary, Path::new("fixtures/crds/widgets.yaml"), corpus.is_dir().then_some(corpus), rounds, copies);
             return;
         }
         Some("builtins") => {

@@ -180,6 +180,11 @@ fn parse_here(source: &str) -> Result<Parsed, Vec<CelError>> {
             collect_offsets(&expr, &info, &mut offsets);
             Ok(Parsed { expr, offsets })
         }
+        // cel-go stops at its recursion limit with one error and no location, where the parser here goes
+        // on and reports what its recovery makes of the rest.
+        Err(errors) if errors.errors.iter().any(|e| e.msg.contains("Recursion limit of")) => {
+            Err(vec![CelError { offset: NO_LOCATION, message: format!("expression recursion limit exceeded: {MAX_NESTING}") }])
+        }
         Err(errors) => {
             Err(errors.errors.iter().map(|e| CelError { offset: offset_of(source, e.pos.0, e.pos.1), message: e.msg.clone() }).collect())
         }

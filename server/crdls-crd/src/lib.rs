@@ -5,6 +5,7 @@ pub mod cel;
 mod crd;
 pub mod fixture;
 mod index;
+pub mod intern;
 mod schema;
 mod version;
 

@@ -12,11 +12,11 @@ pub struct Schema {
     /// The range of the schema node in the CRD file, for go-to-definition.
     pub range: TextRange,
     /// `type`.
-    pub ty: Option<Box<str>>,
+    pub ty: Option<Arc<str>>,
     /// `format`.
-    pub format: Option<Box<str>>,
+    pub format: Option<Arc<str>>,
     /// `description`.
-    pub description: Option<Box<str>>,
+    pub description: Option<Arc<str>>,
     /// `nullable`.
     pub nullable: bool,
     /// `x-kubernetes-int-or-string`.
@@ -41,7 +41,7 @@ pub struct Schema {
     /// `items` (a single schema; the array form is not allowed in CRDs and is read as its first element).
     pub items: Option<Arc<Schema>>,
     /// `x-kubernetes-list-type`.
-    pub list_type: Option<Box<str>>,
+    pub list_type: Option<Arc<str>>,
     /// `x-kubernetes-validations`.
     pub validations: Box<[ValidationRule]>,
     /// The keywords few nodes use; see [`Schema::rare`].
@@ -176,7 +176,8 @@ impl Schema {
         let Some(entries) = node.as_map() else { return s };
         let mut rare = Rare::default();
         let mut has_rare = false;
-        let text = |v: &Node| v.as_str().map(Box::<str>::from);
+        // Shared: the same types, formats and descriptions recur across nodes and CRDs.
+        let text = |v: &Node| v.as_str().map(crate::intern::shared);
         for e in entries {
             let v = &e.value;
             let key = e.key.as_str();

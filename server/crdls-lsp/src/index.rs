@@ -46,6 +46,9 @@ impl Backend {
         let mut index = (**guard).clone();
         index.set_source(source, crds);
         *guard = Arc::new(index);
+        drop(guard);
+        // The texts of the CRDs just replaced need no shared copy any more.
+        crdls_crd::intern::prune();
     }
 
     /// Re-reads one file from disk into the index (unless it is open: then the buffer wins).
@@ -125,9 +128,7 @@ impl Backend {
                 archives.sort();
                 archives.dedup();
                 let count = files.len() + archives.len();
-                let mut unread = Vec::new();
-                let found: Vec<(PathBuf, Vec<Crd>)> =
-                    files.into_iter().filter_map(|f| workspace::read_crds_noting(&f, &mut unread).map(|c| (f, c))).collect();
+                let (found, unread) = workspace::read_all_crds(files);
                 let (archived, archive_errors) = sources::read_archives(&archives);
                 // Downloads come from the cache here; what it lacks is fetched after the scan.
                 let root = roots.first().cloned().unwrap_or_default();
@@ -135,7 +136,12 @@ impl Backend {
                 (count, found, archived, archive_errors, remote, unread)
             })
             .await;
-        let Some((file_count, found, archived, archive_errors, remote, unread)) = scanned else { return };
+        let Some((file_count, found, archived, archive_errors, remote, unread)) = scanned else {
+            // The scan failed (and said so): what the index holds is all there will be.
+            self.state.index_ready.send_replace(true);
+            self.recheck_all_pushed();
+            return;
+        };
         for file in unread {
             self.log(MessageType::WARNING, format!("not read: {file}")).await;
         }
@@ -183,6 +189,9 @@ impl Backend {
                 (!errors.is_empty()).then_some(Network::CacheFirst)
             }
         };
+        crdls_crd::intern::prune();
+        // The index is whole now: checks may run, and the recheck below checks every open document.
+        self.state.index_ready.send_replace(true);
         self.set_source_errors(SourceErrors::Archives, archive_errors).await;
         if fetch.is_none() {
             self.set_source_errors(SourceErrors::Remote, Vec::new()).await;

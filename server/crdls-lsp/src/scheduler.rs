@@ -1,6 +1,7 @@
 //! When documents are checked. Every edit schedules a check that waits out the debounce delay, runs
 //! one at a time per document, is dropped when a newer edit supersedes it, and publishes only while
-//! the document is still at the checked version. When the CRDs change, every open document is
+//! the document is still at the checked version. Nothing is checked before the first workspace scan
+//! ends, so no diagnostic comes from a partial index. When the CRDs change, every open document is
 //! checked again (or, for a client that pulls, the client is asked to pull again).
 
 use tower_lsp::lsp_types::Url;
@@ -28,6 +29,11 @@ impl Backend {
         // Superseded while waiting: a later check has (or will have) the newer text.
         let Some(snapshot) = self.snapshot(&uri) else { return };
         if snapshot.generation != start.generation {
+            return;
+        }
+        // Against a partial index, objects whose CRD is not read yet would get "no CRD" diagnostics
+        // that the end of the scan takes back: the scan checks every open document when it is done.
+        if !self.index_is_ready() {
             return;
         }
         let Some((diagnostics, crds)) = self.analyze(&uri, snapshot.text.clone()).await else { return };

@@ -44,6 +44,9 @@ pub(crate) struct State {
     pub(crate) source_warnings: Mutex<bool>,
     /// The source problems already shown as messages since the last refresh.
     pub(crate) shown_messages: Mutex<std::collections::HashSet<String>>,
+    /// Whether the first workspace scan has finished: until it has, the index is partial, and no
+    /// document's diagnostics are computed against it (the scan's end checks them all).
+    pub(crate) index_ready: tokio::sync::watch::Sender<bool>,
 }
 
 /// The server: the connection to the client and the shared state. Cloning it is cheap, so work that
@@ -96,6 +99,7 @@ impl Backend {
                 source_errors: Mutex::new((Vec::new(), Vec::new())),
                 source_warnings: Mutex::new(false),
                 shown_messages: Mutex::new(std::collections::HashSet::new()),
+                index_ready: tokio::sync::watch::Sender::new(false),
             }),
         }
     }
@@ -120,6 +124,17 @@ impl Backend {
             Some(s) => Some(s.text),
             None => uri.to_file_path().ok().and_then(|p| crdls_workspace::files::read_text(&p).ok()),
         }
+    }
+
+    /// Whether the first workspace scan has finished.
+    pub(crate) fn index_is_ready(&self) -> bool {
+        *self.state.index_ready.borrow()
+    }
+
+    /// Waits until the first workspace scan has finished.
+    pub(crate) async fn wait_for_index(&self) {
+        let mut ready = self.state.index_ready.subscribe();
+        let _ = ready.wait_for(|ready| *ready).await;
     }
 
     /// The lock that lets only one check of `uri` run at a time.

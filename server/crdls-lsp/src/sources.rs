@@ -65,7 +65,9 @@ fn indexed(archive: &Path, source: External) -> Option<Indexed> {
 /// The URLs and the cluster of `config`, through the cache as `network` allows.
 /// A refresh that failed, where the cached copy stands in, is among the problems shown.
 pub(crate) fn read_remote(config: &crdls_workspace::Config, root: &Path, network: Network) -> (Vec<Indexed>, Vec<SourceError>) {
-    let (found, mut errors) = crdls_workspace::sources::fetch_remote(config, root, network);
+    // Standard input carries the editor's messages: no credential plugin may read it.
+    let prompting = crdls_workspace::sources::Prompting::Never;
+    let (found, mut errors) = crdls_workspace::sources::fetch_remote(config, root, network, prompting);
     for source in &found {
         if let Some(reason) = &source.refresh_failed {
             errors.push(SourceError::Fetch { label: source.label.clone(), reason: format!("{reason}; the cached copy is used") });
@@ -117,6 +119,8 @@ impl Backend {
             index.set_source_from(Arc::from(source.id.as_str()), source.origin, source.crds);
         }
         *guard = Arc::new(index);
+        drop(guard);
+        crdls_crd::intern::prune();
     }
 
     /// Records the problems of one group of sources and shows all that are current.

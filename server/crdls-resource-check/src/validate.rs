@@ -272,21 +272,26 @@ impl Validator<'_> {
     }
 
     fn enumeration(&mut self, node: &Node, schema: &Schema, path: &FieldPath<'_>, anchor: TextRange) {
+        /// The most values an enum error's cause lists.
+        const CAUSE_VALUES: usize = 100;
         let Some(members) = &schema.enumeration else { return };
         if members.iter().any(|m| json_equal(m, node)) {
             return;
         }
-        // Every member prints quoted: strings as they are, other values as their JSON.
+        // Every member prints quoted: strings as they are, other values as their JSON. The cause lists
+        // every value, as the API server does, up to a hundred: past that (an enum of 100,000 values
+        // would make each diagnostic megabytes long) it counts the rest. crdls's message lists ten.
+        let shown = members.len().min(CAUSE_VALUES);
         let supported: Vec<String> =
-            members.iter().map(|m| gofmt::quote(&m.as_str().map_or_else(|| gofmt::json(m), str::to_string))).collect();
+            members[..shown].iter().map(|m| gofmt::quote(&m.as_str().map_or_else(|| gofmt::json(m), str::to_string))).collect();
         let err = FieldError {
             ty: ErrorType::NotSupported,
             path: path.to_string(),
             value: Some(gofmt::value(node)),
-            detail: format!("supported values: {}", supported.join(", ")),
+            detail: format!("supported values: {}", crdls_yaml::listed_up_to(&supported, members.len(), CAUSE_VALUES)),
         };
-        // The cause keeps every value, as the API server prints them; crdls's message lists the first few.
-        self.push(err, at(node, anchor), codes::SCHEMA_ENUM, format!("must be one of {}", crdls_yaml::listed(&supported)));
+        let message = format!("must be one of {}", crdls_yaml::listed_of(&supported, members.len()));
+        self.push(err, at(node, anchor), codes::SCHEMA_ENUM, message);
     }
 
     /// `allOf`, `anyOf`, `oneOf` and `not`: each alternative is validated on the side, and the

@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use kube::config::{KubeConfigOptions, Kubeconfig};
+use kube::config::{ExecInteractiveMode, KubeConfigOptions, Kubeconfig};
 use serde_json::{Map, Value};
 
 use crate::cache::{now, read_cached};
@@ -25,6 +25,9 @@ pub struct ClusterOptions {
     pub kubeconfig: Option<PathBuf>,
     /// The context; `None` means the kubeconfig's current context.
     pub context: Option<String>,
+    /// Whether an exec credential plugin may talk to the user through standard input. A language
+    /// server must say no: its standard input carries the editor's messages.
+    pub interactive: bool,
 }
 
 /// The CRDs the cluster serves, as one YAML stream: from the cache when `network` allows, else listed.
@@ -61,6 +64,14 @@ pub fn fetch(options: &ClusterOptions, cache: &Cache, network: Network) -> Resul
     }
     if network == Network::Offline {
         return Err(SourceError::NotCached { label });
+    }
+    let mut kubeconfig = kubeconfig;
+    if !options.interactive {
+        for user in kubeconfig.auth_infos.iter_mut() {
+            if let Some(exec) = user.auth_info.as_mut().and_then(|a| a.exec.as_mut()) {
+                exec.interactive_mode = Some(ExecInteractiveMode::Never);
+            }
+        }
     }
     let kube_options = KubeConfigOptions { context: Some(context.clone()), ..KubeConfigOptions::default() };
     // The listing runs on a runtime of its own, on a thread of its own, so that it can be called from
@@ -268,7 +279,8 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("crdls-cluster-token-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         let (server, seen) = api_server("s3cret");
-        let options = ClusterOptions { kubeconfig: Some(kubeconfig(&dir, &server, "    token: s3cret\n")), context: None };
+        let options =
+            ClusterOptions { kubeconfig: Some(kubeconfig(&dir, &server, "    token: s3cret\n")), context: None, interactive: true };
         let cache = Cache::at(dir.join("cache"));
         assert_eq!(fetch(&options, &cache, Network::Offline).unwrap_err(), SourceError::NotCached { label: "cluster test".into() });
         let fetched = fetch(&options, &cache, Network::CacheFirst).unwrap();
@@ -388,7 +400,7 @@ mod tests {
                 &format!("    server: {server}\n    certificate-authority-data: {}\n", base64(ca.as_bytes())),
             );
             std::fs::write(&path, text).unwrap();
-            ClusterOptions { kubeconfig: Some(path), context: Some("test".into()) }
+            ClusterOptions { kubeconfig: Some(path), context: Some("test".into()), interactive: false }
         };
         let user = format!("    client-certificate-data: {}\n    client-key-data: {}\n", base64(cert.as_bytes()), base64(key.as_bytes()));
         let fetched = fetch(&with_ca(&user), &Cache::at(dir.join("cache")), Network::Refresh).unwrap();
@@ -408,14 +420,26 @@ mod tests {
         std::fs::create_dir_all(&dir).unwrap();
         let answer = dir.join("credential.json");
         std::fs::write(&answer, credential).unwrap();
-        let user = format!(
-            "    exec:\n      apiVersion: client.authentication.k8s.io/v1\n      command: cat\n      args: [{:?}]\n      interactiveMode: Never\n",
+        // The plugin answers only when told it may not ask the user anything (its standard input is
+        // not the language server's): the kubeconfig leaves interactiveMode unset, crdls makes it Never.
+        let plugin = dir.join("plugin.sh");
+        let script = format!(
+            "case \"$KUBERNETES_EXEC_INFO\" in *'\"interactive\":false'*) cat {:?};; *) echo interactive >&2; exit 1;; esac\n",
             answer.display().to_string()
         );
-        let options = ClusterOptions { kubeconfig: Some(kubeconfig(&dir, &server, &user)), context: Some("test".into()) };
+        std::fs::write(&plugin, script).unwrap();
+        let user = format!(
+            "    exec:\n      apiVersion: client.authentication.k8s.io/v1\n      command: sh\n      args: [{:?}]\n",
+            plugin.display().to_string()
+        );
+        let options =
+            ClusterOptions { kubeconfig: Some(kubeconfig(&dir, &server, &user)), context: Some("test".into()), interactive: false };
         let fetched = fetch(&options, &Cache::at(dir.join("cache")), Network::Refresh).unwrap();
         assert!(fetched.text.contains("widgets.a.example.com"), "{}", fetched.text);
         assert_eq!(seen.lock().unwrap().len(), 2);
+        // Left interactive (as the command line leaves it), the same plugin refuses.
+        let interactive = ClusterOptions { interactive: true, ..options };
+        assert!(fetch(&interactive, &Cache::at(dir.join("other")), Network::Refresh).is_err());
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -72,9 +72,18 @@ pub fn local_paths(locations: &[String]) -> Vec<String> {
     locations.iter().filter(|l| matches!(Location::parse(l), Location::Path(_))).cloned().collect()
 }
 
+/// How the user can be reached while fetching.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Prompting {
+    /// A command line: an exec credential plugin may ask the user on the terminal.
+    Allowed,
+    /// A language server: standard input carries the editor's messages, so no plugin may read it.
+    Never,
+}
+
 /// The texts of the URLs and the cluster the settings name, through the cache, with an error for
 /// each that could not be read. `root` is where a relative kubeconfig path starts.
-pub fn fetch_remote(config: &Config, root: &Path, network: Network) -> (Vec<External>, Vec<SourceError>) {
+pub fn fetch_remote(config: &Config, root: &Path, network: Network, prompting: Prompting) -> (Vec<External>, Vec<SourceError>) {
     let urls = urls(&config.crd_paths);
     if urls.is_empty() && config.cluster.is_none() {
         return (Vec::new(), Vec::new());
@@ -106,7 +115,8 @@ pub fn fetch_remote(config: &Config, root: &Path, network: Network) -> (Vec<Exte
         add(SourceKind::Url, crdls_sources::url::fetch(url, &cache, network));
     }
     if let Some(cluster) = &config.cluster {
-        add(SourceKind::Cluster, crdls_sources::cluster::fetch(&cluster_options(cluster, root), &cache, network));
+        let options = ClusterOptions { interactive: prompting == Prompting::Allowed, ..cluster_options(cluster, root) };
+        add(SourceKind::Cluster, crdls_sources::cluster::fetch(&options, &cache, network));
     }
     (found, errors)
 }
@@ -117,7 +127,7 @@ fn cluster_options(setting: &ClusterSetting, root: &Path) -> ClusterOptions {
         Some(rest) => std::env::var_os("HOME").map_or_else(|| PathBuf::from(path), |home| PathBuf::from(home).join(rest)),
         None => root.join(path),
     });
-    ClusterOptions { kubeconfig, context: setting.context.clone().filter(|c| !c.is_empty()) }
+    ClusterOptions { kubeconfig, context: setting.context.clone().filter(|c| !c.is_empty()), interactive: true }
 }
 
 /// When a download was cached, for reports: `2026-11-25 18:03 UTC`.
@@ -151,6 +161,6 @@ mod tests {
         assert_eq!(describe_time(951_782_400), "2000-02-29 00:00 UTC");
         let options =
             cluster_options(&ClusterSetting { context: Some(String::new()), kubeconfig: Some("k/config".into()) }, Path::new("/w"));
-        assert_eq!(options, ClusterOptions { kubeconfig: Some(PathBuf::from("/w/k/config")), context: None });
+        assert_eq!(options, ClusterOptions { kubeconfig: Some(PathBuf::from("/w/k/config")), context: None, interactive: true });
     }
 }

@@ -122,8 +122,13 @@ pub fn listed(items: &[String]) -> String {
 /// [`listed`] for a list of `total` values of which `first` holds the first ones (at least
 /// [`MAX_LISTED`] of them, or all), so that a long list need not be written out to be listed.
 pub fn listed_of(first: &[String], total: usize) -> String {
-    let items = &first[..first.len().min(MAX_LISTED)];
-    if total <= MAX_LISTED {
+    listed_up_to(first, total, MAX_LISTED)
+}
+
+/// [`listed_of`] showing up to `max` values.
+pub fn listed_up_to(first: &[String], total: usize, max: usize) -> String {
+    let items = &first[..first.len().min(max)];
+    if total <= max {
         return items.join(", ");
     }
     let more = (total - items.len()).to_string();

@@ -241,3 +241,15 @@ fn long_rules_are_refused_as_cel_go_refuses_them_and_shorter_ones_check() {
     expect_test::expect!["ERROR: <input>:-1:0: expression code point size exceeds limit: size: 539996, limit 100000"]
         .assert_eq(&check_source(&over));
 }
+
+#[test]
+fn rules_nested_past_the_recursion_limit_get_cel_go_s_one_error() {
+    // 10,000 nested parentheses: cel-go stops at its limit of 250 with one error and no location.
+    let deep = format!("{}self.spec.replicas{} == 1", "(".repeat(10_000), ")".repeat(10_000));
+    expect_test::expect!["ERROR: <input>:-1:0: expression recursion limit exceeded: 250"].assert_eq(&check_source(&deep));
+    let list = format!("{}1{}", "[".repeat(300), "]".repeat(300));
+    expect_test::expect!["ERROR: <input>:-1:0: expression recursion limit exceeded: 250"].assert_eq(&check_source(&list));
+    // Within the limit, nesting is fine.
+    let shallow = format!("{}self.spec.replicas{} == 1", "(".repeat(100), ")".repeat(100));
+    expect_test::expect!["bool"].assert_eq(&check_source(&shallow));
+}

@@ -12,6 +12,8 @@ use crate::session::{internal, lock, Backend};
 /// `textDocument/diagnostic`: the document's diagnostics, in full.
 pub(crate) async fn diagnostic(backend: &Backend, params: DocumentDiagnosticParams) -> RpcResult<DocumentDiagnosticReportResult> {
     let uri = params.text_document.uri;
+    // Not against a partial index: the answer waits for the first workspace scan.
+    backend.wait_for_index().await;
     // One check of a document at a time, pulls included, so an older one never indexes last.
     let flight = backend.flight(&uri);
     let _guard = flight.lock().await;

@@ -35,7 +35,7 @@ pub(crate) struct Input {
 
 /// Why an input's text could not be read.
 pub(crate) enum Unread {
-    /// Found while walking a directory and not a regular file, or too large: named in a note.
+    /// Found while walking a directory and not a regular file, too large or binary: named in a note.
     Skipped(String),
     /// A usage error.
     Error(String),
@@ -55,8 +55,9 @@ impl Input {
         let Some(file) = &self.path else { return Ok(Cow::Borrowed("")) };
         match files::read_text(file) {
             Ok(text) => Ok(Cow::Owned(text)),
-            // Found while walking a directory, a FIFO, a device or a huge file is skipped and named.
-            Err(e @ (files::ReadError::NotRegular(_) | files::ReadError::TooLarge(_))) if !self.named => {
+            // Found while walking a directory, a FIFO, a device, a huge or a binary file is skipped
+            // and named.
+            Err(e @ (files::ReadError::NotRegular(_) | files::ReadError::TooLarge(_) | files::ReadError::NotText)) if !self.named => {
                 Err(Unread::Skipped(format!("{}: {e}", self.display)))
             }
             Err(files::ReadError::Io(e)) => Err(Unread::Error(format!("cannot read {}: {e}", file.display()))),

@@ -151,7 +151,7 @@ pub fn check(args: CheckArgs, io: &mut Io<'_>) -> i32 {
         (_, true) => Network::Refresh,
         _ => Network::CacheFirst,
     };
-    let (remote, remote_errors) = sources::fetch_remote(&config, &io.cwd, network);
+    let (remote, remote_errors) = sources::fetch_remote(&config, &io.cwd, network, sources::Prompting::Allowed);
     for warning in remote.iter().filter_map(sources::External::stale_warning) {
         let _ = writeln!(io.stderr, "crdls: warning: {warning}");
     }
