@@ -1,5 +1,6 @@
 //! The one integration-test binary of crdls: CLI behaviour, fixture snapshots, the kubectl-validate
-//! conformance cases, the corpus run and tidy checks.
+//! conformance cases, the corpus run, tidy checks and the ways crdls is packaged (completions, man pages,
+//! the GitHub Action, the pre-commit hook, the Python package).
 
 // The conformance and corpus runs print their pass rates and counts for the CI log.
 #![allow(clippy::print_stderr)]
@@ -9,6 +10,7 @@ mod cli;
 mod conformance;
 mod corpus;
 mod crd_validation;
+mod distribution;
 mod fixtures;
 mod lsp;
 mod sources;

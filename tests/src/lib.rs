@@ -45,6 +45,8 @@ pub enum Missing {
     CelSpec,
     /// A `git` that can create and commit to a repository.
     Git,
+    /// `man`, to render the manual pages `crdls man` writes.
+    Man,
 }
 
 impl Missing {
@@ -56,6 +58,7 @@ impl Missing {
             }
             Missing::CelSpec => format!("the cel-spec conformance data is absent (looked for {})", cel_spec_data().display()),
             Missing::Git => "git is not available (or cannot commit in a temporary directory)".to_string(),
+            Missing::Man => "man is not available".to_string(),
         }
     }
 
@@ -65,6 +68,7 @@ impl Missing {
             Missing::Corpus => "put the shared corpus beside the repository as ../shared/corpus, as CI has it",
             Missing::CelSpec => "run tests/cel-spec/prepare.sh (needs node and npm; .ci/run runs it)",
             Missing::Git => "install git",
+            Missing::Man => "install man-db",
         }
     }
 }

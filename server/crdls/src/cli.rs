@@ -1,10 +1,10 @@
-//! The command line: `crdls check` (and, later, the language server). Kept in the library so tests
-//! drive it in-process with their own input and output.
+//! The command line: `crdls check`, `cost`, `explain`, `completions` and `man` (the language server
+//! starts in `main`). Kept in the library so tests drive it in-process with their own input and output.
 
 use std::io::{Read, Write};
 use std::path::PathBuf;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, Parser, Subcommand};
 
 /// crdls: what the Kubernetes API server would say about your CRDs and custom resources, before you apply them.
 #[derive(Debug, Parser)]
@@ -26,6 +26,27 @@ enum Command {
     Explain(crate::explain::ExplainArgs),
     /// Run the language server over stdio (also what `crdls` with no arguments does).
     Lsp(LspArgs),
+    /// Print a shell completion script, for example `crdls completions bash > ~/.local/share/bash-completion/completions/crdls`.
+    Completions(CompletionsArgs),
+    /// Print the manual page (roff) of crdls or of one command, or write every page into a directory.
+    Man(ManArgs),
+}
+
+#[derive(Debug, clap::Args)]
+struct CompletionsArgs {
+    /// The shell to complete in.
+    #[arg(value_enum)]
+    shell: clap_complete::Shell,
+}
+
+#[derive(Debug, clap::Args)]
+struct ManArgs {
+    /// The command whose page to print (`check` prints crdls-check(1)); crdls(1) when absent.
+    #[arg(value_name = "COMMAND", conflicts_with = "dir")]
+    command: Option<String>,
+    /// Write every page (crdls.1, crdls-check.1, ...) into this directory instead of printing one.
+    #[arg(long, value_name = "DIR")]
+    dir: Option<PathBuf>,
 }
 
 #[derive(Debug, clap::Args)]
@@ -62,7 +83,7 @@ pub fn wants_language_server(args: &[String]) -> bool {
     let rest = args.get(1..).unwrap_or_default();
     match rest.first().map(String::as_str) {
         None | Some("lsp") => true,
-        Some("check") | Some("cost") | Some("explain") | Some("help") => false,
+        Some("check") | Some("cost") | Some("explain") | Some("completions") | Some("man") | Some("help") => false,
         Some(_) => rest.iter().any(|a| a == "--stdio"),
     }
 }
@@ -83,6 +104,15 @@ pub fn run(args: impl IntoIterator<Item = String>, io: &mut Io<'_>) -> i32 {
         Some(Command::Check(args)) => crate::check::check(args, io),
         Some(Command::Cost(args)) => crate::cost::cost(args, io),
         Some(Command::Explain(args)) => crate::explain::explain(args, io),
+        Some(Command::Completions(args)) => {
+            // Generated into memory: clap_complete panics on a failed write, and a reader that stops
+            // early (`crdls completions bash | head`) should end the run quietly.
+            let mut script = Vec::new();
+            clap_complete::generate(args.shell, &mut Cli::command(), "crdls", &mut script);
+            let _ = io.stdout.write_all(&script);
+            EXIT_OK
+        }
+        Some(Command::Man(args)) => man(args, io),
         Some(Command::Lsp(_)) | None => {
             // `main` starts the server before parsing; reaching here means the library was called directly.
             let _ =
@@ -90,4 +120,40 @@ pub fn run(args: impl IntoIterator<Item = String>, io: &mut Io<'_>) -> i32 {
             EXIT_USAGE
         }
     }
+}
+
+/// `crdls man`: one page on standard output, or every page into `--dir`.
+fn man(args: ManArgs, io: &mut Io<'_>) -> i32 {
+    // Built once, so that each subcommand knows its full name (`crdls check`, shown as crdls-check).
+    let mut cmd = Cli::command().disable_help_subcommand(true);
+    cmd.build();
+    let pages: Vec<clap::Command> = std::iter::once(cmd.clone()).chain(cmd.get_subcommands().cloned()).collect();
+    // Every page's footer names the release, the subcommands' too (clap gives them no version).
+    let page = |cmd: clap::Command| clap_mangen::Man::new(cmd).source(format!("crdls {}", env!("CARGO_PKG_VERSION")));
+    if let Some(dir) = args.dir {
+        let dir = io.cwd.join(dir);
+        let written =
+            std::fs::create_dir_all(&dir).and_then(|()| pages.into_iter().try_for_each(|cmd| page(cmd).generate_to(&dir).map(drop)));
+        return match written {
+            Ok(()) => EXIT_OK,
+            Err(err) => {
+                let _ = writeln!(io.stderr, "crdls: cannot write the manual pages into {}: {err}", dir.display());
+                EXIT_USAGE
+            }
+        };
+    }
+    let chosen = match &args.command {
+        None => cmd,
+        Some(name) => match cmd.find_subcommand(name) {
+            Some(sub) => sub.clone(),
+            None => {
+                let names: Vec<&str> = cmd.get_subcommands().map(|s| s.get_name()).collect();
+                let _ = writeln!(io.stderr, "crdls: no command `{name}`; the commands are {}", names.join(", "));
+                return EXIT_USAGE;
+            }
+        },
+    };
+    // A reader that stops early (`crdls man | head`) ends the run quietly, as `crdls check` does.
+    let _ = page(chosen).render(io.stdout);
+    EXIT_OK
 }
