@@ -1,5 +1,5 @@
 //! The one integration-test binary of crdls: CLI behaviour, fixture snapshots, the kubectl-validate
-//! conformance cases, the corpus run and tidy checks.
+//! conformance cases, the corpus run, the fuzzing harness's regression fixtures and tidy checks.
 
 // The conformance and corpus runs print their pass rates and counts for the CI log.
 #![allow(clippy::print_stderr)]
@@ -10,6 +10,7 @@ mod conformance;
 mod corpus;
 mod crd_validation;
 mod fixtures;
+mod fuzz_regressions;
 mod lsp;
 mod sources;
 mod tidy;
