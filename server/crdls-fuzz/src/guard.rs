@@ -154,7 +154,7 @@ pub fn run_guarded(deadline: Duration, f: impl FnOnce() -> Result<(), String> + 
     let spawned = std::thread::Builder::new().name(format!("{THREAD_PREFIX}{run}")).stack_size(WORKER_STACK).spawn(move || {
         RUN.with(|r| r.set(run));
         let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f));
-        let _ = tx.send(result.map_err(|_| ()));
+        let _ = tx.send(result.map_err(|payload| payload_text(payload.as_ref())));
     });
     if let Err(e) = spawned {
         return Verdict::Finding(Finding { kind: FindingKind::Oracle, message: format!("cannot start a worker thread: {e}") });
@@ -167,10 +167,9 @@ pub fn run_guarded(deadline: Duration, f: impl FnOnce() -> Result<(), String> + 
     match outcome {
         Ok(Ok(Ok(()))) => Verdict::Pass,
         Ok(Ok(Err(message))) => Verdict::Finding(Finding { kind: FindingKind::Oracle, message }),
-        Ok(Err(())) => Verdict::Finding(Finding {
-            kind: FindingKind::Panic { location: "unknown".into() },
-            message: "the worker panicked without a recorded message".into(),
-        }),
+        // A panic on a thread the run did not name (one the code under test started and resumed on
+        // the worker): its message is known, its place is not.
+        Ok(Err(message)) => Verdict::Finding(Finding { kind: FindingKind::Panic { location: "unknown".into() }, message }),
         Err(mpsc::RecvTimeoutError::Timeout) => {
             Verdict::Finding(Finding { kind: FindingKind::Hang, message: format!("no result within {} s", deadline.as_secs_f64()) })
         }
