@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use crate::guard::{run_guarded, Finding, FindingKind, Verdict};
+use crate::guard::{run_guarded, Finding, Verdict};
 use crate::minimize::minimize;
 use crate::rng::{hash, Rng};
 use crate::targets::Target;
@@ -56,7 +56,7 @@ pub struct Report {
     pub elapsed: Duration,
     /// Distinct findings.
     pub findings: Vec<Recorded>,
-    /// Whether the run stopped early, after a hang left a worker thread behind.
+    /// Whether the run stopped early, after a hang or memory growth left a worker thread behind.
     pub stopped_after_hang: bool,
 }
 
@@ -116,10 +116,10 @@ pub fn fuzz(target: &Arc<dyn Target>, options: &Options, log: &mut dyn FnMut(&st
         if let Some(p) = &path {
             log(&format!("[{}] minimized from {} to {} bytes: {}", target.name(), input.len(), small.len(), p.display()));
         }
-        let hang = finding.kind == FindingKind::Hang;
+        let hang = finding.runaway();
         report.findings.push(Recorded { finding, input: small, path, hits: 1 });
         if hang {
-            // The hung worker cannot be stopped; more of them would only take the machine.
+            // The runaway worker cannot be stopped; more of them would only take the machine.
             report.stopped_after_hang = true;
             break;
         }

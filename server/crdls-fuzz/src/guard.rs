@@ -42,11 +42,18 @@ pub enum FindingKind {
     },
     /// The input ran past its deadline.
     Hang,
+    /// The process's memory grew past [`MEMORY_LIMIT`] while the input ran.
+    Memory,
     /// An oracle of the target failed (a range outside the text, a language-server mismatch).
     Oracle,
 }
 
 impl Finding {
+    /// Whether the input may still be running on a worker left behind (a hang, or memory growth).
+    pub fn runaway(&self) -> bool {
+        matches!(self.kind, FindingKind::Hang | FindingKind::Memory)
+    }
+
     /// Whether `other` is the same finding, for minimization (see [`Finding::key`]).
     pub fn same_as(&self, other: &Finding) -> bool {
         self.key() == other.key()
@@ -58,6 +65,7 @@ impl Finding {
         match &self.kind {
             FindingKind::Panic { location } => format!("panic {location}"),
             FindingKind::Hang => "hang".to_string(),
+            FindingKind::Memory => "memory".to_string(),
             FindingKind::Oracle => {
                 let first = self.message.lines().next().unwrap_or_default();
                 let cut = first.find(['(', '"']).unwrap_or(first.len());
@@ -73,6 +81,7 @@ impl Finding {
         match &self.kind {
             FindingKind::Panic { location } => format!("panic at {location}: {first}"),
             FindingKind::Hang => format!("hang: {first}"),
+            FindingKind::Memory => format!("memory: {first}"),
             FindingKind::Oracle => format!("oracle: {first}"),
         }
     }
@@ -159,7 +168,11 @@ pub fn run_guarded(deadline: Duration, f: impl FnOnce() -> Result<(), String> + 
     if let Err(e) = spawned {
         return Verdict::Finding(Finding { kind: FindingKind::Oracle, message: format!("cannot start a worker thread: {e}") });
     }
-    let outcome = rx.recv_timeout(deadline);
+    let outcome = wait(&rx, deadline);
+    if let Err(Waited::Memory(bytes)) = outcome {
+        let message = format!("the process held {} MiB while the input ran", bytes >> 20);
+        return Verdict::Finding(Finding { kind: FindingKind::Memory, message });
+    }
     let panics = take_panics(run);
     if let Some((location, message)) = panics.into_iter().next() {
         return Verdict::Finding(Finding { kind: FindingKind::Panic { location }, message });
@@ -170,14 +183,52 @@ pub fn run_guarded(deadline: Duration, f: impl FnOnce() -> Result<(), String> + 
         // A panic on a thread the run did not name (one the code under test started and resumed on
         // the worker): its message is known, its place is not.
         Ok(Err(message)) => Verdict::Finding(Finding { kind: FindingKind::Panic { location: "unknown".into() }, message }),
-        Err(mpsc::RecvTimeoutError::Timeout) => {
+        Err(Waited::Memory(_)) => unreachable!("handled above"),
+        Err(Waited::Timeout) => {
             Verdict::Finding(Finding { kind: FindingKind::Hang, message: format!("no result within {} s", deadline.as_secs_f64()) })
         }
-        Err(mpsc::RecvTimeoutError::Disconnected) => Verdict::Finding(Finding {
+        Err(Waited::Disconnected) => Verdict::Finding(Finding {
             kind: FindingKind::Panic { location: "unknown".into() },
             message: "the worker ended without a result".into(),
         }),
     }
+}
+
+/// The most memory the process may hold while an input runs (the harness itself needs a few hundred MiB).
+pub const MEMORY_LIMIT: u64 = 3 << 30;
+
+/// Why no result came.
+enum Waited {
+    Timeout,
+    Disconnected,
+    Memory(u64),
+}
+
+/// Waits for the worker's result until `deadline`, watching the process's memory meanwhile.
+fn wait<T>(rx: &mpsc::Receiver<T>, deadline: Duration) -> Result<T, Waited> {
+    let until = std::time::Instant::now() + deadline;
+    loop {
+        let left = until.saturating_duration_since(std::time::Instant::now());
+        if left.is_zero() {
+            return Err(Waited::Timeout);
+        }
+        match rx.recv_timeout(left.min(Duration::from_millis(100))) {
+            Ok(value) => return Ok(value),
+            Err(mpsc::RecvTimeoutError::Disconnected) => return Err(Waited::Disconnected),
+            Err(mpsc::RecvTimeoutError::Timeout) => {
+                if let Some(bytes) = resident_bytes().filter(|&b| b > MEMORY_LIMIT) {
+                    return Err(Waited::Memory(bytes));
+                }
+            }
+        }
+    }
+}
+
+/// The process's resident memory, where `/proc` tells it (Linux).
+fn resident_bytes() -> Option<u64> {
+    let statm = std::fs::read_to_string("/proc/self/statm").ok()?;
+    let pages: u64 = statm.split_whitespace().nth(1)?.parse().ok()?;
+    Some(pages * 4096)
 }
 
 #[cfg(test)]

@@ -112,6 +112,10 @@ fn run(args: Vec<String>) -> i32 {
             println!("crdls-fuzz: [{name}]     input: {shown}");
         }
         total += report.findings.len();
+        if report.stopped_after_hang {
+            println!("crdls-fuzz: a runaway input may still be running; the remaining targets are not run");
+            break;
+        }
     }
     if total > 0 {
         println!("crdls-fuzz: {total} findings; each is a fixture now: fix it, and `cargo test --workspace` replays them");

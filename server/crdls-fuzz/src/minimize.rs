@@ -4,7 +4,7 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use crate::guard::{run_guarded, Finding, FindingKind, Verdict};
+use crate::guard::{run_guarded, Finding, Verdict};
 use crate::targets::{lsp, Target};
 
 /// Whether `input` still shows `finding` on `target`.
@@ -17,10 +17,10 @@ pub fn reproduces(target: &Arc<dyn Target>, input: &str, finding: &Finding) -> b
     }
 }
 
-/// The smallest input found within `budget` that still shows `finding`. Hangs are not minimized
-/// (every attempt would take the whole deadline).
+/// The smallest input found within `budget` that still shows `finding`. Hangs and memory growth are
+/// not minimized (every attempt would leave a worker behind).
 pub fn minimize(target: &Arc<dyn Target>, input: &str, finding: &Finding, budget: Duration) -> String {
-    if finding.kind == FindingKind::Hang {
+    if finding.runaway() {
         return input.to_string();
     }
     let until = Instant::now() + budget;
