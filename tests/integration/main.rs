@@ -1,6 +1,7 @@
 //! The one integration-test binary of crdls: CLI behaviour, fixture snapshots, the kubectl-validate
-//! conformance cases, the corpus run, tidy checks and the ways crdls is packaged (completions, man pages,
-//! the GitHub Action, the pre-commit hook, the Python package).
+//! conformance cases, the corpus run, the fuzzing harness's regression fixtures, tidy checks and the
+//! ways crdls is packaged (completions, man pages, the GitHub Action, the pre-commit hook, the Python
+//! package).
 
 // The conformance and corpus runs print their pass rates and counts for the CI log.
 #![allow(clippy::print_stderr)]
@@ -12,6 +13,7 @@ mod corpus;
 mod crd_validation;
 mod distribution;
 mod fixtures;
+mod fuzz_regressions;
 mod lsp;
 mod sources;
 mod tidy;

@@ -103,6 +103,9 @@ fn env() -> &'static Env {
     })
 }
 
+/// The most syntax errors cel-go's parser reports (its default `errorReportingLimit`).
+pub const ERROR_REPORTING_LIMIT: usize = 100;
+
 /// Parses `source` with optional syntax and backtick-escaped identifiers on, as Kubernetes does.
 /// Deeply nested expressions are parsed on a thread with a large stack: the parser recurses per level.
 pub fn parse(source: &str) -> Result<Parsed, Vec<CelError>> {
@@ -186,7 +189,19 @@ fn parse_here(source: &str) -> Result<Parsed, Vec<CelError>> {
             Err(vec![CelError { offset: NO_LOCATION, message: format!("expression recursion limit exceeded: {MAX_NESTING}") }])
         }
         Err(errors) => {
-            Err(errors.errors.iter().map(|e| CelError { offset: offset_of(source, e.pos.0, e.pos.1), message: e.msg.clone() }).collect())
+            // cel-go reports at most `ERROR_REPORTING_LIMIT` syntax errors, then one more saying so at the
+            // next error's place, and stops: garbage input yields an error per character, and shown each
+            // with its source line they would take memory quadratic in the expression's length.
+            let mut out: Vec<CelError> = errors
+                .errors
+                .iter()
+                .take(ERROR_REPORTING_LIMIT + 1)
+                .map(|e| CelError { offset: offset_of(source, e.pos.0, e.pos.1), message: e.msg.clone() })
+                .collect();
+            if let Some(last) = out.get_mut(ERROR_REPORTING_LIMIT) {
+                last.message = format!("More than {ERROR_REPORTING_LIMIT} syntax errors");
+            }
+            Err(out)
         }
     }
 }

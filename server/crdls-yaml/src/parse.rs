@@ -350,8 +350,9 @@ fn parse_chunk(text: &str, chunk: TextRange, src: &str) -> Option<Document> {
                 has_syntax_error = true;
                 let at = offsets.byte(err.marker().index());
                 let line_end = text[at..chunk.end].find(['\n', '\r']).map_or(chunk.end, |i| at + i);
-                let range =
-                    if line_end > at { TextRange::new(at, line_end) } else { TextRange::new(at.saturating_sub(1).max(chunk.start), at) };
+                // At the end of a line, the range is the character before the error, whatever its width.
+                let before = text[..at].chars().next_back().map_or(at, |c| at - c.len_utf8()).max(chunk.start);
+                let range = if line_end > at { TextRange::new(at, line_end) } else { TextRange::new(before, at) };
                 builder.diagnostics.push(
                     Diagnostic::new(range, Severity::Error, codes::YAML_SYNTAX, format!("YAML syntax error: {}", err.info()))
                         .with_cause(format!("yaml: line {}: {}", line_of(text, range.start) + 1, err.info())),

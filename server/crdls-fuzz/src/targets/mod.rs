@@ -1,0 +1,164 @@
+//! The fuzz targets and how each is built from its seeds: `yaml`, `cel`, `schema` and `lsp`.
+
+pub mod cel;
+pub mod lsp;
+pub mod schema;
+pub mod yaml;
+
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Duration;
+
+use crate::corpus::{regressions, yaml_files, MAX_SEED_BYTES};
+use crate::rng::Rng;
+
+/// The targets, in the order `all` runs them.
+pub const TARGET_NAMES: &[&str] = &["yaml", "cel", "schema", "lsp"];
+
+/// A fuzz target: seeds, a mutator, and the function whose `Err` or panic is a finding.
+pub trait Target: Send + Sync {
+    /// The target's name (and its fixtures' directory).
+    fn name(&self) -> &'static str;
+    /// The extension of its fixture files.
+    fn extension(&self) -> &'static str;
+    /// The seeds mutation starts from (never empty).
+    fn seeds(&self) -> &[String];
+    /// What the target has to say before it runs (a `SKIPPED:` line when data is absent).
+    fn notes(&self) -> Vec<String> {
+        Vec::new()
+    }
+    /// A mutant of `input`, with `other` (another input) to splice from.
+    fn mutate(&self, rng: &mut Rng, input: &str, other: &str) -> String;
+    /// Runs one input: `Err` when an oracle fails.
+    fn run(&self, input: &str) -> Result<(), String>;
+    /// How long one input may run before it is a hang.
+    fn deadline(&self) -> Duration {
+        Duration::from_secs(10)
+    }
+    /// Whether minimization removes only whole lines (the input is a script of lines).
+    fn lines_only(&self) -> bool {
+        false
+    }
+}
+
+/// Where seeds come from.
+#[derive(Clone, Debug, Default)]
+pub struct Sources {
+    /// The shared corpus directory, when it is to be read; absent, the schema target says it is
+    /// skipped. `None` reads the repository's fixtures only, on purpose.
+    pub corpus: Option<std::path::PathBuf>,
+}
+
+/// The target named `name`, built from `sources`.
+pub fn target(name: &str, sources: &Sources) -> Option<Arc<dyn Target>> {
+    let fixtures = yaml_files(&crate::repo_root().join("fixtures"), MAX_SEED_BYTES);
+    let corpus = sources.corpus.as_deref().filter(|c| c.is_dir());
+    let with_regressions = |mut seeds: Vec<String>, target: &str| {
+        seeds.extend(regressions(target).into_iter().map(|f| f.text));
+        if seeds.is_empty() {
+            seeds.push(String::new());
+        }
+        seeds
+    };
+    let texts = |files: Vec<crate::corpus::SeedFile>| files.into_iter().map(|f| f.text).collect::<Vec<String>>();
+    match name {
+        "yaml" => {
+            let mut seeds = texts(fixtures);
+            if let Some(c) = corpus {
+                seeds.extend(texts(yaml_files(&c.join("crs"), MAX_SEED_BYTES)));
+            }
+            Some(Arc::new(yaml::YamlTarget { seeds: with_regressions(seeds, "yaml") }))
+        }
+        "cel" => {
+            let mut rules: Vec<String> = fixtures.iter().flat_map(|f| cel::rules_in(&f.text)).collect();
+            if let Some(c) = corpus {
+                rules.extend(yaml_files(&c.join("crds"), usize::MAX).iter().flat_map(|f| cel::rules_in(&f.text)));
+            }
+            let mut target = cel::CelTarget::new(rules);
+            target.seeds = with_regressions(std::mem::take(&mut target.seeds), "cel");
+            Some(Arc::new(target))
+        }
+        "schema" => Some(Arc::new(schema_target(fixtures, sources, corpus, with_regressions))),
+        "lsp" => {
+            let small: Vec<String> = fixtures.iter().filter(|f| f.text.len() <= lsp::MAX_TEXT).map(|f| f.text.clone()).collect();
+            // A CRD and a resource of it in one buffer: the buffer's own CRDs check its resources.
+            let crd = fixtures.iter().find(|f| f.path.ends_with("crds/widgets.yaml")).map(|f| f.text.clone()).unwrap_or_default();
+            let mut seeds: Vec<String> = small.iter().map(|s| format!("{crd}\n---\n{s}")).collect();
+            seeds.extend(small);
+            seeds.retain(|s| s.len() <= lsp::MAX_TEXT);
+            let mut rng = Rng::new(1);
+            let scripts: Vec<String> = (0..seeds.len().max(1)).map(|_| lsp::generate(&mut rng, &seeds)).collect();
+            Some(Arc::new(LspTarget { texts: seeds, scripts: with_regressions(scripts, "lsp") }))
+        }
+        _ => None,
+    }
+}
+
+fn schema_target(
+    fixtures: Vec<crate::corpus::SeedFile>,
+    sources: &Sources,
+    corpus: Option<&Path>,
+    with_regressions: impl Fn(Vec<String>, &str) -> Vec<String>,
+) -> schema::SchemaTarget {
+    let mut notes = Vec::new();
+    let mut crd_texts: Vec<(String, String)> = fixtures
+        .iter()
+        .filter(|f| f.path.to_string_lossy().contains("/crds/"))
+        .map(|f| (f.path.display().to_string(), f.text.clone()))
+        .collect();
+    let mut seeds: Vec<String> = fixtures.into_iter().map(|f| f.text).collect();
+    match (corpus, &sources.corpus) {
+        (Some(c), _) => {
+            for f in yaml_files(&c.join("crds"), usize::MAX) {
+                if f.text.len() <= MAX_SEED_BYTES {
+                    seeds.push(f.text.clone());
+                }
+                crd_texts.push((f.path.display().to_string(), f.text));
+            }
+            seeds.extend(yaml_files(&c.join("crs"), MAX_SEED_BYTES).into_iter().map(|f| f.text));
+            seeds.extend(yaml_files(&c.join("kubectl-validate-testcases"), MAX_SEED_BYTES).into_iter().map(|f| f.text));
+        }
+        (None, Some(missing)) => notes.push(format!(
+            "SKIPPED: ../shared/corpus not found (looked for {}); fuzzing the repository's fixtures only",
+            missing.display()
+        )),
+        (None, None) => {}
+    }
+    schema::SchemaTarget::new(with_regressions(seeds, "schema"), &crd_texts, notes)
+}
+
+/// The `lsp` target: scripts (see [`lsp`]) made from the fixtures' texts.
+pub struct LspTarget {
+    texts: Vec<String>,
+    scripts: Vec<String>,
+}
+
+impl Target for LspTarget {
+    fn name(&self) -> &'static str {
+        "lsp"
+    }
+
+    fn extension(&self) -> &'static str {
+        "txt"
+    }
+
+    fn seeds(&self) -> &[String] {
+        &self.scripts
+    }
+
+    fn mutate(&self, rng: &mut Rng, input: &str, _other: &str) -> String {
+        lsp::mutate(rng, input, &self.texts)
+    }
+
+    fn run(&self, input: &str) -> Result<(), String> {
+        lsp::run(input)
+    }
+
+    fn deadline(&self) -> Duration {
+        Duration::from_secs(30)
+    }
+
+    fn lines_only(&self) -> bool {
+        true
+    }
+}
