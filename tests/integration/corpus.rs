@@ -229,3 +229,47 @@ fn corpus_rule_costs_are_within_the_limits() {
     assert!(rules.len() > 1000, "expected the corpus's rules, costed {}", rules.len());
     assert!(over.is_empty(), "accepted CRDs over a cost limit:\n{}", over.join("\n"));
 }
+
+/// Every corpus CRD read identity first (schemas cut out before parsing, built on first use) is what
+/// reading it whole gives: names, versions, flags, ranges and, once built, schemas. Nearly every file
+/// takes the fast way.
+#[test]
+fn corpus_crds_read_identity_first_as_whole() {
+    let Some(corpus) = crdls_tests::corpus_or_skip() else { return };
+    let mut crd_files = Vec::new();
+    yaml_files(&corpus.join("crds"), &mut crd_files);
+    let described = |crds: &[Crd]| {
+        for version in crds.iter().flat_map(|c| &c.versions) {
+            let _ = version.schema();
+        }
+        format!("{crds:?}")
+    };
+    let (mut files, mut cut) = (0, 0);
+    for file in &crd_files {
+        let text: Arc<str> = Arc::from(std::fs::read_to_string(file).unwrap());
+        let eager: Vec<Crd> = crdls_yaml::parse(&text).documents.iter().flat_map(Crd::from_document).collect();
+        if eager.is_empty() {
+            continue;
+        }
+        let reads = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let (source, counter) = (text.clone(), reads.clone());
+        let reader: crdls_crd::TextReader = Arc::new(move || {
+            counter.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            Some(source.clone())
+        });
+        let lazy = Crd::read_identities(&text, reader);
+        assert_eq!(reads.load(std::sync::atomic::Ordering::Relaxed), 0, "{}: nothing is built before it is needed", file.display());
+        assert_eq!(described(&lazy), described(&eager), "{}: identity-first reading differs", file.display());
+        files += 1;
+        // Built from the source once per schema, no more.
+        let built = reads.load(std::sync::atomic::Ordering::Relaxed);
+        let _ = described(&lazy);
+        assert_eq!(reads.load(std::sync::atomic::Ordering::Relaxed), built);
+        if Crd::identities_are_read_cut(&text) {
+            cut += 1;
+        }
+    }
+    eprintln!("corpus: {files} CRD files read identity first as whole, {cut} of them with block-style schemas");
+    assert!(files > 250, "expected the corpus's ~300 CRD files, read {files}");
+    assert!(cut * 10 >= files * 9, "most corpus CRDs are written in block style: {cut} of {files}");
+}

@@ -4,6 +4,7 @@ use std::sync::Arc;
 
 use crdls_yaml::{Document, Node, TextRange};
 
+use crate::lazy::{SchemaCell, Slot, TextReader};
 use crate::schema::Schema;
 use crate::version::compare_versions;
 
@@ -48,9 +49,7 @@ pub struct Crd {
     pub scope: String,
     /// The versions, in Kubernetes version-priority order (highest first).
     pub versions: Vec<CrdVersion>,
-    /// The range of the CRD object in its file.
-    pub range: TextRange,
-    /// The range of `spec.names.kind`'s value, or of the object when absent.
+    /// The range of `spec.names.kind`'s value, or where the object starts when it has none.
     pub kind_range: TextRange,
 }
 
@@ -69,8 +68,9 @@ pub struct CrdVersion {
     pub deprecated: bool,
     /// `deprecationWarning`.
     pub deprecation_warning: Option<String>,
-    /// `schema.openAPIV3Schema`, when there is one.
-    pub schema: Option<Arc<Schema>>,
+    /// `schema.openAPIV3Schema` (or v1beta1's `spec.validation.openAPIV3Schema`), when there is
+    /// one: built already, or built from the CRD's source on first use (see [`crate::lazy`]).
+    schema: Arc<SchemaCell>,
     /// Whether the version has the status subresource (`subresources.status`), so that the API server
     /// ignores the `status` of a manifest: dropped on create, kept from the stored object on update.
     pub status_subresource: bool,
@@ -86,8 +86,23 @@ impl Crd {
         }
         let Some(root) = &doc.root else { return Vec::new() };
         let mut out = Vec::new();
-        collect(root, &mut out);
+        collect(root, &mut Eager, &mut out);
         out
+    }
+
+    /// The CRDs of a whole text, read identity first: group, names, versions and their flags now,
+    /// each version's schema from `reader` (the source's text as it is then) when first asked for.
+    /// The `openAPIV3Schema` values, nearly all of a CRD's bytes, are cut out before parsing when
+    /// they are written in block style (see [`crate::lazy::without_schemas`]); anything else is
+    /// parsed whole. The result is what [`Crd::from_document`] reads from each document.
+    pub fn read_identities(text: &str, reader: TextReader) -> Vec<Crd> {
+        crate::lazy::read_identities(text, reader)
+    }
+
+    /// Whether [`Crd::read_identities`] reads `text` the fast way, its schemas cut out before parsing
+    /// (for tests and benchmarks).
+    pub fn identities_are_read_cut(text: &str) -> bool {
+        crate::lazy::cut_parses(text).is_some()
     }
 
     /// The version named `name`.
@@ -114,6 +129,34 @@ impl Crd {
     }
 }
 
+impl CrdVersion {
+    /// The version's schema: built, or built now from the source (`None` when the version has none,
+    /// or when a source that changed since it was indexed no longer holds it).
+    pub fn schema(&self) -> Option<&Arc<Schema>> {
+        self.schema.get()
+    }
+
+    /// Whether the version has a schema, built (when read identity first, it is built on first use).
+    pub fn schema_is_built(&self) -> bool {
+        self.schema.is_built()
+    }
+}
+
+/// Makes the schema of each version as a CRD is read: built from the node at once, or deferred.
+pub(crate) trait SchemaMaker {
+    /// The schema found at `slot` of the CRD at `root`, whose node is `schema`.
+    fn make(&mut self, root: &Node, slot: Slot, schema: &Node) -> Arc<SchemaCell>;
+}
+
+/// Builds every schema as it is read.
+struct Eager;
+
+impl SchemaMaker for Eager {
+    fn make(&mut self, _root: &Node, _slot: Slot, schema: &Node) -> Arc<SchemaCell> {
+        Arc::new(SchemaCell::ready(Some(Arc::new(Schema::from_node(schema)))))
+    }
+}
+
 /// Whether a document's root is a CustomResourceDefinition (of either API version).
 pub fn is_crd(root: &Node) -> Option<CrdApiVersion> {
     if root.get_str("kind") != Some("CustomResourceDefinition") {
@@ -126,9 +169,9 @@ pub fn is_crd(root: &Node) -> Option<CrdApiVersion> {
     }
 }
 
-fn collect(root: &Node, out: &mut Vec<Crd>) {
+pub(crate) fn collect(root: &Node, maker: &mut dyn SchemaMaker, out: &mut Vec<Crd>) {
     if let Some(api_version) = is_crd(root) {
-        if let Some(crd) = read_crd(root, api_version) {
+        if let Some(crd) = read_crd(root, api_version, maker) {
             out.push(crd);
         }
         return;
@@ -136,12 +179,12 @@ fn collect(root: &Node, out: &mut Vec<Crd>) {
     let kind = root.get_str("kind").unwrap_or_default();
     if kind == "List" || kind == "CustomResourceDefinitionList" {
         for item in root.get("items").and_then(Node::as_seq).unwrap_or_default() {
-            collect(item, out);
+            collect(item, maker, out);
         }
     }
 }
 
-fn read_crd(root: &Node, api_version: CrdApiVersion) -> Option<Crd> {
+fn read_crd(root: &Node, api_version: CrdApiVersion, maker: &mut dyn SchemaMaker) -> Option<Crd> {
     let spec = root.get("spec")?;
     let names_node = spec.get("names");
     let strings = |n: Option<&Node>| -> Vec<String> {
@@ -155,23 +198,24 @@ fn read_crd(root: &Node, api_version: CrdApiVersion) -> Option<Crd> {
         short_names: strings(names_node.and_then(|n| n.get("shortNames"))),
         categories: strings(names_node.and_then(|n| n.get("categories"))),
     };
-    let kind_range = names_node.and_then(|n| n.get("kind")).map_or(root.range, |k| k.range);
-    let legacy_schema = (api_version == CrdApiVersion::V1beta1)
-        .then(|| spec.get("validation").and_then(|v| v.get("openAPIV3Schema")))
-        .flatten()
-        .map(|s| Arc::new(Schema::from_node(s)));
+    let kind_range = names_node.and_then(|n| n.get("kind")).map_or(TextRange::empty(root.range.start), |k| k.range);
+    let legacy_schema = match schema_node(root, api_version, &Slot::Legacy) {
+        Some(node) => maker.make(root, Slot::Legacy, node),
+        None => Arc::new(SchemaCell::ready(None)),
+    };
     // v1beta1 may declare subresources once for every version; a version's own entry wins.
     let shared_status = has_status_subresource(spec);
     let mut versions: Vec<CrdVersion> = Vec::new();
-    for v in spec.get("versions").and_then(Node::as_seq).unwrap_or_default() {
+    for (index, v) in spec.get("versions").and_then(Node::as_seq).unwrap_or_default().iter().enumerate() {
         let Some(name_node) = v.get("name") else { continue };
-        let schema = v
-            .get("schema")
-            .and_then(|s| s.get("openAPIV3Schema"))
-            .map(|s| Arc::new(Schema::from_node(s)))
-            .or_else(|| legacy_schema.clone());
+        let name = name_node.as_str().unwrap_or_default().to_string();
+        let slot = Slot::Version { index, name: name.clone() };
+        let schema = match schema_node(root, api_version, &slot) {
+            Some(node) => maker.make(root, slot, node),
+            None => legacy_schema.clone(),
+        };
         versions.push(CrdVersion {
-            name: name_node.as_str().unwrap_or_default().to_string(),
+            name,
             name_range: name_node.range,
             served: bool_field(v, "served", api_version == CrdApiVersion::V1beta1),
             storage: bool_field(v, "storage", false),
@@ -203,9 +247,23 @@ fn read_crd(root: &Node, api_version: CrdApiVersion) -> Option<Crd> {
         names,
         scope: spec.get_str("scope").unwrap_or_default().to_string(),
         versions,
-        range: root.range,
         kind_range,
     })
+}
+
+/// The schema node at `slot` of the CRD at `root`: a version's own (found by its position, or by its
+/// name if the list changed), or v1beta1's schema for every version.
+pub(crate) fn schema_node<'a>(root: &'a Node, api_version: CrdApiVersion, slot: &Slot) -> Option<&'a Node> {
+    let spec = root.get("spec")?;
+    match slot {
+        Slot::Legacy => (api_version == CrdApiVersion::V1beta1).then(|| spec.get("validation")?.get("openAPIV3Schema")).flatten(),
+        Slot::Version { index, name } => {
+            let versions = spec.get("versions")?.as_seq()?;
+            let named = |v: &&Node| v.get("name").and_then(Node::as_str).unwrap_or_default() == name;
+            let entry = versions.get(*index).filter(named).or_else(|| versions.iter().find(named))?;
+            entry.get("schema")?.get("openAPIV3Schema")
+        }
+    }
 }
 
 /// Whether `node` (a version, or a v1beta1 spec) has `subresources.status` set to an object.

@@ -6,11 +6,13 @@ mod crd;
 pub mod fixture;
 mod index;
 pub mod intern;
+mod lazy;
 mod schema;
 mod version;
 
 pub use crd::{is_crd, Crd, CrdApiVersion, CrdVersion, Names};
 pub use index::{split_api_version, CrdIndex, IndexedCrd, Origin, Resolution, SourceId, SourceKind};
+pub use lazy::TextReader;
 pub use schema::{AdditionalProperties, Property, Rare, Schema, ValidationRule};
 pub use version::compare_versions;
 

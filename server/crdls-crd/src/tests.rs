@@ -60,7 +60,7 @@ fn reads_v1_crds_in_priority_order() {
     let alpha = crd.version("v1alpha1").unwrap();
     assert!(alpha.deprecated && !alpha.storage && alpha.served);
     assert_eq!(alpha.deprecation_warning.as_deref(), Some("use v1"));
-    let spec = crd.version("v1").unwrap().schema.as_ref().unwrap().property("spec").unwrap();
+    let spec = crd.version("v1").unwrap().schema().unwrap().property("spec").unwrap();
     assert_eq!(&*spec.schema.required, ["size"]);
     let size = &spec.schema.property("size").unwrap().schema;
     assert_eq!((size.ty.as_deref(), size.rare().maximum), (Some("integer"), Some(10.0)));
@@ -75,7 +75,7 @@ fn reads_legacy_v1beta1_and_json_and_lists() {
     assert_eq!(legacy[0].api_version, CrdApiVersion::V1beta1);
     let v = legacy[0].version("v1beta1").unwrap();
     assert!(v.served && v.storage);
-    assert!(v.schema.as_ref().unwrap().property("spec").is_some());
+    assert!(v.schema().unwrap().property("spec").is_some());
 
     let json = crds(
         r#"{"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition", "metadata": {"name": "js.example.com"},
@@ -232,7 +232,7 @@ fn the_fixture_writes_a_whole_crd_around_a_schema() {
         ("widgets", Some("widget"), Some("WidgetList"))
     );
     assert_eq!((names.short_names.as_slice(), names.categories.as_slice()), (&["wdg".to_string()][..], &["all".to_string()][..]));
-    assert!(version.storage && version.schema.as_ref().unwrap().property("spec").unwrap().schema.property("size").is_some());
+    assert!(version.storage && version.schema().unwrap().property("spec").unwrap().schema.property("size").is_some());
     let beta = crd.crd.version("v1beta1").unwrap();
     assert!(beta.served && !beta.storage && beta.deprecated);
     assert_eq!(beta.deprecation_warning.as_deref(), Some("use \"v1\""));
@@ -278,4 +278,154 @@ fn properties_are_found_by_binary_search_first_written_first() {
     let mut by_hand = crate::Schema::default();
     by_hand.properties = schema.properties.clone();
     assert_eq!(found(&by_hand, "p7"), found(&schema, "p7"));
+}
+
+/// Everything read about `crds`, their schemas built: what two ways of reading must agree on.
+fn described(crds: &[Crd]) -> String {
+    for crd in crds {
+        for version in &crd.versions {
+            let _ = version.schema();
+        }
+    }
+    format!("{crds:#?}")
+}
+
+fn reader(text: &str) -> crate::TextReader {
+    let text: Arc<str> = Arc::from(text);
+    Arc::new(move || Some(text.clone()))
+}
+
+/// Reads `text` identity first and whole, and checks both read the same (schemas and ranges
+/// included); returns whether the schemas were cut out before parsing.
+fn identities_agree(text: &str) -> bool {
+    let lazy = Crd::read_identities(text, reader(text));
+    assert!(lazy.iter().flat_map(|c| &c.versions).all(|v| !v.schema_is_built()), "schemas are built on first use only");
+    let eager = crds(text);
+    assert_eq!(described(&lazy), described(&eager), "identity-first reading differs for:\n{text}");
+    Crd::identities_are_read_cut(text)
+}
+
+#[test]
+fn identity_first_reading_agrees_with_reading_whole() {
+    // Block style: the schemas are cut out.
+    assert!(identities_agree(V1));
+    assert!(identities_agree(&format!("# leading comment\n---\n{V1}---\n{V1}")));
+    for file in ["widgets.yaml", "scalers.yaml", "gadgets-v1beta1.yaml"] {
+        let text = std::fs::read_to_string(format!("{}/../../fixtures/crds/{file}", env!("CARGO_MANIFEST_DIR"))).unwrap();
+        assert!(identities_agree(&text), "{file} is written in block style");
+        assert!(!crds(&text).is_empty());
+    }
+    // JSON and flow style are read whole.
+    let json = std::fs::read_to_string(format!("{}/../../fixtures/crds/things.json", env!("CARGO_MANIFEST_DIR"))).unwrap();
+    assert!(!identities_agree(&json));
+    // Comments and blank lines at any indentation inside a schema, a block scalar whose lines are
+    // indented less than its first, CRLF line ends, a schema ending the file, a legacy schema shared by
+    // every version, a List, and a key after dashes.
+    let tricky = "\
+apiVersion: apiextensions.k8s.io/v1beta1\r
+kind: CustomResourceDefinition\r
+metadata: {name: gadgets.example.com}\r
+spec:\r
+  group: example.com\r
+  names: {kind: Gadget, plural: gadgets}\r
+  versions: [{name: v1beta1, served: true, storage: true}, {name: v1alpha1, served: false, storage: false}]\r
+  validation:\r
+    openAPIV3Schema:   # the shared schema\r
+# a comment at column 0\r
+      type: object\r
+\r
+      description: |2\r
+          indented more than the first line\r
+        first line\r
+\r
+      properties:\r
+        size: {type: integer}\r
+---\r
+apiVersion: v1\r
+kind: List\r
+items:\r
+- apiVersion: apiextensions.k8s.io/v1\r
+  kind: CustomResourceDefinition\r
+  metadata: {name: sprockets.example.com}\r
+  spec:\r
+    group: example.com\r
+    names: {kind: Sprocket, plural: sprockets}\r
+    scope: Cluster\r
+    versions:\r
+    - name: v1\r
+      served: true\r
+      storage: true\r
+      schema:\r
+        openAPIV3Schema:\r
+          type: object\r
+          x-kubernetes-preserve-unknown-fields: true\r
+    - - openAPIV3Schema:\r
+          type: string\r
+";
+    assert!(identities_agree(tricky));
+    let lazy = Crd::read_identities(tricky, reader(tricky));
+    assert_eq!(lazy.len(), 2);
+    assert!(
+        Arc::ptr_eq(lazy[0].versions[0].schema().unwrap(), lazy[0].versions[1].schema().unwrap()),
+        "one legacy schema for both versions"
+    );
+    // An alias of an anchor inside a cut schema: the cut text does not parse, so the whole is read.
+    let anchored = V1.replacen("openAPIV3Schema:\n        type: object\n", "openAPIV3Schema: &common\n        type: object\n", 1);
+    let aliased = format!("{anchored}---\n{}", V1.replacen("metadata:\n  name: widgets", "metadata:\n  name: gizmos", 1));
+    assert!(identities_agree(&aliased), "a schema written with an anchor is kept, the others are cut");
+    // A schema ending the text, without a line end; and with CRLF.
+    assert!(identities_agree(V1.trim_end()));
+    assert!(identities_agree(&format!("{}\r\n", V1.trim_end())));
+    let null_at_end = "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nspec:\nopenAPIV3Schema:";
+    assert!(identities_agree(null_at_end));
+    assert!(identities_agree(&format!("{null_at_end}\n:")));
+    let alias_out = "\
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: widgets.example.com}
+spec:
+  group: example.com
+  names: {kind: Widget, plural: widgets}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        description: &version v1
+  - name: *version
+    served: false
+    storage: false
+";
+    assert!(!identities_agree(alias_out), "read whole");
+    let read = Crd::read_identities(alias_out, reader(alias_out));
+    assert_eq!(
+        read[0].versions.iter().map(|v| v.name.as_str()).collect::<Vec<_>>(),
+        ["v1", "v1"],
+        "the alias resolved, so the whole was read"
+    );
+}
+
+#[test]
+fn a_deferred_schema_is_built_from_the_source_as_it_is_then() {
+    let widgets = std::fs::read_to_string(format!("{}/../../fixtures/crds/widgets.yaml", env!("CARGO_MANIFEST_DIR"))).unwrap();
+    let now: Arc<std::sync::Mutex<Option<Arc<str>>>> = Arc::new(std::sync::Mutex::new(Some(Arc::from(widgets.as_str()))));
+    let source = now.clone();
+    let reader: crate::TextReader = Arc::new(move || source.lock().unwrap().clone());
+    let read = Crd::read_identities(&widgets, reader.clone());
+    let expected = described(&crds(&widgets));
+    // The file gained a document before the CRD: the CRD is found by its name, its ranges are the new ones.
+    let moved = format!("apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: x}}\n---\n{widgets}");
+    *now.lock().unwrap() = Some(Arc::from(moved.as_str()));
+    let version = &read[0].versions[0];
+    let schema = version.schema().expect("found again by name");
+    let fresh = crds(&moved);
+    assert_eq!(format!("{schema:?}"), format!("{:?}", fresh[0].versions[0].schema().unwrap()));
+    assert_ne!(described(&read), expected, "built from the changed text");
+    // Once built, a schema stays; one never built from a source now gone is missing.
+    *now.lock().unwrap() = None;
+    assert!(read[0].versions[0].schema().is_some());
+    let again = Crd::read_identities(&widgets, reader);
+    assert!(again[0].versions.iter().all(|v| v.schema().is_none()));
 }

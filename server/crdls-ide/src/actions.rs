@@ -110,7 +110,7 @@ impl<'a> Fixer<'a> {
     fn steps(&self, segments: &[Segment<'_>]) -> Option<Vec<Step<'a>>> {
         let (api_version, kind) = (self.root.get_str("apiVersion")?, self.root.get_str("kind")?);
         match self.index.resolve(api_version, kind) {
-            Resolution::Found { version, .. } => walk(version.schema.as_deref(), segments),
+            Resolution::Found { version, .. } => walk(version.schema().map(|s| &**s), segments),
             Resolution::UnknownGroup => walk(Some(crate::builtin_kinds::schema(api_version, kind)?), segments),
             _ => None,
         }

@@ -120,9 +120,9 @@ impl<'a> DocumentFacts<'a> {
         let schema = match (api_version, kind) {
             _ if crate::builtin_crd::is_crd_document(api_version, kind) => Some(crate::builtin_crd::crd_schema()),
             (Some(api_version), Some(kind)) => match index.resolve(api_version, kind) {
-                Resolution::Found { version, .. } => version.schema.as_deref(),
+                Resolution::Found { version, .. } => version.schema().map(|s| &**s),
                 // A version being typed: the preferred one's schema is the best guess.
-                Resolution::UnknownVersion { crd } => preferred_version(crd).and_then(|v| v.schema.as_deref()),
+                Resolution::UnknownVersion { crd } => preferred_version(crd).and_then(|v| v.schema().map(|s| &**s)),
                 Resolution::UnknownGroup => crate::builtin_kinds::schema(api_version, kind),
                 _ => None,
             },
@@ -360,7 +360,7 @@ fn skeletons(index: &CrdIndex, word: TextRange) -> Vec<CompletionItem> {
                 snippet_escape(&yaml_string(kind))
             );
             let mut fill = Fill::Snippet { next_tab: 2 };
-            if let Some(schema) = version.schema.as_deref() {
+            if let Some(schema) = version.schema().map(|s| &**s) {
                 let required = schema.required.iter().filter(|r| !matches!(r.as_str(), "apiVersion" | "kind" | "metadata"));
                 for name in required {
                     if let Some(p) = schema.property(name) {

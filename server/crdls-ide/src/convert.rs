@@ -272,6 +272,6 @@ spec:
         // The result is a v1 CRD crdls reads, with the schema in the version.
         let parsed = crdls_yaml::parse(&converted);
         let crds = crdls_crd::Crd::from_document(&parsed.documents[0]);
-        assert!(crds[0].versions[0].schema.as_ref().is_some_and(|s| s.property("spec").is_some()));
+        assert!(crds[0].versions[0].schema().is_some_and(|s| s.property("spec").is_some()));
     }
 }

@@ -38,7 +38,7 @@ pub fn inlay_hints(text: &str, stream: &Stream, index: &CrdIndex, range: TextRan
         let Some(root) = &doc.root else { continue };
         let (Some(api_version), Some(kind)) = (root.get_str("apiVersion"), root.get_str("kind")) else { continue };
         let Resolution::Found { crd, version } = index.resolve(api_version, kind) else { continue };
-        let Some(schema) = version.schema.as_deref() else { continue };
+        let Some(schema) = version.schema().map(|s| &**s) else { continue };
         let anchor = root.get("kind").map_or(root.range.start, |k| line_end(text, k.range.end));
         let mut hints = Hints { text, crd: &crd.crd.name, out: &mut out };
         hints.node(root, &Step::root(Some(schema)), anchor, 0);

@@ -71,7 +71,7 @@ pub fn hover(text: &str, stream: &Stream, index: &CrdIndex, offset: usize) -> Op
         });
     }
     let Resolution::Found { crd, version } = resolution else { return None };
-    let steps = walk(version.schema.as_deref(), &location.path)?;
+    let steps = walk(version.schema().map(|s| &**s), &location.path)?;
     let mut origin =
         format!("Defined by CRD {}, version {}, in {}.", code(&crd.crd.name), code(&version.name), source_name(index, &crd.source));
     origin.push_str(&shadowed(index, crd));

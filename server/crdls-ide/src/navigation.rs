@@ -42,7 +42,7 @@ pub fn definition(_text: &str, stream: &Stream, index: &CrdIndex, offset: usize)
         };
     }
     let Resolution::Found { crd, version } = resolution else { return None };
-    let steps = walk(version.schema.as_deref(), &location.path)?;
+    let steps = walk(version.schema().map(|s| &**s), &location.path)?;
     let step = steps.last()?;
     let range = match (step.declared, step.via) {
         (Some(property), _) => property.name_range,

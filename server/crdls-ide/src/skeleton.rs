@@ -202,7 +202,7 @@ mod tests {
         );
         let index = fixture::index(&crd.yaml());
         let crd = index.iter().next().unwrap();
-        let root = crd.crd.versions[0].schema.as_deref().unwrap();
+        let root = crd.crd.versions[0].schema().map(|s| &**s).unwrap();
         let spec = &root.property("spec").unwrap().schema;
         let mut out = String::new();
         skeleton_field("spec", spec, 2, &mut out, &mut Fill::Plain, 0);

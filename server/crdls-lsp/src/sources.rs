@@ -59,7 +59,14 @@ fn indexed(archive: &Path, source: External) -> Option<Indexed> {
         None => Url::from_file_path(&source.file).ok()?.to_string(),
     };
     let label = source.member.is_none().then(|| Arc::from(source.label.as_str()));
-    Some(Indexed { id, origin: Origin { kind: source.kind, label }, crds: crds_in(&source.text) })
+    // A download's schemas are read again from its cached file; an archive member's text is kept,
+    // rather than inflating the archive again.
+    let reader = match &source.member {
+        Some(_) => crdls_workspace::files::reader_of_text(Arc::from(source.text.as_str())),
+        None => crdls_workspace::files::reader_of(source.file.clone()),
+    };
+    let crds = crds_in(&source.text, reader);
+    Some(Indexed { id, origin: Origin { kind: source.kind, label }, crds })
 }
 
 /// The URLs and the cluster of `config`, through the cache as `network` allows.

@@ -19,7 +19,7 @@ pub fn read_crds_noting(path: &Path, unread: &mut Vec<String>) -> Option<Vec<Crd
         return None;
     }
     match crdls_workspace::files::read_text(path) {
-        Ok(text) => Some(crds_in(&text)),
+        Ok(text) => Some(crds_in(&text, crdls_workspace::files::reader_of(path.to_path_buf()))),
         Err(crdls_workspace::files::ReadError::Io(_)) => None,
         Err(e) => {
             unread.push(format!("{}: {e}", path.display()));
@@ -66,10 +66,12 @@ pub fn read_all_crds(files: Vec<std::path::PathBuf>) -> (Vec<(std::path::PathBuf
     (found, unread)
 }
 
-/// The CRDs of a text (empty unless it mentions CustomResourceDefinition, which spares parsing most files).
-pub fn crds_in(text: &str) -> Vec<Crd> {
+/// The CRDs of a text (empty unless it mentions CustomResourceDefinition, which spares parsing most
+/// files), read identity first: each schema is built from `reader`, the source as it is then, when
+/// first needed.
+pub fn crds_in(text: &str, reader: crdls_crd::TextReader) -> Vec<Crd> {
     if !text.contains("CustomResourceDefinition") {
         return Vec::new();
     }
-    crdls_yaml::parse(text).documents.iter().flat_map(Crd::from_document).collect()
+    Crd::read_identities(text, reader)
 }

@@ -100,12 +100,12 @@ pub fn check_object(root: &Node, index: &CrdIndex, options: &CheckOptions, readi
                     Status::Validated
                 };
                 let rules = ObjectRules { status, run_cel: reading.whole };
-                match &version.schema {
+                match version.schema() {
                     Some(schema) => validate_object(root, old, schema, kind_node.range, rules, options, out),
                     None => validate_metadata(root, &FieldPath::root(), NameRules::Object, kind_node.range, out),
                 }
             }
-            if version.schema.is_none() {
+            if version.schema().is_none() {
                 return DocumentKind::Unchecked { group: crd.crd.group.clone() };
             }
             DocumentKind::CustomResource { crd: crd.crd.name.clone(), version: version.name.clone() }

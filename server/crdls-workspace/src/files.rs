@@ -232,6 +232,17 @@ pub fn glob_match(pattern: &str, path: &str) -> bool {
     segments(&p, &s)
 }
 
+/// Reads the file at `path` again, as it is then, for what is built from it later (a CRD's schemas,
+/// built on first use).
+pub fn reader_of(path: std::path::PathBuf) -> crdls_crd::TextReader {
+    std::sync::Arc::new(move || read_text(&path).ok().map(std::sync::Arc::from))
+}
+
+/// A text kept in memory, for what is built from it later.
+pub fn reader_of_text(text: std::sync::Arc<str>) -> crdls_crd::TextReader {
+    std::sync::Arc::new(move || Some(text.clone()))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -93,6 +93,21 @@ impl FileRole {
         }
     }
 
+    /// The CRDs a file of this role defines, read identity first (see [`crdls_crd::Crd::read_identities`]),
+    /// their schemas built from `reader` when first needed. Templates define none: their CRDs have the
+    /// names the template computes.
+    pub fn crds(&self, text: &str, reader: crdls_crd::TextReader) -> Vec<crdls_crd::Crd> {
+        match self {
+            FileRole::HelmTemplate { .. } => Vec::new(),
+            // A manifest with template actions may be read as a template (see `parse`).
+            FileRole::Manifest if crdls_yaml::template::has_actions(text) => match self.parse(text) {
+                (_, FileMode::Template { .. }) => Vec::new(),
+                (stream, _) => stream.documents.iter().flat_map(crdls_crd::Crd::from_document).collect(),
+            },
+            _ => crdls_crd::Crd::read_identities(text, reader),
+        }
+    }
+
     /// The text to parse for editor features at a cursor (completion, hover): a template's actions
     /// masked, anything else as it is.
     pub fn text_for_features<'a>(&self, text: &'a str) -> std::borrow::Cow<'a, str> {

@@ -59,7 +59,7 @@ fn env() -> &'static Env {
     ENV.get_or_init(|| {
         let stream = crdls_yaml::parse(ENV_YAML);
         let crd = Crd::from_document(&stream.documents[0]).into_iter().next().expect("cel_env.yaml holds a CRD");
-        let schema = crd.versions[0].schema.clone().expect("cel_env.yaml's CRD has a schema");
+        let schema = crd.versions[0].schema().cloned().expect("cel_env.yaml's CRD has a schema");
         let self_type = cel_type(&schema, true, ROOT_TYPE_NAME).expect("cel_env.yaml's schema has a CEL type");
         let object = stream.documents[1].root.as_ref().expect("cel_env.yaml holds an object");
         let self_value = crdls_check::cel::to_value(object, &schema, true, ROOT_TYPE_NAME);

@@ -352,11 +352,13 @@ fn read_crds_of(input: &mut Input, role: &FileRole) -> Result<Vec<Crd>, inputs::
     let crds = {
         let text = input.read()?;
         if may_define_crd(&text) {
-            match role.parse(&text) {
-                // CRDs in templates are left out: their names are what the template computes.
-                (_, FileMode::Template { .. }) => Vec::new(),
-                (stream, _) => stream.documents.iter().flat_map(Crd::from_document).collect(),
-            }
+            // Schemas are built when a resource first needs them: from the file as it is then, or
+            // from the text kept for what cannot be read again (standard input, archive members).
+            let reader = match &input.path {
+                Some(path) => crdls_workspace::files::reader_of(path.clone()),
+                None => crdls_workspace::files::reader_of_text(Arc::from(&*text)),
+            };
+            role.crds(&text, reader)
         } else {
             Vec::new()
         }
