@@ -2,6 +2,8 @@
 //!
 //! - `crdls-bench corpus [CORPUS_DIR] [RUNS]`: time and peak memory to parse, to index every CRD and to
 //!   check every custom resource of the shared corpus (defaults: `../shared/corpus`, 7 runs).
+//!   It also indexes the CRDs read whole and read identity first, each in a process of its own
+//!   (`crdls-bench heap whole|identity|built CORPUS_DIR`), for the time and resident memory of each.
 //! - `crdls-bench lsp [CRDLS_BINARY] [ROUNDS]`: drives the real language server over stdio (see `lsp.rs`),
 //!   with the corpus CRDs indexed when `../shared/corpus` is present.
 //! - `crdls-bench scale [N] [RUNS]`: generated inputs growing in one dimension (N properties, long
@@ -97,6 +99,13 @@ fn main() {
             scale::run(n, runs);
             return;
         }
+        Some("heap") => {
+            args.next();
+            let mode = args.next().unwrap_or_default();
+            let corpus = PathBuf::from(args.next().unwrap_or_else(|| "../shared/corpus".into()));
+            heap(&mode, &corpus);
+            return;
+        }
         Some("check") => {
             args.next();
             let copies = args.next().and_then(|n| n.parse().ok()).unwrap_or(40).max(1);
@@ -145,6 +154,8 @@ fn main() {
         index_peak as f64 / 1024.0
     );
 
+    index_identity_first(&corpus);
+
     let mut parse_times = Vec::new();
     for _ in 0..runs {
         let start = Instant::now();
@@ -181,4 +192,69 @@ fn main() {
     );
     println!("ratio check/parse: {:.2}", check.as_secs_f64() / parse.as_secs_f64());
     println!("peak RSS of the process: {:.1} MiB", peak_rss_kib().unwrap_or(0) as f64 / 1024.0);
+}
+
+/// The index read identity first (as `crdls check` and the language server read CRD files) against
+/// read whole, each in a process of its own (see [`heap`]): time, resident memory after indexing, and
+/// resident memory once every version's schema is built.
+fn index_identity_first(corpus: &Path) {
+    let Ok(me) = std::env::current_exe() else { return };
+    for mode in ["whole", "identity", "built"] {
+        let out = std::process::Command::new(&me).args(["heap", mode]).arg(corpus).output();
+        match out {
+            Ok(out) if out.status.success() => print!("{}", String::from_utf8_lossy(&out.stdout)),
+            _ => println!("heap {mode}: the measuring process failed"),
+        }
+    }
+}
+
+/// `crdls-bench heap whole|identity|built CORPUS`: indexes the corpus's CRD files read whole, or
+/// identity first (schemas read again from the files when built), optionally building every schema,
+/// and prints the time and this process's resident memory (Linux `VmRSS`) before and after.
+fn heap(mode: &str, corpus: &Path) {
+    let rss_kib = || -> u64 {
+        let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+        status.lines().find(|l| l.starts_with("VmRSS:")).and_then(|l| l.split_whitespace().nth(1)?.parse().ok()).unwrap_or(0)
+    };
+    let mut files = Vec::new();
+    yaml_files(&corpus.join("crds"), &mut files);
+    files.sort();
+    let before = rss_kib();
+    let start = Instant::now();
+    let mut index = CrdIndex::new();
+    for file in &files {
+        let Ok(text) = std::fs::read_to_string(file) else { continue };
+        let crds = if mode == "whole" {
+            crdls_yaml::parse(&text).documents.iter().flat_map(Crd::from_document).collect()
+        } else {
+            let path = file.clone();
+            Crd::read_identities(&text, Arc::new(move || std::fs::read_to_string(&path).ok().map(Arc::from)))
+        };
+        index.set_source(Arc::from(file.display().to_string()), crds);
+    }
+    let indexed = start.elapsed();
+    let mut built = 0;
+    if mode == "built" {
+        for crd in index.iter() {
+            built += crd.crd.versions.iter().filter(|v| v.schema().is_some()).count();
+        }
+    }
+    let all = start.elapsed();
+    let label = match mode {
+        "whole" => "read whole:            ".to_string(),
+        "identity" => "read identity first:   ".to_string(),
+        _ => "identity first, built: ".to_string(),
+    };
+    println!(
+        "{label}{:>4} CRDs indexed in {:>6.1} ms{}; RSS +{:.1} MiB",
+        index.len(),
+        indexed.as_secs_f64() * 1e3,
+        if mode == "built" {
+            format!(", {built} schemas built in {:.1} ms more", (all - indexed).as_secs_f64() * 1e3)
+        } else {
+            String::new()
+        },
+        rss_kib().saturating_sub(before) as f64 / 1024.0
+    );
+    std::hint::black_box(index);
 }

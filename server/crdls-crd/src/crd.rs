@@ -136,6 +136,13 @@ impl CrdVersion {
         self.schema.get()
     }
 
+    /// The version's schema with the range of every node in the CRD's source (for go-to-definition):
+    /// [`CrdVersion::schema`] when the CRD was read whole; read again from the source when it was read
+    /// identity first, whose schemas keep no positions so that equal sub-schemas can be shared.
+    pub fn located_schema(&self) -> Option<Arc<Schema>> {
+        self.schema.located()
+    }
+
     /// Whether the version has a schema, built (when read identity first, it is built on first use).
     pub fn schema_is_built(&self) -> bool {
         self.schema.is_built()

@@ -240,3 +240,57 @@ fn double_quoted(text: &str) -> String {
     out.push('"');
     out
 }
+
+/// Checks that CRDs read identity first (`lazy`, see [`crate::Crd::read_identities`]) are those read
+/// whole from the same text (`whole`, see [`crate::Crd::from_document`]): the same identities and
+/// ranges; each version's located schema the same, ranges included; and each version's shared schema
+/// the same but for its ranges, which it does not keep. Builds every schema of both.
+pub fn readings_agree(lazy: &[crate::Crd], whole: &[crate::Crd]) -> Result<(), String> {
+    let identity = |crds: &[crate::Crd]| {
+        crds.iter()
+            .map(|c| {
+                let versions: Vec<String> = c
+                    .versions
+                    .iter()
+                    .map(|v| {
+                        format!(
+                            "{} {:?} served={} storage={} deprecated={} {:?} status={}",
+                            v.name, v.name_range, v.served, v.storage, v.deprecated, v.deprecation_warning, v.status_subresource
+                        )
+                    })
+                    .collect();
+                format!("{} {:?} {} {:?} {} {:?} {versions:?}", c.name, c.api_version, c.group, c.names, c.scope, c.kind_range)
+            })
+            .collect::<Vec<_>>()
+    };
+    if identity(lazy) != identity(whole) {
+        return Err(format!("identities differ:\n{:#?}\n{:#?}", identity(lazy), identity(whole)));
+    }
+    for (l, w) in lazy.iter().zip(whole).flat_map(|(l, w)| l.versions.iter().zip(&w.versions)) {
+        let whole_schema = format!("{:?}", w.schema());
+        let located = format!("{:?}", l.located_schema().as_ref());
+        if located != whole_schema {
+            return Err(format!("the located schema of {} differs:\n{located}\n{whole_schema}", l.name));
+        }
+        let shared = format!("{:?}", l.schema());
+        if without_ranges(&shared) != without_ranges(&whole_schema) {
+            return Err(format!("the shared schema of {} differs:\n{shared}\n{whole_schema}", l.name));
+        }
+    }
+    Ok(())
+}
+
+/// A `Debug` text with every `TextRange { start: N, end: M }` emptied.
+fn without_ranges(debug: &str) -> String {
+    const OPEN: &str = "TextRange { start: ";
+    let mut out = String::with_capacity(debug.len());
+    let mut rest = debug;
+    while let Some(at) = rest.find(OPEN) {
+        out.push_str(&rest[..at]);
+        out.push_str("TextRange");
+        let after = &rest[at..];
+        rest = after.find('}').map_or("", |close| &after[close + 1..]);
+    }
+    out.push_str(rest);
+    out
+}

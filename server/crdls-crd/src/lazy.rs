@@ -53,9 +53,18 @@ impl SchemaCell {
         SchemaCell { built: OnceLock::from(schema), deferred: None }
     }
 
-    /// The schema, built now if it was not.
+    /// The schema, built now if it was not (without positions, its sub-schemas shared, when deferred).
     pub(crate) fn get(&self) -> Option<&Arc<Schema>> {
-        self.built.get_or_init(|| self.deferred.as_ref().and_then(Deferred::load)).as_ref()
+        self.built.get_or_init(|| self.deferred.as_ref().and_then(|d| d.load(Schema::shared_from_node))).as_ref()
+    }
+
+    /// The schema with the range of every node in its source: the one built when it was read whole;
+    /// read again from the source each time when deferred (for go-to-definition).
+    pub(crate) fn located(&self) -> Option<Arc<Schema>> {
+        match &self.deferred {
+            Some(d) => d.load(|node| Arc::new(Schema::from_node(node))),
+            None => self.get().cloned(),
+        }
     }
 
     /// Whether there is a schema, built.
@@ -78,24 +87,24 @@ impl Deferred {
     /// Reads the source again and builds the schema: from the CRD that starts where it did, or, when
     /// the source changed since, from the first CRD of the same name. A CRD whose document no longer
     /// parses has no schema.
-    fn load(&self) -> Option<Arc<Schema>> {
+    fn load(&self, build: impl Fn(&Node) -> Arc<Schema>) -> Option<Arc<Schema>> {
         let text = (self.reader)()?;
         let here = crdls_yaml::parse_at(&text, self.crd_start.min(text.len()));
-        if let Some(found) = self.find(&here, Some(self.crd_start)) {
+        if let Some(found) = self.find(&here, Some(self.crd_start), &build) {
             return found;
         }
-        self.find(&crdls_yaml::parse(&text), None).flatten()
+        self.find(&crdls_yaml::parse(&text), None, &build).flatten()
     }
 
     /// In `stream`, the schema of the CRD (starting at `start`, if given) named as this one.
-    fn find(&self, stream: &Stream, start: Option<usize>) -> Option<Option<Arc<Schema>>> {
+    fn find(&self, stream: &Stream, start: Option<usize>, build: &dyn Fn(&Node) -> Arc<Schema>) -> Option<Option<Arc<Schema>>> {
         let wanted = |n: &Node| {
             start.is_none_or(|s| n.range.start == s)
                 && n.get("metadata").and_then(|m| m.get_str("name")).unwrap_or_default() == self.crd_name
         };
         stream.documents.iter().filter(|d| !d.has_syntax_error).filter_map(|d| d.root.as_ref()).find_map(|root| {
             let crd = find_crd(root, &wanted)?;
-            Some(schema_node(crd, self.api_version, &self.slot).map(|n| Arc::new(Schema::from_node(n))))
+            Some(schema_node(crd, self.api_version, &self.slot).map(build))
         })
     }
 }

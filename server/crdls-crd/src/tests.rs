@@ -280,16 +280,6 @@ fn properties_are_found_by_binary_search_first_written_first() {
     assert_eq!(found(&by_hand, "p7"), found(&schema, "p7"));
 }
 
-/// Everything read about `crds`, their schemas built: what two ways of reading must agree on.
-fn described(crds: &[Crd]) -> String {
-    for crd in crds {
-        for version in &crd.versions {
-            let _ = version.schema();
-        }
-    }
-    format!("{crds:#?}")
-}
-
 fn reader(text: &str) -> crate::TextReader {
     let text: Arc<str> = Arc::from(text);
     Arc::new(move || Some(text.clone()))
@@ -300,8 +290,9 @@ fn reader(text: &str) -> crate::TextReader {
 fn identities_agree(text: &str) -> bool {
     let lazy = Crd::read_identities(text, reader(text));
     assert!(lazy.iter().flat_map(|c| &c.versions).all(|v| !v.schema_is_built()), "schemas are built on first use only");
-    let eager = crds(text);
-    assert_eq!(described(&lazy), described(&eager), "identity-first reading differs for:\n{text}");
+    if let Err(e) = fixture::readings_agree(&lazy, &crds(text)) {
+        panic!("identity-first reading differs for:\n{text}\n{e}");
+    }
     Crd::identities_are_read_cut(text)
 }
 
@@ -414,18 +405,58 @@ fn a_deferred_schema_is_built_from_the_source_as_it_is_then() {
     let source = now.clone();
     let reader: crate::TextReader = Arc::new(move || source.lock().unwrap().clone());
     let read = Crd::read_identities(&widgets, reader.clone());
-    let expected = described(&crds(&widgets));
     // The file gained a document before the CRD: the CRD is found by its name, its ranges are the new ones.
     let moved = format!("apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: x}}\n---\n{widgets}");
     *now.lock().unwrap() = Some(Arc::from(moved.as_str()));
     let version = &read[0].versions[0];
-    let schema = version.schema().expect("found again by name");
+    assert!(version.schema().is_some(), "found again by name");
     let fresh = crds(&moved);
-    assert_eq!(format!("{schema:?}"), format!("{:?}", fresh[0].versions[0].schema().unwrap()));
-    assert_ne!(described(&read), expected, "built from the changed text");
+    let located = version.located_schema().unwrap();
+    assert_eq!(format!("{located:?}"), format!("{:?}", fresh[0].versions[0].schema().unwrap()));
+    assert_ne!(format!("{located:?}"), format!("{:?}", crds(&widgets)[0].versions[0].schema().unwrap()), "located in the changed text");
     // Once built, a schema stays; one never built from a source now gone is missing.
     *now.lock().unwrap() = None;
     assert!(read[0].versions[0].schema().is_some());
     let again = Crd::read_identities(&widgets, reader);
     assert!(again[0].versions.iter().all(|v| v.schema().is_none()));
+}
+
+#[test]
+fn equal_sub_schemas_read_identity_first_are_held_once() {
+    let yaml = |kind: &str| {
+        fixture::Crd::new(kind)
+            .schema(
+                r#"
+                type: object
+                properties:
+                  spec:
+                    type: object
+                    properties:
+                      podRef: {type: object, properties: {name: {type: string}, namespace: {type: string}}}
+                      replicas: {type: integer, default: 1}
+                      rules:
+                        type: array
+                        items: {type: string}
+                        x-kubernetes-validations: [{rule: "self.size() < 10"}]
+                "#,
+            )
+            .yaml()
+    };
+    let text = format!("{}---\n{}", yaml("Widget"), yaml("Gadget"));
+    let read = Crd::read_identities(&text, reader(&text));
+    let schemas: Vec<&Arc<crate::Schema>> = read.iter().map(|c| c.versions[0].schema().unwrap()).collect();
+    assert!(!Arc::ptr_eq(schemas[0], schemas[1]), "each version keeps its own root");
+    let spec = |s: &crate::Schema| s.property("spec").unwrap().schema.clone();
+    assert!(Arc::ptr_eq(&spec(schemas[0]), &spec(schemas[1])), "one spec for both CRDs");
+    assert!(spec(schemas[0]).property("replicas").unwrap().schema.default.as_ref().unwrap().range.is_empty());
+    // A difference anywhere below makes two sub-schemas two.
+    let other = text.replacen("default: 1", "default: 2", 1);
+    let read = Crd::read_identities(&other, reader(&other));
+    let a = spec(read[0].versions[0].schema().unwrap());
+    let b = spec(read[1].versions[0].schema().unwrap());
+    assert!(!Arc::ptr_eq(&a, &b));
+    assert!(Arc::ptr_eq(&a.property("podRef").unwrap().schema, &b.property("podRef").unwrap().schema));
+    // Read whole (an open buffer), a schema keeps its positions and shares nothing.
+    let whole = crds(&text);
+    assert!(!Arc::ptr_eq(&spec(whole[0].versions[0].schema().unwrap()), &spec(whole[1].versions[0].schema().unwrap())));
 }

@@ -42,7 +42,8 @@ pub fn definition(_text: &str, stream: &Stream, index: &CrdIndex, offset: usize)
         };
     }
     let Resolution::Found { crd, version } = resolution else { return None };
-    let steps = walk(version.schema().map(|s| &**s), &location.path)?;
+    let located = version.located_schema();
+    let steps = walk(located.as_deref(), &location.path)?;
     let step = steps.last()?;
     let range = match (step.declared, step.via) {
         (Some(property), _) => property.name_range,
