@@ -75,9 +75,11 @@ impl SchemaCell {
 
 impl fmt::Debug for SchemaCell {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match (self.built.get(), &self.deferred) {
-            (Some(schema), _) => schema.fmt(f),
-            (None, Some(d)) => write!(f, "<{:?} of {} at byte {}, not built yet>", d.slot, d.crd_name, d.crd_start),
+        // A deferred schema shows where it is read from, built or not, so that the text does not change
+        // when something first uses it (the language server fingerprints CRDs by this text).
+        match (&self.deferred, self.built.get()) {
+            (Some(d), _) => write!(f, "<{:?} of {} at byte {}, built on first use>", d.slot, d.crd_name, d.crd_start),
+            (None, Some(schema)) => schema.fmt(f),
             (None, None) => f.write_str("None"),
         }
     }

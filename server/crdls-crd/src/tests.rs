@@ -409,7 +409,9 @@ fn a_deferred_schema_is_built_from_the_source_as_it_is_then() {
     let moved = format!("apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: x}}\n---\n{widgets}");
     *now.lock().unwrap() = Some(Arc::from(moved.as_str()));
     let version = &read[0].versions[0];
+    let described = format!("{read:?}");
     assert!(version.schema().is_some(), "found again by name");
+    assert_eq!(format!("{read:?}"), described, "a CRD's text does not change when a schema is first built");
     let fresh = crds(&moved);
     let located = version.located_schema().unwrap();
     assert_eq!(format!("{located:?}"), format!("{:?}", fresh[0].versions[0].schema().unwrap()));
