@@ -92,6 +92,26 @@ fn a_url_is_fetched_once_then_read_from_the_cache() {
     assert!(text(&run.stderr).contains("missing.yaml: the server answered HTTP 404"), "{run:?}");
 }
 
+/// A download larger than the 16 MiB a workspace file may have (a cluster of a thousand CRDs lists
+/// far more): its CRDs are indexed, and their schemas, built when a resource first needs them from the
+/// cached copy, check it.
+#[test]
+fn a_large_download_gives_schemas_too() {
+    let crd = std::fs::read_to_string(repo_root().join("fixtures/crds/widgets.yaml")).unwrap();
+    let padding = "# padding, as a large bundle has other CRDs\n".repeat(17 * 1024 * 1024 / 44);
+    let bundle = format!("{padding}---\n{crd}");
+    assert!(bundle.len() > 16 * 1024 * 1024);
+    let server = Loopback::start(move |_| (200, bundle.clone()));
+    let url = format!("{}/bundle.yaml", server.address);
+    let dir = TempTree::new(
+        "sources-large",
+        &[("w.yaml", "apiVersion: demo.crdls.dev/v1\nkind: Widget\nmetadata:\n  name: w\nspec:\n  size: 11\n")],
+    );
+    let run = crdls(&dir, &["check", "w.yaml", "--crds", &url]);
+    assert_eq!(run.status.code(), Some(1), "{run:?}");
+    assert!(text(&run.stdout).contains("error[schema/maximum]"), "{}", text(&run.stdout));
+}
+
 #[test]
 fn the_cluster_is_listed_with_the_kubeconfig_credentials_and_cached() {
     let server = api_server("t0ken", vec![gear_crd("cluster.crdls.dev"), gear_crd("other.crdls.dev")]);

@@ -63,7 +63,7 @@ fn indexed(archive: &Path, source: External) -> Option<Indexed> {
     // rather than inflating the archive again.
     let reader = match &source.member {
         Some(_) => crdls_workspace::files::reader_of_text(Arc::from(source.text.as_str())),
-        None => crdls_workspace::files::reader_of(source.file.clone()),
+        None => crdls_workspace::files::reader_of_cached(source.file.clone()),
     };
     let crds = crds_in(&source.text, reader);
     Some(Indexed { id, origin: Origin { kind: source.kind, label }, crds })

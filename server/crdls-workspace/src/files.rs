@@ -238,6 +238,13 @@ pub fn reader_of(path: std::path::PathBuf) -> crdls_crd::TextReader {
     std::sync::Arc::new(move || read_text(&path).ok().map(std::sync::Arc::from))
 }
 
+/// Like [`reader_of`], for a file crdls wrote to its cache (a download, a cluster's listing): read
+/// whatever its size, as it was when first read (a cluster of a thousand CRDs lists far more than the
+/// 16 MiB a workspace file may have).
+pub fn reader_of_cached(path: std::path::PathBuf) -> crdls_crd::TextReader {
+    std::sync::Arc::new(move || std::fs::read_to_string(&path).ok().map(std::sync::Arc::from))
+}
+
 /// A text kept in memory, for what is built from it later.
 pub fn reader_of_text(text: std::sync::Arc<str>) -> crdls_crd::TextReader {
     std::sync::Arc::new(move || Some(text.clone()))

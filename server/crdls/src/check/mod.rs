@@ -355,6 +355,9 @@ fn read_crds_of(input: &mut Input, role: &FileRole) -> Result<Vec<Crd>, inputs::
             // Schemas are built when a resource first needs them: from the file as it is then, or
             // from the text kept for what cannot be read again (standard input, archive members).
             let reader = match &input.path {
+                Some(path) if matches!(input.kind, SourceKind::Url | SourceKind::Cluster) => {
+                    crdls_workspace::files::reader_of_cached(path.clone())
+                }
                 Some(path) => crdls_workspace::files::reader_of(path.clone()),
                 None => crdls_workspace::files::reader_of_text(Arc::from(&*text)),
             };
