@@ -4,7 +4,7 @@
 //! version's schema is built from its source when something first asks for it.
 
 use std::fmt;
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use crdls_yaml::{Node, Stream, TextRange};
 
@@ -36,15 +36,31 @@ pub(crate) struct SchemaCell {
     deferred: Option<Deferred>,
 }
 
-/// What building a deferred schema needs.
+/// A deferred schema: which of its CRD's schemas it is.
 struct Deferred {
+    crd: Arc<DeferredCrd>,
+    /// Its position among the CRD's slots.
+    index: usize,
+}
+
+/// What building the deferred schemas of one CRD needs. They are built together, from one parse of the
+/// CRD's document, when the first of them is asked for (a CRD's versions often share most of their
+/// sub-schemas, which then cost nothing more).
+struct DeferredCrd {
     reader: TextReader,
     /// Where the CRD object started in the source when it was read.
     crd_start: usize,
     /// Its `metadata.name`, to find it again if the source changed.
     crd_name: String,
     api_version: CrdApiVersion,
-    slot: Slot,
+    /// The slots of its schemas, and once built, the schemas.
+    state: Mutex<CrdSchemas>,
+}
+
+#[derive(Default)]
+struct CrdSchemas {
+    slots: Vec<Slot>,
+    built: Option<Vec<Option<Arc<Schema>>>>,
 }
 
 impl SchemaCell {
@@ -55,14 +71,14 @@ impl SchemaCell {
 
     /// The schema, built now if it was not (without positions, its sub-schemas shared, when deferred).
     pub(crate) fn get(&self) -> Option<&Arc<Schema>> {
-        self.built.get_or_init(|| self.deferred.as_ref().and_then(|d| d.load(Schema::shared_from_node))).as_ref()
+        self.built.get_or_init(|| self.deferred.as_ref().and_then(Deferred::load)).as_ref()
     }
 
     /// The schema with the range of every node in its source: the one built when it was read whole;
     /// read again from the source each time when deferred (for go-to-definition).
     pub(crate) fn located(&self) -> Option<Arc<Schema>> {
         match &self.deferred {
-            Some(d) => d.load(|node| Arc::new(Schema::from_node(node))),
+            Some(d) => d.located(),
             None => self.get().cloned(),
         }
     }
@@ -78,7 +94,7 @@ impl fmt::Debug for SchemaCell {
         // A deferred schema shows where it is read from, built or not, so that the text does not change
         // when something first uses it (the language server fingerprints CRDs by this text).
         match (&self.deferred, self.built.get()) {
-            (Some(d), _) => write!(f, "<{:?} of {} at byte {}, built on first use>", d.slot, d.crd_name, d.crd_start),
+            (Some(d), _) => write!(f, "<schema {} of {} at byte {}, built on first use>", d.index, d.crd.crd_name, d.crd.crd_start),
             (None, Some(schema)) => schema.fmt(f),
             (None, None) => f.write_str("None"),
         }
@@ -86,28 +102,50 @@ impl fmt::Debug for SchemaCell {
 }
 
 impl Deferred {
-    /// Reads the source again and builds the schema: from the CRD that starts where it did, or, when
-    /// the source changed since, from the first CRD of the same name. A CRD whose document no longer
-    /// parses has no schema.
-    fn load(&self, build: impl Fn(&Node) -> Arc<Schema>) -> Option<Arc<Schema>> {
-        let text = (self.reader)()?;
-        let here = crdls_yaml::parse_at(&text, self.crd_start.min(text.len()));
-        if let Some(found) = self.find(&here, Some(self.crd_start), &build) {
-            return found;
+    /// The schema, without positions and shared: built with the CRD's others on first use.
+    fn load(&self) -> Option<Arc<Schema>> {
+        let mut state = self.crd.state.lock().unwrap_or_else(|e| e.into_inner());
+        if state.built.is_none() {
+            let slots = &state.slots;
+            let built = (self.crd.reader)()
+                .and_then(|text| {
+                    self.crd.with_crd(&text, |crd| {
+                        slots.iter().map(|slot| schema_node(crd, self.crd.api_version, slot).map(Schema::shared_from_node)).collect()
+                    })
+                })
+                .unwrap_or_else(|| vec![None; slots.len()]);
+            state.built = Some(built);
         }
-        self.find(&crdls_yaml::parse(&text), None, &build).flatten()
+        state.built.as_ref().and_then(|b| b.get(self.index)).cloned().flatten()
     }
 
-    /// In `stream`, the schema of the CRD (starting at `start`, if given) named as this one.
-    fn find(&self, stream: &Stream, start: Option<usize>, build: &dyn Fn(&Node) -> Arc<Schema>) -> Option<Option<Arc<Schema>>> {
+    /// The schema with positions, read from the source now.
+    fn located(&self) -> Option<Arc<Schema>> {
+        let slot = self.crd.state.lock().unwrap_or_else(|e| e.into_inner()).slots.get(self.index)?.clone();
+        let text = (self.crd.reader)()?;
+        self.crd.with_crd(&text, |crd| schema_node(crd, self.crd.api_version, &slot).map(|n| Arc::new(Schema::from_node(n)))).flatten()
+    }
+}
+
+impl DeferredCrd {
+    /// Runs `f` on the CRD in `text`: the one that starts where it did, or, when the source changed
+    /// since, the first CRD of the same name. A CRD whose document no longer parses is not found.
+    fn with_crd<T>(&self, text: &str, f: impl FnOnce(&Node) -> T) -> Option<T> {
+        let here = crdls_yaml::parse_at(text, self.crd_start.min(text.len()));
+        if let Some(crd) = self.find(&here, Some(self.crd_start)) {
+            return Some(f(crd));
+        }
+        let whole = crdls_yaml::parse(text);
+        self.find(&whole, None).map(f)
+    }
+
+    /// In `stream`, the CRD (starting at `start`, if given) named as this one.
+    fn find<'a>(&self, stream: &'a Stream, start: Option<usize>) -> Option<&'a Node> {
         let wanted = |n: &Node| {
             start.is_none_or(|s| n.range.start == s)
                 && n.get("metadata").and_then(|m| m.get_str("name")).unwrap_or_default() == self.crd_name
         };
-        stream.documents.iter().filter(|d| !d.has_syntax_error).filter_map(|d| d.root.as_ref()).find_map(|root| {
-            let crd = find_crd(root, &wanted)?;
-            Some(schema_node(crd, self.api_version, &self.slot).map(build))
-        })
+        stream.documents.iter().filter(|d| !d.has_syntax_error).filter_map(|d| d.root.as_ref()).find_map(|root| find_crd(root, &wanted))
     }
 }
 
@@ -127,6 +165,8 @@ fn find_crd<'a>(root: &'a Node, wanted: &dyn Fn(&Node) -> bool) -> Option<&'a No
 struct Deferring<'a> {
     reader: &'a TextReader,
     cut: Option<&'a Cut>,
+    /// The CRD whose schemas are being deferred, by where it starts in the text read.
+    current: Option<(usize, Arc<DeferredCrd>)>,
 }
 
 impl Deferring<'_> {
@@ -141,14 +181,26 @@ impl Deferring<'_> {
 
 impl SchemaMaker for Deferring<'_> {
     fn make(&mut self, root: &Node, slot: Slot, _schema: &Node) -> Arc<SchemaCell> {
-        let deferred = Deferred {
-            reader: self.reader.clone(),
-            crd_start: self.start(root.range.start),
-            crd_name: root.get("metadata").and_then(|m| m.get_str("name")).unwrap_or_default().to_string(),
-            api_version: is_crd(root).unwrap_or(CrdApiVersion::V1),
-            slot,
+        let crd = match &self.current {
+            Some((start, crd)) if *start == root.range.start => crd.clone(),
+            _ => {
+                let crd = Arc::new(DeferredCrd {
+                    reader: self.reader.clone(),
+                    crd_start: self.start(root.range.start),
+                    crd_name: root.get("metadata").and_then(|m| m.get_str("name")).unwrap_or_default().to_string(),
+                    api_version: is_crd(root).unwrap_or(CrdApiVersion::V1),
+                    state: Mutex::default(),
+                });
+                self.current = Some((root.range.start, crd.clone()));
+                crd
+            }
         };
-        Arc::new(SchemaCell { built: OnceLock::new(), deferred: Some(deferred) })
+        let index = {
+            let mut state = crd.state.lock().unwrap_or_else(|e| e.into_inner());
+            state.slots.push(slot);
+            state.slots.len() - 1
+        };
+        Arc::new(SchemaCell { built: OnceLock::new(), deferred: Some(Deferred { crd, index }) })
     }
 }
 
@@ -156,7 +208,7 @@ impl SchemaMaker for Deferring<'_> {
 pub(crate) fn read_identities(text: &str, reader: TextReader) -> Vec<Crd> {
     if let Some((cut, stream)) = cut_parses(text) {
         {
-            let mut deferring = Deferring { reader: &reader, cut: Some(&cut) };
+            let mut deferring = Deferring { reader: &reader, cut: Some(&cut), current: None };
             let mut out = Vec::new();
             for root in stream.documents.iter().filter_map(|d| d.root.as_ref()) {
                 collect(root, &mut deferring, &mut out);
@@ -171,7 +223,7 @@ pub(crate) fn read_identities(text: &str, reader: TextReader) -> Vec<Crd> {
         }
     }
     let stream = crdls_yaml::parse(text);
-    let mut deferring = Deferring { reader: &reader, cut: None };
+    let mut deferring = Deferring { reader: &reader, cut: None, current: None };
     let mut out = Vec::new();
     for root in stream.documents.iter().filter(|d| !d.has_syntax_error).filter_map(|d| d.root.as_ref()) {
         collect(root, &mut deferring, &mut out);
@@ -230,9 +282,8 @@ pub(crate) fn without_schemas(text: &str) -> Option<Cut> {
     let mut cutting: Option<usize> = None;
     let mut kept_from = 0;
     let mut at = 0;
-    let bytes = text.as_bytes();
     while at < text.len() {
-        let end = bytes[at..].iter().position(|&b| b == b'\n').map_or(text.len(), |i| at + i + 1);
+        let end = text[at..].find('\n').map_or(text.len(), |i| at + i + 1);
         let line = text[at..end].trim_end_matches(['\n', '\r']);
         let indent = line.len() - line.trim_start_matches(' ').len();
         if let Some(key_column) = cutting {
