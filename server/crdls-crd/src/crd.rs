@@ -177,18 +177,25 @@ pub fn is_crd(root: &Node) -> Option<CrdApiVersion> {
 }
 
 pub(crate) fn collect(root: &Node, maker: &mut dyn SchemaMaker, out: &mut Vec<Crd>) {
-    if let Some(api_version) = is_crd(root) {
-        if let Some(crd) = read_crd(root, api_version, maker) {
+    crd_objects(root, &mut |node, api_version| {
+        if let Some(crd) = read_crd(node, api_version, maker) {
             out.push(crd);
         }
-        return;
+        false
+    });
+}
+
+/// Visits the CRD objects at or below `root` (a CRD, or a `List` of them) in order, until `visit`
+/// returns true; returns the object it stopped at.
+pub(crate) fn crd_objects<'a>(root: &'a Node, visit: &mut dyn FnMut(&'a Node, CrdApiVersion) -> bool) -> Option<&'a Node> {
+    if let Some(api_version) = is_crd(root) {
+        return visit(root, api_version).then_some(root);
     }
     let kind = root.get_str("kind").unwrap_or_default();
     if kind == "List" || kind == "CustomResourceDefinitionList" {
-        for item in root.get("items").and_then(Node::as_seq).unwrap_or_default() {
-            collect(item, maker, out);
-        }
+        return root.get("items").and_then(Node::as_seq).unwrap_or_default().iter().find_map(|item| crd_objects(item, visit));
     }
+    None
 }
 
 fn read_crd(root: &Node, api_version: CrdApiVersion, maker: &mut dyn SchemaMaker) -> Option<Crd> {

@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use crdls_yaml::{Node, Stream, TextRange};
 
-use crate::crd::{collect, is_crd, schema_node, Crd, CrdApiVersion, SchemaMaker};
+use crate::crd::{collect, crd_objects, is_crd, schema_node, Crd, CrdApiVersion, SchemaMaker};
 use crate::schema::Schema;
 
 /// Reads the text of a CRD's source as it is now (a file, a buffer, an archive member), for building
@@ -145,20 +145,13 @@ impl DeferredCrd {
             start.is_none_or(|s| n.range.start == s)
                 && n.get("metadata").and_then(|m| m.get_str("name")).unwrap_or_default() == self.crd_name
         };
-        stream.documents.iter().filter(|d| !d.has_syntax_error).filter_map(|d| d.root.as_ref()).find_map(|root| find_crd(root, &wanted))
+        stream
+            .documents
+            .iter()
+            .filter(|d| !d.has_syntax_error)
+            .filter_map(|d| d.root.as_ref())
+            .find_map(|root| crd_objects(root, &mut |node, _| wanted(node)))
     }
-}
-
-/// The CRD object at or below `root` (through `List`s, as CRDs are read) that is `wanted`.
-fn find_crd<'a>(root: &'a Node, wanted: &dyn Fn(&Node) -> bool) -> Option<&'a Node> {
-    if is_crd(root).is_some() {
-        return wanted(root).then_some(root);
-    }
-    let kind = root.get_str("kind").unwrap_or_default();
-    if kind == "List" || kind == "CustomResourceDefinitionList" {
-        return root.get("items").and_then(Node::as_seq).unwrap_or_default().iter().find_map(|item| find_crd(item, wanted));
-    }
-    None
 }
 
 /// Defers each schema to its source, placing CRDs by their offsets in the source.
