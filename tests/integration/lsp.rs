@@ -836,7 +836,7 @@ fn commit(session: &Session, message: &str) -> bool {
 /// `None` (the session finished) when git is not available.
 fn committed_scaler_session() -> Option<Session> {
     let scalers = std::fs::read_to_string(repo_root().join("fixtures/crds/scalers.yaml")).unwrap();
-    let session = Session::start(widgets_workspace().file("crds/scalers.yaml", &scalers).file("app.yaml", COMMITTED_SCALER));
+    let session = Session::start(widgets_workspace().trusted().file("crds/scalers.yaml", &scalers).file("app.yaml", COMMITTED_SCALER));
     if git(&session, &["init", "-q"]) && git(&session, &["add", "app.yaml"]) && commit(&session, "old") {
         return Some(session);
     }
@@ -857,6 +857,50 @@ fn edits_are_checked_as_updates_of_the_committed_version() {
     session.open("app.yaml", &COMMITTED_SCALER.replace("team-a", "team-b"));
     let diagnostics = session.wait_for_diagnostics("app.yaml", 1)["diagnostics"].clone();
     assert_eq!(first_lines(&diagnostics), [(WINDOW_UNCHANGED.to_string(), 2), ("owner is immutable".to_string(), 1)]);
+    session.finish();
+}
+
+/// Git runs only in a workspace the user trusts. Untrusted (no `trustedWorkspace`), the edit that is an
+/// update of the committed Scaler is checked as a create, and crdls.toml's `oldObject` is named as
+/// withheld; trusted, a revision git would read as an option (`--output=x`) is refused before git runs,
+/// so nothing is written.
+#[test]
+fn git_runs_only_in_a_trusted_workspace_and_never_with_an_option_for_a_revision() {
+    let scalers = std::fs::read_to_string(repo_root().join("fixtures/crds/scalers.yaml")).unwrap();
+    for trusted in [false, true] {
+        let mut options = widgets_workspace()
+            .file("crds/scalers.yaml", &scalers)
+            .file("app.yaml", COMMITTED_SCALER)
+            .file("crdls.toml", "oldObject = \"--output=x\"\n");
+        if trusted {
+            options = options.trusted();
+        }
+        let mut session = Session::start(options);
+        if !(git(&session, &["init", "-q"]) && git(&session, &["add", "app.yaml"]) && commit(&session, "old")) {
+            crdls_tests::announce_skip(crdls_tests::Missing::Git, None);
+            session.finish();
+            return;
+        }
+        if !trusted {
+            let shown = session.expect_notification("window/showMessage");
+            let message = shown["message"].as_str().unwrap_or_default();
+            assert!(message.contains("crdls.toml asks for git revision --output=x (`oldObject`); not used"), "{shown}");
+            session.expect_log_containing("not used, because the workspace is not trusted");
+        }
+        session.open("app.yaml", &COMMITTED_SCALER.replace("team-a", "team-b"));
+        let diagnostics = session.wait_for_diagnostics("app.yaml", 1)["diagnostics"].clone();
+        let lines = first_lines(&diagnostics);
+        assert!(lines.iter().all(|(m, _)| m != "owner is immutable"), "checked as a create: {lines:?}");
+        assert!(!session.workspace().join("x").exists());
+        session.finish();
+    }
+    // Untrusted, the default revision (HEAD) is not asked either.
+    let mut session = Session::start(widgets_workspace().file("crds/scalers.yaml", &scalers).file("app.yaml", COMMITTED_SCALER));
+    if git(&session, &["init", "-q"]) && git(&session, &["add", "app.yaml"]) && commit(&session, "old") {
+        session.open("app.yaml", &COMMITTED_SCALER.replace("team-a", "team-b"));
+        let lines = first_lines(&session.wait_for_diagnostics("app.yaml", 1)["diagnostics"]);
+        assert!(lines.iter().all(|(m, _)| m != "owner is immutable"), "{lines:?}");
+    }
     session.finish();
 }
 

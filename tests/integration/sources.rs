@@ -27,12 +27,19 @@ fn gear_crd(group: &str) -> serde_json::Value {
 
 /// Runs the binary in `dir` with its own cache directory.
 fn crdls(dir: &TempTree, args: &[&str]) -> Output {
+    crdls_with(dir, args, &[])
+}
+
+/// Runs the binary in `dir` with its own cache directory and the environment variables `env`.
+fn crdls_with(dir: &TempTree, args: &[&str], env: &[(&str, &str)]) -> Output {
     Command::new(crdls_binary())
         .args(args)
         .current_dir(&dir.path)
         .env("CRDLS_CACHE_DIR", dir.path.join("cache"))
         .env_remove("KUBECONFIG")
+        .env_remove("CRDLS_TRUST_WORKSPACE")
         .env("HOME", &dir.path)
+        .envs(env.iter().copied())
         .output()
         .expect("the binary runs")
 }
@@ -68,20 +75,20 @@ fn a_url_is_fetched_once_then_read_from_the_cache() {
     assert!(text(&run.stderr).contains(&format!("  {url} (URL): 1 CRD, fetched now (cached ")), "{}", text(&run.stderr));
     assert_eq!(server.requests().len(), 1);
 
-    // From the cache afterwards, offline too, and from crdls.toml as well as --crds.
+    // From the cache afterwards, offline too, and from a trusted crdls.toml as well as --crds.
     dir.write("crdls.toml", &format!("crdPaths = [\"{url}\"]\n"));
-    let run = crdls(&dir, &["check", "w.yaml", "--offline", "-v"]);
+    let run = crdls(&dir, &["check", "w.yaml", "--offline", "-v", "--trust-workspace"]);
     assert_eq!(run.status.code(), Some(1), "{run:?}");
     assert!(text(&run.stderr).contains(&format!("  {url} (URL): 1 CRD, from the cache (cached ")), "{}", text(&run.stderr));
     assert_eq!(server.requests().len(), 1);
 
     // --refresh fetches again.
-    assert_eq!(crdls(&dir, &["check", "w.yaml", "--refresh"]).status.code(), Some(1));
+    assert_eq!(crdls_with(&dir, &["check", "w.yaml", "--refresh"], &[("CRDLS_TRUST_WORKSPACE", "1")]).status.code(), Some(1));
     assert_eq!(server.requests().len(), 2);
 
     // A pin the content does not match: fetched again, refused, named.
     dir.write("crdls.toml", &format!("crdPaths = [\"{url}#sha256={}\"]\n", "0".repeat(64)));
-    let run = crdls(&dir, &["check", "w.yaml"]);
+    let run = crdls(&dir, &["check", "w.yaml", "--trust-workspace"]);
     assert_eq!(run.status.code(), Some(2), "{run:?}");
     assert!(text(&run.stderr).contains(&format!("but it is pinned to {}; not used", "0".repeat(64))), "{run:?}");
     assert_eq!(server.requests().len(), 3);
@@ -134,13 +141,158 @@ fn the_cluster_is_listed_with_the_kubeconfig_credentials_and_cached() {
     assert_eq!(requests.len(), 3, "{requests:?}");
     assert!(requests[2].contains("&continue=page-1 "), "{requests:?}");
 
-    // Cached afterwards: offline works, and crdls.toml can ask for the cluster.
+    // Cached afterwards: offline works, and a trusted crdls.toml can ask for the cluster.
     dir.write("crdls.toml", "[cluster]\nkubeconfig = \"kubeconfig\"\ncontext = \"test\"\n");
-    let run = crdls(&dir, &["check", "gear.yaml", "--offline"]);
+    let run = crdls(&dir, &["check", "gear.yaml", "--offline", "--trust-workspace"]);
     assert_eq!(run.status.code(), Some(1), "{run:?}");
     assert_eq!(server.requests().len(), 3);
     let cached = std::fs::read_dir(dir.path.join("cache/cluster")).unwrap().count();
     assert_eq!(cached, 1);
+}
+
+/// A repository's crdls.toml may ask, only the user may allow: its URLs, its cluster (with a
+/// kubeconfig whose exec plugin would run a program) and its paths outside the repository are not
+/// used until the user trusts the workspace, and the run says what was withheld. With the trust, each
+/// works: the plugin runs and the API server and the download site are asked.
+#[test]
+fn a_repository_cannot_make_the_cli_run_programs_or_touch_the_network_without_trust() {
+    let crd = std::fs::read_to_string(repo_root().join("fixtures/crds/widgets.yaml")).unwrap();
+    let site = Loopback::start(move |_| (200, crd.clone()));
+    let cluster = api_server("from-plugin", vec![gear_crd("cluster.crdls.dev")]);
+    let dir = TempTree::new(
+        "sources-trust",
+        &[
+            ("gear.yaml", GEAR),
+            ("w.yaml", "apiVersion: demo.crdls.dev/v1\nkind: Widget\nmetadata:\n  name: w\nspec:\n  size: 11\n  owner: team\n"),
+        ],
+    );
+    let marker = dir.path.join("plugin-ran");
+    let credential = r#"{"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential","status":{"token":"from-plugin"}}"#;
+    let script = format!("touch {:?}; echo '{credential}'", marker.display().to_string());
+    let user =
+        format!("    exec:\n      apiVersion: client.authentication.k8s.io/v1\n      command: sh\n      args: [\"-c\", {script:?}]\n");
+    let kubeconfig_text = kubeconfig(&cluster.address, "unused").replace("    token: unused\n", &user);
+    dir.write("kube/config", &kubeconfig_text);
+    let secret = dir.path.join("outside-secret.yaml");
+    dir.write("outside-secret.yaml", "apiVersion: v1\nkind: Config\n");
+    let toml = format!(
+        "crdPaths = [\"{}/widgets.yaml\", {:?}]\n[cluster]\nkubeconfig = \"kube/config\"\ncontext = \"test\"\n",
+        site.address,
+        secret.display().to_string()
+    );
+    dir.write("crdls.toml", &toml);
+
+    // Not trusted: nothing runs, nothing is fetched, both objects are unchecked, and the run says why.
+    let run = crdls(&dir, &["check", "."]);
+    assert_eq!(run.status.code(), Some(0), "{run:?}");
+    let stderr = text(&run.stderr);
+    assert!(
+        stderr.contains(&format!(
+            "crdls: warning: crdls.toml asks for the cluster (`cluster`), the URL {}/widgets.yaml and the path {}, outside the workspace; not used, because the workspace is not trusted (pass --trust-workspace, or set CRDLS_TRUST_WORKSPACE=1, to use them)",
+            site.address,
+            secret.display()
+        )),
+        "{stderr}"
+    );
+    assert!(!marker.exists(), "the exec plugin ran");
+    assert!(site.requests().is_empty() && cluster.requests().is_empty());
+    // The user's own --cluster reads the user's kubeconfig (here none), never the repository's.
+    let run = crdls(&dir, &["check", ".", "--cluster"]);
+    assert_eq!(run.status.code(), Some(2), "{run:?}");
+    assert!(!marker.exists(), "the exec plugin ran");
+    assert!(cluster.requests().is_empty());
+    // CRDLS_TRUST_WORKSPACE=0 is no trust either.
+    assert_eq!(crdls_with(&dir, &["check", "."], &[("CRDLS_TRUST_WORKSPACE", "0")]).status.code(), Some(0));
+    assert!(!marker.exists() && site.requests().is_empty());
+
+    // Trusted: the plugin runs, the cluster and the site are asked, and both objects are checked.
+    for (args, env) in [
+        (vec!["check", ".", "--trust-workspace", "--refresh"], vec![]),
+        (vec!["check", ".", "--refresh"], vec![("CRDLS_TRUST_WORKSPACE", "1")]),
+    ] {
+        let _ = std::fs::remove_file(&marker);
+        let run = crdls_with(&dir, &args, &env);
+        assert_eq!(run.status.code(), Some(1), "{run:?}");
+        let stdout = text(&run.stdout);
+        assert!(stdout.contains("spec.size: Invalid value: 11: spec.size in body should be less than or equal to 10"), "{stdout}");
+        assert!(stdout.matches("error[schema/maximum]").count() == 2, "{stdout}");
+        assert!(marker.exists(), "the exec plugin did not run");
+        assert!(!text(&run.stderr).contains("not trusted"), "{run:?}");
+    }
+    assert_eq!(site.requests().len(), 2);
+}
+
+/// The language server takes trust from the client alone (`trustedWorkspace` in the initialization
+/// options): opening a repository whose crdls.toml names a URL and a cluster with an exec plugin runs
+/// nothing and fetches nothing, and says so once; settings from the client cannot grant the trust;
+/// trusted, the plugin runs and both sources are read.
+#[test]
+fn a_repository_cannot_make_the_language_server_run_programs_or_touch_the_network_without_trust() {
+    use crdls_tests::lsp::{Session, SessionOptions};
+
+    let crd = std::fs::read_to_string(repo_root().join("fixtures/crds/widgets.yaml")).unwrap();
+    let site = Loopback::start(move |_| (200, crd.clone()));
+    let cluster = api_server("from-plugin", vec![gear_crd("cluster.crdls.dev")]);
+    let credential = r#"{"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential","status":{"token":"from-plugin"}}"#;
+    let kubeconfig_with = |marker: &str| {
+        let script = format!("touch {marker:?}; echo '{credential}'");
+        let user =
+            format!("    exec:\n      apiVersion: client.authentication.k8s.io/v1\n      command: sh\n      args: [\"-c\", {script:?}]\n");
+        kubeconfig(&cluster.address, "unused").replace("    token: unused\n", &user)
+    };
+    let toml = format!("crdPaths = [\"{}/widgets.yaml\"]\n[cluster]\nkubeconfig = \"kube/config\"\ncontext = \"test\"\n", site.address);
+    for trusted in [false, true] {
+        let marker = std::env::temp_dir().join(format!("crdls-lsp-plugin-{}-{trusted}", std::process::id()));
+        let _ = std::fs::remove_file(&marker);
+        let mut options = SessionOptions::new()
+            .file("crdls.toml", &toml)
+            .file("kube/config", &kubeconfig_with(&marker.display().to_string()))
+            .env("CRDLS_CACHE_DIR", "{workspace}/.cache")
+            .env("HOME", "{workspace}");
+        if trusted {
+            options = options.trusted();
+        }
+        let mut session = Session::start_binary(&crdls_binary(), options);
+        if trusted {
+            session.expect_log_containing("indexed 2 CRDs from");
+            assert!(marker.exists(), "the exec plugin did not run");
+            session.open("w.yaml", "apiVersion: demo.crdls.dev/v1\nkind: Widget\nmetadata:\n  name: w\nspec:\n  size: 11\n  owner: o\n");
+            let diagnostics = session.wait_for_diagnostics("w.yaml", 1);
+            assert_eq!(diagnostics["diagnostics"][0]["code"], "schema/maximum", "{diagnostics}");
+        } else {
+            let shown = session.expect_notification("window/showMessage");
+            let message = shown["message"].as_str().unwrap_or_default();
+            assert!(message.starts_with("crdls: crdls.toml asks for the cluster (`cluster`) and the URL "), "{message}");
+            assert!(message.contains("not used, because the workspace is not trusted"), "{message}");
+            session.expect_log_containing("not used, because the workspace is not trusted");
+            // The client's settings are the user's, but they cannot carry the trust.
+            session.notify("workspace/didChangeConfiguration", serde_json::json!({"settings": {"crdls": {"trustedWorkspace": true}}}));
+            session.expect_log_containing("trustedWorkspace is read only from the initialization options");
+            session.open("w.yaml", "apiVersion: demo.crdls.dev/v1\nkind: Widget\nmetadata:\n  name: w\nspec:\n  size: 11\n");
+            let diagnostics = session.wait_for_diagnostics("w.yaml", 1);
+            assert_eq!(diagnostics["diagnostics"][0]["code"], "resource/no-crd", "{diagnostics}");
+            assert!(!marker.exists(), "the exec plugin ran");
+            assert!(site.requests().is_empty() && cluster.requests().is_empty());
+        }
+        session.finish();
+        let _ = std::fs::remove_file(&marker);
+    }
+    assert_eq!(site.requests().len(), 1);
+}
+
+/// `--old git:REV` never hands git an option: a revision starting with `-` is a usage error, and
+/// nothing is written.
+#[test]
+fn a_git_revision_cannot_be_an_option() {
+    let dir = TempTree::new("sources-git-option", &[("w.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n")]);
+    std::fs::create_dir_all(dir.path.join("x:.")).unwrap();
+    let run = crdls(&dir, &["check", "w.yaml", "--old", "git:--output=x"]);
+    assert_eq!(run.status.code(), Some(2), "{run:?}");
+    assert!(
+        text(&run.stderr).contains("--old git:--output=x: \"--output=x\" is not a git revision crdls uses: it starts with '-'"),
+        "{run:?}"
+    );
+    assert!(!dir.path.join("x").exists());
 }
 
 #[test]
@@ -181,6 +333,7 @@ fn the_language_server_reads_urls_and_chart_archives_and_refreshes_on_command() 
     let server = Loopback::start(move |_| if down.load(Ordering::SeqCst) { (500, "down".into()) } else { (200, crd.clone()) });
     let url = format!("{}/widgets.yaml", server.address);
     let options = SessionOptions::new()
+        .trusted()
         .file("crdls.toml", &format!("crdPaths = [\"{url}\"]\n"))
         .repo_binary_file("charts/sprockets-0.1.0.tgz", "fixtures/projects/umbrella/charts/sprockets-0.1.0.tgz")
         .env("CRDLS_CACHE_DIR", "{workspace}/.cache");

@@ -15,6 +15,13 @@
 ---   debounceMs integer   wait after the last keystroke before checking
 ---   inlayHints boolean   show the defaults the API server will write
 ---   oldObject  string    git revision to check edits as updates of ('HEAD'), or 'off'
+---
+--- Workspace trust: crdls does not use what a project's crdls.toml asks for that would run a program,
+--- read a credential or touch the network (the cluster and its kubeconfig, URLs, paths outside the
+--- project, git revisions; git itself does not run) until the client says the user trusts the
+--- workspace, with the initialization option `trustedWorkspace = true`. Settings in `settings` and
+--- `init_options` are yours and always apply. See the README beside this directory for a per-project
+--- way with Neovim's own trust list (`:trust`).
 ---@type vim.lsp.Config
 return {
   cmd = { 'crdls' },

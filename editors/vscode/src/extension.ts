@@ -1,5 +1,8 @@
-// The VS Code side of crdls: starts the server for YAML documents, hands it the user's settings,
-// shows the number of indexed CRDs in the status bar, and adds three commands.
+// The VS Code side of crdls: starts the server for YAML documents, hands it the user's settings and
+// the workspace's trust, shows the number of indexed CRDs in the status bar, and adds three commands.
+// In a workspace the user has not trusted (restricted mode), the server still checks files, but the
+// workspace's own settings cannot choose the binary, the cluster, URLs or git (package.json's
+// `restrictedConfigurations`), and crdls.toml's are withheld by the server; granting trust restarts it.
 
 import * as fs from 'fs';
 import * as os from 'os';
@@ -48,11 +51,23 @@ function setState(state: ServerState): void {
 /** The settings the server reads, as the user set them (defaults left to the server and crdls.toml). */
 function currentSettings(): object {
   const config = vscode.workspace.getConfiguration('crdls');
-  const { settings, problems } = serverSettings((key: ServerKey) => config.inspect(key));
+  const { settings, problems, withheld } = serverSettings((key: ServerKey) => config.inspect(key), vscode.workspace.isTrusted);
   for (const problem of problems) {
     output.appendLine(`[settings] ${problem.key} ${problem.message}; ignored`);
   }
+  for (const key of withheld) {
+    output.appendLine(`[settings] ${key} set by the workspace is not used until you trust the workspace`);
+  }
   return settings;
+}
+
+/** `crdls.server.path` as the user set it: in a workspace that is not trusted, only the user's own value. */
+function serverPathSetting(): string | undefined {
+  const config = vscode.workspace.getConfiguration('crdls');
+  if (vscode.workspace.isTrusted) {
+    return config.get<string>('server.path');
+  }
+  return config.inspect<string>('server.path')?.globalValue;
 }
 
 function workspaceFolderPath(): string | undefined {
@@ -75,7 +90,7 @@ function isExecutable(file: string): boolean {
 }
 
 async function start(context: vscode.ExtensionContext): Promise<void> {
-  const setting = vscode.workspace.getConfiguration('crdls').get<string>('server.path');
+  const setting = serverPathSetting();
   const found = resolveServer(setting, context.extensionPath, workspaceFolderPath(), {
     platform: process.platform,
     envPath: process.env.PATH ?? process.env.Path,
@@ -113,7 +128,8 @@ async function start(context: vscode.ExtensionContext): Promise<void> {
     ],
     outputChannel: output,
     revealOutputChannelOn: RevealOutputChannelOn.Never,
-    initializationOptions: currentSettings(),
+    // The trust travels only here: the server never takes it from settings a workspace can hold.
+    initializationOptions: { ...currentSettings(), trustedWorkspace: vscode.workspace.isTrusted },
     middleware: {
       workspace: {
         // Answer the server's workspace/configuration with what the user set, not VS Code's defaults,
@@ -210,6 +226,9 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     vscode.commands.registerCommand('crdls.restartServer', () => restart(context)),
     vscode.commands.registerCommand('crdls.showOutput', () => output.show(true)),
     vscode.commands.registerCommand('crdls.showCrdForDocument', showCrdForDocument),
+    // Trust is granted while the window stays open (taking it back reloads the window): the server
+    // starts again with it, so crdls.toml's cluster, URLs and git come into use.
+    vscode.workspace.onDidGrantWorkspaceTrust(() => restart(context)),
     vscode.workspace.onDidChangeConfiguration(async (event) => {
       if (needsRestart((s) => event.affectsConfiguration(s))) {
         await restart(context);

@@ -6,6 +6,14 @@ export const SERVER_KEYS = ['crdPaths', 'cluster', 'strict', 'failUnchecked', 'k
 
 export type ServerKey = (typeof SERVER_KEYS)[number];
 
+/**
+ * The keys a workspace's own settings (`.vscode/settings.json`, a folder's settings) may not set until
+ * the user trusts the workspace: they make crdls run a program (a kubeconfig's exec plugin, git), read
+ * a credential or touch the network. package.json declares them as `restrictedConfigurations` too;
+ * here, in a workspace that is not trusted, only the user's own value counts.
+ */
+export const RESTRICTED_KEYS: readonly ServerKey[] = ['crdPaths', 'cluster', 'oldObject'];
+
 /** A severity a diagnostic code can be overridden to. */
 export const SEVERITIES = ['error', 'warning', 'info', 'hint', 'off'] as const;
 
@@ -41,12 +49,16 @@ export interface SettingProblem {
   message: string;
 }
 
-/** The value the user set for a key, the most specific scope winning; undefined when only the default applies. */
-export function explicitValue<T>(inspected: Inspected<T> | undefined): T | undefined {
+/**
+ * The value the user set for a key, the most specific scope winning; undefined when only the default
+ * applies. With `userOnly`, the workspace's values are passed over: only the user's own counts.
+ */
+export function explicitValue<T>(inspected: Inspected<T> | undefined, userOnly = false): T | undefined {
   if (!inspected) {
     return undefined;
   }
-  for (const value of [inspected.workspaceFolderValue, inspected.workspaceValue, inspected.globalValue]) {
+  const scopes = userOnly ? [inspected.globalValue] : [inspected.workspaceFolderValue, inspected.workspaceValue, inspected.globalValue];
+  for (const value of scopes) {
     if (value !== undefined && value !== null) {
       return value;
     }
@@ -57,17 +69,33 @@ export function explicitValue<T>(inspected: Inspected<T> | undefined): T | undef
 /**
  * Builds the server's settings from what the user set, leaving out keys only defaulted (so crdls.toml
  * keeps them) and values of the wrong shape (reported as problems, so one bad value does not make the
- * server reject the others).
+ * server reject the others). In a workspace that is not `trusted`, the workspace's own values of the
+ * restricted keys are left out too, and named in `withheld`.
  */
-export function serverSettings(inspect: (key: ServerKey) => Inspected<unknown> | undefined): {
+export function serverSettings(
+  inspect: (key: ServerKey) => Inspected<unknown> | undefined,
+  trusted = true,
+): {
   settings: ServerSettings;
   problems: SettingProblem[];
+  withheld: string[];
 } {
   const settings: ServerSettings = {};
   const problems: SettingProblem[] = [];
+  const withheld: string[] = [];
   const bad = (key: string, message: string) => problems.push({ key: `crdls.${key}`, message });
+  const explicit = (key: ServerKey): unknown => {
+    const inspected = inspect(key);
+    if (trusted || !RESTRICTED_KEYS.includes(key)) {
+      return explicitValue(inspected);
+    }
+    if (explicitValue(inspected) !== explicitValue(inspected, true)) {
+      withheld.push(`crdls.${key}`);
+    }
+    return explicitValue(inspected, true);
+  };
 
-  const crdPaths = explicitValue(inspect('crdPaths'));
+  const crdPaths = explicit('crdPaths');
   if (crdPaths !== undefined) {
     if (Array.isArray(crdPaths) && crdPaths.every((p) => typeof p === 'string')) {
       settings.crdPaths = crdPaths.map((p) => p.trim()).filter((p) => p.length > 0);
@@ -75,7 +103,7 @@ export function serverSettings(inspect: (key: ServerKey) => Inspected<unknown> |
       bad('crdPaths', 'must be a list of paths, globs or URLs');
     }
   }
-  const cluster = explicitValue(inspect('cluster'));
+  const cluster = explicit('cluster');
   if (cluster !== undefined) {
     if (typeof cluster === 'boolean') {
       settings.cluster = cluster;
@@ -102,7 +130,7 @@ export function serverSettings(inspect: (key: ServerKey) => Inspected<unknown> |
     }
   }
   for (const key of ['strict', 'failUnchecked', 'inlayHints'] as const) {
-    const value = explicitValue(inspect(key));
+    const value = explicit(key);
     if (value !== undefined) {
       if (typeof value === 'boolean') {
         settings[key] = value;
@@ -111,7 +139,7 @@ export function serverSettings(inspect: (key: ServerKey) => Inspected<unknown> |
       }
     }
   }
-  const kubeVersion = explicitValue(inspect('kubeVersion'));
+  const kubeVersion = explicit('kubeVersion');
   if (kubeVersion !== undefined) {
     if (typeof kubeVersion === 'string' && /^v?1\.\d+(\.\d+)?$|^$/.test(kubeVersion.trim())) {
       settings.kubeVersion = kubeVersion.trim();
@@ -119,7 +147,7 @@ export function serverSettings(inspect: (key: ServerKey) => Inspected<unknown> |
       bad('kubeVersion', 'must be a Kubernetes version such as 1.31, or empty for the newest');
     }
   }
-  const oldObject = explicitValue(inspect('oldObject'));
+  const oldObject = explicit('oldObject');
   if (oldObject !== undefined) {
     if (typeof oldObject === 'string') {
       settings.oldObject = oldObject.trim() === '' ? 'off' : oldObject.trim();
@@ -127,7 +155,7 @@ export function serverSettings(inspect: (key: ServerKey) => Inspected<unknown> |
       bad('oldObject', 'must be a git revision (such as HEAD) or "off"');
     }
   }
-  const severity = explicitValue(inspect('severity'));
+  const severity = explicit('severity');
   if (severity !== undefined) {
     if (typeof severity === 'object' && !Array.isArray(severity)) {
       const kept: Record<string, string> = {};
@@ -144,7 +172,7 @@ export function serverSettings(inspect: (key: ServerKey) => Inspected<unknown> |
       bad('severity', 'must be an object mapping diagnostic codes to error, warning, info, hint or off');
     }
   }
-  return { settings, problems };
+  return { settings, problems, withheld };
 }
 
 /** Whether a configuration change touches a setting that needs the server restarted. */

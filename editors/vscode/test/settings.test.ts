@@ -95,3 +95,29 @@ test('the server path needs a restart; server settings a configuration push', ()
   assert.equal(affectsServer(touched(['crdls.trace.server'])), false);
   assert.equal(affectsServer(touched(['yaml.schemas'])), false);
 });
+
+test('in a workspace that is not trusted, only the user may set what runs programs or touches the network', () => {
+  const values = inspector({
+    crdPaths: { workspaceValue: ['https://example.com/crds.yaml'], globalValue: ['crds/'] },
+    cluster: { workspaceFolderValue: { kubeconfig: 'kube/config' } },
+    oldObject: { workspaceValue: '--output=x' },
+    strict: { workspaceValue: true },
+  });
+  const restricted = serverSettings(values, false);
+  assert.deepEqual(restricted.settings, { crdPaths: ['crds/'], strict: true });
+  assert.deepEqual(restricted.withheld, ['crdls.crdPaths', 'crdls.cluster', 'crdls.oldObject']);
+  const trusted = serverSettings(values, true);
+  assert.deepEqual(trusted.settings, {
+    crdPaths: ['https://example.com/crds.yaml'],
+    cluster: { kubeconfig: 'kube/config' },
+    oldObject: '--output=x',
+    strict: true,
+  });
+  assert.deepEqual(trusted.withheld, []);
+  // The user's own values of the restricted keys count either way.
+  assert.deepEqual(serverSettings(inspector({ cluster: { globalValue: true } }), false), {
+    settings: { cluster: true },
+    problems: [],
+    withheld: [],
+  });
+});

@@ -43,7 +43,7 @@ impl Backend {
             let mut options = config.check_options();
             // The file's version at the configured git revision is what this edit updates.
             let path = Url::parse(&source).ok().and_then(|u| u.to_file_path().ok());
-            if let (Some(rev), Some(path)) = (&config.old_object, path) {
+            if let (Some(rev), Some(path)) = (config.git_revision(), path) {
                 if let Some(old_text) = state.git.text(&path, rev) {
                     let mut old = crdls_check::OldObjects::new();
                     old.add_stream(&crdls_yaml::parse(&old_text));

@@ -44,6 +44,9 @@ pub(crate) struct State {
     pub(crate) source_warnings: Mutex<bool>,
     /// The source problems already shown as messages since the last refresh.
     pub(crate) shown_messages: Mutex<std::collections::HashSet<String>>,
+    /// What `crdls.toml` asked for and was withheld in a workspace the user has not trusted, until
+    /// it has been said.
+    pub(crate) withheld: Mutex<Option<String>>,
     /// Whether the first workspace scan has finished: until it has, the index is partial, and no
     /// document's diagnostics are computed against it (the scan's end checks them all).
     pub(crate) index_ready: tokio::sync::watch::Sender<bool>,
@@ -99,6 +102,7 @@ impl Backend {
                 source_errors: Mutex::new((Vec::new(), Vec::new())),
                 source_warnings: Mutex::new(false),
                 shown_messages: Mutex::new(std::collections::HashSet::new()),
+                withheld: Mutex::new(None),
                 index_ready: tokio::sync::watch::Sender::new(false),
             }),
         }

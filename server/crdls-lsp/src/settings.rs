@@ -1,32 +1,70 @@
 //! Settings in layers. The base is the defaults, then `crdls.toml` from the first workspace root, then
 //! the initialization options; the client's current settings go on top of the base afresh at every
 //! change, so a setting the user removes falls back to the project's value instead of lingering.
+//!
+//! Trust comes from the client alone, as the initialization option `trustedWorkspace` (VS Code sets it
+//! from its workspace trust; other editors' setups say how): until the user trusts the workspace, what
+//! `crdls.toml` asks for that would run a program, read a credential or touch the network is withheld,
+//! and the user is told once. The client's own settings are the user's, and always apply.
 
-use crdls_workspace::Config;
+use crdls_workspace::{trust, Config, Trust};
 use tower_lsp::lsp_types::{ConfigurationItem, MessageType};
 
-use crate::session::{read, write, Backend};
+use crate::session::{lock, read, write, Backend};
+
+/// The initialization option that carries the editor's workspace trust.
+const TRUST_OPTION: &str = "trustedWorkspace";
+
+/// How the user trusts a workspace in the editor, for the message that says what was withheld.
+const HOW_TO_TRUST: &str =
+    "trust the workspace in the editor to use them: VS Code's workspace trust, or the initialization option trustedWorkspace = true";
+
+/// Takes the trust out of a settings value: `Some(trusted)` when it held the key.
+fn take_trust(value: &mut serde_json::Value) -> Option<serde_json::Value> {
+    value.as_object_mut()?.remove(TRUST_OPTION)
+}
 
 impl Backend {
-    /// Reads `crdls.toml` from the first workspace root, then the initialization options on top: the
-    /// base settings, which are also the settings in force until the client sends its own.
+    /// Reads the trust and the other initialization options, and `crdls.toml` from the first
+    /// workspace root under them: the base settings, which are also the settings in force until the
+    /// client sends its own.
     pub(crate) async fn load_config(&self, init_options: Option<serde_json::Value>) {
-        let mut config = Config::default();
+        let mut options = init_options.unwrap_or(serde_json::Value::Null);
+        let trust = match take_trust(&mut options) {
+            Some(serde_json::Value::Bool(true)) => Trust::Trusted,
+            Some(serde_json::Value::Bool(false)) | None => Trust::Restricted,
+            Some(other) => {
+                self.log(MessageType::WARNING, format!("{TRUST_OPTION} must be true or false, not {other}; the workspace is not trusted"))
+                    .await;
+                Trust::Restricted
+            }
+        };
+        let mut config = Config { trust, ..Config::default() };
         let root = read(&self.state.roots).first().cloned();
         if let Some(root) = root {
             if let Ok(text) = crdls_workspace::files::read_text(&root.join(crdls_workspace::CONFIG_FILE)) {
-                if let Err(e) = config.merge_toml(&text) {
-                    self.log(MessageType::WARNING, e).await;
+                match config.merge_workspace_toml(&text) {
+                    Ok(withheld) if !withheld.is_empty() => *lock(&self.state.withheld) = Some(trust::describe(&withheld, HOW_TO_TRUST)),
+                    Ok(_) => {}
+                    Err(e) => self.log(MessageType::WARNING, e).await,
                 }
             }
         }
-        if let Some(options) = init_options {
-            if let Err(e) = config.merge_json(&options) {
-                self.log(MessageType::WARNING, e).await;
-            }
+        if let Err(e) = config.merge_json(&options) {
+            self.log(MessageType::WARNING, e).await;
         }
         *write(&self.state.base) = config.clone();
         *write(&self.state.config) = config;
+    }
+
+    /// Says once, when the session starts, what `crdls.toml` asked for and was withheld.
+    pub(crate) async fn report_withheld(&self) {
+        let message = lock(&self.state.withheld).take();
+        if let Some(message) = message {
+            let message = format!("crdls: {message}");
+            self.log(MessageType::WARNING, message.clone()).await;
+            self.client.show_message(MessageType::WARNING, message).await;
+        }
     }
 
     /// Asks the client for the `crdls` section (when it can be asked): its current settings.
@@ -49,7 +87,18 @@ impl Backend {
     pub(crate) async fn apply_client_settings(&self, layers: &[serde_json::Value]) -> bool {
         let mut config = read(&self.state.base).clone();
         for layer in layers {
-            if let Err(e) = config.merge_json(layer) {
+            let mut layer = layer.clone();
+            let section = match layer.get_mut("crdls") {
+                Some(section) => section,
+                None => &mut layer,
+            };
+            if take_trust(section).is_some() {
+                let message = format!(
+                    "{TRUST_OPTION} is read only from the initialization options, never from settings a workspace can hold; ignored"
+                );
+                self.log(MessageType::WARNING, message).await;
+            }
+            if let Err(e) = config.merge_json(&layer) {
                 self.log(MessageType::WARNING, e).await;
             }
         }

@@ -169,3 +169,29 @@ pub(crate) mod tests {
         let _ = std::fs::remove_dir_all(&dir);
     }
 }
+
+/// `url` as shown to users: the credentials of its userinfo (`https://user:secret@host/`) become
+/// `***`, so notes, errors and reports never echo a password or token.
+pub fn redact(url: &str) -> String {
+    let Some(scheme_end) = url.find("://").map(|i| i + 3) else { return url.to_string() };
+    let rest = &url[scheme_end..];
+    let authority_end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+    let Some(at) = rest[..authority_end].rfind('@') else { return url.to_string() };
+    let userinfo = &rest[..at];
+    let shown = match userinfo.split_once(':') {
+        Some((user, _)) => format!("{user}:***"),
+        None => "***".to_string(),
+    };
+    format!("{}{shown}{}", &url[..scheme_end], &rest[at..])
+}
+
+#[cfg(test)]
+mod redact_tests {
+    #[test]
+    fn credentials_in_urls_are_hidden() {
+        assert_eq!(super::redact("https://u:p@h.example/a@b"), "https://u:***@h.example/a@b");
+        assert_eq!(super::redact("http://tok3n@h:8080/x"), "http://***@h:8080/x");
+        assert_eq!(super::redact("https://h.example/x?a=b@c"), "https://h.example/x?a=b@c");
+        assert_eq!(super::redact("not a url"), "not a url");
+    }
+}

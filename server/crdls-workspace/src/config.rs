@@ -9,6 +9,8 @@ use crdls_yaml::codes;
 use crdls_yaml::{Diagnostic, Severity};
 use serde::Deserialize;
 
+use crate::trust::{withhold_locations, Trust, Withheld};
+
 /// The name of the settings file at a workspace root.
 pub const CONFIG_FILE: &str = "crdls.toml";
 
@@ -55,7 +57,11 @@ pub struct Config {
     pub inlay_hints: bool,
     /// Where the editor takes each object's old version from, to check edits as updates (transition
     /// rules, ratcheting): `None` for off (every object is checked as created), else a git revision.
+    /// Read it through [`Config::git_revision`], which says no in a workspace that is not trusted.
     pub old_object: Option<String>,
+    /// Whether the user trusts the workspace: set by the front end (a flag, the editor's workspace
+    /// trust), never by a settings layer.
+    pub trust: Trust,
 }
 
 impl Default for Config {
@@ -70,6 +76,7 @@ impl Default for Config {
             debounce: Duration::from_millis(50),
             inlay_hints: true,
             old_object: Some("HEAD".into()),
+            trust: Trust::default(),
         }
     }
 }
@@ -121,15 +128,35 @@ impl Config {
         CheckOptions { strict: self.strict, old: None, kubernetes: self.kube_version }
     }
 
-    /// Applies a `crdls.toml` text on top of these settings.
+    /// Applies a `crdls.toml` text on top of these settings, whole, as the user's own.
     pub fn merge_toml(&mut self, text: &str) -> Result<(), String> {
-        let layer: Layer = toml::from_str(text).map_err(|e| format!("{CONFIG_FILE}: {e}"))?;
-        known_codes(&layer).map_err(|e| format!("{CONFIG_FILE}: {e}"))?;
-        if let Some(v) = &layer.kube_version {
-            parse_kube_version(v).map_err(|e| format!("{CONFIG_FILE}: kubeVersion: {e}"))?;
-        }
+        let layer = read_toml(text)?;
         self.apply(layer);
         Ok(())
+    }
+
+    /// Applies the workspace's `crdls.toml` on top of these settings. Unless [`Config::trust`] is
+    /// [`Trust::Trusted`], what would run a program, read a credential or touch the network is
+    /// withheld (the cluster, URLs, paths outside the workspace, the git revision); the settings
+    /// withheld are returned, for the front end to say so.
+    pub fn merge_workspace_toml(&mut self, text: &str) -> Result<Vec<Withheld>, String> {
+        let mut layer = read_toml(text)?;
+        let withheld = match self.trust {
+            Trust::Trusted => Vec::new(),
+            Trust::Restricted => withhold(&mut layer),
+        };
+        self.apply(layer);
+        Ok(withheld)
+    }
+
+    /// The git revision old objects are read from: `None` when off, and always in a workspace that
+    /// is not trusted, where git never runs (a repository's own git configuration can name programs
+    /// for git to run).
+    pub fn git_revision(&self) -> Option<&str> {
+        match self.trust {
+            Trust::Trusted => self.old_object.as_deref(),
+            Trust::Restricted => None,
+        }
     }
 
     /// Applies JSON settings (initialization options or a configuration section) on top of these.
@@ -222,6 +249,44 @@ impl Config {
     }
 }
 
+/// A `crdls.toml` text as one layer, its codes and version checked.
+fn read_toml(text: &str) -> Result<Layer, String> {
+    let layer: Layer = toml::from_str(text).map_err(|e| format!("{CONFIG_FILE}: {e}"))?;
+    known_codes(&layer).map_err(|e| format!("{CONFIG_FILE}: {e}"))?;
+    if let Some(v) = &layer.kube_version {
+        parse_kube_version(v).map_err(|e| format!("{CONFIG_FILE}: kubeVersion: {e}"))?;
+    }
+    Ok(layer)
+}
+
+/// Takes out of a workspace file's layer what an untrusted workspace may not ask for, and names it.
+fn withhold(layer: &mut Layer) -> Vec<Withheld> {
+    let mut withheld = Vec::new();
+    let asks_for_cluster = match &layer.cluster {
+        None | Some(ClusterLayer::On(false)) => false,
+        Some(ClusterLayer::On(true)) => true,
+        Some(ClusterLayer::Table(table)) => table.enabled != Some(false),
+    };
+    if asks_for_cluster {
+        layer.cluster = None;
+        withheld.push(Withheld::Cluster);
+    }
+    if let Some(paths) = layer.crd_paths.take() {
+        let (kept, refused) = withhold_locations(paths);
+        layer.crd_paths = Some(kept);
+        withheld.extend(refused);
+    }
+    if let Some(rev) = layer.old_object.take() {
+        let rev = rev.trim();
+        if rev.is_empty() || rev == "off" {
+            layer.old_object = Some(rev.to_string());
+        } else {
+            withheld.push(Withheld::GitRevision(rev.to_string()));
+        }
+    }
+    withheld
+}
+
 /// A Kubernetes version as users write it (`1.31`, `v1.31`, `1.31.2`): its minor version, `None` for an
 /// empty value (the newest), or why it is not one crdls knows.
 pub fn parse_kube_version(text: &str) -> Result<Option<u32>, String> {
@@ -310,6 +375,38 @@ mod tests {
             got,
             [("resource/no-crd", Severity::Error), ("resource/undeclared-kind", Severity::Warning), ("cel/skipped", Severity::Information)]
         );
+    }
+
+    #[test]
+    fn an_untrusted_workspace_file_cannot_ask_for_the_cluster_urls_outside_paths_or_git() {
+        let toml = "crdPaths = [\"crds/\", \"https://example.com/c.yaml\", \"../../home/me/.kube/config\"]\noldObject = \"--output=x\"\nstrict = true\n[cluster]\nkubeconfig = \"kube/config\"\n";
+        let mut restricted = Config::default();
+        let withheld = restricted.merge_workspace_toml(toml).unwrap();
+        assert_eq!(
+            withheld,
+            [
+                Withheld::Cluster,
+                Withheld::Url("https://example.com/c.yaml".into()),
+                Withheld::OutsidePath("../../home/me/.kube/config".into()),
+                Withheld::GitRevision("--output=x".into())
+            ]
+        );
+        assert_eq!(restricted.crd_paths, ["crds/"]);
+        assert_eq!(restricted.cluster, None);
+        assert!(restricted.strict, "harmless settings still apply");
+        assert_eq!(restricted.git_revision(), None, "git never runs in a restricted workspace, whatever asks");
+        // `cluster = false` and `oldObject = "off"` ask for nothing.
+        let mut quiet = Config::default();
+        assert_eq!(quiet.merge_workspace_toml("cluster = false\noldObject = \"off\"\n").unwrap(), []);
+        assert_eq!(quiet.old_object, None);
+
+        let mut trusted = Config { trust: Trust::Trusted, ..Config::default() };
+        assert_eq!(trusted.merge_workspace_toml(toml).unwrap(), []);
+        assert_eq!(trusted.crd_paths.len(), 3);
+        assert_eq!(trusted.cluster.as_ref().and_then(|c| c.kubeconfig.as_deref()), Some("kube/config"));
+        assert_eq!(trusted.git_revision(), Some("--output=x"));
+        // The trust itself is no setting: a layer cannot carry it.
+        assert!(trusted.merge_json(&serde_json::json!({"trust": "trusted"})).is_err());
     }
 
     #[test]

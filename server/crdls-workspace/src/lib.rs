@@ -2,13 +2,16 @@
 //! (`config.rs`: `crdls.toml`, initialization options, client settings), file discovery and globs
 //! (`files.rs`), what each file is from the files around it (`roles.rs`: chart templates, kustomize
 //! patches, test assertions), old versions of files from git (`git.rs`), and CRD sources beyond the
-//! workspace's files: chart archives, URLs and the cluster (`sources.rs`).
+//! workspace's files: chart archives, URLs and the cluster (`sources.rs`), and what a workspace that
+//! the user has not trusted may ask for (`trust.rs`).
 
 pub mod config;
 pub mod files;
 pub mod git;
 pub mod roles;
 pub mod sources;
+pub mod trust;
 
 pub use config::{ClusterSetting, Config, SeverityOverride, CONFIG_FILE};
 pub use roles::{helm_template_hint, FileRole, Roles};
+pub use trust::{Trust, Withheld};

@@ -111,6 +111,12 @@ impl SessionOptions {
         self
     }
 
+    /// Tells the server the user trusts the workspace (`trustedWorkspace` in the initialization
+    /// options), so `crdls.toml` may ask for the cluster, URLs and git.
+    pub fn trusted(self) -> SessionOptions {
+        self.setting("trustedWorkspace", Value::Bool(true))
+    }
+
     /// The position encoding the client offers.
     pub fn encoding(mut self, encoding: Encoding) -> SessionOptions {
         self.encoding = encoding;

@@ -43,6 +43,7 @@ pub(crate) async fn initialized(backend: &Backend, _: InitializedParams) {
     if let Some(values) = backend.pull_configuration().await {
         backend.apply_client_settings(&values).await;
     }
+    backend.report_withheld().await;
     backend.spawn_scan();
 }
 

@@ -18,7 +18,7 @@ use clap::ValueEnum;
 use crdls_check::{check_stream_as, CheckOptions, DocumentKind, FileCheck, FileMode};
 use crdls_crd::{Crd, CrdIndex, Origin, SourceKind};
 use crdls_sources::Network;
-use crdls_workspace::{files, sources, ClusterSetting, Config, FileRole, Roles, CONFIG_FILE};
+use crdls_workspace::{files, sources, trust, ClusterSetting, Config, FileRole, Roles, Trust, CONFIG_FILE};
 use crdls_yaml::{Diagnostic, Severity, Stream};
 use rayon::prelude::*;
 
@@ -50,6 +50,12 @@ pub struct CheckArgs {
     /// The kubeconfig file for --cluster (implies --cluster); the default is $KUBECONFIG, else ~/.kube/config.
     #[arg(long, value_name = "PATH")]
     kubeconfig: Option<PathBuf>,
+    /// Trust crdls.toml in the working directory with what runs programs, reads credentials or
+    /// touches the network: its cluster (and kubeconfig), URL sources, CRD paths outside the
+    /// directory. Without it those settings are not used (flags on the command line always are).
+    /// `CRDLS_TRUST_WORKSPACE` takes 1/0, true/false, yes/no, on/off.
+    #[arg(long, env = "CRDLS_TRUST_WORKSPACE", value_parser = clap::builder::BoolishValueParser::new())]
+    trust_workspace: bool,
     /// Fetch URLs and the cluster's CRDs again even when they are cached.
     #[arg(long, conflicts_with = "offline")]
     refresh: bool,
@@ -110,7 +116,8 @@ enum ColorArg {
 
 /// Runs `crdls check`.
 pub fn check(args: CheckArgs, io: &mut Io<'_>) -> i32 {
-    let mut config = match read_config(io) {
+    let trust = if args.trust_workspace { Trust::Trusted } else { Trust::Restricted };
+    let mut config = match read_config(io, trust) {
         Ok(config) => config,
         Err(e) => {
             let _ = writeln!(io.stderr, "crdls: {e}");
@@ -379,13 +386,19 @@ struct CrdsRead {
     roles: Vec<FileRole>,
     skipped: Vec<String>,
 }
-/// `crdls.toml` in the working directory, under the command line's flags.
-fn read_config(io: &Io<'_>) -> Result<Config, String> {
-    let mut config = Config::default();
-    match files::read_text(&io.cwd.join(CONFIG_FILE)) {
-        Ok(text) => config.merge_toml(&text)?,
-        Err(files::ReadError::Io(e)) if e.kind() == std::io::ErrorKind::NotFound => {}
+/// `crdls.toml` in the working directory, under the command line's flags. Unless the user trusts the
+/// workspace, what it asks for that would run a program, read a credential or touch the network is
+/// not used, with a warning that names it.
+fn read_config(io: &mut Io<'_>, trust: Trust) -> Result<Config, String> {
+    let mut config = Config { trust, ..Config::default() };
+    let withheld = match files::read_text(&io.cwd.join(CONFIG_FILE)) {
+        Ok(text) => config.merge_workspace_toml(&text)?,
+        Err(files::ReadError::Io(e)) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
         Err(e) => return Err(format!("cannot read {CONFIG_FILE}: {e}")),
+    };
+    if !withheld.is_empty() {
+        let how = "pass --trust-workspace, or set CRDLS_TRUST_WORKSPACE=1, to use them";
+        let _ = writeln!(io.stderr, "crdls: warning: {}", trust::describe(&withheld, how));
     }
     Ok(config)
 }
@@ -687,6 +700,7 @@ fn old_objects(sources: &[String], inputs: &[Input], cwd: &std::path::Path) -> R
     let mut old = crdls_check::OldObjects::new();
     for source in sources {
         if let Some(rev) = source.strip_prefix("git:") {
+            crdls_workspace::git::check_revision(rev).map_err(|e| format!("--old git:{rev}: {e}"))?;
             for input in inputs.iter().filter(|i| i.report) {
                 let Some(path) = &input.path else { continue };
                 if let Some(text) = crdls_workspace::git::show(path, rev).map_err(|e| format!("--old git:{rev}: {e}"))? {
