@@ -42,6 +42,26 @@ fn strict_turns_unknown_fields_into_errors() {
     assert_eq!(json["summary"]["errors"], 2);
 }
 
+/// `[severity]` in crdls.toml applies to every diagnostic, the chart hint (`helm/templates`) that the
+/// check adds to a chart's first template included, as it does in the editor.
+#[test]
+fn severity_overrides_apply_to_the_chart_hint_too() {
+    let chart = repo_root().join("fixtures/projects/chart");
+    let dir = TempTree::new("cli-chart-hint", &[]);
+    for file in ["Chart.yaml", "values.yaml", "templates/_helpers.tpl", "templates/widget.yaml"] {
+        dir.write(&format!("chart/{file}"), &std::fs::read_to_string(chart.join(file)).unwrap());
+    }
+    let codes = |run: &crdls_tests::CliRun| -> Vec<String> {
+        let json: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+        json["diagnostics"].as_array().unwrap().iter().map(|d| d["code"].as_str().unwrap().to_string()).collect()
+    };
+    let run = run_cli_in(&dir.path, &["check", "chart", "--format", "json"], "");
+    assert!(codes(&run).contains(&"helm/templates".to_string()), "{run:?}");
+    dir.write("crdls.toml", "[severity]\n\"helm/templates\" = \"off\"\n");
+    let run = run_cli_in(&dir.path, &["check", "chart", "--format", "json"], "");
+    assert!(!codes(&run).contains(&"helm/templates".to_string()), "{run:?}");
+}
+
 #[test]
 fn missing_path_is_a_usage_error() {
     let run = run_cli(&["check", "does/not/exist.yaml"], "");

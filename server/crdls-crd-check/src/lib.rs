@@ -31,7 +31,8 @@ pub fn check_crd(root: &Node, text: &str, options: &CheckOptions, out: &mut Vec<
     crd_validation::check_crd(root, options, out);
 }
 
-/// Warns of a CRD written as `apiextensions.k8s.io/v1beta1`, which no API server serves since 1.22.
+/// Reports a CRD written as `apiextensions.k8s.io/v1beta1`, which no API server serves since 1.22: an
+/// error, as applying it fails (removed built-in versions are errors too).
 pub fn check_legacy_version(root: &Node, version: CrdApiVersion, out: &mut Vec<Diagnostic>) {
     if version != CrdApiVersion::V1beta1 {
         return;
@@ -40,7 +41,7 @@ pub fn check_legacy_version(root: &Node, version: CrdApiVersion, out: &mut Vec<D
     out.push(
         Diagnostic::new(
             at,
-            Severity::Warning,
+            Severity::Error,
             codes::CRD_LEGACY_V1BETA1,
             "apiextensions.k8s.io/v1beta1 is not served since Kubernetes 1.22: convert this CRD to apiextensions.k8s.io/v1",
         )

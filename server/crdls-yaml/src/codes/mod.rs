@@ -104,7 +104,7 @@ codes! {
     CEL_OLD_SELF = "cel/old-self", Error, "A transition rule sits where old values cannot be correlated.";
     CEL_OPTIONAL_OLD_SELF = "cel/optional-old-self", Error, "optionalOldSelf is set on a rule that does not use oldSelf.";
     // CRDs.
-    CRD_LEGACY_V1BETA1 = "crd/legacy-v1beta1", Warning, "The CRD is written as apiextensions.k8s.io/v1beta1, which no API server serves since 1.22.";
+    CRD_LEGACY_V1BETA1 = "crd/legacy-v1beta1", Error, "The CRD is written as apiextensions.k8s.io/v1beta1, which no API server serves since 1.22.";
     CRD_STRUCTURAL = "crd/structural", Error, "The schema is not structural.";
     CRD_FORBIDDEN_FIELD = "crd/forbidden-field", Error, "The schema uses a keyword the API server forbids.";
     CRD_UNKNOWN_FIELD = "crd/unknown-field", Warning, "A field apiextensions.k8s.io/v1 does not have; dropped (rejected with strict validation).";

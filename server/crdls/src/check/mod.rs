@@ -561,10 +561,11 @@ impl<'a> Checker<'a> {
     fn check_stream(&self, i: usize, stream: &Stream, mode: &FileMode) -> (FileCheck, Vec<Diagnostic>) {
         let check = check_stream_as(stream, self.index, self.options, mode);
         let mut diagnostics = check.diagnostics();
-        self.config.apply_severity(&mut diagnostics);
         if let Some(hint) = self.hints.get(&i) {
             diagnostics.insert(0, hint.clone());
         }
+        // Last, so the user's overrides hold for every diagnostic, the chart hint included.
+        self.config.apply_severity(&mut diagnostics);
         (check, diagnostics)
     }
 
