@@ -164,17 +164,17 @@ mod tests {
         }
         let _ = std::fs::remove_dir_all(&dir);
         let test = std::env::current_exe().unwrap();
-        let status = std::process::Command::new("sh")
+        let child = std::process::Command::new("sh")
             .args([
                 "-c",
                 "trap '' XFSZ; ulimit -f 16; exec \"$0\" --exact cache::tests::a_failed_write_leaves_no_temporary_file --test-threads 1",
             ])
             .arg(&test)
             .env("CRDLS_TEST_FULL_DISK", &dir)
-            .stdout(std::process::Stdio::null())
-            .status()
+            .output()
             .unwrap();
-        assert!(status.success(), "the child's write did not fail as expected");
+        let said = String::from_utf8_lossy(&child.stdout);
+        assert!(child.status.success() && said.contains("1 passed"), "the child's write did not fail as expected: {said}");
         let names: Vec<String> =
             std::fs::read_dir(dir.join("urls")).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
         assert_eq!(names, Vec::<String>::new());

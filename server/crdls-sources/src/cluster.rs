@@ -443,16 +443,20 @@ impl Drop for Group {
 }
 
 /// Sends SIGKILL to the process group `id` (the plugin was made its leader). Without `unsafe` there is
-/// no `killpg` in Rust's standard library, so `kill(1)` does it, as a shell would.
+/// no `killpg` in Rust's standard library, so `kill(1)` does it, or the shell's own `kill` where there
+/// is no such program.
 fn kill_group(id: u32) {
     #[cfg(unix)]
     {
-        let _ = Command::new("kill")
-            .args(["-s", "KILL", "--", &format!("-{id}")])
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .status();
+        let quiet = |mut command: Command| command.stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::null()).status().is_ok();
+        let group = format!("-{id}");
+        let mut program = Command::new("kill");
+        program.args(["-s", "KILL", "--", &group]);
+        if !quiet(program) {
+            let mut shell = Command::new("sh");
+            shell.args(["-c", &format!("kill -s KILL -- {group}")]);
+            quiet(shell);
+        }
     }
 }
 
