@@ -971,6 +971,38 @@ mod tests {
         let _ = std::fs::remove_dir_all(&dir);
     }
 
+    /// A process about to exit stops the plugins still running (the language server does, so that none
+    /// outlives it), with what they started.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn running_plugins_are_stopped_on_request() {
+        let dir = std::env::temp_dir().join(format!("crdls-cluster-stop-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let (server, _) = api_server("never");
+        let pid_file = dir.join("pid");
+        let options = exec_kubeconfig(&dir, &server, &format!("sleep 300 &\necho $! > {:?}\nwait\n", pid_file.display().to_string()));
+        let cache = Cache::at(dir.join("cache"));
+        let (sender, receiver) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let _ = sender.send(fetch_within(&options, &cache, Network::Refresh, Duration::from_secs(100)));
+        });
+        let started = (0..1000).any(|_| {
+            std::thread::sleep(Duration::from_millis(10));
+            std::fs::read_to_string(&pid_file).is_ok_and(|p| p.ends_with('\n'))
+        });
+        assert!(started, "the plugin did not start");
+        stop_plugins();
+        let err = receiver.recv_timeout(Duration::from_secs(10)).expect("the fetch ended").unwrap_err().to_string();
+        assert!(err.starts_with("cannot fetch cluster test: the exec plugin sh failed (signal: 9"), "{err}");
+        let pid = std::fs::read_to_string(&pid_file).unwrap();
+        let gone = (0..100).any(|_| {
+            std::thread::sleep(Duration::from_millis(20));
+            is_gone(pid.trim())
+        });
+        assert!(gone, "the plugin's child {} outlived it", pid.trim());
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
     /// Listings asked for at once run one at a time, and one that waited for a listing of the same
     /// cluster takes its outcome: the plugin runs once.
     #[test]
