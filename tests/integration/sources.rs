@@ -270,6 +270,8 @@ fn a_nested_archive_bomb_in_charts_is_refused_quickly() {
     let dir = TempTree::new("sources-bomb", &[("app/Chart.yaml", "name: app\n")]);
     std::fs::create_dir_all(dir.path.join("app/charts")).unwrap();
     std::fs::write(dir.path.join("app/charts/bomb-1.0.0.tgz"), &level).unwrap();
+    // The binary is built first (the first test to ask builds it), so that only the check is timed.
+    crdls_binary();
     let started = std::time::Instant::now();
     let run = crdls(&dir, &["check", "."]);
     assert!(started.elapsed() < std::time::Duration::from_secs(20), "{:?}", started.elapsed());
