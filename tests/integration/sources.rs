@@ -392,3 +392,73 @@ fn the_language_server_reads_urls_and_chart_archives_and_refreshes_on_command() 
     assert_eq!(server.requests().len(), 3);
     session.finish();
 }
+
+/// A gzip-compressed tar of `files` (path, bytes).
+fn tgz(files: &[(&str, &[u8])]) -> Vec<u8> {
+    let mut builder = tar::Builder::new(Vec::new());
+    for (path, bytes) in files {
+        let mut header = tar::Header::new_gnu();
+        header.set_size(bytes.len() as u64);
+        header.set_mode(0o644);
+        header.set_cksum();
+        builder.append_data(&mut header, path, *bytes).expect("appending to a tar in memory works");
+    }
+    let tar = builder.into_inner().expect("a tar in memory finishes");
+    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+    std::io::Write::write_all(&mut encoder, &tar).expect("gzip in memory works");
+    encoder.finish().expect("gzip in memory finishes")
+}
+
+/// A chart in `charts/` whose nested archives (259 of them, 0.3 MB) would inflate to 1.7 GiB, each
+/// within 100 MiB: `crdls check .` reads it unasked, and refuses it quickly, naming the limit.
+#[test]
+fn a_nested_archive_bomb_in_charts_is_refused_quickly() {
+    let zeros = vec![0u8; 8 * 1024 * 1024];
+    let mut level = tgz(&[("c/crds/a.yaml", b"kind: A\n"), ("c/zeros.bin", &zeros)]);
+    for _ in 0..3 {
+        let names: Vec<String> = (0..6).map(|i| format!("c/charts/c{i}.tgz")).collect();
+        let files: Vec<(&str, &[u8])> = names.iter().map(|n| (n.as_str(), level.as_slice())).collect();
+        level = tgz(&files);
+    }
+    let dir = TempTree::new("sources-bomb", &[("app/Chart.yaml", "name: app\n")]);
+    std::fs::create_dir_all(dir.path.join("app/charts")).unwrap();
+    std::fs::write(dir.path.join("app/charts/bomb-1.0.0.tgz"), &level).unwrap();
+    // The binary is built first (the first test to ask builds it), so that only the check is timed.
+    crdls_binary();
+    let started = std::time::Instant::now();
+    let run = crdls(&dir, &["check", "."]);
+    assert!(started.elapsed() < std::time::Duration::from_secs(20), "{:?}", started.elapsed());
+    assert_eq!(run.status.code(), Some(2), "{run:?}");
+    assert!(
+        text(&run.stderr).contains(
+            "bomb-1.0.0.tgz: larger than 100 MiB when inflated, with the archives nested in it (the limit of a chart archive); not read"
+        ),
+        "{run:?}"
+    );
+}
+
+/// A download that cannot be cached (the cache directory cannot be created) is used, and a warning
+/// says so; credentials in its URL are shown nowhere, not in the warning, the notes or the JSON report.
+#[test]
+fn an_uncached_download_is_used_with_a_warning_and_its_credentials_are_hidden() {
+    let crd = std::fs::read_to_string(repo_root().join("fixtures/crds/widgets.yaml")).unwrap();
+    let server = Loopback::start(move |_| (200, crd.clone()));
+    let url = format!("{}/widgets.yaml", server.address.replace("http://", "http://me:s3cret@"));
+    let shown = format!("{}/widgets.yaml", server.address.replace("http://", "http://me:***@"));
+    let dir = TempTree::new(
+        "sources-uncached",
+        &[("w.yaml", "apiVersion: demo.crdls.dev/v1\nkind: Widget\nmetadata:\n  name: w\nspec:\n  size: 11\n  owner: team\n")],
+    );
+    dir.write("cache", "a file where the cache directory would be");
+    let run = crdls(&dir, &["check", "w.yaml", "--crds", &url]);
+    assert_eq!(run.status.code(), Some(1), "{run:?}");
+    assert!(text(&run.stdout).contains("error[schema/maximum]"), "{run:?}");
+    assert!(text(&run.stdout).contains(&format!("1 CRD from {shown}")), "{run:?}");
+    assert!(text(&run.stderr).contains(&format!("crdls: warning: {shown} was fetched but not cached: cannot write the cache ")), "{run:?}");
+    let json = crdls(&dir, &["check", "w.yaml", "--crds", &url, "--format", "json"]);
+    assert_eq!(json.status.code(), Some(1), "{json:?}");
+    assert!(text(&json.stdout).contains(&shown), "{json:?}");
+    for output in [&run.stdout, &run.stderr, &json.stdout, &json.stderr] {
+        assert!(!text(output).contains("s3cret"), "{}", text(output));
+    }
+}

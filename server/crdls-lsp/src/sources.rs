@@ -63,6 +63,7 @@ fn indexed(archive: &Path, source: External) -> Option<Indexed> {
     // rather than inflating the archive again.
     let reader = match &source.member {
         Some(_) => crdls_workspace::files::reader_of_text(Arc::from(source.text.as_str())),
+        None if source.not_cached.is_some() => crdls_workspace::files::reader_of_text(Arc::from(source.text.as_str())),
         None => crdls_workspace::files::reader_of_cached(source.file.clone()),
     };
     let crds = crds_in(&source.text, reader);
@@ -79,6 +80,7 @@ pub(crate) fn read_remote(config: &crdls_workspace::Config, root: &Path, network
         if let Some(reason) = &source.refresh_failed {
             errors.push(SourceError::Fetch { label: source.label.clone(), reason: format!("{reason}; the cached copy is used") });
         }
+        errors.extend(source.not_cached_warning());
     }
     let file = PathBuf::new();
     (found.into_iter().filter_map(|source| indexed(&file, source)).collect(), errors)
@@ -200,7 +202,7 @@ pub(crate) fn openable(backend: &Backend, source: &str) -> Option<(Url, String)>
         let cache = crdls_sources::Cache::from_env().unwrap_or_else(|| crdls_sources::Cache::at(std::env::temp_dir().join("crdls")));
         let name = member.rsplit('/').next().unwrap_or(member);
         let path = cache.entry("archives", source, name);
-        if std::fs::read_to_string(&path).ok().as_deref() != Some(text.as_str()) {
+        if crdls_sources::cache::read_entry(&path).ok().as_deref() != Some(text.as_str()) {
             cache.write(&path, text.as_bytes()).ok()?;
         }
         return Some((Url::from_file_path(&path).ok()?, text));

@@ -6,19 +6,125 @@
 //! A member is named `archive!/path/in/archive`, as Java names the entries of a jar; a nested
 //! archive adds another `!/`.
 
+use std::cell::Cell;
 use std::io::Read;
 use std::path::Path;
+use std::time::{Duration, Instant};
 
 /// How member names are joined to their archive.
 pub const SEPARATOR: &str = "!/";
 
-/// The most an archive may inflate to (Helm's own limit for a chart).
-const MAX_ARCHIVE_BYTES: u64 = 100 * 1024 * 1024;
 /// The largest member read.
 const MAX_MEMBER_BYTES: u64 = 16 * 1024 * 1024;
-/// How deep archives may nest in archives (a chart's dependency's dependency is two); deeper is taken
-/// for a crafted archive that contains itself.
-const MAX_NESTING: usize = 8;
+
+/// What reading one archive, with every archive nested in it, may cost in all. The limits are one
+/// budget for the whole tree: a small archive of a thousand nested archives, each within a
+/// per-archive limit, would otherwise inflate to gigabytes (a chart archive in `charts/` is read by
+/// `crdls check .` and by the editor's first scan without anyone asking).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Limits {
+    /// Bytes inflated, counting the archive and every nested archive (Helm's limit for a chart).
+    pub(crate) bytes: u64,
+    /// Entries of any kind (files, directories, links), in every archive together.
+    pub(crate) members: u64,
+    /// How deep archives may nest in archives (a chart's dependency's dependency is two).
+    pub(crate) depth: usize,
+    /// How long the reading may take.
+    pub(crate) time: Duration,
+}
+
+/// The limits every archive is read within.
+pub(crate) const LIMITS: Limits = Limits { bytes: 100 * 1024 * 1024, members: 10_000, depth: 8, time: Duration::from_secs(20) };
+
+/// Which limit stopped a reading.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Exceeded {
+    Bytes,
+    Members,
+    Time,
+}
+
+/// What is left of the [`Limits`] while one archive tree is read.
+struct Budget {
+    limits: Limits,
+    inflated: Cell<u64>,
+    members: Cell<u64>,
+    deadline: Instant,
+    exceeded: Cell<Option<Exceeded>>,
+}
+
+impl Budget {
+    fn new(limits: Limits) -> Budget {
+        Budget { limits, inflated: Cell::new(0), members: Cell::new(0), deadline: Instant::now() + limits.time, exceeded: Cell::new(None) }
+    }
+
+    /// Records that `limit` was reached, and returns the error that stops the reader.
+    fn stop(&self, limit: Exceeded) -> std::io::Error {
+        self.exceeded.set(Some(limit));
+        std::io::Error::other("a limit of chart archives was reached")
+    }
+
+    /// Counts one more entry.
+    fn count_member(&self) -> Result<(), String> {
+        self.members.set(self.members.get() + 1);
+        if self.members.get() > self.limits.members {
+            self.exceeded.set(Some(Exceeded::Members));
+            return Err(self.explain(String::new()));
+        }
+        Ok(())
+    }
+
+    /// The error to report: the limit that was reached, whatever error the reader that ran into it
+    /// made of it (tar and gzip see a stream cut short), else `other`.
+    fn explain(&self, other: String) -> String {
+        let limits = self.limits;
+        match self.exceeded.get() {
+            Some(Exceeded::Bytes) => format!(
+                "larger than {} MiB when inflated, with the archives nested in it (the limit of a chart archive); not read",
+                limits.bytes / (1024 * 1024)
+            ),
+            Some(Exceeded::Members) => {
+                format!("more than {} files, with the archives nested in it (the limit of a chart archive); not read", limits.members)
+            }
+            Some(Exceeded::Time) => format!(
+                "not read within {} s, with the archives nested in it (the time limit of a chart archive); not read",
+                limits.time.as_secs()
+            ),
+            None => other,
+        }
+    }
+}
+
+/// A reader of inflated bytes that charges them to the budget and stops at its limits.
+struct Metered<'a, R> {
+    inner: R,
+    budget: &'a Budget,
+}
+
+impl<R: Read> Read for Metered<'_, R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        if self.budget.exceeded.get().is_some() {
+            return Err(std::io::Error::other("a limit of chart archives was reached"));
+        }
+        if Instant::now() > self.budget.deadline {
+            return Err(self.budget.stop(Exceeded::Time));
+        }
+        // Never hand out more than the budget has left, so nothing past the limit is held.
+        let left = self.budget.limits.bytes.saturating_sub(self.budget.inflated.get());
+        if left == 0 {
+            // One byte more shows whether the stream ends exactly at the limit.
+            let mut probe = [0u8; 1];
+            return match self.inner.read(&mut probe)? {
+                0 => Ok(0),
+                _ => Err(self.budget.stop(Exceeded::Bytes)),
+            };
+        }
+        let want = buf.len().min(usize::try_from(left).unwrap_or(usize::MAX));
+        let n = self.inner.read(&mut buf[..want])?;
+        self.budget.inflated.set(self.budget.inflated.get() + n as u64);
+        Ok(n)
+    }
+}
 
 /// A manifest in a chart archive's `crds/` directory.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -37,18 +143,30 @@ pub fn is_chart_archive(path: &Path) -> bool {
 
 /// The manifests of the `crds/` directories in the archive at `path`, in archive order.
 pub fn crd_members(path: &Path) -> Result<Vec<Member>, String> {
-    let file = std::fs::File::open(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    crd_members_within(path, LIMITS)
+}
+
+/// [`crd_members`] within other limits.
+pub(crate) fn crd_members_within(path: &Path, limits: Limits) -> Result<Vec<Member>, String> {
+    let file = open(path, limits)?;
     let mut out = Vec::new();
-    read_archive(file, "", &mut out, &mut |_| false).map_err(|e| format!("{}: {e}", path.display()))?;
+    let budget = Budget::new(limits);
+    read_archive(file, "", 0, &budget, &mut out, &mut |_| false).map_err(|e| format!("{}: {e}", path.display()))?;
     Ok(out)
 }
 
 /// The text of one member (as named by [`crd_members`]) of the archive at `path`.
 pub fn read_member(path: &Path, name: &str) -> Option<String> {
-    let file = std::fs::File::open(path).ok()?;
+    let file = open(path, LIMITS).ok()?;
     let mut out = Vec::new();
-    read_archive(file, "", &mut out, &mut |member| member == name).ok()?;
+    let budget = Budget::new(LIMITS);
+    read_archive(file, "", 0, &budget, &mut out, &mut |member| member == name).ok()?;
     out.into_iter().find(|m| m.name == name).map(|m| m.text)
+}
+
+/// The archive at `path`, if it is a regular file no larger than it may inflate to.
+fn open(path: &Path, limits: Limits) -> Result<std::fs::File, String> {
+    crate::read::open_regular(path, limits.bytes).map(|(file, _)| file).map_err(|e| format!("cannot read {}: {e}", path.display()))
 }
 
 /// Splits a source id `…/chart.tgz!/member` into the archive and the member.
@@ -61,16 +179,23 @@ pub fn split_source(source: &str) -> Option<(&str, &str)> {
         .map(|end| (&source[..end - SEPARATOR.len()], &source[end..]))
 }
 
-/// Reads a gzip-compressed tar stream, collecting the manifests below `crds/` directories of the
-/// chart and its dependencies, and descending into nested chart archives. With `stop` true for a
-/// member, reading ends once it is found.
-fn read_archive(reader: impl Read, prefix: &str, out: &mut Vec<Member>, stop: &mut dyn FnMut(&str) -> bool) -> Result<(), String> {
+/// Reads a gzip-compressed tar stream `depth` archives deep, collecting the manifests below `crds/`
+/// directories of the chart and its dependencies, and descending into nested chart archives, all
+/// within one `budget`. With `stop` true for a member, reading ends once it is found.
+fn read_archive(
+    reader: impl Read,
+    prefix: &str,
+    depth: usize,
+    budget: &Budget,
+    out: &mut Vec<Member>,
+    stop: &mut dyn FnMut(&str) -> bool,
+) -> Result<(), String> {
     let decoder = flate2::read::GzDecoder::new(reader);
-    let mut limited = decoder.take(MAX_ARCHIVE_BYTES + 1);
-    let mut archive = tar::Archive::new(&mut limited);
-    let entries = archive.entries().map_err(|e| format!("not a chart archive: {e}"))?;
+    let mut archive = tar::Archive::new(Metered { inner: decoder, budget });
+    let entries = archive.entries().map_err(|e| budget.explain(format!("not a chart archive: {e}")))?;
     for entry in entries {
-        let mut entry = entry.map_err(|e| format!("not a readable chart archive: {e}"))?;
+        let mut entry = entry.map_err(|e| budget.explain(format!("not a readable chart archive: {e}")))?;
+        budget.count_member()?;
         if !entry.header().entry_type().is_file() {
             continue;
         }
@@ -83,7 +208,7 @@ fn read_archive(reader: impl Read, prefix: &str, out: &mut Vec<Member>, stop: &m
                     return Err(format!("{name} is larger than {} MiB", MAX_MEMBER_BYTES / (1024 * 1024)));
                 }
                 let mut text = String::new();
-                entry.read_to_string(&mut text).map_err(|e| format!("{name}: not UTF-8 text ({e})"))?;
+                entry.read_to_string(&mut text).map_err(|e| budget.explain(format!("{name}: not UTF-8 text ({e})")))?;
                 let found = stop(&name);
                 out.push(Member { name, text });
                 if found {
@@ -91,13 +216,14 @@ fn read_archive(reader: impl Read, prefix: &str, out: &mut Vec<Member>, stop: &m
                 }
             }
             Kind::Archive => {
-                let mut bytes = Vec::new();
-                (&mut entry).take(MAX_ARCHIVE_BYTES).read_to_end(&mut bytes).map_err(|e| format!("{name}: {e}"))?;
-                if prefix.matches(SEPARATOR).count() >= MAX_NESTING {
-                    return Err(format!("{name}: archives nest more than {MAX_NESTING} deep"));
+                if depth >= budget.limits.depth {
+                    return Err(format!("{name}: archives nest more than {} deep", budget.limits.depth));
                 }
+                // The nested archive's compressed bytes are charged as the outer archive inflates them.
+                let mut bytes = Vec::new();
+                entry.read_to_end(&mut bytes).map_err(|e| budget.explain(format!("{name}: {e}")))?;
                 let before = out.len();
-                read_archive(bytes.as_slice(), &format!("{name}{SEPARATOR}"), out, stop)?;
+                read_archive(bytes.as_slice(), &format!("{name}{SEPARATOR}"), depth + 1, budget, out, stop)?;
                 if out[before..].iter().any(|m| stop(&m.name)) {
                     return Ok(());
                 }
@@ -105,10 +231,11 @@ fn read_archive(reader: impl Read, prefix: &str, out: &mut Vec<Member>, stop: &m
             Kind::Other => {}
         }
     }
-    if limited.limit() == 0 {
-        return Err(format!("larger than {} MiB when inflated", MAX_ARCHIVE_BYTES / (1024 * 1024)));
+    // A limit reached while tar skipped to the end is an error too, though tar may have stopped quietly.
+    match budget.exceeded.get() {
+        Some(_) => Err(budget.explain(String::new())),
+        None => Ok(()),
     }
-    Ok(())
 }
 
 enum Kind {
@@ -198,20 +325,24 @@ pub(crate) mod tests {
         assert_eq!(member, "app/charts/inner-0.1.0.tgz!/inner/crds/inner.yaml");
         assert_eq!(split_source("/a/b.yaml"), None);
 
-        // An archive that inflates past the limit is refused without being held in memory.
+        // An archive that inflates past the limit is refused without being held in memory, and the
+        // error names the limit (tar, seeing its stream cut short, would call it unreadable).
         let mut bomb = tar::Builder::new(flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast()));
         let mut header = tar::Header::new_gnu();
-        header.set_size(MAX_ARCHIVE_BYTES + 1024);
+        header.set_size(LIMITS.bytes + 1024);
         header.set_mode(0o644);
         header.set_cksum();
-        bomb.append_data(&mut header, "app/big.bin", std::io::repeat(0).take(MAX_ARCHIVE_BYTES + 1024)).unwrap();
+        bomb.append_data(&mut header, "app/big.bin", std::io::repeat(0).take(LIMITS.bytes + 1024)).unwrap();
         std::fs::write(&path, bomb.into_inner().unwrap().finish().unwrap()).unwrap();
         let err = crd_members(&path).unwrap_err();
-        assert!(err.contains("not a readable chart archive") || err.contains("larger than 100 MiB"), "{err}");
+        assert!(
+            err.ends_with("larger than 100 MiB when inflated, with the archives nested in it (the limit of a chart archive); not read"),
+            "{err}"
+        );
 
         // Archives nested past the limit (a crafted archive that holds itself) are refused.
         let mut nested = tgz(&[("c/crds/a.yaml", b"kind: A\n")]);
-        for level in 0..=MAX_NESTING {
+        for level in 0..=LIMITS.depth {
             let name = format!("c{level}/charts/c{}.tgz", level + 1);
             nested = tgz(&[(name.as_str(), &nested)]);
         }
@@ -221,5 +352,89 @@ pub(crate) mod tests {
         std::fs::write(&path, b"not gzip").unwrap();
         assert!(crd_members(&path).unwrap_err().contains("not a"), "{:?}", crd_members(&path));
         let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// A tree of archives, each holding `fan` copies of the level below, `depth` levels; the leaves
+    /// hold a CRD and `leaf_bytes` of zeros. Small on disk, large when inflated.
+    fn nested_bomb(fan: usize, depth: usize, leaf_bytes: usize) -> Vec<u8> {
+        let zeros = vec![0u8; leaf_bytes];
+        let mut level = tgz(&[("c/crds/a.yaml", b"kind: A\n"), ("c/zeros.bin", &zeros)]);
+        for _ in 0..depth {
+            let names: Vec<String> = (0..fan).map(|i| format!("c/charts/c{i}.tgz")).collect();
+            let files: Vec<(&str, &[u8])> = names.iter().map(|n| (n.as_str(), level.as_slice())).collect();
+            level = tgz(&files);
+        }
+        level
+    }
+
+    fn write_temp(name: &str, bytes: &[u8]) -> std::path::PathBuf {
+        let dir = std::env::temp_dir().join(format!("crdls-archive-{name}-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join(format!("{name}.tgz"));
+        std::fs::write(&path, bytes).unwrap();
+        path
+    }
+
+    /// Nested archives share one budget: 259 archives, each far below 100 MiB, inflating to 1.7 GiB
+    /// together, are refused as soon as the whole tree passes 100 MiB.
+    #[test]
+    fn nested_archives_share_one_inflate_budget() {
+        let bomb = nested_bomb(6, 3, 8 * 1024 * 1024);
+        assert!(bomb.len() < 2 * 1024 * 1024, "{}", bomb.len());
+        let path = write_temp("bomb", &bomb);
+        let started = Instant::now();
+        let err = crd_members(&path).unwrap_err();
+        let took = started.elapsed();
+        assert!(
+            err.ends_with("larger than 100 MiB when inflated, with the archives nested in it (the limit of a chart archive); not read"),
+            "{err}"
+        );
+        assert!(took < LIMITS.time, "{took:?}");
+        assert_eq!(read_member(&path, "c/charts/c5.tgz!/c/charts/c5.tgz!/c/charts/c5.tgz!/c/crds/a.yaml"), None);
+        let _ = std::fs::remove_dir_all(path.parent().unwrap());
+    }
+
+    /// Entries are counted across the tree: an archive of more than 10,000 empty files is refused.
+    #[test]
+    fn the_files_of_all_archives_are_counted() {
+        let names: Vec<String> = (0..=LIMITS.members).map(|i| format!("c/templates/f{i}.txt")).collect();
+        let files: Vec<(&str, &[u8])> = names.iter().map(|n| (n.as_str(), &b""[..])).collect();
+        let path = write_temp("many", &tgz(&files));
+        let err = crd_members(&path).unwrap_err();
+        assert!(err.ends_with("more than 10000 files, with the archives nested in it (the limit of a chart archive); not read"), "{err}");
+        let _ = std::fs::remove_dir_all(path.parent().unwrap());
+    }
+
+    /// The reading of a whole tree stops at its deadline, and says so.
+    #[test]
+    fn the_whole_tree_is_read_within_a_time_limit() {
+        let path = write_temp("slow", &nested_bomb(2, 2, 1024));
+        let quick = Limits { time: Duration::ZERO, ..LIMITS };
+        let err = crd_members_within(&path, quick).unwrap_err();
+        assert!(
+            err.ends_with("not read within 0 s, with the archives nested in it (the time limit of a chart archive); not read"),
+            "{err}"
+        );
+        assert_eq!(crd_members(&path).unwrap().len(), 4);
+        let _ = std::fs::remove_dir_all(path.parent().unwrap());
+    }
+
+    /// A manifest cut short by the limit is reported as over the limit, not as text that is not UTF-8;
+    /// a nested archive cut short, not as an unreadable archive.
+    #[test]
+    fn a_member_cut_by_the_limit_names_the_limit() {
+        let small = Limits { bytes: 1024 * 1024, ..LIMITS };
+        let manifest = "# comment\n".repeat(150 * 1024);
+        let path = write_temp("cut", &tgz(&[("c/crds/a.yaml", manifest.as_bytes())]));
+        let err = crd_members_within(&path, small).unwrap_err();
+        assert!(
+            err.ends_with("larger than 1 MiB when inflated, with the archives nested in it (the limit of a chart archive); not read"),
+            "{err}"
+        );
+        let inner = tgz(&[("d/crds/a.yaml", manifest.as_bytes())]);
+        std::fs::write(&path, tgz(&[("c/charts/d.tgz", &inner)])).unwrap();
+        let err = crd_members_within(&path, small).unwrap_err();
+        assert!(err.contains("(the limit of a chart archive)"), "{err}");
+        let _ = std::fs::remove_dir_all(path.parent().unwrap());
     }
 }

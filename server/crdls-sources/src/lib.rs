@@ -9,9 +9,11 @@
 pub mod archive;
 pub mod cache;
 pub mod cluster;
+pub mod read;
 pub mod url;
 
 pub use cache::Cache;
+pub use url::UrlPolicy;
 
 /// How a run may use the network for URL and cluster sources.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -73,6 +75,16 @@ pub struct Fetched {
     pub fetched_at: Option<u64>,
     /// Why a refresh failed, when the cached copy stands in for the fresh one.
     pub refresh_failed: Option<String>,
+    /// Why a download could not be written to the cache (a full disk, a read-only directory): the text
+    /// is used all the same, but `path` does not hold it, and the next run fetches again.
+    pub not_cached: Option<String>,
+}
+
+impl Fetched {
+    /// The warning to show when the text could not be cached.
+    pub fn not_cached_warning(&self) -> Option<SourceError> {
+        self.not_cached.as_ref().map(|reason| SourceError::Uncached { label: self.label.clone(), reason: reason.clone() })
+    }
 }
 
 /// Why a URL or the cluster gave no CRDs.
@@ -90,6 +102,13 @@ pub enum SourceError {
         /// What went wrong.
         reason: String,
     },
+    /// The download is used, but could not be written to the cache (a warning, not a failure).
+    Uncached {
+        /// The source.
+        label: String,
+        /// Why it could not be cached.
+        reason: String,
+    },
     /// The content does not match the pinned sha256.
     Pin {
         /// The URL.
@@ -105,7 +124,10 @@ impl SourceError {
     /// The source the error is about.
     pub fn label(&self) -> &str {
         match self {
-            SourceError::NotCached { label } | SourceError::Fetch { label, .. } | SourceError::Pin { label, .. } => label,
+            SourceError::NotCached { label }
+            | SourceError::Fetch { label, .. }
+            | SourceError::Uncached { label, .. }
+            | SourceError::Pin { label, .. } => label,
         }
     }
 }
@@ -117,11 +139,24 @@ impl std::fmt::Display for SourceError {
                 write!(f, "{label} is not in the cache, and the network is off (--offline); run once without --offline to fetch it")
             }
             SourceError::Fetch { label, reason } => write!(f, "cannot fetch {label}: {reason}"),
+            SourceError::Uncached { label, reason } => write!(f, "{label} was fetched but not cached: {reason}"),
             SourceError::Pin { label, expected, actual } => {
                 write!(f, "{label} has sha256 {actual}, but it is pinned to {expected}; not used (check the pin, or the URL)")
             }
         }
     }
+}
+
+/// `url` as it may be shown to users: a password in its user information (`http://user:pass@host/`)
+/// is replaced by `***`, and a user name alone, which is often a token, likewise. Only labels are
+/// redacted; the cache is keyed by the whole URL.
+pub fn redact_url(url: &str) -> String {
+    let Some((scheme, rest)) = url.split_once("://") else { return url.to_string() };
+    let authority_end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+    let Some(at) = rest[..authority_end].rfind('@') else { return url.to_string() };
+    let user = rest[..at].split(':').next().unwrap_or_default();
+    let user_info = if rest[..at].contains(':') { format!("{user}:***") } else { "***".to_string() };
+    format!("{scheme}://{user_info}@{}", &rest[at + 1..])
 }
 
 /// The sha256 of `bytes`, lowercase hex.
@@ -146,5 +181,14 @@ mod tests {
             Location::Url(UrlSource { url: "HTTP://example.com/a.yaml".into(), sha256: Some("abc".into()) })
         );
         assert_eq!(sha256_hex(b""), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+    }
+
+    #[test]
+    fn urls_are_shown_without_credentials() {
+        assert_eq!(redact_url("https://user:s3cret@example.com/a.yaml"), "https://user:***@example.com/a.yaml");
+        assert_eq!(redact_url("https://ghp_t0ken@example.com/a.yaml"), "https://***@example.com/a.yaml");
+        assert_eq!(redact_url("https://a:b:c@example.com:8443"), "https://a:***@example.com:8443");
+        assert_eq!(redact_url("https://example.com/a@b.yaml?x=@"), "https://example.com/a@b.yaml?x=@");
+        assert_eq!(redact_url("https://example.com/a.yaml"), "https://example.com/a.yaml");
     }
 }

@@ -37,47 +37,16 @@ impl std::fmt::Display for ReadError {
     }
 }
 
-/// What kind of non-regular file `meta` describes, in words.
-fn kind_of(meta: &std::fs::Metadata) -> &'static str {
-    let ty = meta.file_type();
-    if ty.is_dir() {
-        return "a directory";
-    }
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::FileTypeExt;
-        if ty.is_fifo() {
-            return "a FIFO";
-        }
-        if ty.is_char_device() || ty.is_block_device() {
-            return "a device";
-        }
-        if ty.is_socket() {
-            return "a socket";
-        }
-    }
-    "not a file"
-}
-
 /// The text of the file at `path` (symbolic links followed): only a regular file, at most
-/// [`MAX_FILE_BYTES`], in UTF-8. It never blocks on a FIFO nor reads a device without end.
+/// [`MAX_FILE_BYTES`], in UTF-8. It never blocks on a FIFO nor reads a device without end. The rules
+/// are `crdls_sources::read`'s, which the cache and the kubeconfig are read through as well.
 pub fn read_text(path: &Path) -> Result<String, ReadError> {
-    use std::io::Read;
-    let meta = std::fs::metadata(path).map_err(ReadError::Io)?;
-    if !meta.is_file() {
-        return Err(ReadError::NotRegular(kind_of(&meta)));
-    }
-    if meta.len() > MAX_FILE_BYTES {
-        return Err(ReadError::TooLarge(meta.len()));
-    }
-    let file = std::fs::File::open(path).map_err(ReadError::Io)?;
-    // The file may have grown since it was measured, or been replaced: the cap holds regardless.
-    let mut bytes = Vec::with_capacity(meta.len() as usize);
-    file.take(MAX_FILE_BYTES + 1).read_to_end(&mut bytes).map_err(ReadError::Io)?;
-    if bytes.len() as u64 > MAX_FILE_BYTES {
-        return Err(ReadError::TooLarge(bytes.len() as u64));
-    }
-    String::from_utf8(bytes).map_err(|_| ReadError::NotText)
+    crdls_sources::read::read_text(path, MAX_FILE_BYTES).map_err(|e| match e {
+        crdls_sources::read::ReadError::NotRegular(what) => ReadError::NotRegular(what),
+        crdls_sources::read::ReadError::TooLarge { size, .. } => ReadError::TooLarge(size),
+        crdls_sources::read::ReadError::NotText => ReadError::NotText,
+        crdls_sources::read::ReadError::Io(e) => ReadError::Io(e),
+    })
 }
 
 /// Whether a path names a file crdls reads.
@@ -238,11 +207,11 @@ pub fn reader_of(path: std::path::PathBuf) -> crdls_crd::TextReader {
     std::sync::Arc::new(move || read_text(&path).ok().map(std::sync::Arc::from))
 }
 
-/// Like [`reader_of`], for a file crdls wrote to its cache (a download, a cluster's listing): read
-/// whatever its size, as it was when first read (a cluster of a thousand CRDs lists far more than the
-/// 16 MiB a workspace file may have).
+/// Like [`reader_of`], for a file crdls wrote to its cache (a download, a cluster's listing): read up
+/// to the cache's own limit (a cluster of a thousand CRDs lists far more than the 16 MiB a workspace
+/// file may have), and only if it is still a regular file.
 pub fn reader_of_cached(path: std::path::PathBuf) -> crdls_crd::TextReader {
-    std::sync::Arc::new(move || std::fs::read_to_string(&path).ok().map(std::sync::Arc::from))
+    std::sync::Arc::new(move || crdls_sources::cache::read_entry(&path).ok().map(std::sync::Arc::from))
 }
 
 /// A text kept in memory, for what is built from it later.

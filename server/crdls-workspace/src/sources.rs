@@ -29,6 +29,8 @@ pub struct External {
     pub fetched: Option<(bool, Option<u64>)>,
     /// Why a refresh failed, when the cached copy stands in for the fresh one.
     pub refresh_failed: Option<String>,
+    /// Why a download could not be cached: the text is used, but `file` does not hold it.
+    pub not_cached: Option<String>,
 }
 
 impl External {
@@ -37,6 +39,11 @@ impl External {
         let reason = self.refresh_failed.as_ref()?;
         let when = self.fetched.and_then(|(_, at)| at).map(describe_time).map_or(String::new(), |t| format!(" (cached {t})"));
         Some(format!("cannot refresh {}: {reason}; using the cached copy{when}", self.label))
+    }
+
+    /// The warning to show when a download could not be cached.
+    pub fn not_cached_warning(&self) -> Option<SourceError> {
+        self.not_cached.as_ref().map(|reason| SourceError::Uncached { label: self.label.clone(), reason: reason.clone() })
     }
 }
 
@@ -52,6 +59,7 @@ pub fn archive_members(archive: &Path) -> Result<Vec<External>, String> {
             text: member.text,
             fetched: None,
             refresh_failed: None,
+            not_cached: None,
         })
         .collect())
 }
@@ -91,7 +99,7 @@ pub fn fetch_remote(config: &Config, root: &Path, network: Network, prompting: P
     let Some(cache) = Cache::from_env() else {
         let reason = "there is no cache directory: set CRDLS_CACHE_DIR (or XDG_CACHE_HOME or HOME)".to_string();
         let mut errors: Vec<SourceError> =
-            urls.iter().map(|u| SourceError::Fetch { label: u.url.clone(), reason: reason.clone() }).collect();
+            urls.iter().map(|u| SourceError::Fetch { label: crdls_sources::redact_url(&u.url), reason: reason.clone() }).collect();
         if config.cluster.is_some() {
             errors.push(SourceError::Fetch { label: "the cluster".into(), reason });
         }
@@ -108,11 +116,12 @@ pub fn fetch_remote(config: &Config, root: &Path, network: Network, prompting: P
             text: f.text,
             fetched: Some((f.downloaded, f.fetched_at)),
             refresh_failed: f.refresh_failed,
+            not_cached: f.not_cached,
         }),
         Err(e) => errors.push(e),
     };
     for url in &urls {
-        add(SourceKind::Url, crdls_sources::url::fetch(url, &cache, network));
+        add(SourceKind::Url, crdls_sources::url::fetch(url, &cache, network, crdls_sources::UrlPolicy::default()));
     }
     if let Some(cluster) = &config.cluster {
         let options = ClusterOptions { interactive: prompting == Prompting::Allowed, ..cluster_options(cluster, root) };

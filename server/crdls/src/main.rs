@@ -6,7 +6,10 @@ use std::io::IsTerminal;
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     if crdls::cli::wants_language_server(&args) {
-        std::process::exit(crdls_lsp::run_stdio());
+        let code = crdls_lsp::run_stdio();
+        // Exec credential plugins still running would outlive the server.
+        crdls_sources::cluster::stop_plugins();
+        std::process::exit(code);
     }
     let stdin = std::io::stdin();
     let stdout = std::io::stdout();

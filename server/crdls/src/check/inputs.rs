@@ -71,7 +71,8 @@ impl Input {
             Some(member) => format!("{}{}{member}", display_path(&source.file, cwd), crdls_sources::archive::SEPARATOR),
             None => source.label,
         };
-        let path = source.member.is_none().then_some(source.file);
+        // A download that could not be cached has no file to read again: its text is kept instead.
+        let path = (source.member.is_none() && source.not_cached.is_none()).then_some(source.file);
         Input { display, path, text: Some(source.text), report: false, kind: source.kind, fetched: source.fetched, named: true }
     }
 }

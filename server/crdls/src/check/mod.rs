@@ -162,6 +162,9 @@ pub fn check(args: CheckArgs, io: &mut Io<'_>) -> i32 {
     for warning in remote.iter().filter_map(sources::External::stale_warning) {
         let _ = writeln!(io.stderr, "crdls: warning: {warning}");
     }
+    for warning in remote.iter().filter_map(sources::External::not_cached_warning) {
+        let _ = writeln!(io.stderr, "crdls: warning: {warning}");
+    }
     found.inputs.extend(remote.into_iter().map(|r| Input::external(r, &io.cwd)));
     found.errors.extend(remote_errors.iter().map(ToString::to_string));
     if !found.errors.is_empty() {
