@@ -2,7 +2,7 @@
 // crdls.toml is not overridden by VS Code's defaults. Pure: no `vscode` import, unit-tested.
 
 /** The settings keys the server reads (the `crdls` section minus what only the client uses). */
-export const SERVER_KEYS = ['crdPaths', 'cluster', 'strict', 'failUnchecked', 'kubeVersion', 'oldObject', 'severity', 'inlayHints'] as const;
+export const SERVER_KEYS = ['crdPaths', 'cluster', 'redirectHosts', 'strict', 'failUnchecked', 'kubeVersion', 'oldObject', 'severity', 'inlayHints'] as const;
 
 export type ServerKey = (typeof SERVER_KEYS)[number];
 
@@ -12,7 +12,7 @@ export type ServerKey = (typeof SERVER_KEYS)[number];
  * a credential or touch the network. package.json declares them as `restrictedConfigurations` too;
  * here, in a workspace that is not trusted, only the user's own value counts.
  */
-export const RESTRICTED_KEYS: readonly ServerKey[] = ['crdPaths', 'cluster', 'oldObject'];
+export const RESTRICTED_KEYS: readonly ServerKey[] = ['crdPaths', 'cluster', 'oldObject', 'redirectHosts'];
 
 /** A severity a diagnostic code can be overridden to. */
 export const SEVERITIES = ['error', 'warning', 'info', 'hint', 'off'] as const;
@@ -35,6 +35,7 @@ export interface ClusterSetting {
 export interface ServerSettings {
   crdPaths?: string[];
   cluster?: boolean | ClusterSetting;
+  redirectHosts?: string[];
   strict?: boolean;
   failUnchecked?: boolean;
   kubeVersion?: string;
@@ -101,6 +102,14 @@ export function serverSettings(
       settings.crdPaths = crdPaths.map((p) => p.trim()).filter((p) => p.length > 0);
     } else {
       bad('crdPaths', 'must be a list of paths, globs or URLs');
+    }
+  }
+  const redirectHosts = explicit('redirectHosts');
+  if (redirectHosts !== undefined) {
+    if (Array.isArray(redirectHosts) && redirectHosts.every((h) => typeof h === 'string')) {
+      settings.redirectHosts = redirectHosts.map((h) => h.trim()).filter((h) => h.length > 0);
+    } else {
+      bad('redirectHosts', 'must be a list of host names');
     }
   }
   const cluster = explicit('cluster');

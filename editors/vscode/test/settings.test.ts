@@ -101,15 +101,17 @@ test('in a workspace that is not trusted, only the user may set what runs progra
     crdPaths: { workspaceValue: ['https://example.com/crds.yaml'], globalValue: ['crds/'] },
     cluster: { workspaceFolderValue: { kubeconfig: 'kube/config' } },
     oldObject: { workspaceValue: '--output=x' },
+    redirectHosts: { workspaceValue: ['*'] },
     strict: { workspaceValue: true },
   });
   const restricted = serverSettings(values, false);
   assert.deepEqual(restricted.settings, { crdPaths: ['crds/'], strict: true });
-  assert.deepEqual(restricted.withheld, ['crdls.crdPaths', 'crdls.cluster', 'crdls.oldObject']);
+  assert.deepEqual(restricted.withheld, ['crdls.crdPaths', 'crdls.redirectHosts', 'crdls.cluster', 'crdls.oldObject']);
   const trusted = serverSettings(values, true);
   assert.deepEqual(trusted.settings, {
     crdPaths: ['https://example.com/crds.yaml'],
     cluster: { kubeconfig: 'kube/config' },
+    redirectHosts: ['*'],
     oldObject: '--output=x',
     strict: true,
   });

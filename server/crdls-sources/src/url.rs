@@ -17,12 +17,30 @@ const DOWNLOAD_TIMEOUT: Duration = Duration::from_secs(60);
 const MAX_REDIRECTS: usize = 10;
 
 /// What a URL fetch may do beyond the address it was given.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct UrlPolicy {
-    /// Whether a redirect may lead to another scheme, host or port. Off by default: a configured URL
-    /// could otherwise send crdls to any address (an internal service, a tracking beacon), so a
-    /// redirect elsewhere is an error that names where it pointed.
-    pub cross_host_redirects: bool,
+    /// The hosts (`host` or `host:port`; `*` for any) a redirect may lead to besides the URL's own
+    /// scheme, host and port. Empty by default: a configured URL could otherwise send crdls to any
+    /// address (an internal service, a tracking beacon), so a redirect elsewhere is an error that
+    /// names where it pointed. A redirect from `https` never leads to `http`.
+    pub redirect_hosts: Vec<String>,
+}
+
+impl UrlPolicy {
+    /// Whether a redirect from `first` (the URL as configured) may lead to `next`.
+    fn allows(&self, first: &::url::Url, next: &::url::Url) -> bool {
+        if same_origin(first, next) {
+            return true;
+        }
+        if first.scheme() == "https" && next.scheme() != "https" {
+            return false;
+        }
+        let host = next.host_str().unwrap_or_default();
+        let with_port = next.port_or_known_default().map(|port| format!("{host}:{port}"));
+        self.redirect_hosts.iter().any(|allowed| {
+            allowed == "*" || allowed.eq_ignore_ascii_case(host) || with_port.as_deref().is_some_and(|p| allowed.eq_ignore_ascii_case(p))
+        })
+    }
 }
 
 /// The cache file of `url`.
@@ -35,7 +53,7 @@ pub fn cache_path(cache: &Cache, url: &str) -> std::path::PathBuf {
 /// downloaded (and cached) unless `network` is [`Network::Offline`], following redirects as `policy`
 /// allows. The source is named by its URL without credentials (see [`redact_url`]). A download that
 /// cannot be cached is used all the same, with the reason in [`Fetched::not_cached`].
-pub fn fetch(source: &UrlSource, cache: &Cache, network: Network, policy: UrlPolicy) -> Result<Fetched, SourceError> {
+pub fn fetch(source: &UrlSource, cache: &Cache, network: Network, policy: &UrlPolicy) -> Result<Fetched, SourceError> {
     let path = cache_path(cache, &source.url);
     let label = redact_url(&source.url);
     if network != Network::Refresh {
@@ -97,7 +115,7 @@ fn scrub(reason: &str, url: &str, label: &str) -> String {
 
 /// The body of a GET of `url`, following at most [`MAX_REDIRECTS`] redirects, and only to the same
 /// scheme, host and port unless `policy` allows others; or why there is none.
-fn download(url: &str, policy: UrlPolicy) -> Result<Vec<u8>, String> {
+fn download(url: &str, policy: &UrlPolicy) -> Result<Vec<u8>, String> {
     let config = ureq::Agent::config_builder()
         .timeout_connect(Some(CONNECT_TIMEOUT))
         .user_agent(concat!("crdls/", env!("CARGO_PKG_VERSION")))
@@ -126,9 +144,9 @@ fn download(url: &str, policy: UrlPolicy) -> Result<Vec<u8>, String> {
             return Err(format!("the server answered HTTP {status} without saying where to"));
         };
         let next = current.join(location).map_err(|e| format!("the server redirected to an address that is not a URL ({e})"))?;
-        if !policy.cross_host_redirects && !same_origin(&first, &next) {
+        if !policy.allows(&first, &next) {
             return Err(format!(
-                "the server redirected to {}, another scheme, host or port than the URL's; the redirect was not followed",
+                "the server redirected to {}, another scheme, host or port than the URL's; the redirect was not followed (allow the host with --redirect-host or redirectHosts)",
                 origin(&next)
             ));
         }
@@ -198,33 +216,33 @@ pub(crate) mod tests {
         let (address, count) = serve(200, "kind: CustomResourceDefinition\n");
         let source = UrlSource { url: format!("{address}/v1/widgets.crds.yaml"), sha256: None };
 
-        let offline = fetch(&source, &cache, Network::Offline, UrlPolicy::default()).unwrap_err();
+        let offline = fetch(&source, &cache, Network::Offline, &UrlPolicy::default()).unwrap_err();
         assert_eq!(offline, SourceError::NotCached { label: source.url.clone() });
         assert_eq!(count.load(Ordering::SeqCst), 0);
 
-        let first = fetch(&source, &cache, Network::CacheFirst, UrlPolicy::default()).unwrap();
+        let first = fetch(&source, &cache, Network::CacheFirst, &UrlPolicy::default()).unwrap();
         assert!(first.downloaded);
         assert!(first.path.to_string_lossy().ends_with("-widgets.crds.yaml"));
-        let again = fetch(&source, &cache, Network::Offline, UrlPolicy::default()).unwrap();
+        let again = fetch(&source, &cache, Network::Offline, &UrlPolicy::default()).unwrap();
         assert!(!again.downloaded);
         assert_eq!(again.text, "kind: CustomResourceDefinition\n");
-        fetch(&source, &cache, Network::CacheFirst, UrlPolicy::default()).unwrap();
+        fetch(&source, &cache, Network::CacheFirst, &UrlPolicy::default()).unwrap();
         assert_eq!(count.load(Ordering::SeqCst), 1);
-        assert!(fetch(&source, &cache, Network::Refresh, UrlPolicy::default()).unwrap().downloaded);
+        assert!(fetch(&source, &cache, Network::Refresh, &UrlPolicy::default()).unwrap().downloaded);
         assert_eq!(count.load(Ordering::SeqCst), 2);
 
         // A pin the cached copy does not match fetches again; a download that does not match is refused.
         let pinned = UrlSource { sha256: Some("00".repeat(32)), ..source.clone() };
-        let err = fetch(&pinned, &cache, Network::CacheFirst, UrlPolicy::default()).unwrap_err();
+        let err = fetch(&pinned, &cache, Network::CacheFirst, &UrlPolicy::default()).unwrap_err();
         assert!(matches!(err, SourceError::Pin { .. }), "{err}");
         assert_eq!(count.load(Ordering::SeqCst), 3);
         let good = UrlSource { sha256: Some(sha256_hex(b"kind: CustomResourceDefinition\n")), ..source.clone() };
-        assert!(!fetch(&good, &cache, Network::CacheFirst, UrlPolicy::default()).unwrap().downloaded);
+        assert!(!fetch(&good, &cache, Network::CacheFirst, &UrlPolicy::default()).unwrap().downloaded);
 
         // A refresh that fails falls back to the cached copy and says why.
         let unreachable = UrlSource { url: "http://127.0.0.1:9/v1/widgets.crds.yaml".into(), sha256: None };
         cache.write(&cache_path(&cache, &unreachable.url), b"kind: Cached\n").unwrap();
-        let stale = fetch(&unreachable, &cache, Network::Refresh, UrlPolicy::default()).unwrap();
+        let stale = fetch(&unreachable, &cache, Network::Refresh, &UrlPolicy::default()).unwrap();
         assert_eq!((stale.text.as_str(), stale.downloaded), ("kind: Cached\n", false));
         assert!(stale.refresh_failed.is_some());
         let _ = std::fs::remove_dir_all(&dir);
@@ -235,7 +253,7 @@ pub(crate) mod tests {
         let dir = std::env::temp_dir().join(format!("crdls-url-404-{}", std::process::id()));
         let (address, _) = serve(404, "not found");
         let source = UrlSource { url: format!("{address}/missing.yaml"), sha256: None };
-        let err = fetch(&source, &Cache::at(&dir), Network::CacheFirst, UrlPolicy::default()).unwrap_err();
+        let err = fetch(&source, &Cache::at(&dir), Network::CacheFirst, &UrlPolicy::default()).unwrap_err();
         assert_eq!(err.to_string(), format!("cannot fetch {address}/missing.yaml: the server answered HTTP 404"));
         let _ = std::fs::remove_dir_all(&dir);
     }
@@ -267,6 +285,21 @@ pub(crate) mod tests {
     /// A redirect to another port (another host, as far as the web's origins go) is not followed
     /// unless the policy allows it; one to the same host and port is.
     #[test]
+    fn the_redirect_policy_names_hosts_and_never_downgrades() {
+        let url = |s: &str| ::url::Url::parse(s).unwrap();
+        let policy = UrlPolicy { redirect_hosts: vec!["objects.example.com".into(), "cdn.example.com:8443".into()] };
+        let first = url("https://github.example/a/releases/download/v1/crds.yaml");
+        assert!(policy.allows(&first, &url("https://github.example/other")));
+        assert!(policy.allows(&first, &url("https://OBJECTS.example.com/x")));
+        assert!(!policy.allows(&first, &url("http://objects.example.com/x")), "https never leads to http");
+        assert!(policy.allows(&first, &url("https://cdn.example.com:8443/x")));
+        assert!(!policy.allows(&first, &url("https://cdn.example.com/x")));
+        assert!(!policy.allows(&first, &url("https://169.254.169.254/latest/meta-data")));
+        assert!(!UrlPolicy::default().allows(&first, &url("https://objects.example.com/x")));
+        assert!(UrlPolicy { redirect_hosts: vec!["*".into()] }.allows(&first, &url("https://anywhere.example/x")));
+    }
+
+    #[test]
     fn redirects_stay_on_the_same_host_unless_allowed() {
         let dir = std::env::temp_dir().join(format!("crdls-url-redirect-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
@@ -274,16 +307,17 @@ pub(crate) mod tests {
         let (target, target_count) = serve(200, "kind: Elsewhere\n");
         let away = serve_raw(redirect_to(format!("{target}/crds.yaml")));
         let source = UrlSource { url: format!("{away}/crds.yaml"), sha256: None };
-        let err = fetch(&source, &cache, Network::CacheFirst, UrlPolicy::default()).unwrap_err().to_string();
+        let err = fetch(&source, &cache, Network::CacheFirst, &UrlPolicy::default()).unwrap_err().to_string();
         assert_eq!(
             err,
             format!(
-                "cannot fetch {away}/crds.yaml: the server redirected to {target}, another scheme, host or port than the URL's; the redirect was not followed"
+                "cannot fetch {away}/crds.yaml: the server redirected to {target}, another scheme, host or port than the URL's; the redirect was not followed (allow the host with --redirect-host or redirectHosts)"
             )
         );
         assert_eq!(target_count.load(Ordering::SeqCst), 0);
-        let allowed = UrlPolicy { cross_host_redirects: true };
-        assert_eq!(fetch(&source, &cache, Network::Refresh, allowed).unwrap().text, "kind: Elsewhere\n");
+        let port = target.rsplit(':').next().unwrap();
+        let allowed = UrlPolicy { redirect_hosts: vec![format!("127.0.0.1:{port}")] };
+        assert_eq!(fetch(&source, &cache, Network::Refresh, &allowed).unwrap().text, "kind: Elsewhere\n");
         assert_eq!(target_count.load(Ordering::SeqCst), 1);
 
         // On the same host and port, relative and absolute Locations are followed.
@@ -295,7 +329,7 @@ pub(crate) mod tests {
             }
         });
         let source = UrlSource { url: format!("{same}/start.yaml"), sha256: None };
-        assert_eq!(fetch(&source, &cache, Network::CacheFirst, UrlPolicy::default()).unwrap().text, "kind: Here");
+        assert_eq!(fetch(&source, &cache, Network::CacheFirst, &UrlPolicy::default()).unwrap().text, "kind: Here");
         let _ = std::fs::remove_dir_all(&dir);
     }
 
@@ -308,15 +342,15 @@ pub(crate) mod tests {
         let (address, _) = serve(200, "kind: A\n");
         let with_secret = address.replace("http://", "http://me:s3cret@");
         let fetched =
-            fetch(&UrlSource { url: format!("{with_secret}/a.yaml"), sha256: None }, &cache, Network::CacheFirst, UrlPolicy::default())
+            fetch(&UrlSource { url: format!("{with_secret}/a.yaml"), sha256: None }, &cache, Network::CacheFirst, &UrlPolicy::default())
                 .unwrap();
         assert_eq!(fetched.label, format!("{}/a.yaml", address.replace("http://", "http://me:***@")));
         let (missing, _) = serve(404, "no");
         let url = format!("{}/b.yaml", missing.replace("http://", "http://me:s3cret@"));
-        let err = fetch(&UrlSource { url, sha256: None }, &cache, Network::CacheFirst, UrlPolicy::default()).unwrap_err().to_string();
+        let err = fetch(&UrlSource { url, sha256: None }, &cache, Network::CacheFirst, &UrlPolicy::default()).unwrap_err().to_string();
         assert!(!err.contains("s3cret"), "{err}");
         let unreachable = UrlSource { url: "http://me:s3cret@127.0.0.1:9/c.yaml".into(), sha256: None };
-        let err = fetch(&unreachable, &cache, Network::CacheFirst, UrlPolicy::default()).unwrap_err().to_string();
+        let err = fetch(&unreachable, &cache, Network::CacheFirst, &UrlPolicy::default()).unwrap_err().to_string();
         assert!(!err.contains("s3cret") && err.starts_with("cannot fetch http://me:***@127.0.0.1:9/c.yaml: "), "{err}");
         let _ = std::fs::remove_dir_all(&dir);
     }
@@ -330,36 +364,10 @@ pub(crate) mod tests {
         std::fs::write(&dir, "not a directory").unwrap();
         let (address, _) = serve(200, "kind: A\n");
         let source = UrlSource { url: format!("{address}/a.yaml"), sha256: None };
-        let fetched = fetch(&source, &Cache::at(&dir), Network::CacheFirst, UrlPolicy::default()).unwrap();
+        let fetched = fetch(&source, &Cache::at(&dir), Network::CacheFirst, &UrlPolicy::default()).unwrap();
         assert_eq!((fetched.text.as_str(), fetched.downloaded), ("kind: A\n", true));
         let warning = fetched.not_cached_warning().unwrap().to_string();
         assert!(warning.starts_with(&format!("{address}/a.yaml was fetched but not cached: cannot write the cache ")), "{warning}");
         let _ = std::fs::remove_file(&dir);
-    }
-}
-
-/// `url` as shown to users: the credentials of its userinfo (`https://user:secret@host/`) become
-/// `***`, so notes, errors and reports never echo a password or token.
-pub fn redact(url: &str) -> String {
-    let Some(scheme_end) = url.find("://").map(|i| i + 3) else { return url.to_string() };
-    let rest = &url[scheme_end..];
-    let authority_end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
-    let Some(at) = rest[..authority_end].rfind('@') else { return url.to_string() };
-    let userinfo = &rest[..at];
-    let shown = match userinfo.split_once(':') {
-        Some((user, _)) => format!("{user}:***"),
-        None => "***".to_string(),
-    };
-    format!("{}{shown}{}", &url[..scheme_end], &rest[at..])
-}
-
-#[cfg(test)]
-mod redact_tests {
-    #[test]
-    fn credentials_in_urls_are_hidden() {
-        assert_eq!(super::redact("https://u:p@h.example/a@b"), "https://u:***@h.example/a@b");
-        assert_eq!(super::redact("http://tok3n@h:8080/x"), "http://***@h:8080/x");
-        assert_eq!(super::redact("https://h.example/x?a=b@c"), "https://h.example/x?a=b@c");
-        assert_eq!(super::redact("not a url"), "not a url");
     }
 }

@@ -14,6 +14,10 @@ use crate::trust::{withhold_locations, Trust, Withheld};
 /// The name of the settings file at a workspace root.
 pub const CONFIG_FILE: &str = "crdls.toml";
 
+/// The hosts a URL source may be redirected to unless settings say otherwise: where GitHub serves
+/// release assets (`https://github.com/ORG/REPO/releases/download/TAG/FILE` redirects there).
+pub const DEFAULT_REDIRECT_HOSTS: &[&str] = &["objects.githubusercontent.com", "release-assets.githubusercontent.com"];
+
 /// Keys of the `crdls` settings section that editors use themselves and the server ignores.
 const CLIENT_ONLY_KEYS: &[&str] = &["server", "trace"];
 
@@ -41,6 +45,9 @@ pub struct Config {
     pub crd_paths: Vec<String>,
     /// Whether, and how, to read the CRDs a cluster serves (`None`: not at all).
     pub cluster: Option<ClusterSetting>,
+    /// The hosts a URL source's redirect may lead to besides its own (`*` for any); by default the
+    /// hosts GitHub serves release assets from, where `github.com/…/releases/download/…` redirects.
+    pub redirect_hosts: Vec<String>,
     /// Unknown fields are errors rather than warnings.
     pub strict: bool,
     /// Objects that could not be validated because no known CRD serves them are errors, so that a run
@@ -69,6 +76,7 @@ impl Default for Config {
         Config {
             crd_paths: Vec::new(),
             cluster: None,
+            redirect_hosts: DEFAULT_REDIRECT_HOSTS.iter().map(|h| h.to_string()).collect(),
             strict: false,
             fail_unchecked: false,
             kube_version: None,
@@ -113,6 +121,7 @@ struct ClusterTable {
 struct Layer {
     crd_paths: Option<Vec<String>>,
     cluster: Option<ClusterLayer>,
+    redirect_hosts: Option<Vec<String>>,
     strict: Option<bool>,
     fail_unchecked: Option<bool>,
     kube_version: Option<String>,
@@ -185,6 +194,9 @@ impl Config {
     fn apply(&mut self, layer: Layer) {
         if let Some(paths) = layer.crd_paths {
             self.crd_paths = paths;
+        }
+        if let Some(hosts) = layer.redirect_hosts {
+            self.redirect_hosts = hosts;
         }
         match layer.cluster {
             None => {}
@@ -270,6 +282,9 @@ fn withhold(layer: &mut Layer) -> Vec<Withheld> {
     if asks_for_cluster {
         layer.cluster = None;
         withheld.push(Withheld::Cluster);
+    }
+    if let Some(hosts) = layer.redirect_hosts.take() {
+        withheld.push(Withheld::RedirectHosts(hosts));
     }
     if let Some(paths) = layer.crd_paths.take() {
         let (kept, refused) = withhold_locations(paths);
@@ -379,13 +394,14 @@ mod tests {
 
     #[test]
     fn an_untrusted_workspace_file_cannot_ask_for_the_cluster_urls_outside_paths_or_git() {
-        let toml = "crdPaths = [\"crds/\", \"https://example.com/c.yaml\", \"../../home/me/.kube/config\"]\noldObject = \"--output=x\"\nstrict = true\n[cluster]\nkubeconfig = \"kube/config\"\n";
+        let toml = "crdPaths = [\"crds/\", \"https://example.com/c.yaml\", \"../../home/me/.kube/config\"]\noldObject = \"--output=x\"\nstrict = true\nredirectHosts = [\"*\"]\n[cluster]\nkubeconfig = \"kube/config\"\n";
         let mut restricted = Config::default();
         let withheld = restricted.merge_workspace_toml(toml).unwrap();
         assert_eq!(
             withheld,
             [
                 Withheld::Cluster,
+                Withheld::RedirectHosts(vec!["*".into()]),
                 Withheld::Url("https://example.com/c.yaml".into()),
                 Withheld::OutsidePath("../../home/me/.kube/config".into()),
                 Withheld::GitRevision("--output=x".into())
@@ -393,6 +409,7 @@ mod tests {
         );
         assert_eq!(restricted.crd_paths, ["crds/"]);
         assert_eq!(restricted.cluster, None);
+        assert_eq!(restricted.redirect_hosts, DEFAULT_REDIRECT_HOSTS);
         assert!(restricted.strict, "harmless settings still apply");
         assert_eq!(restricted.git_revision(), None, "git never runs in a restricted workspace, whatever asks");
         // `cluster = false` and `oldObject = "off"` ask for nothing.
@@ -405,6 +422,7 @@ mod tests {
         assert_eq!(trusted.crd_paths.len(), 3);
         assert_eq!(trusted.cluster.as_ref().and_then(|c| c.kubeconfig.as_deref()), Some("kube/config"));
         assert_eq!(trusted.git_revision(), Some("--output=x"));
+        assert_eq!(trusted.redirect_hosts, ["*"]);
         // The trust itself is no setting: a layer cannot carry it.
         assert!(trusted.merge_json(&serde_json::json!({"trust": "trusted"})).is_err());
     }

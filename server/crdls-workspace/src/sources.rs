@@ -120,8 +120,9 @@ pub fn fetch_remote(config: &Config, root: &Path, network: Network, prompting: P
         }),
         Err(e) => errors.push(e),
     };
+    let policy = crdls_sources::UrlPolicy { redirect_hosts: config.redirect_hosts.clone() };
     for url in &urls {
-        add(SourceKind::Url, crdls_sources::url::fetch(url, &cache, network, crdls_sources::UrlPolicy::default()));
+        add(SourceKind::Url, crdls_sources::url::fetch(url, &cache, network, &policy));
     }
     if let Some(cluster) = &config.cluster {
         let options = ClusterOptions { interactive: prompting == Prompting::Allowed, ..cluster_options(cluster, root) };

@@ -32,6 +32,8 @@ pub enum Withheld {
     OutsidePath(String),
     /// `oldObject`: the git revision old objects are read from.
     GitRevision(String),
+    /// `redirectHosts`: the hosts URL sources may be redirected to.
+    RedirectHosts(Vec<String>),
 }
 
 impl std::fmt::Display for Withheld {
@@ -41,6 +43,7 @@ impl std::fmt::Display for Withheld {
             Withheld::Url(url) => write!(f, "the URL {url}"),
             Withheld::OutsidePath(path) => write!(f, "the path {path}, outside the workspace"),
             Withheld::GitRevision(rev) => write!(f, "git revision {rev} (`oldObject`)"),
+            Withheld::RedirectHosts(hosts) => write!(f, "redirects to {} (`redirectHosts`)", hosts.join(", ")),
         }
     }
 }
@@ -64,7 +67,7 @@ pub(crate) fn withhold_locations(locations: Vec<String>) -> (Vec<String>, Vec<Wi
     let mut withheld = Vec::new();
     for location in locations {
         match Location::parse(&location) {
-            Location::Url(url) => withheld.push(Withheld::Url(crdls_sources::url::redact(&url.url))),
+            Location::Url(url) => withheld.push(Withheld::Url(crdls_sources::redact_url(&url.url))),
             Location::Path(path) if !stays_inside(&path) => withheld.push(Withheld::OutsidePath(path)),
             Location::Path(_) => kept.push(location),
         }

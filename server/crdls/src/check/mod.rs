@@ -56,6 +56,11 @@ pub struct CheckArgs {
     /// `CRDLS_TRUST_WORKSPACE` takes 1/0, true/false, yes/no, on/off.
     #[arg(long, env = "CRDLS_TRUST_WORKSPACE", value_parser = clap::builder::BoolishValueParser::new())]
     trust_workspace: bool,
+    /// A host that a URL given with --crds (or crdPaths) may be redirected to, besides its own (`*` for
+    /// any); repeat for several. GitHub's release-asset hosts are allowed unless redirectHosts says
+    /// otherwise.
+    #[arg(long = "redirect-host", value_name = "HOST")]
+    redirect_hosts: Vec<String>,
     /// Fetch URLs and the cluster's CRDs again even when they are cached.
     #[arg(long, conflicts_with = "offline")]
     refresh: bool,
@@ -135,6 +140,7 @@ pub fn check(args: CheckArgs, io: &mut Io<'_>) -> i32 {
             }
         }
     }
+    config.redirect_hosts.extend(args.redirect_hosts.iter().cloned());
     // `--crds` comes before crdPaths; URLs among them are fetched below, with the cluster.
     config.crd_paths.splice(0..0, args.crds.iter().cloned());
     if args.cluster || args.context.is_some() || args.kubeconfig.is_some() {
