@@ -144,6 +144,34 @@ fn workspace_scan_and_edits_utf8() {
     check_transcript("scan-and-edits-utf8", &scan_and_edit(Encoding::Utf8));
 }
 
+/// A lone CR ends a line (LSP 3.17, and YAML 1.2, which the parser follows): diagnostics land on the
+/// lines the client counts, and edits at the client's positions land where the client meant, also
+/// when an edit brings a lone CR of its own.
+#[test]
+fn a_lone_cr_ends_a_line_for_diagnostics_and_edits() {
+    let text = WIDGET.replace('\n', "\r");
+    let mut session = Session::start(widgets_workspace());
+    session.open("widget.yaml", &text);
+    let v1 = session.wait_for_diagnostics("widget.yaml", 1);
+    assert_eq!(codes(&v1["diagnostics"]), ["schema/maximum", "schema/pattern", "schema/enum"]);
+    assert_eq!(only(&v1["diagnostics"], "schema/maximum")["range"], range_json(Position::new(5, 8), Position::new(5, 10)));
+
+    // The harness counts lines as LSP does: "15" is at 5:8, and the edit adds a line after it.
+    session.replace("widget.yaml", 2, "15", "5\r  extra: 1");
+    let v2 = session.wait_for_diagnostics("widget.yaml", 2);
+    assert_eq!(codes(&v2["diagnostics"]), ["schema/unknown-field", "schema/pattern", "schema/enum"]);
+    let extra = session.position_of("widget.yaml", "extra");
+    assert_eq!(extra, Position::new(6, 2));
+    assert_eq!(only(&v2["diagnostics"], "schema/unknown-field")["range"]["start"], range_json(extra, extra)["start"]);
+
+    // An edit on a line after the one the previous edit added.
+    session.replace("widget.yaml", 3, "platinum", "gold");
+    let v3 = session.wait_for_diagnostics("widget.yaml", 3);
+    assert_eq!(codes(&v3["diagnostics"]), ["schema/unknown-field", "schema/pattern"]);
+    assert_eq!(session.position_of("widget.yaml", "gold"), Position::new(8, 8));
+    session.finish();
+}
+
 #[test]
 fn rapid_edits_settle_on_the_latest_version() {
     // The default debounce: checks of versions 1 to 3 are superseded (the harness drops any older version
