@@ -812,6 +812,41 @@ fn exit_without_shutdown_ends_with_status_1() {
     assert_eq!(over_stdio, in_process);
 }
 
+/// Starts the binary for a client that never answers the server's requests, and waits until the
+/// server has sent `request` from `initialized` (which then waits for an answer that never comes).
+fn server_waiting_for(options: SessionOptions, request: &str) -> Session {
+    let mut session = Session::start_binary(&crdls_binary(), options.unanswering());
+    let asked = session.expect(&format!("the server's {request} request"), |m| m["method"] == request && m.get("id").is_some());
+    assert!(asked["id"].is_number(), "{asked}");
+    session
+}
+
+// `exit`, and the end of the input, stop the process while a handler waits for the client's answer to
+// one of the server's own requests (tower-lsp 0.20 ends only when every handler has returned). Each
+// finish waits for the process with a deadline and fails if it is not over by then, or if it was the
+// transport's last-resort deadline that stopped it.
+
+#[test]
+fn exit_stops_the_server_while_it_waits_to_register_the_file_watcher() {
+    server_waiting_for(SessionOptions::new().watch_files(), "client/registerCapability").finish_without_shutdown_keeping_input_open();
+}
+
+#[test]
+fn the_end_of_input_stops_the_server_while_it_waits_to_register_the_file_watcher() {
+    server_waiting_for(SessionOptions::new().watch_files(), "client/registerCapability").finish_by_closing_input();
+}
+
+#[test]
+fn exit_stops_the_server_while_it_waits_for_the_settings() {
+    server_waiting_for(SessionOptions::new().configuration(json!({})), "workspace/configuration")
+        .finish_without_shutdown_keeping_input_open();
+}
+
+#[test]
+fn the_end_of_input_stops_the_server_while_it_waits_for_the_settings() {
+    server_waiting_for(SessionOptions::new().configuration(json!({})), "workspace/configuration").finish_by_closing_input();
+}
+
 /// The `crdls` binary, built once per test run (honouring `CARGO_TARGET_DIR`).
 fn short_session(mut session: Session) -> String {
     session.open("gizmo.yaml", GIZMO);
