@@ -239,3 +239,51 @@ fn the_language_server_reads_urls_and_chart_archives_and_refreshes_on_command() 
     assert_eq!(server.requests().len(), 3);
     session.finish();
 }
+
+/// Forty refresh commands in a row, while the first refresh's download is held up: the refreshes run
+/// one at a time, the thirty-nine asked during the first coalescing into one more, so the URL is
+/// fetched twice (after the start's fetch), not forty times at once into the same cache file, and no
+/// warning comes of it (`finish` fails on any message the script did not consume).
+#[test]
+fn refresh_commands_in_a_burst_run_one_at_a_time_and_coalesce() {
+    use crdls_tests::lsp::{Session, SessionOptions};
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::{mpsc, Arc, Mutex};
+    use std::time::Duration;
+
+    let crd = std::fs::read_to_string(repo_root().join("fixtures/crds/widgets.yaml")).unwrap();
+    let held = Arc::new(AtomicBool::new(false));
+    let (entered, held_up) = mpsc::channel();
+    let entered = Mutex::new(entered);
+    let hold = held.clone();
+    let server = Loopback::start(move |_| {
+        if hold.load(Ordering::SeqCst) {
+            let _ = entered.lock().unwrap().send(());
+            while hold.load(Ordering::SeqCst) {
+                std::thread::sleep(Duration::from_millis(5));
+            }
+        }
+        (200, crd.clone())
+    });
+    let url = format!("{}/widgets.yaml", server.address);
+    let options =
+        SessionOptions::new().file("crdls.toml", &format!("crdPaths = [\"{url}\"]\n")).env("CRDLS_CACHE_DIR", "{workspace}/.cache");
+    let mut session = Session::start_binary(&crdls_binary(), options);
+    session.expect_log_containing(&format!("indexed 1 CRDs from {url}"));
+    assert_eq!(server.requests().len(), 1);
+
+    held.store(true, Ordering::SeqCst);
+    let refresh = serde_json::json!({"command": "crdls.refreshCrdSources"});
+    session.request("workspace/executeCommand", refresh.clone());
+    held_up.recv_timeout(crdls_tests::lsp::TIMEOUT).expect("the first refresh reaches the download");
+    for _ in 1..40 {
+        session.request("workspace/executeCommand", refresh.clone());
+    }
+    held.store(false, Ordering::SeqCst);
+    for _ in 0..2 {
+        session.expect_log_containing("CRDs from 0 files in");
+        session.expect_log_containing(&format!("indexed 1 CRDs from {url}"));
+    }
+    session.finish();
+    assert_eq!(server.requests().len(), 3, "{:?}", server.requests());
+}

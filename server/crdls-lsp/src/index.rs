@@ -1,15 +1,18 @@
 //! The shared CRD index and how it is kept current: the workspace scan (workspace folders and the
 //! configured CRD paths, with progress), the CRDs of open buffers (whose text wins over the file on
 //! disk), and files the client reports changed on disk. The index is an `Arc` replaced as a whole, so
-//! a check holds a consistent one.
+//! a check holds a consistent one. Scans (with the fetch that follows them) run one at a time, asks
+//! during one coalescing into one more (`flight.rs`).
 
 use std::collections::HashSet;
+use std::panic::AssertUnwindSafe;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Instant;
 
 use crdls_crd::{Crd, SourceId, SourceKind};
 use crdls_sources::Network;
+use futures::FutureExt;
 use tower_lsp::lsp_types::notification::Progress;
 use tower_lsp::lsp_types::request::WorkDoneProgressCreate;
 use tower_lsp::lsp_types::{
@@ -17,7 +20,7 @@ use tower_lsp::lsp_types::{
     WorkDoneProgressCreateParams, WorkDoneProgressEnd,
 };
 
-use crate::session::{lock, read, write, Backend};
+use crate::session::{lock, panic_text, read, write, Backend};
 use crate::sources::{self, SourceErrors};
 use crate::workspace;
 
@@ -71,10 +74,23 @@ impl Backend {
     }
 
     /// Scans the workspace in the background; then, with `Some(Network::Refresh)`, fetches the URLs
-    /// and the cluster again (otherwise only what the cache lacks).
+    /// and the cluster again (otherwise only what the cache lacks). Scans run one at a time: asked while
+    /// one runs, the scan runs once more after it, a refresh if any of the asks was one.
     pub(crate) fn spawn_scan_then(&self, network: Option<Network>) {
+        let refresh = |a: Option<Network>, b: Option<Network>| if a == Some(Network::Refresh) { a } else { b.or(a) };
+        let Some(first) = self.state.scans.ask(network, refresh) else { return };
         let backend = self.clone();
-        tokio::spawn(async move { backend.scan_workspace(network).await });
+        tokio::spawn(async move {
+            let mut next = Some(first);
+            while let Some(network) = next {
+                // A panic must not leave the flight busy for good: it is logged, and the next run goes on.
+                if let Err(panic) = AssertUnwindSafe(backend.scan_workspace(network)).catch_unwind().await {
+                    backend.log(MessageType::ERROR, format!("indexing the workspace failed: {}", panic_text(panic))).await;
+                    backend.state.index_ready.send_replace(true);
+                }
+                next = backend.state.scans.next();
+            }
+        });
     }
 
     /// Indexes every CRD in the workspace folders, their chart archives and the configured paths, and
@@ -214,8 +230,9 @@ impl Backend {
         if flags.pull_diagnostics && flags.diagnostic_refresh {
             let _ = self.client.workspace_diagnostic_refresh().await;
         }
+        // Within this run of the flight, so a refresh asked meanwhile waits for this fetch to end.
         if let Some(network) = fetch {
-            self.spawn_fetch(network);
+            self.fetch_remote(network).await;
         }
     }
 }
