@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Instant;
 
-use crdls_crd::{Crd, SourceId, SourceKind};
+use crdls_crd::{Crd, Origin, SourceId, SourceKind};
 use crdls_sources::Network;
 use futures::FutureExt;
 use tower_lsp::lsp_types::notification::Progress;
@@ -59,12 +59,41 @@ impl Backend {
         if lock(&self.state.documents).contains_key(uri) {
             return false;
         }
+        let origin = read(&self.state.index).origin_of(uri.as_str());
+        if matches!(origin.kind, SourceKind::Url | SourceKind::Cluster) {
+            return self.reindex_download(uri, origin, deleted);
+        }
+        // The cache's other files (archive members extracted for go-to-definition) are not the workspace's.
+        if uri.to_file_path().is_ok_and(|p| in_cache(&p, crdls_sources::Cache::from_env().as_ref())) {
+            return false;
+        }
         let crds = if deleted { Vec::new() } else { uri.to_file_path().ok().and_then(|p| workspace::read_crds(&p)).unwrap_or_default() };
         let had = !read(&self.state.index).crds_of(uri.as_str()).is_empty();
         if crds.is_empty() && !had {
             return false;
         }
         self.set_source(Arc::from(uri.as_str()), crds);
+        true
+    }
+
+    /// Re-reads a download's cached copy that changed on disk (written by a fetch, or by `crdls check
+    /// --refresh` in a terminal) as the fetch and the CLI read it: whole, whatever its size (a workspace
+    /// file's 16 MiB limit would drop a large download's CRDs), keeping its origin. A deleted copy
+    /// keeps its CRDs until the next fetch, which owns the download.
+    fn reindex_download(&self, uri: &Url, origin: Origin, deleted: bool) -> bool {
+        let Ok(path) = uri.to_file_path() else { return false };
+        if deleted {
+            return false;
+        }
+        let reader = crdls_workspace::files::reader_of_cached(path);
+        let Some(text) = reader() else { return false };
+        let crds = workspace::crds_in(&text, reader);
+        let mut guard = write(&self.state.index);
+        let mut index = (**guard).clone();
+        index.set_source_from(Arc::from(uri.as_str()), origin, crds);
+        *guard = Arc::new(index);
+        drop(guard);
+        crdls_crd::intern::prune();
         true
     }
 
@@ -117,8 +146,14 @@ impl Backend {
                 let patterns = crdls_workspace::sources::local_paths(&config.crd_paths);
                 let mut files = Vec::new();
                 let mut archives = Vec::new();
+                // The cache's files are sources of their own (downloads read with the download limit,
+                // archive members), even when the cache lies inside the workspace.
+                let cache = crdls_sources::Cache::from_env();
                 let mut add = |paths: Vec<PathBuf>| {
                     for path in paths {
+                        if in_cache(&path, cache.as_ref()) {
+                            continue;
+                        }
                         if crdls_sources::archive::is_chart_archive(&path) {
                             archives.push(path);
                         } else {
@@ -235,6 +270,11 @@ impl Backend {
             self.fetch_remote(network).await;
         }
     }
+}
+
+/// Whether `path` lies in crdls's cache directory.
+fn in_cache(path: &Path, cache: Option<&crdls_sources::Cache>) -> bool {
+    cache.is_some_and(|cache| path.starts_with(cache.dir()))
 }
 
 /// A stable fingerprint of a list of CRDs: their names, groups, versions and schema ranges.
