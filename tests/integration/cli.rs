@@ -33,6 +33,21 @@ fn errors_exit_one_and_stdin_is_read() {
     );
 }
 
+/// A lone CR ends a line, as YAML 1.2 (and LSP) say and as the parser reads it: the error on `size` is
+/// reported on line 6, not at the 78th character of one long first line.
+#[test]
+fn a_lone_cr_ends_a_line_in_reported_positions() {
+    let run = run_cli(&["check", "-", "--crds", "fixtures/crds", "--format", "json"], &WIDGET.replace('\n', "\r"));
+    assert_eq!(run.code, 1, "{run:?}");
+    let json: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    let max = json["diagnostics"].as_array().unwrap().iter().find(|d| d["code"] == "schema/maximum").expect("a maximum error");
+    assert_eq!(max["range"]["start"], serde_json::json!({"line": 6, "column": 9}), "{max}");
+    assert_eq!(max["range"]["end"], serde_json::json!({"line": 6, "column": 11}), "{max}");
+    // The human report says where too.
+    let run = run_cli(&["check", "-", "--crds", "fixtures/crds"], &WIDGET.replace('\n', "\r"));
+    assert!(run.stdout.contains("<stdin>:6:9"), "{}", run.stdout);
+}
+
 #[test]
 fn strict_turns_unknown_fields_into_errors() {
     let run = run_cli(&["check", "-", "--crds", "fixtures/crds", "--format", "json", "--strict"], WIDGET);

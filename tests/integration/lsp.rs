@@ -144,6 +144,34 @@ fn workspace_scan_and_edits_utf8() {
     check_transcript("scan-and-edits-utf8", &scan_and_edit(Encoding::Utf8));
 }
 
+/// A lone CR ends a line (LSP 3.17, and YAML 1.2, which the parser follows): diagnostics land on the
+/// lines the client counts, and edits at the client's positions land where the client meant, also
+/// when an edit brings a lone CR of its own.
+#[test]
+fn a_lone_cr_ends_a_line_for_diagnostics_and_edits() {
+    let text = WIDGET.replace('\n', "\r");
+    let mut session = Session::start(widgets_workspace());
+    session.open("widget.yaml", &text);
+    let v1 = session.wait_for_diagnostics("widget.yaml", 1);
+    assert_eq!(codes(&v1["diagnostics"]), ["schema/maximum", "schema/pattern", "schema/enum"]);
+    assert_eq!(only(&v1["diagnostics"], "schema/maximum")["range"], range_json(Position::new(5, 8), Position::new(5, 10)));
+
+    // The harness counts lines as LSP does: "15" is at 5:8, and the edit adds a line after it.
+    session.replace("widget.yaml", 2, "15", "5\r  extra: 1");
+    let v2 = session.wait_for_diagnostics("widget.yaml", 2);
+    assert_eq!(codes(&v2["diagnostics"]), ["schema/unknown-field", "schema/pattern", "schema/enum"]);
+    let extra = session.position_of("widget.yaml", "extra");
+    assert_eq!(extra, Position::new(6, 2));
+    assert_eq!(only(&v2["diagnostics"], "schema/unknown-field")["range"]["start"], range_json(extra, extra)["start"]);
+
+    // An edit on a line after the one the previous edit added.
+    session.replace("widget.yaml", 3, "platinum", "gold");
+    let v3 = session.wait_for_diagnostics("widget.yaml", 3);
+    assert_eq!(codes(&v3["diagnostics"]), ["schema/unknown-field", "schema/pattern"]);
+    assert_eq!(session.position_of("widget.yaml", "gold"), Position::new(8, 8));
+    session.finish();
+}
+
 #[test]
 fn rapid_edits_settle_on_the_latest_version() {
     // The default debounce: checks of versions 1 to 3 are superseded (the harness drops any older version
@@ -782,6 +810,41 @@ fn exit_without_shutdown_ends_with_status_1() {
     let over_stdio = Session::start_binary(&crdls_binary(), options.clone()).finish_without_shutdown();
     let in_process = Session::start(options).finish_without_shutdown();
     assert_eq!(over_stdio, in_process);
+}
+
+/// Starts the binary for a client that never answers the server's requests, and waits until the
+/// server has sent `request` from `initialized` (which then waits for an answer that never comes).
+fn server_waiting_for(options: SessionOptions, request: &str) -> Session {
+    let mut session = Session::start_binary(&crdls_binary(), options.unanswering());
+    let asked = session.expect(&format!("the server's {request} request"), |m| m["method"] == request && m.get("id").is_some());
+    assert!(asked["id"].is_number(), "{asked}");
+    session
+}
+
+// `exit`, and the end of the input, stop the process while a handler waits for the client's answer to
+// one of the server's own requests (tower-lsp 0.20 ends only when every handler has returned). Each
+// finish waits for the process with a deadline and fails if it is not over by then, or if it was the
+// transport's last-resort deadline that stopped it.
+
+#[test]
+fn exit_stops_the_server_while_it_waits_to_register_the_file_watcher() {
+    server_waiting_for(SessionOptions::new().watch_files(), "client/registerCapability").finish_without_shutdown_keeping_input_open();
+}
+
+#[test]
+fn the_end_of_input_stops_the_server_while_it_waits_to_register_the_file_watcher() {
+    server_waiting_for(SessionOptions::new().watch_files(), "client/registerCapability").finish_by_closing_input();
+}
+
+#[test]
+fn exit_stops_the_server_while_it_waits_for_the_settings() {
+    server_waiting_for(SessionOptions::new().configuration(json!({})), "workspace/configuration")
+        .finish_without_shutdown_keeping_input_open();
+}
+
+#[test]
+fn the_end_of_input_stops_the_server_while_it_waits_for_the_settings() {
+    server_waiting_for(SessionOptions::new().configuration(json!({})), "workspace/configuration").finish_by_closing_input();
 }
 
 /// The `crdls` binary, built once per test run (honouring `CARGO_TARGET_DIR`).

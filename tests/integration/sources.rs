@@ -462,3 +462,97 @@ fn an_uncached_download_is_used_with_a_warning_and_its_credentials_are_hidden() 
         assert!(!text(output).contains("s3cret"), "{}", text(output));
     }
 }
+
+/// Forty refresh commands in a row, while the first refresh's download is held up: the refreshes run
+/// one at a time, the thirty-nine asked during the first coalescing into one more, so the URL is
+/// fetched twice (after the start's fetch), not forty times at once into the same cache file, and no
+/// warning comes of it (`finish` fails on any message the script did not consume).
+#[test]
+fn refresh_commands_in_a_burst_run_one_at_a_time_and_coalesce() {
+    use crdls_tests::lsp::{Session, SessionOptions};
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::{mpsc, Arc, Mutex};
+    use std::time::Duration;
+
+    let crd = std::fs::read_to_string(repo_root().join("fixtures/crds/widgets.yaml")).unwrap();
+    let held = Arc::new(AtomicBool::new(false));
+    let (entered, held_up) = mpsc::channel();
+    let entered = Mutex::new(entered);
+    let hold = held.clone();
+    let server = Loopback::start(move |_| {
+        if hold.load(Ordering::SeqCst) {
+            let _ = entered.lock().unwrap().send(());
+            while hold.load(Ordering::SeqCst) {
+                std::thread::sleep(Duration::from_millis(5));
+            }
+        }
+        (200, crd.clone())
+    });
+    let url = format!("{}/widgets.yaml", server.address);
+    let options = SessionOptions::new()
+        .trusted()
+        .file("crdls.toml", &format!("crdPaths = [\"{url}\"]\n"))
+        .env("CRDLS_CACHE_DIR", "{workspace}/.cache");
+    let mut session = Session::start_binary(&crdls_binary(), options);
+    session.expect_log_containing(&format!("indexed 1 CRDs from {url}"));
+    assert_eq!(server.requests().len(), 1);
+
+    held.store(true, Ordering::SeqCst);
+    let refresh = serde_json::json!({"command": "crdls.refreshCrdSources"});
+    session.request("workspace/executeCommand", refresh.clone());
+    held_up.recv_timeout(crdls_tests::lsp::TIMEOUT).expect("the first refresh reaches the download");
+    for _ in 1..40 {
+        session.request("workspace/executeCommand", refresh.clone());
+    }
+    held.store(false, Ordering::SeqCst);
+    for _ in 0..2 {
+        session.expect_log_containing("CRDs from 0 files in");
+        session.expect_log_containing(&format!("indexed 1 CRDs from {url}"));
+    }
+    session.finish();
+    assert_eq!(server.requests().len(), 3, "{:?}", server.requests());
+}
+
+/// The editor reads a download larger than a workspace file may be (16 MiB) as the CLI does
+/// (`a_large_download_gives_schemas_too`): its CRDs are indexed, and their schemas check a resource.
+/// The cache here is inside the workspace (as in that test), so the client's file watcher reports the
+/// cached copy when it is written, and a refresh's scan walks past it: neither may read it as a
+/// workspace file, whose 16 MiB limit would drop the download's CRDs.
+#[test]
+fn the_language_server_reads_a_large_download_too() {
+    use crdls_tests::lsp::{Session, SessionOptions};
+
+    let crd = std::fs::read_to_string(repo_root().join("fixtures/crds/widgets.yaml")).unwrap();
+    let padding = "# padding, as a large bundle has other CRDs\n".repeat(17 * 1024 * 1024 / 44);
+    let bundle = format!("{padding}---\n{crd}");
+    assert!(bundle.len() > 16 * 1024 * 1024);
+    let server = Loopback::start(move |_| (200, bundle.clone()));
+    let url = format!("{}/bundle.yaml", server.address);
+    let options = SessionOptions::new()
+        .trusted()
+        .file("crdls.toml", &format!("crdPaths = [\"{url}\"]\n"))
+        .env("CRDLS_CACHE_DIR", "{workspace}/cache");
+    let mut session = Session::start_binary(&crdls_binary(), options);
+    session.expect_log_containing(&format!("indexed 1 CRDs from {url}"));
+    let cached: Vec<String> = std::fs::read_dir(session.workspace().join("cache/urls"))
+        .unwrap()
+        .map(|entry| format!("cache/urls/{}", entry.unwrap().file_name().to_string_lossy()))
+        .collect();
+    assert_eq!(cached.len(), 1, "{cached:?}");
+    // The watcher saw the download land in the cache.
+    session.watched_files_changed(&[(&cached[0], 1)]);
+    let widget = "apiVersion: demo.crdls.dev/v1\nkind: Widget\nmetadata:\n  name: w\nspec:\n  size: 11\n  owner: team\n";
+    session.open("w.yaml", widget);
+    let diagnostics = session.wait_for_diagnostics("w.yaml", 1);
+    assert_eq!(diagnostics["diagnostics"][0]["code"], "schema/maximum", "{diagnostics}");
+
+    // A refresh: the scan finds the cached copy among the workspace's files, then the URL is fetched.
+    session.request("workspace/executeCommand", serde_json::json!({"command": "crdls.refreshCrdSources"}));
+    session.expect_log_containing(" files in ");
+    session.expect_log_containing(&format!("indexed 1 CRDs from {url}"));
+    session.replace("w.yaml", 2, "size: 11", "size: 12");
+    let diagnostics = session.wait_for_diagnostics("w.yaml", 2);
+    assert_eq!(diagnostics["diagnostics"][0]["code"], "schema/maximum", "{diagnostics}");
+    session.finish();
+    assert_eq!(server.requests().len(), 2);
+}

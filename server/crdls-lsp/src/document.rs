@@ -100,4 +100,16 @@ mod tests {
         assert_eq!(doc.text(), "a: \u{1F600}z\r\nb: 2\r\n");
         assert_eq!((doc.version, doc.generation), (4, 3));
     }
+
+    #[test]
+    fn a_lone_cr_ends_a_line_and_u2028_does_not() {
+        // Lines as LSP counts them: "a: 1" (CR), "b: 2\u{2028}c" (CRLF), "d: 3".
+        let mut doc = Document::new("a: 1\rb: 2\u{2028}c\r\nd: 3", 1);
+        doc.apply(vec![edit(1, 3, 4, "5")], 2, Encoding::Utf16);
+        assert_eq!(doc.text(), "a: 1\rb: 5\u{2028}c\r\nd: 3");
+        // An edit that brings a lone CR of its own moves the lines after it down.
+        doc.apply(vec![edit(0, 4, 4, "\rx: 0")], 3, Encoding::Utf16);
+        doc.apply(vec![edit(3, 3, 4, "4")], 4, Encoding::Utf16);
+        assert_eq!(doc.text(), "a: 1\rx: 0\rb: 5\u{2028}c\r\nd: 4");
+    }
 }

@@ -1,15 +1,18 @@
 //! The shared CRD index and how it is kept current: the workspace scan (workspace folders and the
 //! configured CRD paths, with progress), the CRDs of open buffers (whose text wins over the file on
 //! disk), and files the client reports changed on disk. The index is an `Arc` replaced as a whole, so
-//! a check holds a consistent one.
+//! a check holds a consistent one. Scans (with the fetch that follows them) run one at a time, asks
+//! during one coalescing into one more (`flight.rs`).
 
 use std::collections::HashSet;
+use std::panic::AssertUnwindSafe;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Instant;
 
-use crdls_crd::{Crd, SourceId, SourceKind};
+use crdls_crd::{Crd, Origin, SourceId, SourceKind};
 use crdls_sources::Network;
+use futures::FutureExt;
 use tower_lsp::lsp_types::notification::Progress;
 use tower_lsp::lsp_types::request::WorkDoneProgressCreate;
 use tower_lsp::lsp_types::{
@@ -17,7 +20,7 @@ use tower_lsp::lsp_types::{
     WorkDoneProgressCreateParams, WorkDoneProgressEnd,
 };
 
-use crate::session::{lock, read, write, Backend};
+use crate::session::{lock, panic_text, read, write, Backend};
 use crate::sources::{self, SourceErrors};
 use crate::workspace;
 
@@ -56,6 +59,14 @@ impl Backend {
         if lock(&self.state.documents).contains_key(uri) {
             return false;
         }
+        let origin = read(&self.state.index).origin_of(uri.as_str());
+        if matches!(origin.kind, SourceKind::Url | SourceKind::Cluster) {
+            return self.reindex_download(uri, origin, deleted);
+        }
+        // The cache's other files (archive members extracted for go-to-definition) are not the workspace's.
+        if uri.to_file_path().is_ok_and(|p| in_cache(&p, crdls_sources::Cache::from_env().as_ref())) {
+            return false;
+        }
         let crds = if deleted { Vec::new() } else { uri.to_file_path().ok().and_then(|p| workspace::read_crds(&p)).unwrap_or_default() };
         let had = !read(&self.state.index).crds_of(uri.as_str()).is_empty();
         if crds.is_empty() && !had {
@@ -65,16 +76,50 @@ impl Backend {
         true
     }
 
+    /// Re-reads a download's cached copy that changed on disk (written by a fetch, or by `crdls check
+    /// --refresh` in a terminal) as the fetch and the CLI read it: whole, whatever its size (a workspace
+    /// file's 16 MiB limit would drop a large download's CRDs), keeping its origin. A deleted copy
+    /// keeps its CRDs until the next fetch, which owns the download.
+    fn reindex_download(&self, uri: &Url, origin: Origin, deleted: bool) -> bool {
+        let Ok(path) = uri.to_file_path() else { return false };
+        if deleted {
+            return false;
+        }
+        let reader = crdls_workspace::files::reader_of_cached(path);
+        let Some(text) = reader() else { return false };
+        let crds = workspace::crds_in(&text, reader);
+        let mut guard = write(&self.state.index);
+        let mut index = (**guard).clone();
+        index.set_source_from(Arc::from(uri.as_str()), origin, crds);
+        *guard = Arc::new(index);
+        drop(guard);
+        crdls_crd::intern::prune();
+        true
+    }
+
     /// Scans the workspace in the background (the scan re-checks open documents when it is done).
     pub(crate) fn spawn_scan(&self) {
         self.spawn_scan_then(None);
     }
 
     /// Scans the workspace in the background; then, with `Some(Network::Refresh)`, fetches the URLs
-    /// and the cluster again (otherwise only what the cache lacks).
+    /// and the cluster again (otherwise only what the cache lacks). Scans run one at a time: asked while
+    /// one runs, the scan runs once more after it, a refresh if any of the asks was one.
     pub(crate) fn spawn_scan_then(&self, network: Option<Network>) {
+        let refresh = |a: Option<Network>, b: Option<Network>| if a == Some(Network::Refresh) { a } else { b.or(a) };
+        let Some(first) = self.state.scans.ask(network, refresh) else { return };
         let backend = self.clone();
-        tokio::spawn(async move { backend.scan_workspace(network).await });
+        tokio::spawn(async move {
+            let mut next = Some(first);
+            while let Some(network) = next {
+                // A panic must not leave the flight busy for good: it is logged, and the next run goes on.
+                if let Err(panic) = AssertUnwindSafe(backend.scan_workspace(network)).catch_unwind().await {
+                    backend.log(MessageType::ERROR, format!("indexing the workspace failed: {}", panic_text(panic))).await;
+                    backend.state.index_ready.send_replace(true);
+                }
+                next = backend.state.scans.next();
+            }
+        });
     }
 
     /// Indexes every CRD in the workspace folders, their chart archives and the configured paths, and
@@ -101,8 +146,14 @@ impl Backend {
                 let patterns = crdls_workspace::sources::local_paths(&config.crd_paths);
                 let mut files = Vec::new();
                 let mut archives = Vec::new();
+                // The cache's files are sources of their own (downloads read with the download limit,
+                // archive members), even when the cache lies inside the workspace.
+                let cache = crdls_sources::Cache::from_env();
                 let mut add = |paths: Vec<PathBuf>| {
                     for path in paths {
+                        if in_cache(&path, cache.as_ref()) {
+                            continue;
+                        }
                         if crdls_sources::archive::is_chart_archive(&path) {
                             archives.push(path);
                         } else {
@@ -214,10 +265,16 @@ impl Backend {
         if flags.pull_diagnostics && flags.diagnostic_refresh {
             let _ = self.client.workspace_diagnostic_refresh().await;
         }
+        // Within this run of the flight, so a refresh asked meanwhile waits for this fetch to end.
         if let Some(network) = fetch {
-            self.spawn_fetch(network);
+            self.fetch_remote(network).await;
         }
     }
+}
+
+/// Whether `path` lies in crdls's cache directory.
+fn in_cache(path: &Path, cache: Option<&crdls_sources::Cache>) -> bool {
+    cache.is_some_and(|cache| path.starts_with(cache.dir()))
 }
 
 /// A stable fingerprint of a list of CRDs: their names, groups, versions and schema ranges.

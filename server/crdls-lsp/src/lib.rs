@@ -6,7 +6,7 @@
 //! Where things are: `server.rs` routes each LSP method to its handler in `handlers/`, one module per
 //! family of methods. `session.rs` holds the state the handlers share; `scheduler.rs` decides when a
 //! document is checked and `analysis.rs` checks it; `index.rs` keeps the CRD index (workspace scan,
-//! open buffers, watched files); `settings.rs` layers the settings; `capabilities.rs` reads the
+//! open buffers, watched files), its scans run one at a time by `flight.rs`; `settings.rs` layers the settings; `capabilities.rs` reads the
 //! client's capabilities and declares the server's; `ext.rs` is the protocol extension
 //! (`crdls/indexStatus`, `crdls/crdForDocument`). Conversions to LSP types live at the edge, in
 //! `proto.rs` (positions and diagnostics) and `convert.rs` (the editor features' results). tower-lsp
@@ -19,6 +19,7 @@ mod capabilities;
 mod convert;
 mod document;
 mod ext;
+mod flight;
 mod framing;
 mod git;
 mod guard;

@@ -50,6 +50,9 @@ pub(crate) struct State {
     /// Whether the first workspace scan has finished: until it has, the index is partial, and no
     /// document's diagnostics are computed against it (the scan's end checks them all).
     pub(crate) index_ready: tokio::sync::watch::Sender<bool>,
+    /// The workspace scan with its network follow-up, one at a time: `Some(Network::Refresh)` when a
+    /// run must fetch the URLs and the cluster again, `None` when it fetches only what the cache lacks.
+    pub(crate) scans: crate::flight::Flight<Option<crdls_sources::Network>>,
 }
 
 /// The server: the connection to the client and the shared state. Cloning it is cheap, so work that
@@ -104,6 +107,7 @@ impl Backend {
                 shown_messages: Mutex::new(std::collections::HashSet::new()),
                 withheld: Mutex::new(None),
                 index_ready: tokio::sync::watch::Sender::new(false),
+                scans: crate::flight::Flight::default(),
             }),
         }
     }

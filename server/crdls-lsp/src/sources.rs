@@ -92,14 +92,10 @@ fn is_remote(origin: &Origin) -> bool {
 }
 
 impl Backend {
-    /// Fetches what the cache does not hold (or everything, on refresh) in the background, then puts
-    /// the URLs' and the cluster's CRDs in the index and re-checks the open documents.
-    pub(crate) fn spawn_fetch(&self, network: Network) {
-        let backend = self.clone();
-        tokio::spawn(async move { backend.fetch_remote(network).await });
-    }
-
-    async fn fetch_remote(&self, network: Network) {
+    /// Fetches what the cache does not hold (or everything, on refresh), then puts the URLs' and the
+    /// cluster's CRDs in the index and re-checks the open documents. The scan calls it at its end, in
+    /// the background and one at a time (see `index.rs`).
+    pub(crate) async fn fetch_remote(&self, network: Network) {
         let config = read(&self.state.config).clone();
         let root = read(&self.state.roots).first().cloned().unwrap_or_default();
         let fetched = self.blocking("fetching CRD sources", move || read_remote(&config, &root, network)).await;

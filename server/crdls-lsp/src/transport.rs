@@ -1,17 +1,26 @@
 //! The wiring around tower-lsp: the client's input goes through the filter of `input.rs` into
 //! tower-lsp, tower-lsp's output and the filter's own error replies are merged onto the client's output
 //! a whole message at a time, and the session's end decides the exit status.
+//!
+//! The input's end (`exit`, or the end of the stream) ends the session promptly: the guard drops the
+//! handlers still waiting then (they may wait for answers the client will never send), and what is
+//! left to write gets [`DRAIN`] at most, so a client that stopped reading the server's output cannot
+//! keep the process alive either.
 
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt};
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, watch};
 use tower_lsp::{Client, ClientSocket, LanguageServer, LspService, Server};
 
 use crate::framing::{Frame, FrameReader};
 use crate::guard::Guard;
 use crate::input::{self, InputEnd, Seen};
 use crate::session::lock;
+
+/// How long the session may go on writing after the client's input has ended.
+const DRAIN: Duration = Duration::from_secs(5);
 
 /// How a session ended, which decides the process's exit status.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -44,14 +53,37 @@ where
     let (to_library, library_input) = tokio::io::duplex(1 << 16);
     let (library_output, from_library) = tokio::io::duplex(1 << 16);
     let (replies, outgoing) = mpsc::channel(64);
+    let replies_from_library = replies.clone();
     let seen = Arc::new(Mutex::new(Seen::default()));
-    let filter = tokio::spawn(input::filter(input, to_library, replies.clone(), seen.clone()));
+    let (input_over, input_ended) = watch::channel(false);
+    let filter = tokio::spawn({
+        let seen = seen.clone();
+        async move {
+            input::filter(input, to_library, replies, seen).await;
+            input_over.send_replace(true);
+        }
+    });
+    let mut ended = input_ended.clone();
     let library = async {
-        Server::new(library_input, library_output, socket).serve(Guard::new(service, client)).await;
+        Server::new(library_input, library_output, socket).serve(Guard::new(service, client, input_ended)).await;
         // Normally the filter has ended already; if tower-lsp stopped by itself, stop reading too.
         filter.abort();
     };
-    tokio::join!(library, relay(from_library, replies), write(output, outgoing));
+    let session = async {
+        tokio::join!(library, relay(from_library, replies_from_library), write(output, outgoing));
+    };
+    let drained = async {
+        // An error means the filter was aborted: tower-lsp has stopped already, and the session ends.
+        let _ = ended.wait_for(|ended| *ended).await;
+        tokio::time::sleep(DRAIN).await;
+    };
+    tokio::select! {
+        () = session => {}
+        () = drained => crate::log_stderr(&format!(
+            "the session did not wind down within {} s of the input's end (is the client still reading?): stopping anyway",
+            DRAIN.as_secs()
+        )),
+    }
     let (ended, shutdown) = {
         let seen = lock(&seen);
         (seen.ended, seen.shutdown)

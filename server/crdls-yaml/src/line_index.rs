@@ -22,7 +22,9 @@ pub enum ColumnUnit {
     Char,
 }
 
-/// Line starts of one text. Lines end at `\n`; a `\r` before it belongs to the line ending.
+/// Line starts of one text. Lines end at `\n`, `\r\n` or a lone `\r`: the line endings of LSP 3.17
+/// and of YAML 1.2 (`b-break`), which the parser follows, so positions and the parse agree. Nothing
+/// else ends a line (not U+2028, U+0085, a vertical tab or a form feed, which LSP does not count).
 #[derive(Clone, Debug)]
 pub struct LineIndex {
     line_starts: Vec<usize>,
@@ -32,9 +34,12 @@ pub struct LineIndex {
 impl LineIndex {
     /// Indexes `text`.
     pub fn new(text: &str) -> LineIndex {
+        let bytes = text.as_bytes();
         let mut line_starts = vec![0];
-        for (i, b) in text.bytes().enumerate() {
-            if b == b'\n' {
+        for (i, &b) in bytes.iter().enumerate() {
+            // A `\r` followed by `\n` is one line ending, which the `\n` closes.
+            let ends = b == b'\n' || (b == b'\r' && bytes.get(i + 1) != Some(&b'\n'));
+            if ends {
                 line_starts.push(i + 1);
             }
         }
@@ -85,7 +90,8 @@ impl LineIndex {
         }
         let start = self.line_starts[pos.line as usize];
         let end = self.line_starts.get(pos.line as usize + 1).copied().unwrap_or(text.len());
-        let line = text[start..end].trim_end_matches('\n').trim_end_matches('\r');
+        let line = &text[start..end];
+        let line = line.strip_suffix("\r\n").or_else(|| line.strip_suffix(['\n', '\r'])).unwrap_or(line);
         let mut remaining = pos.col as usize;
         for (i, c) in line.char_indices() {
             let width = match unit {
@@ -126,5 +132,28 @@ mod tests {
         // A column past the end of a CRLF line stops before the line ending.
         assert_eq!(index.offset(text, LineCol { line: 0, col: 99 }, ColumnUnit::Utf16), 4);
         assert_eq!(index.line_col(text, text.len(), ColumnUnit::Char), LineCol { line: 2, col: 0 });
+    }
+
+    #[test]
+    fn a_lone_cr_ends_a_line_as_lsp_and_yaml_say() {
+        // Lines: "a: 1" (CR), "b: 2" (CRLF), "" (CR), "c: 3" (LF), "d\u{2028}e\u{85}f\x0bg\x0ch" (no break).
+        let text = "a: 1\rb: 2\r\n\rc: 3\nd\u{2028}e\u{85}f\x0bg\x0ch";
+        let index = LineIndex::new(text);
+        assert_eq!(index.line_count(), 5);
+        let b = text.find('b').unwrap();
+        assert_eq!(index.line_col(text, b, ColumnUnit::Char), LineCol { line: 1, col: 0 });
+        let c = text.find('c').unwrap();
+        assert_eq!(index.line_col(text, c, ColumnUnit::Char), LineCol { line: 3, col: 0 });
+        let h = text.find('h').unwrap();
+        assert_eq!(index.line_col(text, h, ColumnUnit::Char), LineCol { line: 4, col: 8 });
+        for unit in [ColumnUnit::Utf8, ColumnUnit::Utf16, ColumnUnit::Char] {
+            for offset in [b, c, h] {
+                assert_eq!(index.offset(text, index.line_col(text, offset, unit), unit), offset);
+            }
+        }
+        // A column past the end of a line stops before its line ending, whichever it is.
+        assert_eq!(index.offset(text, LineCol { line: 0, col: 99 }, ColumnUnit::Utf16), 4);
+        assert_eq!(index.offset(text, LineCol { line: 1, col: 99 }, ColumnUnit::Utf16), b + 4);
+        assert_eq!(index.offset(text, LineCol { line: 2, col: 99 }, ColumnUnit::Utf16), b + 6);
     }
 }

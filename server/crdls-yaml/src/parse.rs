@@ -81,7 +81,12 @@ fn split_documents(text: &str, start: usize) -> Vec<TextRange> {
     let mut line_start = start;
     let bytes = text.as_bytes();
     while line_start < text.len() {
-        let line_end = text[line_start..].find('\n').map_or(text.len(), |i| line_start + i + 1);
+        // Lines end as YAML ends them: at `\n`, `\r\n` or a lone `\r`.
+        let line_end = match text[line_start..].find(['\n', '\r']).map(|i| line_start + i) {
+            None => text.len(),
+            Some(at) if bytes[at] == b'\r' && bytes.get(at + 1) == Some(&b'\n') => at + 2,
+            Some(at) => at + 1,
+        };
         let line = &bytes[line_start..line_end];
         let is_marker = |m: &[u8]| line.starts_with(m) && line.get(3).is_none_or(|c| matches!(c, b' ' | b'\t' | b'\r' | b'\n'));
         if is_marker(b"---") {

@@ -29,6 +29,8 @@ pub struct SessionOptions {
     watch_files: bool,
     pub(super) configuration: Option<Value>,
     pub(super) wait_for_index: bool,
+    /// The client never answers the server's requests; they are queued like its notifications.
+    pub(super) unanswering: bool,
     index_status: bool,
     /// Files with bytes rather than text (chart archives).
     pub(super) binary_files: Vec<(String, Vec<u8>)>,
@@ -60,6 +62,7 @@ impl SessionOptions {
             watch_files: false,
             configuration: None,
             wait_for_index: true,
+            unanswering: false,
             index_status: false,
             binary_files: Vec::new(),
             fifos: Vec::new(),
@@ -149,6 +152,15 @@ impl SessionOptions {
 
     /// `start` returns right after `initialized`, without waiting for the workspace index.
     pub fn no_index_wait(mut self) -> SessionOptions {
+        self.wait_for_index = false;
+        self
+    }
+
+    /// The client never answers the server's requests (a hung or broken editor): they are queued, for
+    /// the script to consume with `expect`. Implies `no_index_wait`, since the server waits for the
+    /// answers to `initialized`'s requests before it scans.
+    pub fn unanswering(mut self) -> SessionOptions {
+        self.unanswering = true;
         self.wait_for_index = false;
         self
     }

@@ -86,17 +86,19 @@ pub fn cursor(marked: &str) -> (String, usize) {
     (format!("{}{}", &marked[..offset], &marked[offset + 2..]), offset)
 }
 
-/// The lines of a text, each without its line ending, with the byte offset it starts at.
+/// The lines of a text, each without its line ending, with the byte offset it starts at. Lines end as
+/// LSP 3.17 says: at `\n`, `\r\n` or a lone `\r`.
 fn lines(text: &str) -> Vec<(usize, &str)> {
     let mut out = Vec::new();
     let mut start = 0;
-    for line in text.split_inclusive('\n') {
-        out.push((start, line.trim_end_matches('\n').trim_end_matches('\r')));
-        start += line.len();
+    let mut rest = text;
+    while let Some(at) = rest.find(['\n', '\r']) {
+        let ending = if rest[at..].starts_with("\r\n") { 2 } else { 1 };
+        out.push((start, &rest[..at]));
+        start += at + ending;
+        rest = &rest[at + ending..];
     }
-    if text.is_empty() || text.ends_with('\n') {
-        out.push((text.len(), ""));
-    }
+    out.push((start, rest));
     out
 }
 
@@ -154,5 +156,13 @@ mod tests {
         assert_eq!(exact_offset(text, Position::new(2, 0), Encoding::Utf16), Some(text.len()));
         assert_eq!(clamped_offset(text, Position::new(0, 99), Encoding::Utf16), text.find('\r').unwrap());
         assert_eq!(clamped_offset(text, Position::new(9, 0), Encoding::Utf16), text.len());
+    }
+
+    #[test]
+    fn a_lone_cr_ends_a_line() {
+        let text = "a\rb\r\nc\n\rd";
+        let starts: Vec<(usize, &str)> = lines(text);
+        assert_eq!(starts, [(0, "a"), (2, "b"), (5, "c"), (7, ""), (8, "d")]);
+        assert_eq!(position_at(text, text.find('d').unwrap(), Encoding::Utf16), Position::new(4, 0));
     }
 }

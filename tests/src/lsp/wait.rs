@@ -60,23 +60,35 @@ impl Session {
     /// input. Waits for the server to stop (with status 0) and fails if any server message was never
     /// consumed. Returns the transcript.
     pub fn finish(self) -> String {
-        self.finish_with(Ending { shutdown: true, close_input: true, status: 0 })
+        self.finish_with(Ending { shutdown: true, exit: true, close_input: true, status: 0 })
     }
 
     /// As `finish`, but keeps the server's input open after `exit`, as Helix does: the server must stop
     /// on the `exit` notification alone.
     pub fn finish_keeping_input_open(self) -> String {
-        self.finish_with(Ending { shutdown: true, close_input: false, status: 0 })
+        self.finish_with(Ending { shutdown: true, exit: true, close_input: false, status: 0 })
     }
 
     /// Ends a session whose script has sent `shutdown` itself: `exit`, then status 0.
     pub fn finish_after_shutdown(self) -> String {
-        self.finish_with(Ending { shutdown: false, close_input: true, status: 0 })
+        self.finish_with(Ending { shutdown: false, exit: true, close_input: true, status: 0 })
     }
 
     /// Sends `exit` without `shutdown`: the server must stop with status 1, as the specification says.
     pub fn finish_without_shutdown(self) -> String {
-        self.finish_with(Ending { shutdown: false, close_input: true, status: 1 })
+        self.finish_with(Ending { shutdown: false, exit: true, close_input: true, status: 1 })
+    }
+
+    /// Sends `exit` without `shutdown` and keeps the input open: the server must stop with status 1 on
+    /// `exit` alone.
+    pub fn finish_without_shutdown_keeping_input_open(self) -> String {
+        self.finish_with(Ending { shutdown: false, exit: true, close_input: false, status: 1 })
+    }
+
+    /// Closes the server's input without `shutdown` or `exit` (an editor that crashed): the server must
+    /// stop with status 1.
+    pub fn finish_by_closing_input(self) -> String {
+        self.finish_with(Ending { shutdown: false, exit: false, close_input: true, status: 1 })
     }
 
     fn finish_with(mut self, how: Ending) -> String {
@@ -86,7 +98,9 @@ impl Session {
                 self.fail(&format!("shutdown returned {}", compact(&result)));
             }
         }
-        self.notify("exit", Value::Null);
+        if how.exit {
+            self.notify("exit", Value::Null);
+        }
         let close_input = how.close_input;
         if close_input {
             self.close_input();
@@ -101,14 +115,26 @@ impl Session {
                         Err(format!("the server ended with {ending:?} (status {}), not status {}", ending.exit_code(), how.status))
                     }
                     Ok(Err(e)) => Err(format!("the server task failed: {e}")),
-                    Err(_) => Err(format!("the server did not stop within {TIMEOUT:?} of exit")),
+                    Err(_) => Err(format!("the server did not stop within {TIMEOUT:?} of exit or the end of its input")),
                 }
             }
-            Server::Process { child, .. } => match runtime.block_on(async { tokio::time::timeout(TIMEOUT, child.wait()).await }) {
-                Ok(Ok(status)) if status.code() == Some(how.status) => Ok(()),
+            Server::Process { child, stderr } => match runtime.block_on(async { tokio::time::timeout(TIMEOUT, child.wait()).await }) {
+                Ok(Ok(status)) if status.code() == Some(how.status) => {
+                    // The whole of stderr (the pipe closes with the process): the session must have
+                    // wound down by itself, not by the transport's last-resort deadline.
+                    let mut stderr = stderr.clone();
+                    let _ =
+                        runtime.block_on(async { tokio::time::timeout(TIMEOUT, async { while stderr.changed().await.is_ok() {} }).await });
+                    let text = stderr.borrow().clone();
+                    if text.contains("stopping anyway") {
+                        Err(format!("the server stopped only at the transport's deadline:\n{text}"))
+                    } else {
+                        Ok(())
+                    }
+                }
                 Ok(Ok(status)) => Err(format!("the server exited with {status}")),
                 Ok(Err(e)) => Err(format!("cannot wait for the server: {e}")),
-                Err(_) => Err(format!("the server process did not exit within {TIMEOUT:?} of exit")),
+                Err(_) => Err(format!("the server process did not exit within {TIMEOUT:?} of exit or the end of its input")),
             },
         };
         // Whatever the server wrote before its output closed.
@@ -118,7 +144,7 @@ impl Session {
                 Ok(Some(Err(e))) => self.unexpected.push(format!("unreadable server message: {e}")),
                 Ok(None) => break,
                 Err(_) => {
-                    self.unexpected.push(format!("the server's output did not close within {TIMEOUT:?} of exit"));
+                    self.unexpected.push(format!("the server's output did not close within {TIMEOUT:?} of exit or the end of its input"));
                     break;
                 }
             }
@@ -144,7 +170,9 @@ impl Session {
             Err(_) => self.fail(&format!("timed out after {TIMEOUT:?} waiting for {waiting_for}")),
             Ok(None) => self.fail(&format!("the server closed the connection while the client waited for {waiting_for}")),
             Ok(Some(Err(e))) => self.fail(&format!("unreadable server message while waiting for {waiting_for}: {e}")),
-            Ok(Some(Ok(message))) if message.get("method").is_some() && message.get("id").is_some() => self.answer(message),
+            Ok(Some(Ok(message))) if message.get("method").is_some() && message.get("id").is_some() && !self.options.unanswering => {
+                self.answer(message)
+            }
             Ok(Some(Ok(message))) => self.queue.push_back(message),
         }
     }
@@ -241,6 +269,7 @@ impl Session {
 /// How a session is ended, and the exit status the server must end with.
 struct Ending {
     shutdown: bool,
+    exit: bool,
     close_input: bool,
     status: i32,
 }
