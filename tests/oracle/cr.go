@@ -22,7 +22,6 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	genericrequest "k8s.io/apiserver/pkg/endpoints/request"
 	"k8s.io/apiserver/pkg/registry/rest"
-	"k8s.io/apiserver/pkg/storage/names"
 	"sigs.k8s.io/yaml"
 
 	// The apiextensions feature gates (ratcheting, selectable fields) at the release's defaults.
@@ -311,7 +310,7 @@ func validateCustomResource(req request) answer {
 // generic ObjectMeta validation when the strategy found nothing.
 func create(ctx context.Context, strat strategy, u *unstructured.Unstructured, namespace string) (field.ErrorList, []string, error) {
 	if u.GetName() == "" && u.GetGenerateName() != "" {
-		u.SetName(names.SimpleNameGenerator.GenerateName(u.GetGenerateName()))
+		u.SetName(generatedName(u.GetGenerateName()))
 	}
 	rest.FillObjectMetaSystemFields(u)
 	if err := rest.EnsureObjectNamespaceMatchesRequestNamespace(rest.ExpectedNamespaceForScope(namespace, strat.NamespaceScoped()), u); err != nil {
