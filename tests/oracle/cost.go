@@ -1,13 +1,16 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"sort"
 
 	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
 	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/validation"
+	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
 	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/cel"
+	structuraldefaulting "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/defaulting"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	celconfig "k8s.io/apiserver/pkg/apis/cel"
 	"k8s.io/apiserver/pkg/cel/environment"
@@ -27,15 +30,29 @@ func ruleCosts(text string) answer {
 	costs := []ruleCost{}
 	if crd.Spec.Validation != nil && crd.Spec.Validation.OpenAPIV3Schema != nil {
 		s := crd.Spec.Validation.OpenAPIV3Schema
-		walkCosts(s, field.NewPath("spec", "validation", "openAPIV3Schema"), validation.RootCELContext(s), envSet, &costs)
+		schemaCosts(s, field.NewPath("spec", "validation", "openAPIV3Schema"), envSet, &costs)
 	}
 	for i, v := range crd.Spec.Versions {
 		if v.Schema != nil && v.Schema.OpenAPIV3Schema != nil {
 			s := v.Schema.OpenAPIV3Schema
-			walkCosts(s, field.NewPath("spec", "versions").Index(i).Child("schema", "openAPIV3Schema"), validation.RootCELContext(s), envSet, &costs)
+			schemaCosts(s, field.NewPath("spec", "versions").Index(i).Child("schema", "openAPIV3Schema"), envSet, &costs)
 		}
 	}
 	return answer{Costs: costs}
+}
+
+// schemaCosts walks one schema's rules, when CRD validation would compile them at all: it gives the
+// rules a CEL context only once the schema is structural and its defaults are valid. (Its finer gate,
+// no compiling at a node with other errors at or below it, is not mirrored.)
+func schemaCosts(s *apiextensions.JSONSchemaProps, fldPath *field.Path, envSet *environment.EnvSet, out *[]ruleCost) {
+	ss, err := structuralschema.NewStructural(s)
+	if err != nil || len(structuralschema.ValidateStructural(fldPath, ss)) > 0 {
+		return
+	}
+	if errs, err := structuraldefaulting.ValidateDefaults(context.Background(), fldPath, ss, true, true); err != nil || len(errs) > 0 {
+		return
+	}
+	walkCosts(s, fldPath, validation.RootCELContext(s), envSet, out)
 }
 
 // walkCosts compiles the rules of one node and walks its children.
