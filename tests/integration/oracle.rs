@@ -1,7 +1,8 @@
 //! The differential oracle: the same inputs through crdls (in-process) and through `crdls-oracle`, a Go
 //! program of ours in `tests/oracle` built on the API server's own libraries, compared case by case.
-//! Four kinds of cases, each a test: YAML to JSON, custom-resource creates, CRD creates, and rule
-//! costs. Inputs are the repository's fixtures and, when present, the shared corpus.
+//! Five kinds of cases, each a test: YAML to JSON, custom-resource creates and updates, CRD creates,
+//! and rule costs. Inputs are the repository's fixtures and, when present, the shared corpus (the
+//! updates are pairs written in the test).
 //!
 //! A difference is a case where the two disagree on the verdict, the field paths or the messages.
 //! `tests/oracle/known-differences.txt` lists the known ones with a reason; a test fails on a new
@@ -532,4 +533,55 @@ fn rule_costs_agree_with_the_oracle() {
         }
     }
     judge("cost", &tally);
+}
+
+/// Custom-resource updates, written here as pairs of an old and a new object: transition rules,
+/// ratcheting of unchanged invalid values (schema keywords and rules), and changed invalid values.
+#[test]
+fn custom_resource_updates_agree_with_the_oracle() {
+    let Some(binary) = oracle_binary() else { return };
+    let mut oracle = Oracle::start(&binary);
+    let mut tally = Tally::default();
+    let scaler = |name: &str, spec: &str| {
+        format!("apiVersion: autoscale.crdls.dev/v1\nkind: Scaler\nmetadata:\n  name: {name}\n  labels: {{rev: '1'}}\nspec:\n{spec}")
+    };
+    let widget = |labels: &str, spec: &str| {
+        format!("apiVersion: demo.crdls.dev/v1\nkind: Widget\nmetadata:\n  name: updated-widget\n  labels: {{{labels}}}\nspec:\n{spec}")
+    };
+    let good = "  replicas: 3\n  maxReplicas: 5\n  owner: alice\n  window: 5m\n";
+    let bad = "  replicas: 9\n  maxReplicas: 5\n  paused: true\n  window: 30s\n  owner: alice\n  version: one.two\n";
+    let widget_spec = |size: u32, tags: &str| format!("  size: {size}\n  owner: team-a\n  tags: [{tags}]\n");
+    let cases: Vec<(&str, &str, String, String)> = vec![
+        ("scalers", "owner-changed", scaler("scaler-a", good), scaler("scaler-a", &good.replace("alice", "bob"))),
+        ("scalers", "owner-kept", scaler("scaler-a", good), scaler("scaler-a", &good.replace("replicas: 3", "replicas: 4"))),
+        ("scalers", "invalid-unchanged", scaler("web", bad), scaler("web", bad).replace("rev: '1'", "rev: '2'")),
+        ("scalers", "invalid-changed", scaler("web", bad), scaler("web", &bad.replace("replicas: 9", "replicas: 8"))),
+        ("scalers", "made-invalid", scaler("scaler-a", good), scaler("scaler-a", &good.replace("window: 5m", "window: 30s"))),
+        ("widgets", "too-big-unchanged", widget("a: b", &widget_spec(15, "a, b")), widget("a: c", &widget_spec(15, "a, b"))),
+        ("widgets", "too-big-changed", widget("a: b", &widget_spec(15, "a, b")), widget("a: b", &widget_spec(16, "a, b"))),
+        ("widgets", "duplicate-unchanged", widget("a: b", &widget_spec(3, "a, a")), widget("a: c", &widget_spec(3, "a, a"))),
+        ("widgets", "duplicate-added", widget("a: b", &widget_spec(3, "a, b")), widget("a: b", &widget_spec(3, "a, b, b"))),
+    ];
+    let (index, texts) = crd_texts(&files(&repo_root(), &["fixtures/crds"]));
+    for (crd_file, name, old, new) in cases {
+        tally.compared += 1;
+        let case = format!("update {crd_file}/{name}");
+        let Some(crd_text) = texts.iter().find(|((source, _), _)| source.ends_with(&format!("{crd_file}.yaml"))).map(|(_, t)| t) else {
+            panic!("no CRD in fixtures/crds/{crd_file}.yaml");
+        };
+        let mut olds = crdls_check::OldObjects::new();
+        olds.add_stream(&crdls_yaml::parse(&old));
+        let stream = crdls_yaml::parse(&new);
+        let options = CheckOptions { strict: true, old: Some(Arc::new(olds)), ..CheckOptions::default() };
+        let result = check_stream(&stream, &index, &options);
+        let answer = oracle.ask(&json!({"op": "cr", "crd": crd_text, "object": new, "old": old, "subresource": ""}));
+        if let Some(failure) = answer["oracle"].as_str() {
+            tally.differ(case, format!("the oracle could not answer: {failure}"));
+            continue;
+        }
+        if let Some(detail) = compare(&our_verdict(&result.documents[0].diagnostics, "schema/unknown-field"), &their_verdict(&answer)) {
+            tally.differ(case, detail);
+        }
+    }
+    judge("update", &tally);
 }
