@@ -15,5 +15,6 @@ mod distribution;
 mod fixtures;
 mod fuzz_regressions;
 mod lsp;
+mod oracle;
 mod sources;
 mod tidy;

@@ -47,6 +47,8 @@ pub enum Missing {
     Git,
     /// `man`, to render the manual pages `crdls man` writes.
     Man,
+    /// A `go` that builds the differential oracle in `tests/oracle`.
+    Go,
 }
 
 impl Missing {
@@ -59,6 +61,7 @@ impl Missing {
             Missing::CelSpec => format!("the cel-spec conformance data is absent (looked for {})", cel_spec_data().display()),
             Missing::Git => "git is not available (or cannot commit in a temporary directory)".to_string(),
             Missing::Man => "man is not available".to_string(),
+            Missing::Go => "the differential oracle tests/oracle did not build (go is missing, or its build failed; see above)".to_string(),
         }
     }
 
@@ -69,6 +72,9 @@ impl Missing {
             Missing::CelSpec => "run tests/cel-spec/prepare.sh (needs node and npm; .ci/run runs it)",
             Missing::Git => "install git",
             Missing::Man => "install man-db",
+            Missing::Go => {
+                "install Go 1.26 or newer (the first build fetches modules from the Go module proxy); with CI set, a failed build fails"
+            }
         }
     }
 }
@@ -157,6 +163,12 @@ impl Drop for TempTree {
     }
 }
 
+/// Cargo's target directory: `CARGO_TARGET_DIR` (relative to the repository when relative) or `target/`.
+pub fn target_dir() -> PathBuf {
+    let root = repo_root();
+    std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| root.join("target"), |dir| root.join(dir))
+}
+
 /// The debug build of the `crdls` binary, built once per test run.
 pub fn crdls_binary() -> PathBuf {
     static BINARY: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
@@ -170,8 +182,7 @@ pub fn crdls_binary() -> PathBuf {
                 .status()
                 .expect("cargo runs");
             assert!(status.success(), "cargo build -p crdls failed: {status}");
-            let target = std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| root.join("target"), |dir| root.join(dir));
-            let binary = target.join("debug").join(format!("crdls{}", std::env::consts::EXE_SUFFIX));
+            let binary = target_dir().join("debug").join(format!("crdls{}", std::env::consts::EXE_SUFFIX));
             assert!(binary.is_file(), "{} was not built", binary.display());
             binary
         })

@@ -1,0 +1,587 @@
+//! The differential oracle: the same inputs through crdls (in-process) and through `crdls-oracle`, a Go
+//! program of ours in `tests/oracle` built on the API server's own libraries, compared case by case.
+//! Five kinds of cases, each a test: YAML to JSON, custom-resource creates and updates, CRD creates,
+//! and rule costs. Inputs are the repository's fixtures and, when present, the shared corpus (the
+//! updates are pairs written in the test).
+//!
+//! A difference is a case where the two disagree on the verdict, the field paths or the messages.
+//! `tests/oracle/known-differences.txt` lists the known ones with a reason; a test fails on a new
+//! one, and says which known ones went away. Without `go` the tests pass after a `SKIPPED:` line,
+//! but with `CI` set a failed build of the oracle fails them.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::sync::{Arc, OnceLock};
+
+use crdls_check::{check_stream, CheckOptions, DocumentKind};
+use crdls_crd::{Crd, CrdIndex};
+use crdls_tests::{announce_skip, repo_root, target_dir, Missing};
+use crdls_yaml::{Severity, Stream, Value as YamlValue};
+use serde_json::{json, Value};
+
+/// The oracle binary, built once per test run; `None` when it cannot be built outside CI.
+fn oracle_binary() -> Option<PathBuf> {
+    static BINARY: OnceLock<Result<PathBuf, String>> = OnceLock::new();
+    match BINARY.get_or_init(build_oracle) {
+        Ok(path) => Some(path.clone()),
+        Err(why) => {
+            assert!(std::env::var_os("CI").is_none(), "CI is set and the differential oracle did not build: {why}");
+            say(&format!("crdls-oracle: {why}"));
+            announce_skip(Missing::Go, None);
+            None
+        }
+    }
+}
+
+/// Builds `tests/oracle` into `<target>/oracle/crdls-oracle`, with Go's build cache under the target
+/// directory too (unless `GOCACHE` is set), so that caching the target directory caches both.
+fn build_oracle() -> Result<PathBuf, String> {
+    let out_dir = target_dir().join("oracle");
+    let binary = out_dir.join(format!("crdls-oracle{}", std::env::consts::EXE_SUFFIX));
+    let mut command = Command::new("go");
+    // No VCS stamping: a worktree or a checkout without git must build alike.
+    command.args(["build", "-buildvcs=false", "-o"]).arg(&binary).arg(".").current_dir(repo_root().join("tests/oracle"));
+    if std::env::var_os("GOCACHE").is_none() {
+        command.env("GOCACHE", out_dir.join("go-build"));
+    }
+    let output = command.output().map_err(|e| format!("go could not be run: {e}"))?;
+    if !output.status.success() {
+        return Err(format!("go build failed ({}):\n{}", output.status, String::from_utf8_lossy(&output.stderr)));
+    }
+    Ok(binary)
+}
+
+/// Writes a line to standard error, past the test harness's capture, so counts show in passing runs.
+fn say(line: &str) {
+    // Nothing to do when standard error cannot be written to.
+    let _ = std::io::stderr().write_all(format!("{line}\n").as_bytes());
+}
+
+/// A running oracle: one request line in, one answer line out.
+struct Oracle {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    stdout: BufReader<ChildStdout>,
+}
+
+impl Oracle {
+    fn start(binary: &Path) -> Oracle {
+        let mut child = Command::new(binary).stdin(Stdio::piped()).stdout(Stdio::piped()).spawn().expect("the oracle starts");
+        let stdin = child.stdin.take();
+        let stdout = BufReader::new(child.stdout.take().expect("the oracle's stdout is piped"));
+        Oracle { child, stdin, stdout }
+    }
+
+    fn ask(&mut self, request: &Value) -> Value {
+        let stdin = self.stdin.as_mut().expect("the oracle's stdin is open");
+        writeln!(stdin, "{request}").expect("the oracle reads a request");
+        stdin.flush().expect("the oracle reads a request");
+        let mut line = String::new();
+        self.stdout.read_line(&mut line).expect("the oracle answers");
+        serde_json::from_str(&line).unwrap_or_else(|e| panic!("the oracle's answer is not JSON ({e}): {line:?}"))
+    }
+}
+
+impl Drop for Oracle {
+    fn drop(&mut self) {
+        // Closing its input ends the oracle.
+        drop(self.stdin.take());
+        let _ = self.child.wait();
+    }
+}
+
+/// The inputs of one family: the repository's fixtures or the shared corpus.
+struct Inputs {
+    /// How case names start: `fixtures` or `corpus`.
+    label: &'static str,
+    /// The directory paths in case names are relative to.
+    base: PathBuf,
+    crds: Vec<PathBuf>,
+    resources: Vec<PathBuf>,
+}
+
+fn files_under(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    let mut paths: Vec<PathBuf> = entries.map(|e| e.expect("a directory entry").path()).collect();
+    paths.sort();
+    for path in paths {
+        if path.is_dir() {
+            files_under(&path, out);
+        } else if path.extension().is_some_and(|e| e == "yaml" || e == "yml" || e == "json") {
+            out.push(path);
+        }
+    }
+}
+
+fn files(base: &Path, dirs: &[&str]) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for dir in dirs {
+        files_under(&base.join(dir), &mut out);
+    }
+    out
+}
+
+/// The fixtures, and the corpus when it is there.
+fn inputs() -> Vec<Inputs> {
+    let root = repo_root();
+    let mut all = vec![Inputs {
+        label: "fixtures",
+        crds: files(&root, &["fixtures/crds"]),
+        resources: files(&root, &["fixtures/resources"]),
+        base: root,
+    }];
+    match crdls_tests::corpus_dir() {
+        Some(corpus) => {
+            all.push(Inputs { label: "corpus", crds: files(&corpus, &["crds"]), resources: files(&corpus, &["crs"]), base: corpus })
+        }
+        None => announce_skip(Missing::Corpus, Some("the corpus cases; the fixtures were compared")),
+    }
+    all
+}
+
+impl Inputs {
+    fn name(&self, path: &Path) -> String {
+        format!("{}:{}", self.label, path.strip_prefix(&self.base).unwrap_or(path).display())
+    }
+}
+
+/// The outcome of one kind of cases.
+#[derive(Default)]
+struct Tally {
+    compared: usize,
+    /// Case name to what differs.
+    differences: BTreeMap<String, String>,
+}
+
+impl Tally {
+    fn differ(&mut self, case: String, detail: String) {
+        self.differences.insert(case, detail);
+    }
+}
+
+/// The known differences of one kind: case name to reason.
+fn known_differences(kind: &str) -> BTreeMap<String, String> {
+    let path = repo_root().join("tests/oracle/known-differences.txt");
+    let text = std::fs::read_to_string(&path).unwrap_or_default();
+    text.lines()
+        .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
+        .filter_map(|l| {
+            let (case, reason) = l.split_once(" | ").unwrap_or((l, ""));
+            case.starts_with(&format!("{kind} ")).then(|| (case.trim().to_string(), reason.trim().to_string()))
+        })
+        .collect()
+}
+
+/// Prints the counts and fails on new differences; known ones that went away are listed.
+fn judge(kind: &str, tally: &Tally) {
+    let known = known_differences(kind);
+    let new: Vec<&String> = tally.differences.keys().filter(|c| !known.contains_key(*c)).collect();
+    let gone: Vec<&String> = known.keys().filter(|c| !tally.differences.contains_key(*c)).collect();
+    say(&format!(
+        "oracle {kind}: {} cases compared, {} differences ({} known, {} new); {} known differences went away",
+        tally.compared,
+        tally.differences.len(),
+        tally.differences.len() - new.len(),
+        new.len(),
+        gone.len()
+    ));
+    for case in &gone {
+        say(&format!("oracle {kind}: a known difference went away; remove it from tests/oracle/known-differences.txt: {case}"));
+    }
+    if !new.is_empty() {
+        let listed: Vec<String> = new.iter().map(|c| format!("{c}\n    {}", tally.differences[*c].replace('\n', "\n    "))).collect();
+        panic!(
+            "{} new differences between crdls and the oracle ({kind}); fix crdls, or add a line `<case> | <reason>` to \
+             tests/oracle/known-differences.txt:\n{}",
+            new.len(),
+            listed.join("\n")
+        );
+    }
+}
+
+/// The text of a document, its `---` line included.
+fn document_text(stream: &Stream, index: usize) -> &str {
+    let range = stream.documents[index].range;
+    &stream.text[range.start..range.end]
+}
+
+fn has_yaml_error(stream: &Stream, index: usize) -> bool {
+    let doc = &stream.documents[index];
+    doc.has_syntax_error || doc.diagnostics.iter().any(|d| d.severity == Severity::Error)
+}
+
+/// YAML to JSON: every document of every input file, crdls's value printed as Go's `json.Marshal`
+/// prints it, against `sigs.k8s.io/yaml.YAMLToJSON` of the document apimachinery's YAMLReader splits
+/// off (kubectl's reading of a file). A document is compared when either side has content or an error.
+#[test]
+fn yaml_to_json_agrees_with_the_oracle() {
+    let Some(binary) = oracle_binary() else { return };
+    let mut oracle = Oracle::start(&binary);
+    let mut tally = Tally::default();
+    for inputs in inputs() {
+        let mut all = inputs.crds.clone();
+        all.extend(inputs.resources.iter().cloned());
+        if inputs.label == "fixtures" {
+            all.extend(files(&inputs.base, &["fixtures/crd-errors"]));
+        }
+        for path in &all {
+            let Ok(text) = std::fs::read_to_string(path) else { continue };
+            let name = inputs.name(path);
+            let answer = oracle.ask(&json!({"op": "yaml", "text": text}));
+            let theirs: Vec<&Value> = answer["documents"]
+                .as_array()
+                .map(|docs| docs.iter().filter(|d| d.get("error").is_some() || d["json"] != "null").collect())
+                .unwrap_or_default();
+            let stream = crdls_yaml::parse(&text);
+            let ours: Vec<usize> = (0..stream.documents.len())
+                .filter(|&i| {
+                    has_yaml_error(&stream, i) || stream.documents[i].root.as_ref().is_some_and(|r| !matches!(r.value, YamlValue::Null))
+                })
+                .collect();
+            if theirs.len() != ours.len() {
+                tally.compared += 1;
+                tally.differ(format!("yaml {name}"), format!("the oracle reads {} documents, crdls {}", theirs.len(), ours.len()));
+                continue;
+            }
+            for (n, (their, &i)) in theirs.iter().zip(&ours).enumerate() {
+                tally.compared += 1;
+                let case = format!("yaml {name}#{n}");
+                let our_error = stream.documents[i].diagnostics.iter().find(|d| d.severity == Severity::Error);
+                match (their.get("error").and_then(Value::as_str), our_error) {
+                    (Some(_), Some(_)) => {}
+                    (Some(error), None) => tally.differ(case, format!("the oracle fails: {error}; crdls reads the document")),
+                    (None, Some(d)) => {
+                        tally.differ(case, format!("crdls fails ({}: {}); the oracle reads {}", d.code, d.message, their["json"]))
+                    }
+                    (None, None) => {
+                        let ours = stream.documents[i].root.as_ref().map(crdls_check::gofmt::json).unwrap_or_default();
+                        let theirs = their["json"].as_str().unwrap_or_default();
+                        if ours != theirs {
+                            tally.differ(
+                                case,
+                                format!(
+                                    "JSON differs at byte {}:\n  oracle {}\n  crdls  {}",
+                                    first_difference(theirs, &ours),
+                                    clip(theirs),
+                                    clip(&ours)
+                                ),
+                            );
+                        }
+                    }
+                }
+            }
+        }
+    }
+    judge("yaml", &tally);
+}
+
+fn first_difference(a: &str, b: &str) -> usize {
+    a.bytes().zip(b.bytes()).position(|(x, y)| x != y).unwrap_or(a.len().min(b.len()))
+}
+
+/// A long text cut to its first 300 characters.
+fn clip(text: &str) -> String {
+    match text.char_indices().nth(300) {
+        Some((at, _)) => format!("{}…", &text[..at]),
+        None => text.to_string(),
+    }
+}
+
+/// The CRDs of some files, indexed for crdls, and each CRD's document text by source and name for
+/// the oracle (two files may hold CRDs of one name, as gateway-api's channels do).
+fn crd_texts(paths: &[PathBuf]) -> (CrdIndex, BTreeMap<(String, String), String>) {
+    let mut index = CrdIndex::new();
+    let mut texts = BTreeMap::new();
+    for path in paths {
+        let Ok(text) = std::fs::read_to_string(path) else { continue };
+        let stream = crdls_yaml::parse(&text);
+        let crds: Vec<Crd> = stream.documents.iter().flat_map(Crd::from_document).collect();
+        let source = path.display().to_string();
+        index.set_source(Arc::from(source.as_str()), crds);
+        for (i, doc) in stream.documents.iter().enumerate() {
+            let Some(root) = &doc.root else { continue };
+            if root.get_str("kind") != Some("CustomResourceDefinition") {
+                continue;
+            }
+            if let Some(name) = root.get("metadata").and_then(|m| m.get_str("name")) {
+                texts.insert((source.clone(), name.to_string()), document_text(&stream, i).to_string());
+            }
+        }
+    }
+    (index, texts)
+}
+
+/// crdls's errors, split as the oracle's answer is: API-server causes (or crdls's own words when it has
+/// none), unknown-field paths, and whether it accepts.
+struct Verdict {
+    accepted: bool,
+    causes: BTreeSet<String>,
+    unknown: BTreeSet<String>,
+}
+
+fn our_verdict(diagnostics: &[crdls_yaml::Diagnostic], unknown_code: &str) -> Verdict {
+    let mut verdict = Verdict { accepted: true, causes: BTreeSet::new(), unknown: BTreeSet::new() };
+    for d in diagnostics {
+        if d.code == unknown_code {
+            verdict.unknown.insert(d.path.clone().unwrap_or_default());
+            verdict.accepted = false;
+        } else if d.severity == Severity::Error {
+            verdict.accepted = false;
+            verdict.causes.insert(d.cause.clone().unwrap_or_else(|| format!("(crdls, no cause) {}: {}", d.code, d.message)));
+        } else if d.code == "cel/skipped" {
+            // A note, not an error, for crdls, but a cause of the API server's answer (only ever beside
+            // errors, so it does not change the verdict).
+            verdict.causes.extend(d.cause.clone());
+        }
+    }
+    verdict
+}
+
+fn their_verdict(answer: &Value) -> Verdict {
+    let strings = |key: &str| -> BTreeSet<String> {
+        answer[key].as_array().map(|a| a.iter().filter_map(Value::as_str).map(str::to_string).collect()).unwrap_or_default()
+    };
+    let mut causes: BTreeSet<String> = answer["errors"]
+        .as_array()
+        .map(|a| a.iter().filter_map(|e| e["message"].as_str()).map(str::to_string).collect())
+        .unwrap_or_default();
+    causes.extend(strings("strictErrors").into_iter().filter(|e| !e.starts_with("unknown field ")));
+    if let Some(rejection) = answer["rejection"].as_str() {
+        causes.insert(format!("(rejected) {rejection}"));
+    }
+    let mut unknown = strings("unknownFields");
+    // The strict decoder's unknown fields (a CRD's), as paths.
+    unknown.extend(
+        strings("strictErrors").iter().filter_map(|e| e.strip_prefix("unknown field \"")).map(|e| e.trim_end_matches('"').to_string()),
+    );
+    Verdict { accepted: answer["accepted"].as_bool().unwrap_or(false), causes, unknown }
+}
+
+/// What differs between two verdicts, or `None`.
+fn compare(ours: &Verdict, theirs: &Verdict) -> Option<String> {
+    let mut lines = Vec::new();
+    if ours.accepted != theirs.accepted {
+        lines.push(format!("crdls {}, the oracle {}", verb(ours.accepted), verb(theirs.accepted)));
+    }
+    for cause in theirs.causes.difference(&ours.causes) {
+        lines.push(format!("only the oracle: {cause}"));
+    }
+    for cause in ours.causes.difference(&theirs.causes) {
+        lines.push(format!("only crdls:      {cause}"));
+    }
+    for path in theirs.unknown.difference(&ours.unknown) {
+        lines.push(format!("unknown field only for the oracle: {path}"));
+    }
+    for path in ours.unknown.difference(&theirs.unknown) {
+        lines.push(format!("unknown field only for crdls: {path}"));
+    }
+    (!lines.is_empty()).then(|| lines.join("\n"))
+}
+
+fn verb(accepted: bool) -> &'static str {
+    if accepted {
+        "accepts"
+    } else {
+        "rejects"
+    }
+}
+
+/// Custom-resource creates: every document crdls reads as a custom resource of a CRD of the same
+/// inputs (documents with YAML errors are the YAML test's), with strict field validation.
+#[test]
+fn custom_resource_creates_agree_with_the_oracle() {
+    let Some(binary) = oracle_binary() else { return };
+    let mut oracle = Oracle::start(&binary);
+    let mut tally = Tally::default();
+    for inputs in inputs() {
+        let (index, texts) = crd_texts(&inputs.crds);
+        for path in &inputs.resources {
+            let Ok(text) = std::fs::read_to_string(path) else { continue };
+            let stream = crdls_yaml::parse(&text);
+            let result = check_stream(&stream, &index, &CheckOptions { strict: true, ..CheckOptions::default() });
+            assert_eq!(result.documents.len(), stream.documents.len(), "one check per document of {}", path.display());
+            for (i, doc) in result.documents.iter().enumerate() {
+                let DocumentKind::CustomResource { crd, .. } = &doc.kind else { continue };
+                if has_yaml_error(&stream, i) {
+                    continue;
+                }
+                // The very CRD crdls resolved the object to.
+                let Some(root) = &stream.documents[i].root else { continue };
+                let resolution = index.resolve(root.get_str("apiVersion").unwrap_or_default(), root.get_str("kind").unwrap_or_default());
+                let crdls_crd::Resolution::Found { crd: found, .. } = resolution else { continue };
+                let Some(crd_text) = texts.get(&(found.source.to_string(), crd.clone())) else { continue };
+                tally.compared += 1;
+                let answer =
+                    oracle.ask(&json!({"op": "cr", "crd": crd_text, "object": document_text(&stream, i), "old": "", "subresource": ""}));
+                let case = format!("cr {}#{i}", inputs.name(path));
+                if let Some(failure) = answer["oracle"].as_str() {
+                    tally.differ(case, format!("the oracle could not answer: {failure}"));
+                    continue;
+                }
+                if let Some(detail) = compare(&our_verdict(&doc.diagnostics, "schema/unknown-field"), &their_verdict(&answer)) {
+                    tally.differ(case, detail);
+                }
+            }
+        }
+    }
+    judge("cr", &tally);
+}
+
+/// CRD creates: every CRD document of the inputs (and of `fixtures/crd-errors`, whose CRDs have
+/// deliberate errors), validated as on create, CEL compile and cost errors included.
+#[test]
+fn crd_creates_agree_with_the_oracle() {
+    let Some(binary) = oracle_binary() else { return };
+    let mut oracle = Oracle::start(&binary);
+    let mut tally = Tally::default();
+    for inputs in inputs() {
+        let mut paths = inputs.crds.clone();
+        if inputs.label == "fixtures" {
+            paths.extend(files(&inputs.base, &["fixtures/crd-errors"]));
+        }
+        for path in &paths {
+            let Ok(text) = std::fs::read_to_string(path) else { continue };
+            let stream = crdls_yaml::parse(&text);
+            let result = check_stream(&stream, &CrdIndex::new(), &CheckOptions::default());
+            for (i, doc) in result.documents.iter().enumerate() {
+                if doc.kind != DocumentKind::Crd || has_yaml_error(&stream, i) {
+                    continue;
+                }
+                tally.compared += 1;
+                let answer = oracle.ask(&json!({"op": "crd", "crd": document_text(&stream, i)}));
+                let case = format!("crd {}#{i}", inputs.name(path));
+                if let Some(failure) = answer["oracle"].as_str() {
+                    tally.differ(case, format!("the oracle could not answer: {failure}"));
+                    continue;
+                }
+                // crdls's warnings are its own findings; only errors are the API server's.
+                let errors: Vec<crdls_yaml::Diagnostic> =
+                    doc.diagnostics.iter().filter(|d| d.severity == Severity::Error || d.code == "crd/unknown-field").cloned().collect();
+                if let Some(detail) = compare(&our_verdict(&errors, "crd/unknown-field"), &their_verdict(&answer)) {
+                    tally.differ(case, detail);
+                }
+            }
+        }
+    }
+    judge("crd", &tally);
+}
+
+/// Rule costs: every rule and message expression of every CRD with rules, crdls's estimated cost of
+/// one evaluation and cardinality against the oracle's, per rule.
+#[test]
+fn rule_costs_agree_with_the_oracle() {
+    let Some(binary) = oracle_binary() else { return };
+    let mut oracle = Oracle::start(&binary);
+    let mut tally = Tally::default();
+    for inputs in inputs() {
+        let mut paths = inputs.crds.clone();
+        if inputs.label == "fixtures" {
+            paths.extend(files(&inputs.base, &["fixtures/crd-errors"]));
+        }
+        for path in &paths {
+            let Ok(text) = std::fs::read_to_string(path) else { continue };
+            if !text.contains("x-kubernetes-validations") {
+                continue;
+            }
+            let stream = crdls_yaml::parse(&text);
+            for (i, doc) in stream.documents.iter().enumerate() {
+                let Some(root) = &doc.root else { continue };
+                if root.get_str("kind") != Some("CustomResourceDefinition") || has_yaml_error(&stream, i) {
+                    continue;
+                }
+                let answer = oracle.ask(&json!({"op": "cost", "crd": document_text(&stream, i)}));
+                let case = format!("cost {}#{i}", inputs.name(path));
+                if let Some(failure) = answer["oracle"].as_str().or(answer["rejection"].as_str()) {
+                    tally.compared += 1;
+                    tally.differ(case, format!("the oracle could not answer: {failure}"));
+                    continue;
+                }
+                let mut ours: BTreeMap<String, (u64, u64)> = BTreeMap::new();
+                for schema in crdls_check::crd_costs(root, &stream.text, false) {
+                    for rule in schema.rules {
+                        ours.insert(rule.path, (rule.cost, rule.cardinality));
+                    }
+                }
+                let mut theirs: BTreeMap<String, (u64, u64, String)> = BTreeMap::new();
+                for rule in answer["costs"].as_array().into_iter().flatten() {
+                    // A rule that does not compile has no cost; CRD validation reports its error.
+                    if rule.get("error").is_some() {
+                        continue;
+                    }
+                    let path = rule["path"].as_str().unwrap_or_default().to_string();
+                    let figures = (rule["maxCost"].as_u64().unwrap_or(0), rule["cardinality"].as_u64().unwrap_or(0));
+                    theirs.insert(path, (figures.0, figures.1, rule["rule"].as_str().unwrap_or_default().to_string()));
+                }
+                for (path, (cost, cardinality, rule)) in &theirs {
+                    tally.compared += 1;
+                    let case = format!("{case} {path}");
+                    match ours.get(path) {
+                        None => tally.differ(case, format!("crdls has no cost for {rule:?}")),
+                        Some(&(our_cost, our_cardinality)) if (our_cost, our_cardinality) != (*cost, *cardinality) => {
+                            tally.differ(case, format!("{rule:?}: the oracle {cost} × {cardinality}, crdls {our_cost} × {our_cardinality}"))
+                        }
+                        Some(_) => {}
+                    }
+                }
+                for path in ours.keys().filter(|p| !theirs.contains_key(*p)) {
+                    tally.compared += 1;
+                    tally.differ(format!("{case} {path}"), "only crdls has a cost for this expression".into());
+                }
+            }
+        }
+    }
+    judge("cost", &tally);
+}
+
+/// Custom-resource updates, written here as pairs of an old and a new object: transition rules,
+/// ratcheting of unchanged invalid values (schema keywords and rules), and changed invalid values.
+#[test]
+fn custom_resource_updates_agree_with_the_oracle() {
+    let Some(binary) = oracle_binary() else { return };
+    let mut oracle = Oracle::start(&binary);
+    let mut tally = Tally::default();
+    let scaler = |name: &str, spec: &str| {
+        format!("apiVersion: autoscale.crdls.dev/v1\nkind: Scaler\nmetadata:\n  name: {name}\n  labels: {{rev: '1'}}\nspec:\n{spec}")
+    };
+    let widget = |labels: &str, spec: &str| {
+        format!("apiVersion: demo.crdls.dev/v1\nkind: Widget\nmetadata:\n  name: updated-widget\n  labels: {{{labels}}}\nspec:\n{spec}")
+    };
+    let good = "  replicas: 3\n  maxReplicas: 5\n  owner: alice\n  window: 5m\n";
+    let bad = "  replicas: 9\n  maxReplicas: 5\n  paused: true\n  window: 30s\n  owner: alice\n  version: one.two\n";
+    let widget_spec = |size: u32, tags: &str| format!("  size: {size}\n  owner: team-a\n  tags: [{tags}]\n");
+    let cases: Vec<(&str, &str, String, String)> = vec![
+        ("scalers", "owner-changed", scaler("scaler-a", good), scaler("scaler-a", &good.replace("alice", "bob"))),
+        ("scalers", "owner-kept", scaler("scaler-a", good), scaler("scaler-a", &good.replace("replicas: 3", "replicas: 4"))),
+        ("scalers", "invalid-unchanged", scaler("web", bad), scaler("web", bad).replace("rev: '1'", "rev: '2'")),
+        ("scalers", "invalid-changed", scaler("web", bad), scaler("web", &bad.replace("replicas: 9", "replicas: 8"))),
+        ("scalers", "made-invalid", scaler("scaler-a", good), scaler("scaler-a", &good.replace("window: 5m", "window: 30s"))),
+        ("widgets", "too-big-unchanged", widget("a: b", &widget_spec(15, "a, b")), widget("a: c", &widget_spec(15, "a, b"))),
+        ("widgets", "too-big-changed", widget("a: b", &widget_spec(15, "a, b")), widget("a: b", &widget_spec(16, "a, b"))),
+        ("widgets", "duplicate-unchanged", widget("a: b", &widget_spec(3, "a, a")), widget("a: c", &widget_spec(3, "a, a"))),
+        ("widgets", "duplicate-added", widget("a: b", &widget_spec(3, "a, b")), widget("a: b", &widget_spec(3, "a, b, b"))),
+    ];
+    let (index, texts) = crd_texts(&files(&repo_root(), &["fixtures/crds"]));
+    for (crd_file, name, old, new) in cases {
+        tally.compared += 1;
+        let case = format!("update {crd_file}/{name}");
+        let Some(crd_text) = texts.iter().find(|((source, _), _)| source.ends_with(&format!("{crd_file}.yaml"))).map(|(_, t)| t) else {
+            panic!("no CRD in fixtures/crds/{crd_file}.yaml");
+        };
+        let mut olds = crdls_check::OldObjects::new();
+        olds.add_stream(&crdls_yaml::parse(&old));
+        let stream = crdls_yaml::parse(&new);
+        let options = CheckOptions { strict: true, old: Some(Arc::new(olds)), ..CheckOptions::default() };
+        let result = check_stream(&stream, &index, &options);
+        let answer = oracle.ask(&json!({"op": "cr", "crd": crd_text, "object": new, "old": old, "subresource": ""}));
+        if let Some(failure) = answer["oracle"].as_str() {
+            tally.differ(case, format!("the oracle could not answer: {failure}"));
+            continue;
+        }
+        if let Some(detail) = compare(&our_verdict(&result.documents[0].diagnostics, "schema/unknown-field"), &their_verdict(&answer)) {
+            tally.differ(case, detail);
+        }
+    }
+    judge("update", &tally);
+}

@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# Moves the oracle to another Kubernetes release: every k8s.io module the oracle requires directly
+# goes to VERSION together (v0.35.10 is Kubernetes 1.35.10), then go.mod and go.sum are tidied.
+# Usage: tests/oracle/bump.sh v0.36.0
+set -euo pipefail
+version="${1:?usage: bump.sh VERSION (such as v0.35.10)}"
+cd "$(dirname "$0")"
+modules=(k8s.io/apiextensions-apiserver k8s.io/apiserver k8s.io/apimachinery k8s.io/api k8s.io/client-go)
+go get "${modules[@]/%/@$version}"
+go mod tidy
+grep -E '^\s*k8s.io/(apiextensions-apiserver|apiserver|apimachinery|api|client-go) ' go.mod
