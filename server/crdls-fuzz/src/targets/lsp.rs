@@ -321,9 +321,9 @@ fn describe_mismatch(edited: &Observed, fresh: &Observed, text: &str) -> String 
 
 /// Checks that every published position is inside `text`, in `unit`s, and not inside a character.
 fn check_positions(text: &str, diagnostics: &Value, unit: ColumnUnit) -> Result<(), String> {
-    // A `\r` before the `\n` is counted as a column, as `LineIndex` counts it: a position between the two
-    // clamps to the line's end in the client, which is harmless.
-    let lines: Vec<&str> = text.split('\n').collect();
+    // Lines end as LSP 3.17 ends them, at `\n`, `\r\n` and a lone `\r` (and nowhere else); written
+    // here apart from `LineIndex`, which is what is checked.
+    let lines = lsp_lines(text);
     for d in diagnostics.as_array().into_iter().flatten() {
         for end in ["start", "end"] {
             let p = &d["range"][end];
@@ -341,6 +341,33 @@ fn check_positions(text: &str, diagnostics: &Value, unit: ColumnUnit) -> Result<
         }
     }
     Ok(())
+}
+
+/// The lines of `text` as LSP counts them, without their line ends.
+fn lsp_lines(text: &str) -> Vec<&str> {
+    let mut lines = Vec::new();
+    let mut start = 0;
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'\n' => {
+                lines.push(&text[start..i]);
+                start = i + 1;
+            }
+            b'\r' => {
+                lines.push(&text[start..i]);
+                if bytes.get(i + 1) == Some(&b'\n') {
+                    i += 1;
+                }
+                start = i + 1;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    lines.push(&text[start..]);
+    lines
 }
 
 /// The server's end of a session, and the client's.
@@ -500,6 +527,12 @@ fn spawn_reader(reader: tokio::io::ReadHalf<tokio::io::DuplexStream>) -> mpsc::U
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn lines_end_where_lsp_ends_them() {
+        assert_eq!(lsp_lines("a\nb\r\nc\rd\r\re"), ["a", "b", "c", "d", "", "e"]);
+        assert_eq!(lsp_lines("x\u{2028}y\r"), ["x\u{2028}y", ""]);
+    }
 
     #[test]
     fn scripts_render_and_parse_back() {
