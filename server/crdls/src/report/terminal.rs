@@ -68,7 +68,8 @@ mod tests {
         assert!(matches!(sanitize("plain"), Cow::Borrowed(_)));
         assert_eq!(sanitize("a\x1b]52;c;aGk=\x07b\r\u{9b}2J\x7f"), "a␛]52;c;aGk=␇b␍�2J␡");
         let mut out = Vec::new();
-        writeln!(TerminalSafe::new(&mut out), "crdls: {}", "nope 401 \x1b[2J").unwrap();
+        let answer = "nope 401 \x1b[2J";
+        writeln!(TerminalSafe::new(&mut out), "crdls: {answer}").unwrap();
         assert_eq!(String::from_utf8(out).unwrap(), "crdls: nope 401 ␛[2J\n");
     }
 }
