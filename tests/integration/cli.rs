@@ -604,3 +604,24 @@ fn fix_writes_through_a_symbolic_link() {
     assert!(std::fs::symlink_metadata(tree.path.join("widget.yaml")).unwrap().file_type().is_symlink());
     assert!(tree.read("real/widget.yaml").contains("tier: gold"));
 }
+
+#[cfg(unix)]
+#[test]
+fn file_names_that_are_not_utf8_are_read_not_a_crash() {
+    use std::os::unix::ffi::OsStrExt;
+    let tree = TempTree::new("cli-not-utf8", &[]);
+    let name = std::ffi::OsStr::from_bytes(b"w\xff.yaml");
+    std::fs::write(tree.path.join(name), WIDGET).unwrap();
+    let crds = repo_root().join("fixtures/crds");
+    let output = std::process::Command::new(crdls_binary())
+        .current_dir(&tree.path)
+        .arg("check")
+        .arg(name)
+        .arg("--crds")
+        .arg(&crds)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(1), "{stdout}{}", String::from_utf8_lossy(&output.stderr));
+    assert!(stdout.contains("w\u{fffd}.yaml:6:9"), "{stdout}");
+}

@@ -89,7 +89,7 @@ pub fn wants_language_server(args: &[String]) -> bool {
 }
 
 /// Runs the command line with `args` (the program name first) and returns the exit code.
-pub fn run(args: impl IntoIterator<Item = String>, io: &mut Io<'_>) -> i32 {
+pub fn run<T: Into<std::ffi::OsString> + Clone>(args: impl IntoIterator<Item = T>, io: &mut Io<'_>) -> i32 {
     // Standard error quotes file names, settings and servers' answers: none may move the cursor, clear
     // the screen or write the clipboard.
     let mut stderr = crate::report::terminal::TerminalSafe::new(&mut *io.stderr);
