@@ -593,3 +593,70 @@ fn many_files_are_reported_in_their_order() {
     assert!(shown_files.ends_with(&expected), "{:?}", &shown_files[..5]);
     assert_eq!(run_cli_in(&tree.path, &["check", "."], "").stdout, human.stdout, "the same report every run");
 }
+
+#[test]
+fn escape_sequences_in_input_never_reach_the_terminal() {
+    // A key that writes the clipboard (OSC 52), a file name that clears the screen, and a `--crds`
+    // path whose error message quotes it.
+    let widget = WIDGET.replace("extra: 1", "\"x\\e]52;c;aGk=\\a\": 1");
+    let tree = TempTree::new("cli-escapes", &[("w\u{1b}[2J.yaml", &widget)]);
+    let crds = repo_root().join("fixtures/crds");
+    let run = run_cli_in(&tree.path, &["check", ".", "--crds", crds.to_str().unwrap()], "");
+    assert_eq!(run.code, 1, "{run:?}");
+    assert!(!run.stdout.contains('\u{1b}') && !run.stdout.contains('\u{7}'), "{}", run.stdout);
+    assert!(run.stdout.contains("w␛[2J.yaml:8:3"), "{}", run.stdout);
+    assert!(run.stdout.contains("= path: spec.x␛]52;c;aGk=␇"), "{}", run.stdout);
+    // The JSON report keeps the exact text (JSON escapes it).
+    let run = run_cli_in(&tree.path, &["check", ".", "--crds", crds.to_str().unwrap(), "--format", "json"], "");
+    let json: serde_json::Value = serde_json::from_str(&run.stdout).unwrap_or_else(|e| panic!("{e}: {run:?}"));
+    assert_eq!(json["diagnostics"][1]["path"], "spec.x\u{1b}]52;c;aGk=\u{7}", "{run:?}");
+    let run = run_cli_in(&tree.path, &["check", ".", "--crds", "missing\u{1b}[2J\u{9b}1m.yaml"], "");
+    assert_eq!(run.code, 2, "{run:?}");
+    assert!(run.stderr.contains("missing␛[2J�1m.yaml"), "{}", run.stderr);
+    assert!(!run.stderr.contains('\u{1b}') && !run.stderr.contains('\u{9b}'), "{}", run.stderr);
+}
+
+#[test]
+fn absolute_globs_in_crds_find_files_as_relative_ones_do() {
+    let widgets = std::fs::read_to_string(repo_root().join("fixtures/crds/widgets.yaml")).unwrap();
+    let tree = TempTree::new("cli-absolute-glob", &[("crds/widgets.yaml", &widgets), ("deploy/w.yaml", WIDGET)]);
+    let absolute = format!("{}/crds/*.yaml", tree.path.display());
+    for pattern in [absolute.as_str(), "crds/*.yaml", "./crds/**/*.yaml"] {
+        let run = run_cli_in(&tree.path, &["check", "deploy", "--crds", pattern, "--format", "json"], "");
+        let json: serde_json::Value = serde_json::from_str(&run.stdout).unwrap_or_else(|e| panic!("{e}: {run:?}"));
+        assert_eq!(json["summary"]["validated"], 1, "{pattern}: {run:?}");
+    }
+}
+
+#[cfg(unix)]
+#[test]
+fn fix_writes_through_a_symbolic_link() {
+    let tree = TempTree::new("cli-fix-symlink", &[("real/widget.yaml", &WIDGET.replace("  extra: 1\n", "  tier: Gold\n"))]);
+    std::os::unix::fs::symlink("real/widget.yaml", tree.path.join("widget.yaml")).unwrap();
+    let crds = repo_root().join("fixtures/crds");
+    let run = run_cli_in(&tree.path, &["check", "widget.yaml", "--crds", crds.to_str().unwrap(), "--fix"], "");
+    assert!(run.stderr.starts_with("fixed widget.yaml:8:9: `Gold` -> `gold`"), "{run:?}");
+    assert!(std::fs::symlink_metadata(tree.path.join("widget.yaml")).unwrap().file_type().is_symlink());
+    assert!(tree.read("real/widget.yaml").contains("tier: gold"));
+}
+
+#[cfg(unix)]
+#[test]
+fn file_names_that_are_not_utf8_are_read_not_a_crash() {
+    use std::os::unix::ffi::OsStrExt;
+    let tree = TempTree::new("cli-not-utf8", &[]);
+    let name = std::ffi::OsStr::from_bytes(b"w\xff.yaml");
+    std::fs::write(tree.path.join(name), WIDGET).unwrap();
+    let crds = repo_root().join("fixtures/crds");
+    let output = std::process::Command::new(crdls_binary())
+        .current_dir(&tree.path)
+        .arg("check")
+        .arg(name)
+        .arg("--crds")
+        .arg(&crds)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(1), "{stdout}{}", String::from_utf8_lossy(&output.stderr));
+    assert!(stdout.contains("w\u{fffd}.yaml:6:9"), "{stdout}");
+}

@@ -166,12 +166,12 @@ impl Backend {
                     add(walked.files);
                     add(walked.archives);
                     for pattern in &patterns {
-                        add(crdls_workspace::files::expand(root, pattern));
+                        add(crdls_workspace::files::expand(root, pattern).files);
                     }
                 }
                 if roots.is_empty() {
                     for pattern in &patterns {
-                        add(crdls_workspace::files::expand(Path::new(""), pattern));
+                        add(crdls_workspace::files::expand(Path::new(""), pattern).files);
                     }
                 }
                 files.sort();

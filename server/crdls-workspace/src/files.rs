@@ -134,71 +134,205 @@ fn walk(root: &Path, found: &mut Walk) {
     }
 }
 
+/// The deepest a glob with `**` walks below the directory its literal part names. Deeper files are
+/// not looked at (a glob without `**` walks only as deep as it has segments).
+pub const MAX_GLOB_DEPTH: usize = 64;
+/// The most directory entries a glob looks at before it stops, so that `/**/*.yaml` cannot walk a
+/// whole file system.
+pub const MAX_GLOB_ENTRIES: usize = 1_000_000;
+
+/// What a configured CRD path stood for.
+#[derive(Debug, Default)]
+pub struct Expansion {
+    /// The files (and chart archives) found, in the order of the walk.
+    pub files: Vec<PathBuf>,
+    /// Why the walk of a glob did not look at everything, when it did not (too many entries, too
+    /// deep): what it found is in `files` all the same.
+    pub limited: Option<String>,
+}
+
 /// The files a configured CRD path stands for: a file, a directory, or a glob with `*` and `**`. Chart
-/// archives are among them when named, matched by the glob, or in a `charts/` directory below.
-pub fn expand(root: &Path, pattern: &str) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    if !pattern.contains('*') {
+/// archives are among them when named, matched by the glob, or in a `charts/` directory below. A
+/// relative glob is matched against paths relative to `root`, an absolute one against whole paths.
+pub fn expand(root: &Path, pattern: &str) -> Expansion {
+    expand_within(root, pattern, Limits { depth: MAX_GLOB_DEPTH, entries: MAX_GLOB_ENTRIES })
+}
+
+/// How far a glob's walk goes.
+#[derive(Clone, Copy)]
+struct Limits {
+    /// Directory levels below the glob's base, for a glob with `**`.
+    depth: usize,
+    /// Directory entries looked at.
+    entries: usize,
+}
+
+fn expand_within(root: &Path, pattern: &str, limits: Limits) -> Expansion {
+    let Some(glob) = Glob::new(pattern) else {
         let found = walk_below(&root.join(pattern));
-        out.extend(found.files);
-        out.extend(found.archives);
-        return out;
+        let mut files = found.files;
+        files.extend(found.archives);
+        return Expansion { files, limited: None };
+    };
+    let base = root.join(&glob.base);
+    let mut walk = GlobWalk { glob: &glob, root, limits, entries: 0, too_deep: false, found: Expansion::default() };
+    if base.is_file() {
+        walk.consider(&base);
+    } else {
+        walk.directory(&base, 0, false);
     }
-    // Walk from the longest literal prefix, then match the rest of each path against the glob.
-    let literal: Vec<&str> = pattern.split('/').take_while(|part| !part.contains('*')).collect();
-    let base = root.join(literal.join("/"));
-    let mut candidates = walk_below(&base).files;
-    if crdls_sources::archive::is_chart_archive(Path::new(pattern)) {
-        candidates.extend(archives_below(&base));
+    if walk.too_deep && walk.found.limited.is_none() {
+        walk.found.limited = Some(format!("did not look deeper than {} directories below the pattern's literal part", limits.depth));
     }
-    for file in candidates {
-        if let Ok(relative) = file.strip_prefix(root) {
-            if glob_match(pattern, &relative.to_string_lossy().replace('\\', "/")) {
-                out.push(file);
+    walk.found
+}
+
+/// A glob as crdls reads one: `*` matches within a path segment, `**` alone in a segment spans any
+/// number of segments (none included), a leading `./` is dropped, and every other character stands for
+/// itself. Matching runs in time linear in the path's length (`globset`, which compiles to a regular
+/// expression), whatever the pattern.
+struct Glob {
+    matcher: globset::GlobMatcher,
+    /// The leading segments without `*`, where the walk starts.
+    base: PathBuf,
+    /// How deep below `base` a matching file can be, or `None` with `**`.
+    depth: Option<usize>,
+    /// Whether the pattern names chart archives, which are then looked for wherever they are.
+    archives: bool,
+    /// Whether the pattern is an absolute path, matched against whole paths.
+    absolute: bool,
+}
+
+impl Glob {
+    /// The glob of `pattern`, or `None` when it holds no `*` (a plain path).
+    fn new(pattern: &str) -> Option<Glob> {
+        if !pattern.contains('*') {
+            return None;
+        }
+        let pattern = pattern.trim_start_matches("./");
+        let segments: Vec<&str> = pattern.split('/').collect();
+        let literal = segments.iter().take_while(|part| !part.contains('*')).count();
+        let rest = &segments[literal..];
+        // globset's syntax knows more than `*` and `**`: everything else is escaped, so that `[`, `{`
+        // and `?` in a name stand for themselves as they always did here.
+        let mut translated = String::with_capacity(pattern.len() + 8);
+        for (i, segment) in segments.iter().enumerate() {
+            if i > 0 {
+                translated.push('/');
+            }
+            if *segment == "**" {
+                translated.push_str("**");
+                continue;
+            }
+            let mut star = false;
+            for c in segment.chars() {
+                match c {
+                    // Stars together within a segment are one star.
+                    '*' if star => {}
+                    '*' => translated.push('*'),
+                    '?' | '[' | ']' | '{' | '}' | '\\' => {
+                        translated.push('\\');
+                        translated.push(c);
+                    }
+                    c => translated.push(c),
+                }
+                star = c == '*';
+            }
+        }
+        let matcher = globset::GlobBuilder::new(&translated)
+            .literal_separator(true)
+            .backslash_escape(true)
+            .empty_alternates(false)
+            .build()
+            .ok()?
+            .compile_matcher();
+        // `/*.yaml` starts from the root directory, whose segment before the first `/` is empty.
+        let base = match segments[..literal].join("/") {
+            base if base.is_empty() && pattern.starts_with('/') => PathBuf::from("/"),
+            base => PathBuf::from(base),
+        };
+        Some(Glob {
+            matcher,
+            base,
+            depth: (!rest.contains(&"**")).then_some(rest.len()),
+            archives: crdls_sources::archive::is_chart_archive(Path::new(pattern)),
+            absolute: Path::new(pattern).is_absolute(),
+        })
+    }
+
+    /// Whether `path` (relative to the root the glob is read from, or whole for an absolute glob) matches.
+    fn is_match(&self, path: &Path) -> bool {
+        self.matcher.is_match(path)
+    }
+}
+
+/// One walk of a glob's base directory, bounded in depth and in entries looked at.
+struct GlobWalk<'a> {
+    glob: &'a Glob,
+    root: &'a Path,
+    limits: Limits,
+    entries: usize,
+    too_deep: bool,
+    found: Expansion,
+}
+
+impl GlobWalk<'_> {
+    /// Walks `dir`, `depth` levels below the glob's base. Hidden directories are skipped, as are
+    /// `node_modules` and `target` (`excluded` below them), where only chart archives are looked for.
+    fn directory(&mut self, dir: &Path, depth: usize, excluded: bool) {
+        let Ok(entries) = std::fs::read_dir(dir) else { return };
+        for entry in entries.flatten() {
+            if self.found.limited.is_some() {
+                return;
+            }
+            self.entries += 1;
+            if self.entries > self.limits.entries {
+                self.found.limited = Some(format!("stopped after looking at {} directory entries", self.limits.entries));
+                return;
+            }
+            let path = entry.path();
+            let Ok(ty) = entry.file_type() else { continue };
+            if ty.is_dir() {
+                let name = entry.file_name();
+                let name = name.to_string_lossy();
+                let skipped = name == "node_modules" || name == "target";
+                if name.starts_with('.') || (skipped && !self.glob.archives) {
+                    continue;
+                }
+                match self.glob.depth {
+                    // A file below this directory would be deeper than the glob reaches.
+                    Some(depth_limit) if depth + 1 >= depth_limit => {}
+                    None if depth + 1 >= self.limits.depth => self.too_deep = true,
+                    _ => self.directory(&path, depth + 1, excluded || skipped),
+                }
+            } else if (!excluded && is_yaml_or_json(&path))
+                || (self.glob.archives && ty.is_file() && crdls_sources::archive::is_chart_archive(&path))
+            {
+                self.consider(&path);
             }
         }
     }
-    out
-}
 
-/// Every `.tgz` or `.tar.gz` below `root`, for a glob that names archives wherever they are.
-fn archives_below(root: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    let Ok(entries) = std::fs::read_dir(root) else { return out };
-    for entry in entries.flatten() {
-        let path = entry.path();
-        let Ok(ty) = entry.file_type() else { continue };
-        let hidden = entry.file_name().to_string_lossy().starts_with('.');
-        if ty.is_dir() && !hidden {
-            out.extend(archives_below(&path));
-        } else if ty.is_file() && crdls_sources::archive::is_chart_archive(&path) {
-            out.push(path);
+    /// Keeps `path` if the glob matches it.
+    fn consider(&mut self, path: &Path) {
+        let matched = if self.glob.absolute {
+            self.glob.is_match(path)
+        } else {
+            path.strip_prefix(self.root).is_ok_and(|relative| self.glob.is_match(relative))
+        };
+        if matched {
+            self.found.files.push(path.to_path_buf());
         }
     }
-    out
 }
 
-/// Matches a `/`-separated path against a glob where `*` stays within a segment and `**` spans segments.
+/// Matches a `/`-separated path against a glob where `*` stays within a segment and `**` spans
+/// segments (see `Glob`); a pattern without `*` matches only itself.
 pub fn glob_match(pattern: &str, path: &str) -> bool {
-    fn segments(p: &[&str], s: &[&str]) -> bool {
-        match (p.first(), s.first()) {
-            (None, None) => true,
-            (Some(&"**"), _) => segments(&p[1..], s) || (!s.is_empty() && segments(p, &s[1..])),
-            (Some(pat), Some(seg)) => segment(pat.as_bytes(), seg.as_bytes()) && segments(&p[1..], &s[1..]),
-            _ => false,
-        }
+    match Glob::new(pattern) {
+        Some(glob) => glob.is_match(Path::new(path)),
+        None => pattern.trim_start_matches("./") == path,
     }
-    fn segment(p: &[u8], s: &[u8]) -> bool {
-        match (p.first(), s.first()) {
-            (None, None) => true,
-            (Some(b'*'), _) => segment(&p[1..], s) || (!s.is_empty() && segment(p, &s[1..])),
-            (Some(a), Some(b)) => a == b && segment(&p[1..], &s[1..]),
-            _ => false,
-        }
-    }
-    let p: Vec<&str> = pattern.trim_start_matches("./").split('/').collect();
-    let s: Vec<&str> = path.split('/').collect();
-    segments(&p, &s)
 }
 
 /// Reads the file at `path` again, as it is then, for what is built from it later (a CRD's schemas,
@@ -260,5 +394,87 @@ mod tests {
         assert!(!glob_match("crds/*.yaml", "crds/a/x.yaml"));
         assert!(!glob_match("crds/*.yaml", "other/x.yaml"));
         assert!(glob_match("./config/*/crd-*.yml", "config/base/crd-widgets.yml"));
+        // `**` spans segments only alone in one; stars together within a segment are one star.
+        assert!(glob_match("**/*.yaml", "x.yaml"));
+        assert!(glob_match("a/**/**/b/*.json", "a/b/c.json"));
+        assert!(glob_match("a/c**d.yaml", "a/cxd.yaml"));
+        assert!(!glob_match("a/c**d.yaml", "a/c/d.yaml"));
+        // Only `*` is special: brackets, braces, `?` and backslashes stand for themselves.
+        assert!(glob_match("crds/[a]{b,c}?\\*.yaml", "crds/[a]{b,c}?\\x.yaml"));
+        assert!(!glob_match("crds/[a]*.yaml", "crds/a.yaml"));
+        assert!(!glob_match("crds/x?*.yaml", "crds/xy.yaml"));
+        assert!(glob_match("./crds/a.yaml", "crds/a.yaml"));
+    }
+
+    /// Runs `work` on a thread and fails if it takes longer than `limit`, so that a slow algorithm
+    /// fails the test rather than hanging it (the thread is left to finish on its own).
+    fn within<T: Send + 'static>(limit: std::time::Duration, work: impl FnOnce() -> T + Send + 'static) -> T {
+        let (send, receive) = std::sync::mpsc::channel();
+        std::thread::spawn(move || send.send(work()));
+        receive.recv_timeout(limit).unwrap_or_else(|_| panic!("took longer than {limit:?}"))
+    }
+
+    #[test]
+    fn matching_takes_linear_time_whatever_the_pattern() {
+        // A backtracking matcher tries every way of placing the stars: over 10^10 for each.
+        let long = format!("d/{}.yaml", "a".repeat(200));
+        let deep = format!("{}/x.json", ["d"; 60].join("/"));
+        let limit = std::time::Duration::from_secs(20);
+        assert!(!within(limit, move || glob_match("d/*a*a*a*a*a*b.yaml", &long)));
+        assert!(!within(limit, move || glob_match("**/**/**/**/**/**/**/**/**/x.yaml", &deep)));
+    }
+
+    /// A fresh directory for one test.
+    fn scratch(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("crdls-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
+    #[test]
+    fn absolute_and_relative_globs_find_the_same_files() {
+        let dir = scratch("glob-absolute");
+        std::fs::create_dir_all(dir.join("crds/sub")).unwrap();
+        std::fs::create_dir_all(dir.join("crds/.hidden")).unwrap();
+        for file in ["crds/a.yaml", "crds/b.yml", "crds/c.txt", "crds/sub/d.yaml", "crds/.hidden/e.yaml"] {
+            std::fs::write(dir.join(file), "").unwrap();
+        }
+        let names = |found: Expansion| {
+            assert!(found.limited.is_none());
+            let mut names: Vec<String> = found.files.iter().map(|f| f.strip_prefix(&dir).unwrap().to_string_lossy().into_owned()).collect();
+            names.sort();
+            names
+        };
+        assert_eq!(names(expand(&dir, "crds/*.yaml")), ["crds/a.yaml"]);
+        assert_eq!(names(expand(&dir, "crds/**/*.yaml")), ["crds/a.yaml", "crds/sub/d.yaml"]);
+        let absolute = format!("{}/crds/*.yaml", dir.display());
+        assert_eq!(names(expand(Path::new("/somewhere/else"), &absolute)), ["crds/a.yaml"]);
+        let absolute = format!("{}/**/*.y*ml", dir.display());
+        assert_eq!(names(expand(Path::new(""), &absolute)), ["crds/a.yaml", "crds/b.yml", "crds/sub/d.yaml"]);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_glob_walk_is_bounded_in_depth_and_entries() {
+        let dir = scratch("glob-bounds");
+        let deep = dir.join(["d"; 8].join("/"));
+        std::fs::create_dir_all(&deep).unwrap();
+        std::fs::write(deep.join("x.yaml"), "").unwrap();
+        std::fs::write(dir.join("d/y.yaml"), "").unwrap();
+        let limits = Limits { depth: 4, entries: 100 };
+        let found = expand_within(&dir, "**/*.yaml", limits);
+        assert_eq!(found.files, [dir.join("d/y.yaml")]);
+        assert_eq!(found.limited.as_deref(), Some("did not look deeper than 4 directories below the pattern's literal part"));
+        // A glob without `**` walks only as deep as its segments go, and is not limited.
+        let found = expand_within(&dir, "d/*/*.yaml", limits);
+        assert!(found.files.is_empty() && found.limited.is_none(), "{found:?}");
+        for i in 0..10 {
+            std::fs::write(dir.join(format!("f{i}.yaml")), "").unwrap();
+        }
+        let found = expand_within(&dir, "*.yaml", Limits { depth: 4, entries: 5 });
+        assert!(found.files.len() <= 5, "{found:?}");
+        assert_eq!(found.limited.as_deref(), Some("stopped after looking at 5 directory entries"));
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -89,7 +89,17 @@ pub fn wants_language_server(args: &[String]) -> bool {
 }
 
 /// Runs the command line with `args` (the program name first) and returns the exit code.
-pub fn run(args: impl IntoIterator<Item = String>, io: &mut Io<'_>) -> i32 {
+pub fn run<T: Into<std::ffi::OsString> + Clone>(args: impl IntoIterator<Item = T>, io: &mut Io<'_>) -> i32 {
+    // Standard error quotes file names, settings and servers' answers: none may move the cursor, clear
+    // the screen or write the clipboard.
+    let mut stderr = crate::report::terminal::TerminalSafe::new(&mut *io.stderr);
+    let io = &mut Io {
+        stdin: &mut *io.stdin,
+        stdout: &mut *io.stdout,
+        stderr: &mut stderr,
+        stdout_is_terminal: io.stdout_is_terminal,
+        cwd: io.cwd.clone(),
+    };
     let cli = match Cli::try_parse_from(args) {
         Ok(cli) => cli,
         Err(err) => {

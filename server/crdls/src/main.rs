@@ -4,8 +4,11 @@
 use std::io::IsTerminal;
 
 fn main() {
-    let args: Vec<String> = std::env::args().collect();
-    if crdls::cli::wants_language_server(&args) {
+    // Arguments as the system gives them: a file name need not be UTF-8 (`std::env::args` panics on
+    // one that is not). Only the choice of the language server looks at them as text.
+    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    let lossy: Vec<String> = args.iter().map(|a| a.to_string_lossy().into_owned()).collect();
+    if crdls::cli::wants_language_server(&lossy) {
         let code = crdls_lsp::run_stdio();
         // Exec credential plugins still running would outlive the server.
         crdls_sources::cluster::stop_plugins();

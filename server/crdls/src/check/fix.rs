@@ -36,26 +36,62 @@ fn shown(text: &str) -> String {
 
 /// Writes `new_text` to `path` only if the file still holds `read_text` (what the check saw), through a
 /// temporary file in the same directory renamed over it, so that a concurrent edit is never lost and a
-/// reader never sees half a file. The file's permissions are kept.
+/// reader never sees half a file. The file's permissions are kept. A symbolic link is written through,
+/// as editors do: the file it leads to is replaced and the link stays. A file with other hard links is
+/// written in place instead (a rename would leave the other names with the old text). A read-only
+/// file is not written: a rename would replace it all the same, which is not what its mode asks.
 pub(crate) fn write_if_unchanged(path: &Path, read_text: &str, new_text: &str) -> Result<(), String> {
     let now = crdls_workspace::files::read_text(path).map_err(|e| format!("cannot read {} again: {e}", path.display()))?;
     if now != read_text {
         return Err(format!("{} changed while it was checked; not fixed (run again)", path.display()));
     }
-    let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let cannot_write = |e: std::io::Error| format!("cannot write {}: {e}", path.display());
+    let target = std::fs::canonicalize(path).map_err(cannot_write)?;
+    let metadata = std::fs::metadata(&target).map_err(cannot_write)?;
+    if metadata.permissions().readonly() {
+        return Err(format!("{} is read-only; not fixed", path.display()));
+    }
+    if hard_links(&metadata) > 1 {
+        return std::fs::OpenOptions::new()
+            .write(true)
+            .truncate(true)
+            .open(&target)
+            .and_then(|mut file| std::io::Write::write_all(&mut file, new_text.as_bytes()))
+            .map_err(cannot_write);
+    }
+    let dir = target.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let name = target.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     let temp = dir.join(format!(".{name}.crdls-fix-{}", std::process::id()));
     let result = (|| {
-        std::fs::write(&temp, new_text)?;
-        let permissions = std::fs::metadata(path)?.permissions();
-        std::fs::set_permissions(&temp, permissions)?;
-        std::fs::rename(&temp, path)
+        // A new file, never one that is there already (a link planted under the temporary name would
+        // otherwise be written through).
+        let mut file = std::fs::OpenOptions::new().write(true).create_new(true).open(&temp)?;
+        std::io::Write::write_all(&mut file, new_text.as_bytes())?;
+        drop(file);
+        std::fs::set_permissions(&temp, metadata.permissions())?;
+        std::fs::rename(&temp, &target)
     })();
     if let Err(e) = result {
-        let _ = std::fs::remove_file(&temp);
-        return Err(format!("cannot write {}: {e}", path.display()));
+        // Only a file this run created is removed.
+        if e.kind() != std::io::ErrorKind::AlreadyExists {
+            let _ = std::fs::remove_file(&temp);
+        }
+        return Err(cannot_write(e));
     }
     Ok(())
+}
+
+/// How many names the file has.
+fn hard_links(metadata: &std::fs::Metadata) -> u64 {
+    #[cfg(unix)]
+    {
+        std::os::unix::fs::MetadataExt::nlink(metadata)
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = metadata;
+        1
+    }
 }
 
 /// A unified diff (`--- a/x`, `+++ b/x`, `@@` hunks with three lines of context) from `old` to the
@@ -70,7 +106,7 @@ pub(crate) fn unified_diff(display: &str, old: &str, edits: &[Edit]) -> String {
     let suffix = old_lines[prefix..].iter().rev().zip(new_lines[prefix..].iter().rev()).take_while(|(a, b)| a == b).count();
     let old_block = &old_lines[prefix..old_lines.len() - suffix];
     let new_block = &new_lines[prefix..new_lines.len() - suffix];
-    let mut out = format!("--- a/{display}\n+++ b/{display}\n");
+    let mut out = format!("--- {}\n+++ {}\n", diff_name("a/", display), diff_name("b/", display));
     for hunk in hunks(old_block, new_block) {
         let start = prefix + hunk.old_start;
         let before = start.saturating_sub(CONTEXT);
@@ -106,6 +142,39 @@ pub(crate) fn unified_diff(display: &str, old: &str, edits: &[Edit]) -> String {
         }
     }
     out
+}
+
+/// A file's name in a diff header, `prefix` before it, quoted as git quotes one when it holds a
+/// control character, a double quote or a backslash: in double quotes, with C escapes (`"a/x\ny.yaml"`),
+/// so that the header stays one line and `git apply` and `patch` read the name back. Other characters
+/// are kept as they are, as git does with `core.quotePath` off.
+fn diff_name(prefix: &str, name: &str) -> String {
+    if !name.chars().any(|c| c.is_control() || c == '"' || c == '\\') {
+        return format!("{prefix}{name}");
+    }
+    let mut quoted = String::from("\"");
+    for c in prefix.chars().chain(name.chars()) {
+        match c {
+            '\x07' => quoted.push_str("\\a"),
+            '\x08' => quoted.push_str("\\b"),
+            '\t' => quoted.push_str("\\t"),
+            '\n' => quoted.push_str("\\n"),
+            '\x0b' => quoted.push_str("\\v"),
+            '\x0c' => quoted.push_str("\\f"),
+            '\r' => quoted.push_str("\\r"),
+            '"' => quoted.push_str("\\\""),
+            '\\' => quoted.push_str("\\\\"),
+            // Other controls as the octal of their bytes (the C1 controls are two bytes of UTF-8).
+            c if c.is_control() => {
+                for byte in c.to_string().bytes() {
+                    let _ = write!(quoted, "\\{byte:03o}");
+                }
+            }
+            c => quoted.push(c),
+        }
+    }
+    quoted.push('"');
+    quoted
 }
 
 /// A `start,count` pair of a hunk header, 1-based (`0,0` style for an empty range, as diff writes it).
@@ -222,5 +291,61 @@ mod tests {
             +  tier: gold
         "#]]
         .assert_eq(&unified_diff("x.yaml", text, &edits));
+    }
+
+    /// A fresh directory for one test.
+    fn scratch(name: &str) -> std::path::PathBuf {
+        let dir = std::env::temp_dir().join(format!("crdls-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_symbolic_link_is_written_through_and_kept() {
+        let dir = scratch("fix-symlink");
+        std::fs::create_dir_all(dir.join("real")).unwrap();
+        std::fs::write(dir.join("real/w.yaml"), "as read\n").unwrap();
+        std::os::unix::fs::symlink("real/w.yaml", dir.join("link.yaml")).unwrap();
+        write_if_unchanged(&dir.join("link.yaml"), "as read\n", "fixed\n").unwrap();
+        assert!(std::fs::symlink_metadata(dir.join("link.yaml")).unwrap().file_type().is_symlink(), "the link stays a link");
+        assert_eq!(std::fs::read_link(dir.join("link.yaml")).unwrap(), Path::new("real/w.yaml"));
+        assert_eq!(std::fs::read_to_string(dir.join("real/w.yaml")).unwrap(), "fixed\n");
+        // No temporary file is left beside the link or the target.
+        assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 2);
+        assert_eq!(std::fs::read_dir(dir.join("real")).unwrap().count(), 1);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn hard_links_keep_sharing_the_fixed_text_and_read_only_files_are_left_alone() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = scratch("fix-links");
+        std::fs::write(dir.join("w.yaml"), "as read\n").unwrap();
+        std::fs::hard_link(dir.join("w.yaml"), dir.join("other.yaml")).unwrap();
+        write_if_unchanged(&dir.join("w.yaml"), "as read\n", "fixed\n").unwrap();
+        assert_eq!(std::fs::read_to_string(dir.join("other.yaml")).unwrap(), "fixed\n");
+        std::fs::write(dir.join("ro.yaml"), "as read\n").unwrap();
+        std::fs::set_permissions(dir.join("ro.yaml"), std::fs::Permissions::from_mode(0o444)).unwrap();
+        let err = write_if_unchanged(&dir.join("ro.yaml"), "as read\n", "fixed\n").unwrap_err();
+        assert!(err.ends_with("ro.yaml is read-only; not fixed"), "{err}");
+        assert_eq!(std::fs::read_to_string(dir.join("ro.yaml")).unwrap(), "as read\n");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn names_with_control_characters_are_quoted_in_diff_headers() {
+        let text = "tier: Gold\n";
+        let edits = [edit(text, "Gold", "gold")];
+        let header = |name: &str| unified_diff(name, text, &edits).lines().take(2).collect::<Vec<_>>().join("\n");
+        assert_eq!(header("my widget.yaml"), "--- a/my widget.yaml\n+++ b/my widget.yaml");
+        assert_eq!(header("日本.yaml"), "--- a/日本.yaml\n+++ b/日本.yaml");
+        assert_eq!(header("a\nb.yaml"), "--- \"a/a\\nb.yaml\"\n+++ \"b/a\\nb.yaml\"");
+        assert_eq!(
+            header("q\"\\\t\x1b\u{9b}.yaml"),
+            "--- \"a/q\\\"\\\\\\t\\033\\302\\233.yaml\"\n+++ \"b/q\\\"\\\\\\t\\033\\302\\233.yaml\""
+        );
     }
 }

@@ -153,7 +153,11 @@ pub fn check(args: CheckArgs, io: &mut Io<'_>) -> i32 {
     let mut crd_sources = Vec::new();
     for pattern in sources::local_paths(&config.crd_paths) {
         if pattern.contains('*') {
-            crd_sources.extend(files::expand(&io.cwd, &pattern));
+            let expansion = files::expand(&io.cwd, &pattern);
+            if let Some(limited) = &expansion.limited {
+                let _ = writeln!(io.stderr, "crdls: warning: {pattern}: {limited}");
+            }
+            crd_sources.extend(expansion.files);
         } else {
             crd_sources.push(PathBuf::from(pattern));
         }

@@ -2,12 +2,15 @@
 //! shows as an annotation on the line, then the closing count as a plain log line.
 //!
 //! Escaping follows GitHub's runner: in the message `%`, `\r` and `\n` are percent-encoded; in properties `:`
-//! and `,` are too, since they separate the properties.
+//! and `,` are too, since they separate the properties. The runner decodes nothing else, and its log viewer
+//! obeys ANSI escapes, so every other control character is shown as its Unicode picture, as in the human
+//! report.
 
 use std::io;
 
 use crdls_yaml::{ColumnUnit, LineIndex, Severity};
 
+use super::terminal::sanitize;
 use super::{coverage_lines, span, summary_line, FileReport, Summary};
 
 /// Writes one workflow command per diagnostic of one file.
@@ -66,7 +69,7 @@ pub(super) fn file(file: &FileReport<'_>, out: &mut dyn io::Write) -> io::Result
 pub(super) fn finish(summary: &Summary, out: &mut dyn io::Write) -> io::Result<()> {
     writeln!(out, "crdls: {}", summary_line(summary))?;
     for line in coverage_lines(&summary.coverage) {
-        writeln!(out, "crdls: {line}")?;
+        writeln!(out, "crdls: {}", sanitize(&line))?;
     }
     // Notes about the run itself (nothing found, CRDs shadowed) become file-less warnings, so a job
     // that checked nothing says so on its summary page.
@@ -87,7 +90,7 @@ fn escape_data(text: &str) -> String {
             c => escaped.push(c),
         }
     }
-    escaped
+    sanitize(&escaped).into_owned()
 }
 
 /// Escapes a property's value.
@@ -103,7 +106,7 @@ fn escape_property(text: &str) -> String {
             c => escaped.push(c),
         }
     }
-    escaped
+    sanitize(&escaped).into_owned()
 }
 
 #[cfg(test)]
@@ -133,6 +136,9 @@ mod tests {
     fn escaping() {
         assert_eq!(escape_data("100% sure\r\nnext: a, b"), "100%25 sure%0D%0Anext: a, b");
         assert_eq!(escape_property("C:\\ci\\a,b%.yaml\n"), "C%3A\\ci\\a%2Cb%25.yaml%0A");
+        // The runner decodes only those; an escape sequence is shown, not passed to the log viewer.
+        assert_eq!(escape_data("key \x1b]52;c;aGk=\x07\t%0A"), "key ␛]52;c;aGk=␇\t%250A");
+        assert_eq!(escape_property("a\x1b[2J.yaml"), "a␛[2J.yaml");
 
         let text = "a: 1\r\nb: 2\r\n";
         let diagnostics = [Diagnostic::new(TextRange::new(3, 4), Severity::Hint, "schema/type", "50% of\r\nthe values, really")

@@ -14,6 +14,7 @@ use std::io;
 use crdls_yaml::{ColumnUnit, Diagnostic, LineCol, LineIndex, Severity};
 use unicode_width::UnicodeWidthChar;
 
+use super::terminal::{control_picture, sanitize};
 use super::{clamp, coverage_lines, position, summary_line, FileReport, RenderOptions, Summary};
 
 /// Lines of a range shown in full; a longer range shows its first lines, an elision mark and its last line.
@@ -76,11 +77,12 @@ pub(super) fn finish(summary: &Summary, options: &RenderOptions, out: &mut dyn i
         GREEN
     };
     writeln!(out, "{}", paint.style(style, &summary_line(summary)))?;
+    // Group names and notes (which name files and sources) come from the inputs.
     for line in coverage_lines(&summary.coverage) {
-        writeln!(out, "{line}")?;
+        writeln!(out, "{}", sanitize(&line))?;
     }
     for note in &summary.notes {
-        writeln!(out, "{}: {note}", paint.style(YELLOW, "note"))?;
+        writeln!(out, "{}: {}", paint.style(YELLOW, "note"), sanitize(note))?;
     }
     Ok(())
 }
@@ -140,8 +142,10 @@ fn write_diagnostic(
     let severity = severity_style(diagnostic.severity);
 
     let header = format!("{}[{}]", diagnostic.severity.as_str(), diagnostic.code);
-    writeln!(out, "{}{}", paint.style(severity, &header), paint.style(BOLD, &format!(": {}", diagnostic.message)))?;
-    writeln!(out, "{pad}{} {}:{}:{}", paint.style(GUTTER, "-->"), file.path, start.line + 1, start.col + 1)?;
+    // The message, path and cause quote keys and values of the input, and the file's name is the
+    // user's: all are shown as the excerpts are, with control characters made visible.
+    writeln!(out, "{}{}", paint.style(severity, &header), paint.style(BOLD, &format!(": {}", sanitize(&diagnostic.message))))?;
+    writeln!(out, "{pad}{} {}:{}:{}", paint.style(GUTTER, "-->"), sanitize(file.path), start.line + 1, start.col + 1)?;
     writeln!(out, "{pad} {}", paint.style(GUTTER, "|"))?;
     for (i, mark) in marks.iter().enumerate() {
         if elided && i == HEAD_LINES as usize {
@@ -160,13 +164,13 @@ fn write_diagnostic(
         }
     }
     if let Some(path) = &diagnostic.path {
-        writeln!(out, "{pad} {} path: {path}", paint.style(GUTTER, "="))?;
+        writeln!(out, "{pad} {} path: {}", paint.style(GUTTER, "="), sanitize(path))?;
     }
     if let Some(cause) = &diagnostic.cause {
-        writeln!(out, "{pad} {} cause: {cause}", paint.style(GUTTER, "="))?;
+        writeln!(out, "{pad} {} cause: {}", paint.style(GUTTER, "="), sanitize(cause))?;
     }
     if let Some(note) = note {
-        writeln!(out, "{pad} {} {note}", paint.style(GUTTER, "="))?;
+        writeln!(out, "{pad} {} {}", paint.style(GUTTER, "="), sanitize(note))?;
     }
     Ok(())
 }
@@ -315,15 +319,6 @@ fn expand(line: &str) -> (String, Vec<usize>) {
     }
     columns.push(column);
     (shown, columns)
-}
-
-/// The visible stand-in for a control character: `␍` for `\r` and so on, `�` where Unicode has no picture.
-fn control_picture(c: char) -> char {
-    match c as u32 {
-        code @ 0..=0x1f => char::from_u32(0x2400 + code).unwrap_or('\u{fffd}'),
-        0x7f => '\u{2421}',
-        _ => '\u{fffd}',
-    }
 }
 
 #[cfg(test)]
@@ -526,5 +521,36 @@ mod tests {
             1 warning in 1 file (1 document, 0 CRDs known)
         "#]]
         .assert_eq(&render_files(Format::Human, &files, &summary, false));
+    }
+
+    #[test]
+    fn escape_sequences_from_the_input_are_shown_not_obeyed() {
+        // A key that writes the clipboard when printed raw, in a file whose name clears the screen.
+        let key = "x\x1b]52;c;aGk=\x07";
+        let text = format!("\"{key}\": 1\n");
+        let diagnostics =
+            [Diagnostic::new(TextRange::new(0, 3), Severity::Warning, "schema/unknown-field", format!("unknown field \"{key}\""))
+                .with_path(format!("spec.{key}"))
+                .with_cause(format!("spec: unknown field \"{key}\"\r"))];
+        let files = [FileReport { path: "a\x1b[2J.yaml", text: &text, diagnostics: &diagnostics, origins: &[] }];
+        let mut summary = Summary { files: 1, documents: 1, crds: 0, errors: 0, warnings: 1, ..Summary::default() };
+        summary.coverage.unchecked.insert("evil\x1b[5m.io".into(), 1);
+        summary.notes.push("CRD w in \u{9b}2J.yaml shadows the one in b.yaml".into());
+        let output = render_files(Format::Human, &files, &summary, false);
+        expect![[r#"
+            warning[schema/unknown-field]: unknown field "x␛]52;c;aGk=␇"
+             --> a␛[2J.yaml:1:1
+              |
+            1 | "x␛]52;c;aGk=␇": 1
+              | ^^^
+              = path: spec.x␛]52;c;aGk=␇
+              = cause: spec: unknown field "x␛]52;c;aGk=␇"␍
+
+            1 warning in 1 file (1 document, 0 CRDs known)
+            not validated, no schema known: 1 object (evil␛[5m.io 1)
+              add their CRDs with --crds (or crdPaths in crdls.toml); --fail-unchecked makes this fail
+            note: CRD w in �2J.yaml shadows the one in b.yaml
+        "#]]
+        .assert_eq(&output);
     }
 }

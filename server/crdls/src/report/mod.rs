@@ -8,6 +8,7 @@ mod github;
 mod human;
 mod json;
 mod sarif;
+pub mod terminal;
 
 use std::collections::BTreeMap;
 use std::io;
