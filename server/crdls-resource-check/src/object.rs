@@ -307,7 +307,10 @@ fn validate_builtin(
     let root_path = FieldPath::root();
     let mut metadata_found = Vec::new();
     validate_metadata(&object, &root_path, builtin::name_rules(group), anchor, &mut metadata_found);
-    let checked = keep(object);
+    let mut checked = keep(object);
+    if reading.whole {
+        checked = with_empty_spec(checked, schema, anchor);
+    }
     let old_checked = old_object.map(keep);
     let mut found = Vec::new();
     validate(&checked, schema, &root_path, anchor, &mut found);
@@ -330,9 +333,27 @@ fn validate_builtin(
     found.append(&mut metadata_found);
     if reading.whole {
         let version = split_api_version(root.get_str("apiVersion").unwrap_or_default()).1;
-        native::validate(&checked, schema, native::Target { minor: kube.minor(), group, kind, version }, &mut found);
+        native::validate(&checked, schema, native::Target { minor: kube.minor(), group, kind, version }, anchor, &mut found);
     }
     out.append(&mut found);
+}
+
+/// A whole built-in object without `spec`, given an empty one when its kind's spec has fields the API
+/// server requires: Go decodes the missing struct as its zero value and validates that (a Deployment
+/// without a spec has no selector and no containers, a CronJob no schedule). The empty spec sits at
+/// `anchor` (the kind), where what it lacks is reported. Kinds whose spec's schema requires nothing are
+/// left as they are: crdls does not know what the API server makes of their empty spec.
+fn with_empty_spec(object: Node, schema: &Schema, anchor: TextRange) -> Node {
+    let Value::Map(mut entries) = object.value else { return object };
+    // The schema's own list decides, exemptions included: what the API server does not require is
+    // dropped from the report afterwards, and a DaemonSet's exempt selector still leaves it with a
+    // template to validate.
+    let required = schema.property("spec").is_some_and(|spec| !spec.schema.required.is_empty());
+    if required && !entries.iter().any(|e| e.key == "spec") {
+        let spec = Node { range: anchor, value: Value::Map(Vec::new()), style: crdls_yaml::Style::Flow };
+        entries.push(crdls_yaml::Entry { key: "spec".to_string(), key_range: anchor, value: spec });
+    }
+    Node { range: object.range, value: Value::Map(entries), style: object.style }
 }
 
 fn check_version_flags(crd: &IndexedCrd, version: &CrdVersion, kind: &str, at: &Node, out: &mut Vec<Diagnostic>) {
