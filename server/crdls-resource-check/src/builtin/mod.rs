@@ -178,13 +178,6 @@ const NOT_REQUIRED: &[(&str, &str, &str)] = &[
     ("*", "*", ".iscsi.lun"),
     ("discovery.k8s.io", "EndpointSlice", "endpoints"),
     ("", "LimitRange", "spec.limits"),
-    // Pod templates are structs, not pointers: without one the API server validates an empty template
-    // and reports its missing containers, which the native rules do (`native::template`).
-    ("apps", "Deployment", "spec.template"),
-    ("apps", "ReplicaSet", "spec.template"),
-    ("apps", "DaemonSet", "spec.template"),
-    ("batch", "Job", "spec.template"),
-    ("batch", "CronJob", "spec.jobTemplate"),
 ];
 
 /// Whether the API server lets a built-in object leave out the field at `path` (as the API server

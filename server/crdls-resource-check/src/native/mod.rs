@@ -53,9 +53,12 @@ pub fn validate(object: &Node, schema: &Schema, target: Target<'_>, anchor: Text
         ("", "PodTemplate") => {
             template(object.get("template"), key_of(Some(object), "template", anchor), "template", &[], target, &mut errors)
         }
+        // A ReplicationController's template is a pointer: without one, the API server reports the
+        // template itself missing, which is left to the schema.
         ("", "ReplicationController") => {
-            let at = key_of(spec, "template", spec_key);
-            template(spec.and_then(|s| s.get("template")), at, "spec.template", &[], target, &mut errors);
+            if let Some(found) = spec.and_then(|s| s.get("template")) {
+                template(Some(found), found.range, "spec.template", &[], target, &mut errors);
+            }
         }
         ("", "Service") => {
             if let Some(spec) = spec {
@@ -103,6 +106,19 @@ pub fn validate(object: &Node, schema: &Schema, target: Target<'_>, anchor: Text
                 }
             }
         });
+    }
+}
+
+/// Whether the native rules report what the API server says when the required field at `path` is
+/// missing, so that the schema's `Required value` for it would be a second, wrongly worded error: a pod
+/// template is a struct in Go, not a pointer, and without one the API server validates an empty
+/// template and reports its missing containers (see [`template`]).
+pub fn reports_missing(target: Target<'_>, path: &str) -> bool {
+    match (target.group, target.kind, path) {
+        ("apps", "Deployment" | "ReplicaSet" | "DaemonSet", "spec.template") | ("batch", "Job", "spec.template") => true,
+        ("apps", "StatefulSet", "spec.template") => target.minor >= 34,
+        ("batch", "CronJob", "spec.jobTemplate") => true,
+        _ => false,
     }
 }
 
