@@ -321,7 +321,8 @@ fn validate_builtin(
         let Some(path) = d.path.as_deref() else { return true };
         match d.code {
             codes::SCHEMA_REQUIRED => {
-                !builtin::required_but_not_enforced(group, kind, path) && !(reading.whole && native::reports_missing(target, path))
+                let native_reports_it = reading.whole && native::reports_missing(target, path);
+                !(builtin::required_but_not_enforced(group, kind, path) || native_reports_it)
             }
             // Go decodes `format: byte` with its base64 decoder, which takes an empty string and skips
             // line breaks (a wrapped certificate); the OpenAPI format does neither.
