@@ -300,7 +300,7 @@ fn a_run_that_finds_nothing_says_so_and_can_fail() {
 
 #[test]
 fn unvalidated_objects_are_counted_by_group_and_can_fail() {
-    let stream = "apiVersion: argoproj.io/v1alpha1\nkind: Rollout\nmetadata: {name: r}\n---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\n---\n".to_string()
+    let stream = "apiVersion: argoproj.io/v1alpha1\nkind: Rollout\nmetadata: {name: r}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: d}\n---\n".to_string()
         + WIDGET.replace("size: 11", "size: 1").replace("  extra: 1\n", "").as_str();
     let run = run_cli(&["check", "-", "--crds", "fixtures/crds", "--format", "json"], &stream);
     assert_eq!(run.code, 0, "{run:?}");

@@ -74,6 +74,21 @@ fn substitutions_are_not_checked() {
     snapshot("substitutions");
 }
 
+#[test]
+fn templates_and_placeholders_are_not_checked() {
+    snapshot("placeholders");
+}
+
+#[test]
+fn sops_encrypted_values_are_not_checked() {
+    snapshot("sops");
+}
+
+#[test]
+fn kinds_in_the_wrong_group_and_objects_without_spec() {
+    snapshot("incomplete");
+}
+
 /// A project tree checked as a directory, since what each file is depends on the files around it.
 fn project(name: &str) {
     snapshot_of(&format!("fixtures/projects/{name}"), &format!("projects-{name}"));
@@ -82,6 +97,13 @@ fn project(name: &str) {
 #[test]
 fn helm_chart_templates_are_checked_where_literal() {
     project("chart");
+}
+
+/// A chart whose templates guard a removed apiVersion with a helper, compute an apiVersion and a kind,
+/// and write the start of a list item or a value with an action.
+#[test]
+fn helm_chart_guards_computed_kinds_and_block_actions() {
+    project("guarded");
 }
 
 #[test]

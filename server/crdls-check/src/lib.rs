@@ -77,6 +77,9 @@ fn check_document(doc: &Document, text: &str, index: &CrdIndex, options: &CheckO
                 }
                 DocumentKind::Crd
             }
+            // An object whose apiVersion or kind a template or a substitution computes could be of any
+            // kind: resolving the masked text would report a kind or version nobody wrote.
+            None if mode.computes_identity(root) => DocumentKind::Unchecked { group: String::new() },
             None => {
                 let reading =
                     Reading { complete: !doc.has_syntax_error, whole: mode.whole_objects(), live_status: mode.reads_live_status() };

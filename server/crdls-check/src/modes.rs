@@ -5,7 +5,8 @@
 //! computes (its "opaque" ranges), where no diagnostic may land.
 
 use crdls_yaml::codes;
-use crdls_yaml::{Diagnostic, Node, TextRange, Value};
+use crdls_yaml::template::has_actions;
+use crdls_yaml::{Diagnostic, Node, Severity, TextRange, Value};
 
 /// How the documents of a file are read.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -44,6 +45,11 @@ pub enum FileMode {
         /// Whether the template asks which APIs or release the cluster has (`.Capabilities`), so that an
         /// apiVersion it writes may be one it renders only for clusters that serve it.
         asks_capabilities: bool,
+        /// Every `if`/`with` block, with or without `else`: crdls cannot evaluate their conditions, and
+        /// one may guard an apiVersion by what the cluster serves through a helper
+        /// (`{{ if include "capabilities.psp.supported" . }}`), so an apiVersion inside one that the
+        /// release does not serve is at most a warning.
+        conditionals: Vec<TextRange>,
     },
 }
 
@@ -64,11 +70,15 @@ impl FileMode {
     /// and values, patch directives (with everything under them).
     pub fn opaque_ranges(&self, root: &Node) -> Vec<TextRange> {
         let mut out = Vec::new();
+        if *self != FileMode::JsonPatches {
+            sops(root, &mut out);
+        }
         match self {
             FileMode::JsonPatches => {}
             FileMode::Objects | FileMode::Assembled => collect(root, Opaque::Substitutions, &mut out),
             FileMode::Template { actions, .. } => {
-                out.extend(actions.iter().copied().filter(|a| a.start < root.range.end && root.range.start < a.end.max(a.start + 1)))
+                out.extend(actions.iter().copied().filter(|a| a.start < root.range.end && root.range.start < a.end.max(a.start + 1)));
+                collect(root, Opaque::Substitutions, &mut out);
             }
             FileMode::TestObjects { .. } => collect(root, Opaque::ExpressionValues, &mut out),
             FileMode::Assertions => collect(root, Opaque::Expressions, &mut out),
@@ -76,6 +86,13 @@ impl FileMode {
         }
         out.sort_by_key(|r| (r.start, r.end));
         out
+    }
+
+    /// Whether the object's `apiVersion` or `kind` is text another language computes (a template action,
+    /// a substitution): what the object is cannot be known, so it is neither resolved nor checked.
+    pub fn computes_identity(&self, root: &Node) -> bool {
+        let opaque = self.opaque_ranges(root);
+        ["apiVersion", "kind"].iter().any(|key| root.get(key).is_some_and(|node| touches(&opaque, node.range)))
     }
 
     /// Whether a diagnostic of this code still holds in this mode, before looking at where it is.
@@ -98,8 +115,17 @@ impl FileMode {
                 !(d.code == codes::NATIVE_SELECTOR || d.code == codes::SCHEMA_REQUIRED && d.path.as_deref() == Some("spec.selector"))
             });
         }
-        if let FileMode::Template { alternatives, asks_capabilities, .. } = self {
-            let inside = |range: TextRange| alternatives.iter().any(|a| a.start <= range.start && range.end <= a.end);
+        if let FileMode::Template { alternatives, asks_capabilities, conditionals, .. } = self {
+            let within = |blocks: &[TextRange], range: TextRange| blocks.iter().any(|a| a.start <= range.start && range.end <= a.end);
+            for d in diagnostics.iter_mut().filter(|d| d.code == codes::RESOURCE_API_NOT_SERVED && d.severity == Severity::Error) {
+                if within(conditionals, d.range) {
+                    d.severity = Severity::Warning;
+                    d.message.push_str(
+                        " (the template renders it only under a condition crdls cannot evaluate, which may ask what the cluster serves)",
+                    );
+                }
+            }
+            let inside = |range: TextRange| within(alternatives, range);
             let chosen = |key: &str| root.and_then(|r| r.get(key)).is_some_and(|n| inside(n.range));
             let kind_chosen = chosen("kind") || chosen("apiVersion");
             diagnostics.retain(|d| {
@@ -187,6 +213,7 @@ enum Opaque {
 
 fn collect(node: &Node, opaque: Opaque, out: &mut Vec<TextRange>) {
     match &node.value {
+        Value::Map(_) if is_placeholder_map(node) => out.push(node.range),
         Value::Map(entries) => {
             for entry in entries {
                 let key_is_opaque = match opaque {
@@ -207,7 +234,7 @@ fn collect(node: &Node, opaque: Opaque, out: &mut Vec<TextRange>) {
                 collect(item, opaque, out);
             }
         }
-        Value::Str(s) if has_substitution(s) => out.push(node.range),
+        Value::Str(s) if has_substitution(s) || has_actions(s) || has_placeholder(s) => out.push(node.range),
         Value::Str(s) if matches!(opaque, Opaque::ExpressionValues | Opaque::Expressions) && is_expression(s) => out.push(node.range),
         _ => {}
     }
@@ -226,6 +253,64 @@ fn has_substitution(text: &str) -> bool {
         rest = after;
     }
     false
+}
+
+/// Whether a string embeds a placeholder that a script or a templating tool fills in before the file is
+/// applied: `{IPv6}/128`, `{NAME}`, a brace-enclosed identifier (letters, digits, `_`, not starting with a
+/// digit). JSON or flow YAML in a string never holds one: its braces enclose `"key": value` pairs.
+fn has_placeholder(text: &str) -> bool {
+    let mut rest = text;
+    while let Some(at) = rest.find('{') {
+        let after = &rest[at + 1..];
+        if let Some(close) = after.find('}') {
+            if is_identifier(&after[..close]) {
+                return true;
+            }
+        }
+        rest = after;
+    }
+    false
+}
+
+/// Whether `name` is an identifier: ASCII letters, digits and `_`, not starting with a digit.
+fn is_identifier(name: &str) -> bool {
+    name.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_') && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+}
+
+/// Whether a mapping is a placeholder written without quotes, which YAML reads as a flow mapping of one
+/// key with no value: `{NAME}` (an identifier between braces), or a Go template action `{{ .name }}`,
+/// whose inner braces become a key that is itself a mapping. Nobody writes `{key: null}` that way.
+fn is_placeholder_map(node: &Node) -> bool {
+    let Value::Map(entries) = &node.value else { return false };
+    let [entry] = entries.as_slice() else { return false };
+    let written = node.range.end.saturating_sub(node.range.start) == entry.key.len() + 2;
+    let template = entry.key.starts_with('{') && entry.key.ends_with('}');
+    written && entry.value.value == Value::Null && (is_identifier(&entry.key) || template)
+}
+
+/// A SOPS-encrypted document: a top-level `sops` mapping with the encryption's `mac` and its
+/// `lastmodified` or `version`. SOPS writes every encrypted value as `ENC[cipher,data:…,type:…]`, and
+/// decrypts the file (dropping `sops`) before it reaches the API server, so the `sops` key and the
+/// encrypted values are opaque.
+fn sops(root: &Node, out: &mut Vec<TextRange>) {
+    let Some(entry) = root.entry("sops") else { return };
+    let marked = entry.value.get("mac").is_some() && (entry.value.get("lastmodified").is_some() || entry.value.get("version").is_some());
+    if !marked {
+        return;
+    }
+    out.push(entry.key_range);
+    out.push(entry.value.range);
+    encrypted_values(root, out);
+}
+
+/// The `ENC[…]` values of a SOPS-encrypted tree.
+fn encrypted_values(node: &Node, out: &mut Vec<TextRange>) {
+    match &node.value {
+        Value::Map(entries) => entries.iter().for_each(|e| encrypted_values(&e.value, out)),
+        Value::Seq(items) => items.iter().for_each(|i| encrypted_values(i, out)),
+        Value::Str(s) if s.starts_with("ENC[") && s.ends_with(']') => out.push(node.range),
+        _ => {}
+    }
 }
 
 /// A kyverno-json expression: `(…)`, optionally with an engine prefix (`(cel;…)`).
@@ -275,13 +360,52 @@ mod tests {
     }
 
     #[test]
+    fn templates_and_placeholders_are_opaque_in_every_mode() {
+        let text = "metadata:\n  namespace: {{ .fluxns }}\n  labels:\n    app: \"{{ template \\\"x.name\\\" . }}\"\nspec:\n  cidr: \"{IPv6}/128\"\n  host: {HOST}\n  json: '{\"a\": 1}'\n  map: {a: 1}\n  empty: {}\n  set: {a, b}\n";
+        let expected = ["{{ .fluxns }}", "\"{{ template \\\"x.name\\\" . }}\"", "\"{IPv6}/128\"", "{HOST}"];
+        assert_eq!(opaque_texts(&FileMode::Objects, text), expected);
+        assert_eq!(opaque_texts(&FileMode::Patches, text), expected);
+        assert_eq!(opaque_texts(&template(), text), expected);
+        assert!(!has_placeholder("{1x}") && !has_placeholder("{}") && !has_placeholder("{a-b}") && has_placeholder("fd00::{IPv6_1}/128"));
+    }
+
+    #[test]
+    fn sops_encrypted_documents_hide_their_values_and_metadata() {
+        let text = "kind: Secret\ndata:\n  a: ENC[AES256_GCM,data:abc=,iv:x,tag:y,type:str]\n  b: plain\nsops:\n  mac: ENC[AES256_GCM,data:z,type:str]\n  lastmodified: '2024-01-01T00:00:00Z'\n";
+        assert_eq!(
+            opaque_texts(&FileMode::Objects, text),
+            [
+                "ENC[AES256_GCM,data:abc=,iv:x,tag:y,type:str]",
+                "sops",
+                "mac: ENC[AES256_GCM,data:z,type:str]\n  lastmodified: '2024-01-01T00:00:00Z'",
+                "ENC[AES256_GCM,data:z,type:str]",
+            ]
+        );
+        // Without the marks of SOPS, a `sops` key is a field like any other and `ENC[…]` a value.
+        assert!(opaque_texts(&FileMode::Objects, "data:\n  a: ENC[x]\nsops:\n  age: []\n").is_empty());
+    }
+
+    #[test]
+    fn computed_identities() {
+        let root = |text: &str| crdls_yaml::parse(text).documents[0].root.clone().unwrap();
+        assert!(FileMode::Objects.computes_identity(&root("apiVersion: ${API}\nkind: Pod\n")));
+        assert!(!FileMode::Objects.computes_identity(&root("apiVersion: v1\nkind: Pod\n")));
+        let text = "apiVersion: {{ include \"api\" . }}\nkind: APIService\n";
+        let masked = crdls_yaml::template::mask_go_template(text);
+        let parsed = crdls_yaml::parse(&masked.text);
+        let mode =
+            FileMode::Template { actions: masked.actions, alternatives: Vec::new(), asks_capabilities: false, conditionals: Vec::new() };
+        assert!(mode.computes_identity(parsed.documents[0].root.as_ref().unwrap()));
+    }
+
+    #[test]
     fn patch_directives_are_opaque() {
         let text = "spec:\n  $setElementOrder/containers:\n  - name: a\n  containers:\n  - name: b\n    $patch: delete\n";
         assert_eq!(opaque_texts(&FileMode::Patches, text), ["$setElementOrder/containers", "name: a", "$patch", "delete"]);
     }
 
     fn template() -> FileMode {
-        FileMode::Template { actions: Vec::new(), alternatives: Vec::new(), asks_capabilities: false }
+        FileMode::Template { actions: Vec::new(), alternatives: Vec::new(), asks_capabilities: false, conditionals: Vec::new() }
     }
 
     #[test]

@@ -307,15 +307,23 @@ fn validate_builtin(
     let root_path = FieldPath::root();
     let mut metadata_found = Vec::new();
     validate_metadata(&object, &root_path, builtin::name_rules(group), anchor, &mut metadata_found);
-    let checked = keep(object);
+    let mut checked = keep(object);
+    if reading.whole {
+        checked = with_empty_spec(checked, schema, (group, kind), anchor);
+    }
     let old_checked = old_object.map(keep);
     let mut found = Vec::new();
     validate(&checked, schema, &root_path, anchor, &mut found);
     validate_lists(&checked, schema, &root_path, &mut found);
+    let version = split_api_version(root.get_str("apiVersion").unwrap_or_default()).1;
+    let target = native::Target { minor: kube.minor(), group, kind, version };
     found.retain(|d| {
         let Some(path) = d.path.as_deref() else { return true };
         match d.code {
-            codes::SCHEMA_REQUIRED => !builtin::required_but_not_enforced(group, kind, path),
+            codes::SCHEMA_REQUIRED => {
+                let native_reports_it = reading.whole && native::reports_missing(target, path);
+                !(builtin::required_but_not_enforced(group, kind, path) || native_reports_it)
+            }
             // Go decodes `format: byte` with its base64 decoder, which takes an empty string and skips
             // line breaks (a wrapped certificate); the OpenAPI format does neither.
             codes::SCHEMA_FORMAT if d.cause.as_deref().is_some_and(|c| c.contains(" must be of type byte: ")) => {
@@ -329,10 +337,38 @@ fn validate_builtin(
     }
     found.append(&mut metadata_found);
     if reading.whole {
-        let version = split_api_version(root.get_str("apiVersion").unwrap_or_default()).1;
-        native::validate(&checked, schema, native::Target { minor: kube.minor(), group, kind, version }, &mut found);
+        native::validate(&checked, schema, target, anchor, &mut found);
     }
     out.append(&mut found);
+}
+
+/// The kinds whose empty spec the API server rejects with the errors the schema's `required` and the
+/// native rules give for it: the workloads (a selector and a pod template's containers), Jobs and
+/// CronJobs (a schedule, containers and a restart policy) and Pods (containers). Other kinds' schemas
+/// mark fields required whose Go types are structs, not pointers, and the API server words their
+/// absence otherwise (FlowSchema's `spec.priorityLevelConfiguration.name`), so they are left alone.
+const SPEC_REQUIRED: &[(&str, &str)] = &[
+    ("", "Pod"),
+    ("apps", "Deployment"),
+    ("apps", "ReplicaSet"),
+    ("apps", "StatefulSet"),
+    ("apps", "DaemonSet"),
+    ("batch", "Job"),
+    ("batch", "CronJob"),
+];
+
+/// A whole built-in object without `spec`, given an empty one when its kind is one of
+/// [`SPEC_REQUIRED`]: Go decodes the missing struct as its zero value and validates that (a Deployment
+/// without a spec has no selector and no containers, a CronJob no schedule). The empty spec sits at
+/// `anchor` (the kind), where what it lacks is reported.
+fn with_empty_spec(object: Node, schema: &Schema, (group, kind): (&str, &str), anchor: TextRange) -> Node {
+    let Value::Map(mut entries) = object.value else { return object };
+    let required = SPEC_REQUIRED.contains(&(group, kind)) && schema.property("spec").is_some();
+    if required && !entries.iter().any(|e| e.key == "spec") {
+        let spec = Node { range: anchor, value: Value::Map(Vec::new()), style: crdls_yaml::Style::Flow };
+        entries.push(crdls_yaml::Entry { key: "spec".to_string(), key_range: anchor, value: spec });
+    }
+    Node { range: object.range, value: Value::Map(entries), style: object.style }
 }
 
 fn check_version_flags(crd: &IndexedCrd, version: &CrdVersion, kind: &str, at: &Node, out: &mut Vec<Diagnostic>) {

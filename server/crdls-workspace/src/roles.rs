@@ -124,10 +124,11 @@ fn template(text: &str) -> (Stream, FileMode) {
     let masked = mask_go_template(text);
     let mut stream = crdls_yaml::parse(&masked.text);
     stream.text = std::sync::Arc::from(text);
-    let alternatives =
-        crdls_yaml::template::conditionals(text, &masked.actions).into_iter().filter(|c| c.has_else).map(|c| c.range).collect();
+    let blocks = crdls_yaml::template::conditionals(text, &masked.actions);
+    let alternatives = blocks.iter().filter(|c| c.has_else).map(|c| c.range).collect();
+    let conditionals = blocks.iter().map(|c| c.range).collect();
     let asks_capabilities = masked.actions.iter().any(|a| text.get(a.start..a.end).is_some_and(|t| t.contains(".Capabilities")));
-    (stream, FileMode::Template { actions: masked.actions, alternatives, asks_capabilities })
+    (stream, FileMode::Template { actions: masked.actions, alternatives, asks_capabilities, conditionals })
 }
 
 /// The hint a chart's templates get: crdls checks only their literal YAML, and `helm template` shows

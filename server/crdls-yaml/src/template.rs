@@ -51,7 +51,8 @@ pub fn mask_go_template(text: &str) -> Masked {
         i = end;
         // Alone on its line(s) when everything else there is blank or another action.
         let alone = only_blanks_and_actions(&bytes[line_start..start]) && only_blanks_and_actions(&bytes[end..line_end]);
-        let fill = if alone { b' ' } else { b'x' };
+        let opens_block = !alone && only_blanks_and_actions(&bytes[end..line_end]) && opens_block(bytes, line_start, start, line_end);
+        let fill = if alone || opens_block { b' ' } else { b'x' };
         for b in &mut out[start..end] {
             if *b != b'\n' && *b != b'\r' {
                 *b = fill;
@@ -98,6 +99,40 @@ fn action_end(bytes: &[u8], from: usize) -> usize {
         }
     }
     bytes.len()
+}
+
+/// Whether an action that ends its line after a list item's dash or a key (`- {{- toYaml . | nindent 4 }}`,
+/// `labels: {{- include "labels" . | nindent 4 }}`) is followed by lines indented deeper than that line:
+/// those lines are then the rest of the item's mapping or the key's value, which only renders as YAML
+/// when the action writes nothing on the line itself (it starts its output with a line break, or writes
+/// nothing). Masked as a scalar, the action would turn the item or the value into a string and cut the
+/// lines below off from it.
+fn opens_block(bytes: &[u8], line_start: usize, start: usize, line_end: usize) -> bool {
+    let before = &bytes[line_start..start];
+    let last = before.iter().rposition(|&b| b != b' ' && b != b'\t');
+    let lead = last.map(|p| before[p]);
+    // The column the lines below must be deeper than: a lone item's dash, or the key (after the dashes
+    // of the items it starts, as in `- - key:`).
+    let dashes = before.iter().take_while(|&&b| matches!(b, b'-' | b' ' | b'\t')).count();
+    let indent = match (lead, last) {
+        (Some(b'-'), Some(p)) if dashes > p => p,
+        (Some(b':'), _) => dashes,
+        _ => return false,
+    };
+    // The next line that holds something other than blanks, actions or a comment.
+    let mut at = line_end;
+    while at < bytes.len() {
+        let next_start = at + 1;
+        let next_end = bytes[next_start.min(bytes.len())..].iter().position(|&b| b == b'\n').map_or(bytes.len(), |p| next_start + p);
+        let line = &bytes[next_start.min(bytes.len())..next_end];
+        let deeper = line.iter().take_while(|&&b| b == b' ').count();
+        let content = &line[deeper..];
+        if !(only_blanks_and_actions(content) || content.first() == Some(&b'#')) {
+            return deeper > indent;
+        }
+        at = next_end;
+    }
+    false
 }
 
 /// Whether a stretch of one line holds only blanks and complete actions.
@@ -206,6 +241,46 @@ mod tests {
         assert!(masked.text.ends_with("-ü\"\n"));
         assert!(masked.touches_action(TextRange::new(6, 20)));
         assert!(!masked.touches_action(TextRange::new(0, 4)));
+    }
+
+    /// The shape of the masked text: each mapping and list with its keys, scalars as `s`.
+    fn shape(text: &str) -> String {
+        fn show(node: &crate::Node) -> String {
+            match &node.value {
+                crate::Value::Map(entries) => {
+                    format!("{{{}}}", entries.iter().map(|e| format!("{}: {}", e.key, show(&e.value))).collect::<Vec<_>>().join(", "))
+                }
+                crate::Value::Seq(items) => format!("[{}]", items.iter().map(show).collect::<Vec<_>>().join(", ")),
+                crate::Value::Null => "null".to_string(),
+                _ => "s".to_string(),
+            }
+        }
+        let parsed = crate::parse(&mask_go_template(text).text);
+        let document = &parsed.documents[0];
+        assert!(document.diagnostics.is_empty(), "{:?}", document.diagnostics);
+        document.root.as_ref().map(show).unwrap_or_default()
+    }
+
+    #[test]
+    fn an_action_that_writes_the_start_of_a_block_keeps_the_lines_below_in_it() {
+        // After a lone dash: the lines below are the rest of the item's mapping.
+        assert_eq!(
+            shape("endpoints:\n  - {{- toYaml .Values.extra | nindent 4 }}\n    relabelings:\n    - a: b\n  - port: y\n"),
+            "{endpoints: [{relabelings: [{a: s}]}, {port: s}]}"
+        );
+        // After a key: the lines below are the rest of its value.
+        assert_eq!(shape("metadata:\n  labels: {{- include \"labels\" . | nindent 4 }}\n    app: x\n"), "{metadata: {labels: {app: s}}}");
+        // Lines that are not deeper than the key are its siblings, and the action a scalar.
+        assert_eq!(
+            shape("endpoints:\n  - port: {{ .Values.port }}\n    {{- toYaml .Values.extra | nindent 4 }}\n    relabelings: []\n"),
+            "{endpoints: [{port: s, relabelings: []}]}"
+        );
+        assert_eq!(shape("items:\n  - {{ .Values.a }}\n  - b\n"), "{items: [s, s]}");
+        // An action alone on its line inside an item is blank: the keys after it stay in the item.
+        assert_eq!(
+            shape("endpoints:\n  - port: x\n    {{- toYaml .Values.extra | nindent 4 }}\n    relabelings: []\n"),
+            "{endpoints: [{port: s, relabelings: []}]}"
+        );
     }
 
     #[test]

@@ -72,6 +72,16 @@ pub fn resolve(kube: KubeVersion, group: &str, version: &str, kind: &str) -> Res
                 message.push_str(&instead(kube, group, version, kind));
                 return Resolved::NotServed { message, maybe_newer: false };
             }
+            // A kind this group never had, that another built-in group serves (`apps/v1` Pod, `v1`
+            // Deployment): kubectl's REST mapping finds no resource for it, whatever the release.
+            let never_here = super::kinds(group).is_none_or(|kinds| !kinds.contains(&kind));
+            if let Some(there) = elsewhere.first().filter(|_| never_here) {
+                let shown = if group.is_empty() { "the core group".to_string() } else { format!("group {group}") };
+                return Resolved::NotServed {
+                    message: format!("{shown} has no kind {kind}: Kubernetes {kube} serves it as {there}; use {there} {kind}"),
+                    maybe_newer: false,
+                };
+            }
             Resolved::KindOnly
         }
     }
@@ -178,7 +188,10 @@ mod tests {
             kind only
             kind only
             Kubernetes 1.35, the newest release crdls knows, serves MutatingAdmissionPolicy as admissionregistration.k8s.io/v1beta1, admissionregistration.k8s.io/v1alpha1, not as admissionregistration.k8s.io/v1; a later release may serve it, so this object is not checked (use admissionregistration.k8s.io/v1beta1 for 1.35)
-            Kubernetes 1.34 serves MutatingAdmissionPolicy as admissionregistration.k8s.io/v1beta1, admissionregistration.k8s.io/v1alpha1, not as admissionregistration.k8s.io/v1; use admissionregistration.k8s.io/v1beta1"#]]
+            Kubernetes 1.34 serves MutatingAdmissionPolicy as admissionregistration.k8s.io/v1beta1, admissionregistration.k8s.io/v1alpha1, not as admissionregistration.k8s.io/v1; use admissionregistration.k8s.io/v1beta1
+            group apps has no kind Pod: Kubernetes 1.35 serves it as v1; use v1 Pod
+            the core group has no kind Deployment: Kubernetes 1.35 serves it as apps/v1; use apps/v1 Deployment
+            kind only"#]]
         .assert_eq(
             &[
                 message("1.35", "policy", "v1beta1", "PodDisruptionBudget"),
@@ -192,6 +205,9 @@ mod tests {
                 message("1.35", "metrics.k8s.io", "v1beta1", "PodMetrics"),
                 message("1.35", "admissionregistration.k8s.io", "v1", "MutatingAdmissionPolicy"),
                 message("1.34", "admissionregistration.k8s.io", "v1", "MutatingAdmissionPolicy"),
+                message("1.35", "apps", "v1", "Pod"),
+                message("1.35", "", "v1", "Deployment"),
+                message("1.35", "apps", "v1", "Widget"),
             ]
             .join("\n"),
         );

@@ -9,7 +9,7 @@
 //! Only whole objects are checked: a patch or an assertion may leave out what these rules look at.
 
 use crdls_crd::Schema;
-use crdls_yaml::{Diagnostic, Node, Severity, TextRange};
+use crdls_yaml::{Diagnostic, Entry, Node, Severity, Style, TextRange, Value};
 
 use crate::field_error::{ErrorType, FieldError};
 
@@ -39,18 +39,27 @@ impl Target<'_> {
 }
 
 /// Runs the native rules of `target`'s kind on the (pruned) object, whose schema is `schema`.
-pub fn validate(object: &Node, schema: &Schema, target: Target<'_>, out: &mut Vec<Diagnostic>) {
+pub fn validate(object: &Node, schema: &Schema, target: Target<'_>, anchor: TextRange, out: &mut Vec<Diagnostic>) {
     let mut errors = Vec::new();
     resources::validate_quantities(object, schema, target, &mut errors);
     let spec = object.get("spec");
+    let spec_key = key_of(Some(object), "spec", anchor);
     match (target.group, target.kind) {
         ("", "Pod") => {
             if let Some(entry) = object.entry("spec") {
                 pods::validate_pod_spec(&entry.value, entry.key_range, "spec", &[], target, &mut errors);
             }
         }
-        ("", "PodTemplate") => template(object.get("template"), "template", &[], target, &mut errors),
-        ("", "ReplicationController") => template(spec.and_then(|s| s.get("template")), "spec.template", &[], target, &mut errors),
+        ("", "PodTemplate") => {
+            template(object.get("template"), key_of(Some(object), "template", anchor), "template", &[], target, &mut errors)
+        }
+        // A ReplicationController's template is a pointer: without one, the API server reports the
+        // template itself missing, which is left to the schema.
+        ("", "ReplicationController") => {
+            if let Some(found) = spec.and_then(|s| s.get("template")) {
+                template(Some(found), found.range, "spec.template", &[], target, &mut errors);
+            }
+        }
         ("", "Service") => {
             if let Some(spec) = spec {
                 services::validate_service_spec(spec, &mut errors);
@@ -69,13 +78,19 @@ pub fn validate(object: &Node, schema: &Schema, target: Target<'_>, out: &mut Ve
                 .filter_map(|c| c.get("metadata").and_then(|m| m.get_str("name")))
                 .collect();
             if target.kind != "StatefulSet" || target.minor >= 34 {
-                template(spec.and_then(|s| s.get("template")), "spec.template", &claims, target, &mut errors);
+                let at = key_of(spec, "template", spec_key);
+                template(spec.and_then(|s| s.get("template")), at, "spec.template", &claims, target, &mut errors);
             }
         }
-        ("batch", "Job") => template(spec.and_then(|s| s.get("template")), "spec.template", &[], target, &mut errors),
+        ("batch", "Job") => {
+            let at = key_of(spec, "template", spec_key);
+            template(spec.and_then(|s| s.get("template")), at, "spec.template", &[], target, &mut errors);
+        }
         ("batch", "CronJob") => {
-            let job = spec.and_then(|s| s.get("jobTemplate")).and_then(|j| j.get("spec"));
-            template(job.and_then(|s| s.get("template")), "spec.jobTemplate.spec.template", &[], target, &mut errors);
+            let job_template = spec.and_then(|s| s.get("jobTemplate"));
+            let job = job_template.and_then(|j| j.get("spec"));
+            let at = key_of(job, "template", key_of(job_template, "spec", key_of(spec, "jobTemplate", spec_key)));
+            template(job.and_then(|s| s.get("template")), at, "spec.jobTemplate.spec.template", &[], target, &mut errors);
         }
         _ => {}
     }
@@ -94,11 +109,42 @@ pub fn validate(object: &Node, schema: &Schema, target: Target<'_>, out: &mut Ve
     }
 }
 
-/// A pod template's spec, when the template has one; `claims` are volumes its controller adds.
-fn template(template: Option<&Node>, path: &str, claims: &[&str], target: Target<'_>, errors: &mut Vec<Found>) {
-    if let Some(entry) = template.and_then(|t| t.entry("spec")) {
-        pods::validate_pod_spec(&entry.value, entry.key_range, &format!("{path}.spec"), claims, target, errors);
+/// Whether the native rules report what the API server says when the required field at `path` is
+/// missing, so that the schema's `Required value` for it would be a second, wrongly worded error: a pod
+/// template is a struct in Go, not a pointer, and without one the API server validates an empty
+/// template and reports its missing containers (see [`template`]).
+pub fn reports_missing(target: Target<'_>, path: &str) -> bool {
+    match (target.group, target.kind, path) {
+        ("apps", "Deployment" | "ReplicaSet" | "DaemonSet", "spec.template") | ("batch", "Job", "spec.template") => true,
+        ("apps", "StatefulSet", "spec.template") => target.minor >= 34,
+        ("batch", "CronJob", "spec.jobTemplate") => true,
+        _ => false,
     }
+}
+
+/// A pod template's spec; `claims` are volumes its controller adds. A pod template is a struct in Go,
+/// not a pointer: a workload without one (or a template without a spec) is validated with an empty pod
+/// spec, whose missing containers (and, for a Job, restart policy) the API server reports. `parent` is
+/// where such a missing template is pointed at.
+fn template(template: Option<&Node>, parent: TextRange, path: &str, claims: &[&str], target: Target<'_>, errors: &mut Vec<Found>) {
+    match template.and_then(|t| t.entry("spec")) {
+        Some(entry) => pods::validate_pod_spec(&entry.value, entry.key_range, &format!("{path}.spec"), claims, target, errors),
+        None => {
+            let at = template.map_or(parent, |t| TextRange::empty(t.range.start));
+            let empty = Node { range: at, value: Value::Seq(Vec::new()), style: Style::Flow };
+            let spec = Node {
+                range: at,
+                value: Value::Map(vec![Entry { key: "containers".to_string(), key_range: at, value: empty }]),
+                style: Style::Flow,
+            };
+            pods::validate_pod_spec(&spec, at, &format!("{path}.spec"), claims, target, errors);
+        }
+    }
+}
+
+/// Where a field missing from `node` is pointed at: the key `key` of its parent, or `fallback`.
+fn key_of(node: Option<&Node>, key: &str, fallback: TextRange) -> TextRange {
+    node.and_then(|n| n.entry(key)).map_or(fallback, |e| e.key_range)
 }
 
 /// One rule broken: the API server's answer, where it is, its code and crdls's message.
