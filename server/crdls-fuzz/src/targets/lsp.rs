@@ -343,7 +343,7 @@ fn check_positions(text: &str, diagnostics: &Value, unit: ColumnUnit) -> Result<
     Ok(())
 }
 
-/// The lines of `text` as LSP counts them, without their line ends.
+/// The lines of `text` as LSP counts them, without their line ends (but the `\r` of a `\r\n`).
 fn lsp_lines(text: &str) -> Vec<&str> {
     let mut lines = Vec::new();
     let mut start = 0;
@@ -355,11 +355,10 @@ fn lsp_lines(text: &str) -> Vec<&str> {
                 lines.push(&text[start..i]);
                 start = i + 1;
             }
-            b'\r' => {
+            // A `\r` before a `\n` stays in its line, as `LineIndex` counts it: a position between the
+            // two clamps to the line's end in the client, which is harmless.
+            b'\r' if bytes.get(i + 1) != Some(&b'\n') => {
                 lines.push(&text[start..i]);
-                if bytes.get(i + 1) == Some(&b'\n') {
-                    i += 1;
-                }
                 start = i + 1;
             }
             _ => {}
@@ -530,7 +529,7 @@ mod tests {
 
     #[test]
     fn lines_end_where_lsp_ends_them() {
-        assert_eq!(lsp_lines("a\nb\r\nc\rd\r\re"), ["a", "b", "c", "d", "", "e"]);
+        assert_eq!(lsp_lines("a\nb\r\nc\rd\r\re"), ["a", "b\r", "c", "d", "", "e"]);
         assert_eq!(lsp_lines("x\u{2028}y\r"), ["x\u{2028}y", ""]);
     }
 
