@@ -77,6 +77,39 @@ fn severity_overrides_apply_to_the_chart_hint_too() {
     assert!(!codes(&run).contains(&"helm/templates".to_string()), "{run:?}");
 }
 
+/// A directory walk reads no file through a symbolic link that leads outside the directory (a
+/// repository's `leak.yaml -> ~/.kube/config` would otherwise be read, and its lines printed in a CI
+/// log), and skips hidden files (tools' settings such as `.markdownlint.json`); the summary says so, and
+/// a link or hidden file named on the command line is checked.
+#[cfg(unix)]
+#[test]
+fn a_walk_follows_no_link_out_of_the_directory_and_skips_hidden_files() {
+    let outside = TempTree::new("cli-links-outside", &[("secret.yaml", "token: s3cret-value\n  bad: [\n")]);
+    let dir = TempTree::new(
+        "cli-links",
+        &[
+            ("real/w.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\ndata:\n  n: 1\n"),
+            (".markdownlint.json", "{\"MD013\": false}\n"),
+        ],
+    );
+    std::os::unix::fs::symlink(outside.path.join("secret.yaml"), dir.path.join("leak.yaml")).unwrap();
+    std::os::unix::fs::symlink(dir.path.join("real/w.yaml"), dir.path.join("inside.yaml")).unwrap();
+    let run = run_cli_in(&dir.path, &["check", ".", "--format", "json"], "");
+    assert!(!run.stdout.contains("s3cret") && !run.stderr.contains("s3cret"), "{run:?}");
+    let json: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    let files: Vec<&str> = json["diagnostics"].as_array().unwrap().iter().map(|d| d["file"].as_str().unwrap()).collect();
+    assert_eq!(files, ["inside.yaml", "real/w.yaml"], "the link inside is followed: {run:?}");
+    assert_eq!(
+        json["summary"]["notes"],
+        serde_json::json!([
+            "1 hidden file was skipped: .markdownlint.json; name one as a path to check it",
+            "not read: leak.yaml, a symbolic link that leads outside the directory checked; name it as a path to check it"
+        ])
+    );
+    let named = run_cli_in(&dir.path, &["check", "leak.yaml", "--format", "json"], "");
+    assert!(named.stdout.contains("leak.yaml"), "{named:?}");
+}
+
 #[test]
 fn missing_path_is_a_usage_error() {
     let run = run_cli(&["check", "does/not/exist.yaml"], "");

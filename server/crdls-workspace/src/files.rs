@@ -84,26 +84,38 @@ pub struct Walk {
     pub files: Vec<PathBuf>,
     /// Helm chart archives in `charts/` directories (see [`is_dependency_archive`]).
     pub archives: Vec<PathBuf>,
-    /// Hidden directories skipped (`.git` aside), so a run can say that test directories such as
-    /// `.chainsaw-test` were not looked at.
+    /// Hidden directories (`.git` aside) and hidden files skipped, so a run can say that test
+    /// directories such as `.chainsaw-test`, or tools' settings such as `.markdownlint.json`, were not
+    /// looked at.
     pub hidden: Vec<PathBuf>,
+    /// Symbolic links whose target lies outside the walked directory, or in a hidden directory of it:
+    /// not followed, since a repository's link could otherwise make crdls read, and print, a file such
+    /// as a kubeconfig or `.git/config`.
+    pub links_out: Vec<PathBuf>,
 }
 
 /// Every YAML or JSON file below `root` (hidden directories, `node_modules` and `target` skipped).
 pub fn files_below(root: &Path, out: &mut Vec<PathBuf>) {
-    let mut found = Walk::default();
-    walk(root, &mut found);
+    let mut found = walk_below(root);
     out.append(&mut found.files);
 }
 
 /// The YAML and JSON files, the chart archives and the skipped hidden directories below `root`.
 pub fn walk_below(root: &Path) -> Walk {
     let mut found = Walk::default();
-    walk(root, &mut found);
+    let top = std::fs::canonicalize(root).ok();
+    walk(root, top.as_deref(), &mut found);
     found
 }
 
-fn walk(root: &Path, found: &mut Walk) {
+/// Whether the symbolic link at `path` leads to a place inside `top` (canonical) that is not hidden.
+fn link_stays_inside(path: &Path, top: Option<&Path>) -> bool {
+    let (Some(top), Ok(target)) = (top, std::fs::canonicalize(path)) else { return false };
+    let Ok(inside) = target.strip_prefix(top) else { return false };
+    !inside.components().any(|c| c.as_os_str().to_string_lossy().starts_with('.'))
+}
+
+fn walk(root: &Path, top: Option<&Path>, found: &mut Walk) {
     if root.is_file() {
         if is_yaml_or_json(root) {
             found.files.push(root.to_path_buf());
@@ -124,8 +136,14 @@ fn walk(root: &Path, found: &mut Walk) {
                     found.hidden.push(path);
                 }
             } else if name != "node_modules" && name != "target" {
-                walk(&path, found);
+                walk(&path, top, found);
             }
+        } else if name.starts_with('.') {
+            if is_yaml_or_json(&path) {
+                found.hidden.push(path);
+            }
+        } else if ty.is_symlink() && (is_yaml_or_json(&path) || is_dependency_archive(&path)) && !link_stays_inside(&path, top) {
+            found.links_out.push(path);
         } else if is_yaml_or_json(&path) {
             found.files.push(path);
         } else if ty.is_file() && is_dependency_archive(&path) {

@@ -81,8 +81,10 @@ impl Input {
 #[derive(Default)]
 pub(crate) struct Found {
     pub inputs: Vec<Input>,
-    /// Hidden directories skipped while walking the checked paths (not the `--crds` ones).
+    /// Hidden directories and files skipped while walking the checked paths (not the `--crds` ones).
     pub hidden: Vec<PathBuf>,
+    /// Symbolic links found while walking that lead outside the walked directory: not followed.
+    pub links_out: Vec<PathBuf>,
     /// Messages for inputs that could not be read; any makes the run a usage error.
     pub errors: Vec<String>,
 }
@@ -120,6 +122,7 @@ pub(crate) fn read(paths: &[PathBuf], crd_sources: &[PathBuf], stdin: &mut dyn R
             if report {
                 found.hidden.extend(walked.hidden);
             }
+            found.links_out.extend(walked.links_out.iter().map(|l| PathBuf::from(display_path(l, cwd))));
             // The CRDs of chart archives count wherever the archives are; their members are not checked.
             for archive in walked.archives {
                 match crdls_workspace::sources::archive_members(&archive) {
@@ -199,6 +202,24 @@ pub(crate) fn hidden_note(hidden: &[PathBuf]) -> Option<String> {
     let shown: Vec<String> = names.iter().take(4).map(|(n, c)| if *c == 1 { n.clone() } else { format!("{n} ({c})") }).collect();
     let more = if names.len() > 4 { ", ..." } else { "" };
     let count = hidden.len();
-    let dirs = if count == 1 { "hidden directory was" } else { "hidden directories were" };
-    Some(format!("{count} {dirs} skipped: {}{more}; name one as a path to check it", shown.join(", ")))
+    let directories = hidden.iter().filter(|p| p.is_dir()).count();
+    let what = match (count, directories) {
+        (1, 1) => "hidden directory was",
+        (1, _) => "hidden file was",
+        (_, d) if d == count => "hidden directories were",
+        (_, 0) => "hidden files were",
+        _ => "hidden directories and files were",
+    };
+    Some(format!("{count} {what} skipped: {}{more}; name one as a path to check it", shown.join(", ")))
+}
+
+/// The note on symbolic links that were not followed because they lead outside what was walked.
+pub(crate) fn links_note(links: &[PathBuf]) -> Option<String> {
+    let (first, rest) = links.split_first()?;
+    let more = if rest.is_empty() { String::new() } else { format!(" and {} more", rest.len()) };
+    let them = if rest.is_empty() { "it" } else { "one" };
+    Some(format!(
+        "not read: {}{more}, a symbolic link that leads outside the directory checked; name {them} as a path to check it",
+        first.display()
+    ))
 }

@@ -184,7 +184,7 @@ pub fn check(args: CheckArgs, io: &mut Io<'_>) -> i32 {
         return EXIT_USAGE;
     }
     let mut inputs = found.inputs;
-    let mut notes: Vec<String> = inputs::hidden_note(&found.hidden).into_iter().collect();
+    let mut notes: Vec<String> = inputs::hidden_note(&found.hidden).into_iter().chain(inputs::links_note(&found.links_out)).collect();
 
     // Pass 1: every input read once for its CRDs, and its role found; only the index and the roles are kept.
     let CrdsRead { crds, roles: file_roles, skipped } = match read_crds(&mut inputs) {
