@@ -607,4 +607,19 @@ mod tests {
             expected.files.keys()
         );
     }
+
+    /// The recipes the mutator's lines make reach the entry and depth limits, and the errors name them.
+    #[test]
+    fn recipes_reach_the_limits() {
+        let error = |recipe: &str| {
+            let mut expected = Expected::default();
+            let bytes = build(&parse(&mut recipe.lines(), 0), "", 0, &mut expected).expect("the recipe builds");
+            let scratch = Scratch::new("archive-test").expect("a scratch directory");
+            let path = scratch.write("a.tgz", &bytes).expect("written");
+            crdls_sources::archive::crd_members(&path).expect_err("over a limit")
+        };
+        assert!(error("many app/f 10001\n").contains("more than 10000 files"));
+        let deep = format!("{}file c/crds/a.yaml kind: A\n{}", "archive c/charts/c.tgz\n".repeat(9), "end\n".repeat(9));
+        assert!(error(&deep).contains("archives nest more than 8 deep"));
+    }
 }

@@ -203,7 +203,7 @@ pub fn run(input: &str) -> Result<(), String> {
 
 /// The documented semantics (see `Glob` in `crdls-workspace/src/files.rs`), matched segment by segment:
 /// `*` matches any characters within a segment (stars together are one star), `**` alone in a segment
-/// matches any number of whole segments (none included), a leading `./` of the pattern is dropped, and
+/// matches any number of whole segments (none included, but for a trailing `**`), a leading `./` of the pattern is dropped, and
 /// every other character stands for itself; a pattern without `*` matches only itself.
 pub fn reference_match(pattern: &str, path: &str) -> bool {
     let pattern = pattern.trim_start_matches("./");
@@ -222,6 +222,10 @@ fn segments_match(ps: &[&str], ss: &[&str], i: usize, j: usize, memo: &mut HashM
     }
     let result = match ps.get(i) {
         None => j == ss.len(),
+        // A `**` that ends the pattern after a segment matches everything below it, not the segment
+        // itself (`crds/**` is not `crds`), as in `.gitignore` and `globset`; the documentation's "none
+        // included" holds everywhere else.
+        Some(&"**") if i > 0 && i + 1 == ps.len() => j < ss.len(),
         Some(&"**") => (j..=ss.len()).any(|k| segments_match(ps, ss, i + 1, k, memo)),
         Some(p) => j < ss.len() && segment_match(p, ss[j]) && segments_match(ps, ss, i + 1, j + 1, memo),
     };
@@ -315,6 +319,8 @@ mod tests {
         assert!(reference_match("crds/[a]{b,c}?\\*.yaml", "crds/[a]{b,c}?\\x.yaml"));
         assert!(!reference_match("crds/x?*.yaml", "crds/xy.yaml"));
         assert!(reference_match("./crds/a.yaml", "crds/a.yaml"));
+        assert!(reference_match("crds/**", "crds/a/b"));
+        assert!(!reference_match("crds/**", "crds"));
         assert!(!reference_match("d/*a*a*a*a*a*b.yaml", &format!("d/{}.yaml", "a".repeat(200))));
     }
 
