@@ -203,15 +203,27 @@ pub fn run(input: &str) -> Result<(), String> {
 
 /// The documented semantics (see `Glob` in `crdls-workspace/src/files.rs`), matched segment by segment:
 /// `*` matches any characters within a segment (stars together are one star), `**` alone in a segment
-/// matches any number of whole segments (none included, but for a trailing `**`), a leading `./` of the pattern is dropped, and
+/// matches any number of whole segments (none included, but for a trailing `**`), a leading `./` of the
+/// pattern is dropped with the slashes after it, and
 /// every other character stands for itself; a pattern without `*` matches only itself.
 pub fn reference_match(pattern: &str, path: &str) -> bool {
-    let pattern = pattern.trim_start_matches("./");
+    let mut pattern = pattern;
+    while let Some(rest) = pattern.strip_prefix("./") {
+        // `.//x` is `./x`: the slashes after a `./` do not make the pattern absolute.
+        pattern = rest.trim_start_matches('/');
+    }
     if !pattern.contains('*') {
         return pattern == path;
     }
     let ps: Vec<&str> = pattern.split('/').collect();
     let ss: Vec<&str> = path.split('/').collect();
+    // A deviation of `globset` from the documentation, reported and left alone: a pattern of nothing but
+    // `**/` segments (`**/`, `**/**/`) matches every path, as `**` does, where the documented semantics
+    // would want a last segment that is empty. No file's path ends in `/`, so only `crdPaths: ["**/"]`
+    // shows it (it finds every file instead of none).
+    if ps.len() > 1 && ps.last() == Some(&"") && ps[..ps.len() - 1].iter().all(|p| *p == "**") {
+        return true;
+    }
     let mut memo = HashMap::new();
     segments_match(&ps, &ss, 0, 0, &mut memo)
 }
@@ -319,8 +331,11 @@ mod tests {
         assert!(reference_match("crds/[a]{b,c}?\\*.yaml", "crds/[a]{b,c}?\\x.yaml"));
         assert!(!reference_match("crds/x?*.yaml", "crds/xy.yaml"));
         assert!(reference_match("./crds/a.yaml", "crds/a.yaml"));
+        assert!(reference_match(".//crds/*.yaml", "crds/a.yaml"));
         assert!(reference_match("crds/**", "crds/a/b"));
         assert!(!reference_match("crds/**", "crds"));
+        assert!(reference_match("**/**/", "x/y"));
+        assert!(!reference_match("a/**/", "a/x"));
         assert!(!reference_match("d/*a*a*a*a*a*b.yaml", &format!("d/{}.yaml", "a".repeat(200))));
     }
 
