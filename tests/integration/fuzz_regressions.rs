@@ -42,7 +42,9 @@ fn every_fuzz_regression_fixture_replays_without_a_finding() {
 fn each_fuzz_target_runs_from_a_fixed_seed_without_a_finding() {
     // The repository's fixtures only, on purpose: the same inputs on every machine.
     let sources = Sources { corpus: None };
-    for (name, inputs) in [("yaml", 300), ("cel", 300), ("schema", 40), ("lsp", 4)] {
+    for (name, inputs) in
+        [("yaml", 300), ("cel", 300), ("schema", 40), ("lsp", 4), ("archive", 10), ("glob", 30), ("kubeconfig", 30), ("cache", 30)]
+    {
         let t = target(name, &sources).expect("a known target");
         let options =
             Options { seed: 20_261_124, budget: Budget::Iterations(inputs), write_fixtures: false, minimize_for: Duration::from_secs(10) };

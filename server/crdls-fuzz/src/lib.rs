@@ -1,5 +1,6 @@
-//! crdls-fuzz: a fuzzing harness that runs on stable Rust. Four targets (the YAML parser, CEL, the
-//! whole check pipeline, language-server edit sequences) take inputs mutated from seeds, run them
+//! crdls-fuzz: a fuzzing harness that runs on stable Rust. Eight targets (the YAML parser, CEL, the
+//! whole check pipeline, language-server edit sequences, and the readers of what comes from outside
+//! the workspace: chart archives, globs, kubeconfigs, cached downloads) take inputs mutated from seeds, run them
 //! under the panic and hang oracles of [`guard`] and their own consistency checks, and every finding
 //! is minimized and written to `tests/fuzz-regressions/<target>/` as a fixture the tests replay.
 
@@ -9,6 +10,7 @@ pub mod guard;
 pub mod minimize;
 pub mod mutate;
 pub mod rng;
+pub mod scratch;
 pub mod targets;
 
 use std::path::{Path, PathBuf};

@@ -13,7 +13,7 @@ use crdls_fuzz::fuzz::Options;
 use crdls_fuzz::targets::Sources;
 use crdls_fuzz::{fuzz, target, Budget, TARGET_NAMES};
 
-const USAGE: &str = "usage: crdls-fuzz <yaml|cel|schema|lsp|all> [--seconds N] [--iterations N] [--seed S] [--corpus DIR] [--no-write]
+const USAGE: &str = "usage: crdls-fuzz <yaml|cel|schema|lsp|archive|glob|kubeconfig|cache|all> [--seconds N] [--iterations N] [--seed S] [--corpus DIR] [--no-write]
   --seconds N     total time, shared by the targets of `all` (default 60)
   --iterations N  inputs per target instead of a time
   --seed S        the mutation seed (default: from the clock; printed to reproduce a run)

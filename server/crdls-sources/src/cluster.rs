@@ -166,9 +166,17 @@ fn load_kubeconfig(path: Option<&Path>) -> Result<Kubeconfig, String> {
             }
         },
     };
+    read_kubeconfigs(&paths)
+}
+
+/// Reads the kubeconfig files at `paths` and merges them (the first to set a value wins), each through
+/// the bounded reader, with the relative paths in it made absolute from its directory. It only reads
+/// and parses: it runs no exec plugin, reads none of the files a kubeconfig names and makes no
+/// connection (the fuzzer's `kubeconfig` target calls it for that reason).
+pub fn read_kubeconfigs(paths: &[PathBuf]) -> Result<Kubeconfig, String> {
     let mut merged: Option<Kubeconfig> = None;
     for path in paths {
-        let text = crate::read::read_text(&path, MAX_KUBECONFIG_BYTES)
+        let text = crate::read::read_text(path, MAX_KUBECONFIG_BYTES)
             .map_err(|e| format!("cannot read the kubeconfig {}: {e}", path.display()))?;
         let mut config =
             Kubeconfig::from_yaml(&text).map_err(|e| format!("cannot read the kubeconfig {}: {}", path.display(), error_chain(&e)))?;

@@ -206,8 +206,8 @@ fn expand_within(root: &Path, pattern: &str, limits: Limits) -> Expansion {
 }
 
 /// A glob as crdls reads one: `*` matches within a path segment, `**` alone in a segment spans any
-/// number of segments (none included), a leading `./` is dropped, and every other character stands for
-/// itself. Matching runs in time linear in the path's length (`globset`, which compiles to a regular
+/// number of segments (none included), a leading `./` is dropped (with the slashes after it), and
+/// every other character stands for itself. Matching runs in time linear in the path's length (`globset`, which compiles to a regular
 /// expression), whatever the pattern.
 struct Glob {
     matcher: globset::GlobMatcher,
@@ -227,7 +227,7 @@ impl Glob {
         if !pattern.contains('*') {
             return None;
         }
-        let pattern = pattern.trim_start_matches("./");
+        let pattern = without_dot_slash(pattern);
         let segments: Vec<&str> = pattern.split('/').collect();
         let literal = segments.iter().take_while(|part| !part.contains('*')).count();
         let rest = &segments[literal..];
@@ -349,8 +349,18 @@ impl GlobWalk<'_> {
 pub fn glob_match(pattern: &str, path: &str) -> bool {
     match Glob::new(pattern) {
         Some(glob) => glob.is_match(Path::new(path)),
-        None => pattern.trim_start_matches("./") == path,
+        None => without_dot_slash(pattern) == path,
     }
+}
+
+/// A pattern without its leading `./` (any number of them), nor the slashes that follow one: `.//x` is
+/// `./x`, relative, as a shell reads it, and never the absolute `/x`.
+fn without_dot_slash(pattern: &str) -> &str {
+    let mut rest = pattern;
+    while let Some(after) = rest.strip_prefix("./") {
+        rest = after.trim_start_matches('/');
+    }
+    rest
 }
 
 /// Reads the file at `path` again, as it is then, for what is built from it later (a CRD's schemas,
@@ -422,6 +432,10 @@ mod tests {
         assert!(!glob_match("crds/[a]*.yaml", "crds/a.yaml"));
         assert!(!glob_match("crds/x?*.yaml", "crds/xy.yaml"));
         assert!(glob_match("./crds/a.yaml", "crds/a.yaml"));
+        // A `./` followed by more slashes is still relative (it once became the absolute `/crds/*.yaml`).
+        assert!(glob_match(".//crds/*.yaml", "crds/a.yaml"));
+        assert!(!glob_match(".//crds/*.yaml", "/crds/a.yaml"));
+        assert!(glob_match("././/crds/a.yaml", "crds/a.yaml"));
     }
 
     /// Runs `work` on a thread and fails if it takes longer than `limit`, so that a slow algorithm

@@ -1,6 +1,11 @@
-//! The fuzz targets and how each is built from its seeds: `yaml`, `cel`, `schema` and `lsp`.
+//! The fuzz targets and how each is built from its seeds: `yaml`, `cel`, `schema` and `lsp`, and the
+//! readers of files from outside the workspace: `archive`, `glob`, `kubeconfig` and `cache`.
 
+pub mod archive;
+pub mod cache;
 pub mod cel;
+pub mod glob;
+pub mod kubeconfig;
 pub mod lsp;
 pub mod schema;
 pub mod yaml;
@@ -13,7 +18,7 @@ use crate::corpus::{regressions, yaml_files, MAX_SEED_BYTES};
 use crate::rng::Rng;
 
 /// The targets, in the order `all` runs them.
-pub const TARGET_NAMES: &[&str] = &["yaml", "cel", "schema", "lsp"];
+pub const TARGET_NAMES: &[&str] = &["yaml", "cel", "schema", "lsp", "archive", "glob", "kubeconfig", "cache"];
 
 /// How many times longer an unoptimised build (the test suite's replays and fixed-seed runs) may take
 /// than the release fuzzer before an input is a hang: about as much slower as such a build runs (an
@@ -95,6 +100,15 @@ pub fn target(name: &str, sources: &Sources) -> Option<Arc<dyn Target>> {
             let mut rng = Rng::new(1);
             let scripts: Vec<String> = (0..seeds.len().max(1)).map(|_| lsp::generate(&mut rng, &seeds)).collect();
             Some(Arc::new(LspTarget { texts: seeds, scripts: with_regressions(scripts, "lsp") }))
+        }
+        "archive" => Some(Arc::new(archive::ArchiveTarget::new(texts(regressions("archive"))))),
+        "glob" => Some(Arc::new(glob::GlobTarget::new(texts(regressions("glob"))))),
+        "kubeconfig" => Some(Arc::new(kubeconfig::KubeconfigTarget::new(texts(regressions("kubeconfig"))))),
+        "cache" => {
+            let crds = fixtures.iter().filter(|f| f.path.to_string_lossy().contains("/crds/")).map(|f| f.text.clone()).collect();
+            let mut target = cache::CacheTarget::new(crds);
+            target.seeds = with_regressions(std::mem::take(&mut target.seeds), "cache");
+            Some(Arc::new(target))
         }
         _ => None,
     }
