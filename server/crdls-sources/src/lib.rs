@@ -148,15 +148,50 @@ impl std::fmt::Display for SourceError {
 }
 
 /// `url` as it may be shown to users: a password in its user information (`http://user:pass@host/`)
-/// is replaced by `***`, and a user name alone, which is often a token, likewise. Only labels are
-/// redacted; the cache is keyed by the whole URL.
+/// is replaced by `***`, and a user name alone, which is often a token, likewise. So is the value of a
+/// query parameter whose name says it carries a secret (`?token=`, `X-Amz-Signature=`, `sig=`, ...), as
+/// pre-signed download links do. Only labels are redacted; the cache is keyed by the whole URL.
 pub fn redact_url(url: &str) -> String {
     let Some((scheme, rest)) = url.split_once("://") else { return url.to_string() };
     let authority_end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
-    let Some(at) = rest[..authority_end].rfind('@') else { return url.to_string() };
-    let user = rest[..at].split(':').next().unwrap_or_default();
-    let user_info = if rest[..at].contains(':') { format!("{user}:***") } else { "***".to_string() };
-    format!("{scheme}://{user_info}@{}", &rest[at + 1..])
+    let (authority, tail) = rest.split_at(authority_end);
+    let authority = match authority.rfind('@') {
+        Some(at) => {
+            let user_info = &authority[..at];
+            let shown = match user_info.split_once(':') {
+                Some((user, _)) => format!("{user}:***"),
+                None => "***".to_string(),
+            };
+            format!("{shown}@{}", &authority[at + 1..])
+        }
+        None => authority.to_string(),
+    };
+    format!("{scheme}://{authority}{}", redact_query(tail))
+}
+
+/// The path, query and fragment of a URL, with the values of secret-looking query parameters hidden.
+fn redact_query(tail: &str) -> String {
+    let Some(question) = tail.find('?') else { return tail.to_string() };
+    let (path, query_and_fragment) = tail.split_at(question + 1);
+    let (query, fragment) = match query_and_fragment.find('#') {
+        Some(hash) => query_and_fragment.split_at(hash),
+        None => (query_and_fragment, ""),
+    };
+    let pairs: Vec<String> = query
+        .split('&')
+        .map(|pair| match pair.split_once('=') {
+            Some((name, value)) if !value.is_empty() && names_a_secret(name) => format!("{name}=***"),
+            _ => pair.to_string(),
+        })
+        .collect();
+    format!("{path}{}{fragment}", pairs.join("&"))
+}
+
+/// Whether a query parameter's name says that its value is a credential: tokens, keys, signatures,
+/// passwords and session ids, in the spellings that object stores and APIs use.
+fn names_a_secret(name: &str) -> bool {
+    let name = name.to_ascii_lowercase();
+    ["token", "key", "sig", "secret", "password", "passwd", "auth", "credential", "session"].iter().any(|word| name.contains(word))
 }
 
 /// The sha256 of `bytes`, lowercase hex.
@@ -190,5 +225,14 @@ mod tests {
         assert_eq!(redact_url("https://a:b:c@example.com:8443"), "https://a:***@example.com:8443");
         assert_eq!(redact_url("https://example.com/a@b.yaml?x=@"), "https://example.com/a@b.yaml?x=@");
         assert_eq!(redact_url("https://example.com/a.yaml"), "https://example.com/a.yaml");
+        assert_eq!(
+            redact_url("https://bucket.example.com/crds.yaml?X-Amz-Credential=AKIA%2F1&X-Amz-Signature=ab12&ref=v1#sha256=00"),
+            "https://bucket.example.com/crds.yaml?X-Amz-Credential=***&X-Amz-Signature=***&ref=v1#sha256=00"
+        );
+        assert_eq!(
+            redact_url("https://t:p@example.com/?access_token=ghp_x&api_key="),
+            "https://t:***@example.com/?access_token=***&api_key="
+        );
+        assert_eq!(redact_url("https://example.com/a.yaml?sv=2020&sig=c2lnbmF0dXJl"), "https://example.com/a.yaml?sv=2020&sig=***");
     }
 }

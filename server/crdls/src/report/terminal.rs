@@ -15,9 +15,11 @@ pub fn sanitize(text: &str) -> Cow<'_, str> {
     Cow::Owned(text.chars().map(|c| if is_unsafe(c) { control_picture(c) } else { c }).collect())
 }
 
-/// Whether a terminal could take `c` as part of a command.
+/// Whether a terminal could take `c` as part of a command, or `c` could make the text around it read
+/// in another order than it is (Unicode's bidirectional embeddings, overrides and isolates: a file
+/// name holding them can hide what a message says).
 fn is_unsafe(c: char) -> bool {
-    c.is_control() && c != '\n' && c != '\t'
+    (c.is_control() && c != '\n' && c != '\t') || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
 }
 
 /// The visible stand-in for a control character: `␍` for `\r` and so on, `�` where Unicode has no picture.
@@ -67,6 +69,7 @@ mod tests {
         assert_eq!(sanitize("plain\ttext\nnext"), "plain\ttext\nnext");
         assert!(matches!(sanitize("plain"), Cow::Borrowed(_)));
         assert_eq!(sanitize("a\x1b]52;c;aGk=\x07b\r\u{9b}2J\x7f"), "a␛]52;c;aGk=␇b␍�2J␡");
+        assert_eq!(sanitize("crd\u{202e}lmay.yaml and \u{2067}x\u{2069}"), "crd�lmay.yaml and �x�");
         let mut out = Vec::new();
         let answer = "nope 401 \x1b[2J";
         writeln!(TerminalSafe::new(&mut out), "crdls: {answer}").unwrap();
