@@ -361,7 +361,8 @@ fn include_testdata_in_crdls_toml() {
     assert_eq!(run.code, 1, "{run:?}");
     let json: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
     assert_eq!(json["summary"]["files"], 2, "{run:?}");
-    let files: std::collections::BTreeSet<&str> = json["diagnostics"].as_array().unwrap().iter().map(|d| d["file"].as_str().unwrap()).collect();
+    let files: std::collections::BTreeSet<&str> =
+        json["diagnostics"].as_array().unwrap().iter().map(|d| d["file"].as_str().unwrap()).collect();
     assert_eq!(files, std::collections::BTreeSet::from(["pkg/testdata/input.yaml"]), "the golden is a partial object: {run:?}");
 }
 
@@ -369,10 +370,17 @@ fn include_testdata_in_crdls_toml() {
 /// each, and the machine formats always list them.
 #[test]
 fn verbose_shows_each_object_no_crd_serves() {
-    let stream = "apiVersion: a.example.com/v1\nkind: A\nmetadata: {name: a}\n---\napiVersion: b.example.com/v1\nkind: B\nmetadata: {name: b}\n";
+    let stream =
+        "apiVersion: a.example.com/v1\nkind: A\nmetadata: {name: a}\n---\napiVersion: b.example.com/v1\nkind: B\nmetadata: {name: b}\n";
     let run = run_cli(&["check", "-", "--color", "never"], stream);
     assert!(!run.stdout.contains("info[resource/no-crd]"), "{}", run.stdout);
-    assert!(run.stdout.contains("note: 2 objects that no known CRD serves are counted above rather than shown (resource/no-crd); --verbose shows each"), "{}", run.stdout);
+    assert!(
+        run.stdout.contains(
+            "note: 2 objects that no known CRD serves are counted above rather than shown (resource/no-crd); --verbose shows each"
+        ),
+        "{}",
+        run.stdout
+    );
     let run = run_cli(&["check", "-", "--color", "never", "--verbose"], stream);
     assert_eq!(run.stdout.matches("info[resource/no-crd]").count(), 2, "{}", run.stdout);
     let run = run_cli(&["check", "-", "--format", "github"], stream);

@@ -528,7 +528,7 @@ fn ends_with_path(path: &Path, named: &Path) -> bool {
 /// patches (`kube-apiserver.yaml`, `etcd0+merge.json`), with what kind of patch its name asks for
 /// (`Some(true)` for `+json`).
 fn kubeadm_patch(path: &Path) -> Option<bool> {
-    if !path.parent().and_then(Path::file_name).is_some_and(|d| d == "patches") {
+    if path.parent().and_then(Path::file_name).is_none_or(|d| d != "patches") {
         return None;
     }
     let name = path.file_name()?.to_string_lossy();
