@@ -376,7 +376,7 @@ fn verbose_shows_each_object_no_crd_serves() {
     assert!(!run.stdout.contains("info[resource/no-crd]"), "{}", run.stdout);
     assert!(
         run.stdout.contains(
-            "note: 2 objects that no known CRD serves are counted above rather than shown (resource/no-crd); --verbose shows each"
+            "note: 2 objects of groups no known CRD serves are not shown one by one (resource/no-crd information); --verbose shows each"
         ),
         "{}",
         run.stdout

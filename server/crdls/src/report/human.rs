@@ -105,7 +105,7 @@ pub(super) fn finish(summary: &Summary, options: &RenderOptions, left_out: &Coll
         let objects = if left_out.no_crd == 1 { "1 object".to_string() } else { format!("{} objects", left_out.no_crd) };
         let verb = if left_out.no_crd == 1 { "is" } else { "are" };
         notes.push(format!(
-            "{objects} that no known CRD serves {verb} counted above rather than shown (resource/no-crd); --verbose shows each"
+            "{objects} of groups no known CRD serves {verb} not shown one by one (resource/no-crd information); --verbose shows each"
         ));
     }
     match summary.shadowing.len() {
@@ -548,7 +548,7 @@ mod tests {
         };
         expect![[r#"
             no problems in 1 file (2 documents, 0 CRDs known)
-            note: 2 objects that no known CRD serves are counted above rather than shown (resource/no-crd); --verbose shows each
+            note: 2 objects of groups no known CRD serves are not shown one by one (resource/no-crd information); --verbose shows each
             note: 2 CRDs are defined more than once, and the first definition found is used; --verbose names each
         "#]]
         .assert_eq(&render(false));
