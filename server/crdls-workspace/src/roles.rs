@@ -395,7 +395,9 @@ fn transformer_patches(root: &Node, dir: &Path, kustomization: &Path, out: &mut 
         // An entry is a file (or directory) path, or an inline configuration (a mapping, or its text).
         let configs: Vec<Node> = match entry.as_str() {
             Some(inline) if inline.contains('\n') => crdls_yaml::parse(inline).documents.into_iter().filter_map(|d| d.root).collect(),
-            Some(path) if [".yaml", ".yml"].iter().any(|e| path.ends_with(e)) && !path.contains("://") => {
+            // A file below the kustomization's directory, as kustomize's default load restrictor
+            // demands: a repository's kustomization makes crdls read nothing outside it.
+            Some(path) if [".yaml", ".yml"].iter().any(|e| path.ends_with(e)) && within_root(path) => {
                 let Ok(text) = crate::files::read_text(&dir.join(path)) else { continue };
                 crdls_yaml::parse(&text).documents.into_iter().filter_map(|d| d.root).collect()
             }
@@ -406,7 +408,7 @@ fn transformer_patches(root: &Node, dir: &Path, kustomization: &Path, out: &mut 
             if !config.get_str("kind").is_some_and(|k| PATCH_TRANSFORMERS.contains(&k)) {
                 continue;
             }
-            let Some(path) = config.get_str("path") else { continue };
+            let Some(path) = config.get_str("path").filter(|p| within_root(p)) else { continue };
             let file = normalize(&dir.join(path));
             let json = config.get_str("kind") == Some("PatchJson6902Transformer") || holds_operation_list(&file);
             let by = kustomization.to_path_buf();
@@ -443,7 +445,7 @@ fn commented_patches(text: &str, dir: &Path, kustomization: &Path, out: &mut Vec
         let entry = trimmed.trim_start_matches('-').trim();
         let value = entry.strip_prefix("path:").map(str::trim).unwrap_or(entry);
         let value = value.trim_matches(['"', '\'']);
-        if value.contains([' ', '$']) || value.contains("://") || ![".yaml", ".yml", ".json"].iter().any(|e| value.ends_with(e)) {
+        if value.contains([' ', '$']) || !within_root(value) || ![".yaml", ".yml", ".json"].iter().any(|e| value.ends_with(e)) {
             continue;
         }
         let file = normalize(&dir.join(value));
@@ -490,6 +492,16 @@ const KUSTOMIZATION_FIELDS: &[&str] = &[
     "sortOptions",
     "buildMetadata",
 ];
+
+/// Whether a path a kustomization names stays below its directory (relative, without `..`), as
+/// kustomize's default load restrictor (`LoadRestrictionsRootOnly`) requires of the files it reads.
+fn within_root(path: &str) -> bool {
+    if path.contains("://") || path.starts_with('~') {
+        return false;
+    }
+    let path = Path::new(path);
+    path.is_relative() && path.components().all(|c| matches!(c, std::path::Component::Normal(_) | std::path::Component::CurDir))
+}
 
 /// The paths a Makefile's recipes add as patches with `kustomize edit add patch` (`--path X`,
 /// `--path=X`; older kustomize took the paths as arguments), as written: relative to whatever directory
@@ -730,7 +742,7 @@ mod tests {
                 ("Makefile", "deploy:\n\tcd config/default && $(KUSTOMIZE) edit add patch --path manager_image.yaml --kind Deployment\n\tcd config/x && kustomize edit add patch --path=$(PATCH)\n"),
                 (
                     "config/default/kustomization.yaml",
-                    "resources:\n- ../manager\npatches:\n- path: named.yaml\n# [WEBHOOK] uncomment to enable\n# Note: needs cert-manager\n#- path: webhook_config.yaml\n#  target:\n#    kind: Deployment\n#patchesJson6902:\n#- path: ops.yaml\nnamespace: x\n#- path: commented_resource.yaml\ntransformers:\n- transformer.yaml\n- |-\n  apiVersion: builtin\n  kind: PatchStrategicMergeTransformer\n  metadata: {name: inline}\n  path: inline.yaml\n",
+                    "resources:\n- ../manager\npatches:\n- path: named.yaml\n# [WEBHOOK] uncomment to enable\n# Note: needs cert-manager\n#- path: webhook_config.yaml\n#  target:\n#    kind: Deployment\n#patchesJson6902:\n#- path: ops.yaml\n#- path: ../../outside.yaml\n#- path: /etc/abs.yaml\nnamespace: x\n#- path: commented_resource.yaml\ntransformers:\n- transformer.yaml\n- |-\n  apiVersion: builtin\n  kind: PatchStrategicMergeTransformer\n  metadata: {name: inline}\n  path: inline.yaml\n",
                 ),
                 ("config/default/named.yaml", ""),
                 ("config/default/webhook_config.yaml", ""),
@@ -738,6 +750,7 @@ mod tests {
                 ("config/default/commented_resource.yaml", ""),
                 ("config/default/manager_image.yaml", ""),
                 ("config/default/other.yaml", ""),
+                ("outside.yaml", ""),
                 ("config/default/transformer.yaml", "apiVersion: builtin\nkind: PatchTransformer\nmetadata: {name: t}\npath: replicas.yaml\ntarget: {kind: Deployment}\n"),
                 ("config/default/replicas.yaml", ""),
                 ("config/default/inline.yaml", ""),
@@ -759,6 +772,9 @@ mod tests {
         assert_eq!(tree.role(&mut roles, "config/default/replicas.yaml"), patch, "named by a patch transformer");
         assert_eq!(tree.role(&mut roles, "config/default/inline.yaml"), patch, "named by an inline transformer");
         assert_eq!(tree.role(&mut roles, "config/default/other.yaml"), FileRole::Manifest);
+        // Like kustomize's load restrictor, nothing outside the kustomization's directory is taken.
+        assert_eq!(tree.role(&mut roles, "outside.yaml"), FileRole::Manifest);
+        assert!(!within_root("/etc/abs.yaml") && !within_root("../x.yaml") && !within_root("~/x.yaml") && within_root("./a/b.yaml"));
         assert_eq!(tree.role(&mut roles, "cluster/patches/kube-apiserver.yaml"), FileRole::KubeadmPatch { json: false });
         assert_eq!(tree.role(&mut roles, "cluster/patches/etcd0+json.yaml"), FileRole::KubeadmPatch { json: true });
         assert_eq!(tree.role(&mut roles, "cluster/patches/kube-scheduler+merge.json"), FileRole::KubeadmPatch { json: false });
