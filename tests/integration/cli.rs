@@ -331,6 +331,62 @@ fn a_run_that_finds_nothing_says_so_and_can_fail() {
     assert_eq!(json["summary"]["notes"], serde_json::json!(["the files hold no YAML document to check"]));
 }
 
+/// A JSON stream of several values (`jq -c`, `mongoexport`) is read value by value, as kubectl reads
+/// it: objects in it are checked, and a data dump without apiVersion and kind is no error.
+#[test]
+fn json_streams_are_read_value_by_value() {
+    let stream = "{\"apiVersion\": \"v1\", \"kind\": \"ConfigMap\", \"metadata\": {\"name\": \"a\"}}\n{\"apiVersion\": \"v1\", \"kind\": \"ConfigMap\", \"metadata\": {\"name\": \"B\"}}\n";
+    let run = run_cli(&["check", "-", "--format", "json"], stream);
+    let json: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(json["summary"]["documents"], 2, "{run:?}");
+    let codes: Vec<&str> = json["diagnostics"].as_array().unwrap().iter().map(|d| d["code"].as_str().unwrap()).collect();
+    assert_eq!(codes, ["metadata/name"], "{run:?}");
+    let dump = std::fs::read_to_string(repo_root().join("fixtures/projects/not-kubernetes/dump.json")).unwrap();
+    let run = run_cli(&["check", "-"], &dump);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert!(run.stdout.contains("nothing was checked: none of the 2 documents is a Kubernetes object"), "{}", run.stdout);
+}
+
+/// `includeTestdata = true` in crdls.toml walks test material, as `--include-testdata` does.
+#[test]
+fn include_testdata_in_crdls_toml() {
+    let input = std::fs::read_to_string(repo_root().join("fixtures/projects/goldens/testdata/invalid-input.yaml")).unwrap();
+    let tree = TempTree::new("cli-testdata", &[("pkg/testdata/input.yaml", &input), ("pkg/out.golden.yaml", "kind: Deployment\n")]);
+    let run = run_cli_in(&tree.path, &["check", ".", "--format", "json"], "");
+    assert_eq!(run.code, 0, "{run:?}");
+    let json: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(json["summary"]["files"], 0, "{run:?}");
+    tree.write("crdls.toml", "includeTestdata = true\n");
+    let run = run_cli_in(&tree.path, &["check", ".", "--format", "json"], "");
+    assert_eq!(run.code, 1, "{run:?}");
+    let json: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(json["summary"]["files"], 2, "{run:?}");
+    let files: std::collections::BTreeSet<&str> =
+        json["diagnostics"].as_array().unwrap().iter().map(|d| d["file"].as_str().unwrap()).collect();
+    assert_eq!(files, std::collections::BTreeSet::from(["pkg/testdata/input.yaml"]), "the golden is a partial object: {run:?}");
+}
+
+/// The human report counts the objects no known CRD serves instead of showing each; --verbose shows
+/// each, and the machine formats always list them.
+#[test]
+fn verbose_shows_each_object_no_crd_serves() {
+    let stream =
+        "apiVersion: a.example.com/v1\nkind: A\nmetadata: {name: a}\n---\napiVersion: b.example.com/v1\nkind: B\nmetadata: {name: b}\n";
+    let run = run_cli(&["check", "-", "--color", "never"], stream);
+    assert!(!run.stdout.contains("info[resource/no-crd]"), "{}", run.stdout);
+    assert!(
+        run.stdout.contains(
+            "note: 2 objects of groups no known CRD serves are not shown one by one (resource/no-crd information); --verbose shows each"
+        ),
+        "{}",
+        run.stdout
+    );
+    let run = run_cli(&["check", "-", "--color", "never", "--verbose"], stream);
+    assert_eq!(run.stdout.matches("info[resource/no-crd]").count(), 2, "{}", run.stdout);
+    let run = run_cli(&["check", "-", "--format", "github"], stream);
+    assert_eq!(run.stdout.matches("resource/no-crd").count(), 2, "{}", run.stdout);
+}
+
 #[test]
 fn unvalidated_objects_are_counted_by_group_and_can_fail() {
     let stream = "apiVersion: argoproj.io/v1alpha1\nkind: Rollout\nmetadata: {name: r}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: d}\n---\n".to_string()

@@ -111,6 +111,39 @@ fn kustomize_patches_are_partial_objects() {
     project("kustomize");
 }
 
+/// Patches that no kustomization names: one commented out, one a Makefile adds with `kustomize edit
+/// add patch`, one a patch transformer names, kubeadm patches, and a file whose `$patch` directive
+/// makes it a patch. Only the patch's own mistake (a string for `replicas`) is reported.
+#[test]
+fn patches_no_kustomization_names_are_partial_objects() {
+    project("unnamed-patches");
+}
+
+/// A walk skips `testdata` and expected outputs, and says how to include them.
+#[test]
+fn test_material_is_skipped_by_a_walk() {
+    project("goldens");
+}
+
+/// Included, the test input is checked as a manifest and the expected outputs as partial objects:
+/// the annotations-only golden Deployment is not missing its spec, but a wrong type in one is reported.
+#[test]
+fn test_material_is_checked_when_included() {
+    snapshot_with("fixtures/projects/goldens", "projects-goldens-included", &["--include-testdata"]);
+}
+
+/// Objects that are not validated, each for its own reason, get the advice that fits.
+#[test]
+fn unvalidated_objects_get_advice_that_fits_why() {
+    snapshot("unvalidated");
+}
+
+/// A directory of other tools' YAML and a JSON data dump: nothing is checked, and the run says so.
+#[test]
+fn a_directory_without_kubernetes_objects_says_nothing_was_checked() {
+    snapshot_with("fixtures/projects/not-kubernetes", "projects-not-kubernetes", &["--fail-unchecked"]);
+}
+
 #[test]
 fn chainsaw_tests_apply_objects_and_assert_partial_ones() {
     project("chainsaw");

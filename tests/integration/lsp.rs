@@ -1074,6 +1074,40 @@ fn templates_patches_and_assertions_are_read_for_what_they_are() {
     session.finish();
 }
 
+/// The editor agrees with `crdls check` on what a file is when no kustomization names it: a golden
+/// file, a patch a kustomization comments out, a kubeadm patch. Each is a partial object, its missing
+/// fields not reported, its wrong values still are.
+#[test]
+fn goldens_and_unnamed_patches_are_partial_objects_in_the_editor() {
+    let fixture = |path: &str| std::fs::read_to_string(repo_root().join("fixtures/projects").join(path)).unwrap();
+    let options = widgets_workspace()
+        .file("config/default/kustomization.yaml", &fixture("unnamed-patches/config/default/kustomization.yaml"))
+        .file("config/default/replicas_transformer.yaml", &fixture("unnamed-patches/config/default/replicas_transformer.yaml"));
+    let mut session = Session::start(options);
+    let golden = fixture("goldens/render/deployment.golden.yaml");
+    session.open("pkg/testdata/deployment.golden.yaml", &golden);
+    let diagnostics = session.wait_for_diagnostics("pkg/testdata/deployment.golden.yaml", 1)["diagnostics"].clone();
+    assert_eq!(codes(&diagnostics), Vec::<String>::new(), "{diagnostics:#}");
+    // The same text under a name that is no golden's is a whole Deployment, which lacks its spec.
+    session.open("pkg/deployment.yaml", &golden);
+    let diagnostics = session.wait_for_diagnostics("pkg/deployment.yaml", 1)["diagnostics"].clone();
+    assert!(codes(&diagnostics).contains(&"schema/required".to_string()), "{diagnostics:#}");
+    // A wrong value in a golden is still wrong.
+    session.open("expected.yaml", &fixture("goldens/render/expected.yaml"));
+    let diagnostics = session.wait_for_diagnostics("expected.yaml", 1)["diagnostics"].clone();
+    assert_eq!(codes(&diagnostics), ["schema/type"], "{diagnostics:#}");
+    session.open("config/default/webhook_config.yaml", &fixture("unnamed-patches/config/default/webhook_config.yaml"));
+    let diagnostics = session.wait_for_diagnostics("config/default/webhook_config.yaml", 1)["diagnostics"].clone();
+    assert_eq!(codes(&diagnostics), Vec::<String>::new(), "{diagnostics:#}");
+    session.open("config/default/replicas.yaml", &fixture("unnamed-patches/config/default/replicas.yaml"));
+    let diagnostics = session.wait_for_diagnostics("config/default/replicas.yaml", 1)["diagnostics"].clone();
+    assert_eq!(codes(&diagnostics), ["schema/type"], "{diagnostics:#}");
+    session.open("kubeadm/patches/kube-apiserver.yaml", &fixture("unnamed-patches/kubeadm/patches/kube-apiserver.yaml"));
+    let diagnostics = session.wait_for_diagnostics("kubeadm/patches/kube-apiserver.yaml", 1)["diagnostics"].clone();
+    assert_eq!(codes(&diagnostics), Vec::<String>::new(), "{diagnostics:#}");
+    session.finish();
+}
+
 #[test]
 fn the_kubernetes_version_setting_decides_the_cel_environment_of_new_rules() {
     let crd = std::fs::read_to_string(repo_root().join("fixtures/crd-errors/kube-versions.yaml")).unwrap();

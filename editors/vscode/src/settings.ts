@@ -2,7 +2,7 @@
 // crdls.toml is not overridden by VS Code's defaults. Pure: no `vscode` import, unit-tested.
 
 /** The settings keys the server reads (the `crdls` section minus what only the client uses). */
-export const SERVER_KEYS = ['crdPaths', 'cluster', 'redirectHosts', 'strict', 'failUnchecked', 'kubeVersion', 'oldObject', 'severity', 'inlayHints'] as const;
+export const SERVER_KEYS = ['crdPaths', 'cluster', 'redirectHosts', 'strict', 'failUnchecked', 'includeTestdata', 'kubeVersion', 'oldObject', 'severity', 'inlayHints'] as const;
 
 export type ServerKey = (typeof SERVER_KEYS)[number];
 
@@ -38,6 +38,7 @@ export interface ServerSettings {
   redirectHosts?: string[];
   strict?: boolean;
   failUnchecked?: boolean;
+  includeTestdata?: boolean;
   kubeVersion?: string;
   oldObject?: string;
   severity?: Record<string, string>;
@@ -138,7 +139,7 @@ export function serverSettings(
       bad('cluster', 'must be true, false, or an object with context and kubeconfig');
     }
   }
-  for (const key of ['strict', 'failUnchecked', 'inlayHints'] as const) {
+  for (const key of ['strict', 'failUnchecked', 'includeTestdata', 'inlayHints'] as const) {
     const value = explicit(key);
     if (value !== undefined) {
       if (typeof value === 'boolean') {

@@ -162,7 +162,7 @@ impl Backend {
                     }
                 };
                 for root in &roots {
-                    let walked = crdls_workspace::files::walk_below(root);
+                    let walked = crdls_workspace::files::walk_below(root, config.walk_options());
                     add(walked.files);
                     add(walked.archives);
                     for pattern in &patterns {

@@ -103,7 +103,10 @@ impl Backend {
             }
         }
         let mut current = write(&self.state.config);
-        let paths_changed = current.crd_paths != config.crd_paths || current.cluster != config.cluster;
+        // What the workspace scan reads: the CRD paths, the cluster, and whether test material is walked.
+        let paths_changed = current.crd_paths != config.crd_paths
+            || current.cluster != config.cluster
+            || current.include_testdata != config.include_testdata;
         *current = config;
         paths_changed
     }

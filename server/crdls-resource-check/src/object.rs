@@ -198,7 +198,9 @@ fn check_builtin(
         return DocumentKind::NotAnObject;
     };
     let api_version = api_version_node.as_str().unwrap_or_default();
-    if group.is_empty() && builtin::is_core_config_kind(kind) {
+    // `apiVersion: builtin` configures one of kustomize's built-in generators or transformers
+    // (`PatchTransformer`, `LabelTransformer`), named in a kustomization: not an API object.
+    if group.is_empty() && (builtin::is_core_config_kind(kind) || api_version == "builtin") {
         return DocumentKind::ConfigFile;
     }
     if kind.ends_with("List") {

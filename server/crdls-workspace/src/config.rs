@@ -53,6 +53,9 @@ pub struct Config {
     /// Objects that could not be validated because no known CRD serves them are errors, so that a run
     /// that checked nothing fails (`resource/no-crd` and `resource/undeclared-kind` become errors).
     pub fail_unchecked: bool,
+    /// Whether directory walks read test material too: `testdata` directories and expected outputs
+    /// such as golden files (`includeTestdata = true`; `--include-testdata`).
+    pub include_testdata: bool,
     /// The Kubernetes minor version whose API server is asked (`kubeVersion = "1.31"`); `None` for the
     /// newest crdls knows.
     pub kube_version: Option<u32>,
@@ -79,6 +82,7 @@ impl Default for Config {
             redirect_hosts: DEFAULT_REDIRECT_HOSTS.iter().map(|h| h.to_string()).collect(),
             strict: false,
             fail_unchecked: false,
+            include_testdata: false,
             kube_version: None,
             severity: BTreeMap::new(),
             debounce: Duration::from_millis(50),
@@ -124,6 +128,7 @@ struct Layer {
     redirect_hosts: Option<Vec<String>>,
     strict: Option<bool>,
     fail_unchecked: Option<bool>,
+    include_testdata: Option<bool>,
     kube_version: Option<String>,
     severity: Option<BTreeMap<String, SeverityOverride>>,
     debounce_ms: Option<u64>,
@@ -132,6 +137,11 @@ struct Layer {
 }
 
 impl Config {
+    /// How directory walks treat test material.
+    pub fn walk_options(&self) -> crate::files::WalkOptions {
+        crate::files::WalkOptions { include_testdata: self.include_testdata }
+    }
+
     /// The options of the checking pipeline.
     pub fn check_options(&self) -> CheckOptions {
         CheckOptions { strict: self.strict, old: None, kubernetes: self.kube_version }
@@ -211,6 +221,9 @@ impl Config {
         }
         if let Some(fail) = layer.fail_unchecked {
             self.fail_unchecked = fail;
+        }
+        if let Some(include) = layer.include_testdata {
+            self.include_testdata = include;
         }
         if let Some(version) = layer.kube_version {
             // Checked when the layer was read; an empty value goes back to the newest.

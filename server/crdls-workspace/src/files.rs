@@ -1,5 +1,6 @@
 //! Finding the files crdls reads: YAML and JSON files below a directory (skipping hidden directories,
-//! `node_modules` and `target`), and configured paths that may be globs (`crds/**/*.yaml`).
+//! `node_modules` and `target`, and, unless asked, test material: `testdata` directories and expected
+//! outputs such as golden files), and configured paths that may be globs (`crds/**/*.yaml`).
 
 use std::path::{Component, Path, PathBuf};
 
@@ -92,19 +93,47 @@ pub struct Walk {
     /// not followed, since a repository's link could otherwise make crdls read, and print, a file such
     /// as a kubeconfig or `.git/config`.
     pub links_out: Vec<PathBuf>,
+    /// Test material skipped (see [`WalkOptions::include_testdata`]): `testdata` directories and
+    /// expected outputs ([`is_expected_output`]).
+    pub test_material: Vec<PathBuf>,
 }
 
-/// Every YAML or JSON file below `root` (hidden directories, `node_modules` and `target` skipped).
+/// What a directory walk looks at beyond the manifests.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct WalkOptions {
+    /// Whether `testdata` directories and expected outputs are walked too. They are not by default:
+    /// the Go tool ignores `testdata` directories, which hold a test's inputs and expected outputs,
+    /// often invalid on purpose, and a golden file is what a program printed, not what anyone applies.
+    pub include_testdata: bool,
+}
+
+/// The name the Go tool gives a directory of test data, which it leaves out of packages; projects in
+/// every language of the Kubernetes ecosystem follow it.
+pub const TESTDATA_DIR: &str = "testdata";
+
+/// Whether a file is, by its name, an expected output of a test rather than an input: a golden file
+/// (`deploy.golden.yaml`, `golden.json`, `out_golden.yml`, as Go's golden-file tests and others name
+/// them) or an expected output (`expected.yaml`, `gateway.expected.yaml`, `expected-patch.yaml`).
+/// The words of the name are told apart at `.`, `-` and `_`, so `goldengate.yaml` or
+/// `unexpected.yaml` are not.
+pub fn is_expected_output(path: &Path) -> bool {
+    let Some(name) = path.file_name().map(|n| n.to_string_lossy().to_ascii_lowercase()) else { return false };
+    name.split(['.', '-', '_']).any(|word| matches!(word, "golden" | "goldens" | "expected"))
+}
+
+/// Every YAML or JSON file below `root` (hidden directories, `node_modules`, `target` and test
+/// material skipped).
 pub fn files_below(root: &Path, out: &mut Vec<PathBuf>) {
-    let mut found = walk_below(root);
+    let mut found = walk_below(root, WalkOptions::default());
     out.append(&mut found.files);
 }
 
-/// The YAML and JSON files, the chart archives and the skipped hidden directories below `root`.
-pub fn walk_below(root: &Path) -> Walk {
+/// The YAML and JSON files, the chart archives and the skipped hidden directories and test material
+/// below `root`.
+pub fn walk_below(root: &Path, options: WalkOptions) -> Walk {
     let mut found = Walk::default();
     let top = std::fs::canonicalize(root).ok();
-    walk(root, top.as_deref(), &mut found);
+    walk(root, top.as_deref(), options, &mut found);
     found
 }
 
@@ -115,7 +144,7 @@ fn link_stays_inside(path: &Path, top: Option<&Path>) -> bool {
     !inside.components().any(|c| c.as_os_str().to_string_lossy().starts_with('.'))
 }
 
-fn walk(root: &Path, top: Option<&Path>, found: &mut Walk) {
+fn walk(root: &Path, top: Option<&Path>, options: WalkOptions, found: &mut Walk) {
     if root.is_file() {
         if is_yaml_or_json(root) {
             found.files.push(root.to_path_buf());
@@ -135,13 +164,17 @@ fn walk(root: &Path, top: Option<&Path>, found: &mut Walk) {
                 if name != ".git" {
                     found.hidden.push(path);
                 }
+            } else if name == TESTDATA_DIR && !options.include_testdata {
+                found.test_material.push(path);
             } else if name != "node_modules" && name != "target" {
-                walk(&path, top, found);
+                walk(&path, top, options, found);
             }
         } else if name.starts_with('.') {
             if is_yaml_or_json(&path) {
                 found.hidden.push(path);
             }
+        } else if !options.include_testdata && is_yaml_or_json(&path) && is_expected_output(&path) {
+            found.test_material.push(path);
         } else if ty.is_symlink() && (is_yaml_or_json(&path) || is_dependency_archive(&path)) && !link_stays_inside(&path, top) {
             found.links_out.push(path);
         } else if is_yaml_or_json(&path) {
@@ -187,7 +220,7 @@ struct Limits {
 
 fn expand_within(root: &Path, pattern: &str, limits: Limits) -> Expansion {
     let Some(glob) = Glob::new(pattern) else {
-        let found = walk_below(&root.join(pattern));
+        let found = walk_below(&root.join(pattern), WalkOptions::default());
         let mut files = found.files;
         files.extend(found.archives);
         return Expansion { files, limited: None };
@@ -384,6 +417,49 @@ pub fn reader_of_text(text: std::sync::Arc<str>) -> crdls_crd::TextReader {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn expected_outputs_are_told_by_the_words_of_their_names() {
+        for name in [
+            "deploy.golden.yaml",
+            "golden.json",
+            "out_golden.yml",
+            "expected.yaml",
+            "gateway.expected.yaml",
+            "expected-patch.yaml",
+            "x.goldens.yaml",
+        ] {
+            assert!(is_expected_output(Path::new(name)), "{name}");
+        }
+        for name in ["goldengate.yaml", "unexpected.yaml", "expectations.yaml", "deploy.yaml", "golden"] {
+            assert_eq!(is_expected_output(Path::new(name)), name == "golden", "{name}");
+        }
+    }
+
+    #[test]
+    fn a_walk_skips_testdata_and_expected_outputs_unless_asked() {
+        let dir = std::env::temp_dir().join(format!("crdls-walk-testdata-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        for file in ["app/deploy.yaml", "app/testdata/in.yaml", "app/deploy.golden.yaml", "app/expected.json", "app/notes.golden"] {
+            let path = dir.join(file);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, "a: 1\n").unwrap();
+        }
+        let names = |paths: &[PathBuf]| -> Vec<String> {
+            let mut names: Vec<String> = paths.iter().map(|p| p.strip_prefix(&dir).unwrap().to_string_lossy().replace('\\', "/")).collect();
+            names.sort();
+            names
+        };
+        let walked = walk_below(&dir, WalkOptions::default());
+        assert_eq!(names(&walked.files), ["app/deploy.yaml"]);
+        assert_eq!(names(&walked.test_material), ["app/deploy.golden.yaml", "app/expected.json", "app/testdata"]);
+        let walked = walk_below(&dir, WalkOptions { include_testdata: true });
+        assert_eq!(names(&walked.files), ["app/deploy.golden.yaml", "app/deploy.yaml", "app/expected.json", "app/testdata/in.yaml"]);
+        assert!(walked.test_material.is_empty());
+        // A testdata directory walked from itself is walked: it was named.
+        assert_eq!(names(&walk_below(&dir.join("app/testdata"), WalkOptions::default()).files), ["app/testdata/in.yaml"]);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 
     #[test]
     fn only_regular_text_files_of_a_bounded_size_are_read() {

@@ -1,10 +1,13 @@
-//! What a file is, judged from the files around it: a plain manifest, a Helm chart template (below
-//! `templates/` of a directory with `Chart.yaml`), a patch a kustomization names, or a file a Chainsaw
-//! test applies or asserts. The role decides how the file is parsed and read ([`FileMode`]).
+//! What a file is, judged from its name and the files around it: a plain manifest, a Helm chart
+//! template (below `templates/` of a directory with `Chart.yaml`), a patch (one a kustomization names,
+//! or one a kustomization comments out, a Makefile adds with `kustomize edit add patch`, a patch
+//! transformer names, or kubeadm reads from its patches directory), a file a Chainsaw test applies or
+//! asserts, or a test's expected output (a golden file). The role decides how the file is parsed and
+//! read ([`FileMode`]).
 //!
 //! Finding a role reads a few small files near the checked one (`Chart.yaml`, `kustomization.yaml`,
-//! `chainsaw-test.yaml`); [`Roles`] caches what each directory holds, so a run or a session reads each
-//! once. The language server clears the cache when files change.
+//! `chainsaw-test.yaml`, a `Makefile`); [`Roles`] caches what each directory holds, so a run or a
+//! session reads each once. The language server clears the cache when files change.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -22,6 +25,18 @@ const KUSTOMIZATION_FILES: &[&str] = &["kustomization.yaml", "kustomization.yml"
 const CHAINSAW_TEST_FILES: &[&str] = &["chainsaw-test.yaml", "chainsaw-test.yml"];
 /// How many directories up a kustomization may sit above a patch it names.
 const KUSTOMIZATION_DEPTH: usize = 4;
+/// The names make gives its makefile.
+const MAKEFILES: &[&str] = &["Makefile", "GNUmakefile", "makefile"];
+/// How many directories up a Makefile may sit above a patch its `kustomize edit add patch` names
+/// (a project's Makefile at its root, `config/default/` two levels down).
+const MAKEFILE_DEPTH: usize = 6;
+/// kustomize's built-in patch transformers, whose configuration (named in a kustomization's
+/// `transformers`) names patch files in `path`.
+const PATCH_TRANSFORMERS: &[&str] = &["PatchTransformer", "PatchStrategicMergeTransformer", "PatchJson6902Transformer"];
+/// The targets kubeadm reads patches for from its patches directory (`--patches`, or `patches.directory`
+/// in its configuration): `target[suffix][+patchtype].{yaml,yml,json}`.
+const KUBEADM_PATCH_TARGETS: &[&str] =
+    &["kube-apiserver", "kube-controller-manager", "kube-scheduler", "etcd", "kubeletconfiguration", "corednsdeployment"];
 
 /// What a file is.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -64,6 +79,17 @@ pub enum FileRole {
         /// The test (or the directory of numbered step files).
         test: PathBuf,
     },
+    /// A patch kubeadm reads from a patches directory: named after the component it patches
+    /// (`kube-apiserver.yaml`, `etcd+json.yaml`), in a directory named `patches`.
+    KubeadmPatch {
+        /// Whether the name asks for a JSON 6902 patch (`+json`) rather than a strategic or merge one.
+        json: bool,
+    },
+    /// A test's expected output, by its name (`*.golden.yaml`, `expected.yaml`; see
+    /// [`crate::files::is_expected_output`]): what a program printed, often a fragment or a patch, so
+    /// it is read as partial objects. Directory walks skip these unless asked; a file named as a path
+    /// or opened in the editor gets this role.
+    ExpectedOutput,
 }
 
 impl FileRole {
@@ -83,9 +109,17 @@ impl FileRole {
                 if broken && has_actions(text) {
                     return template(text);
                 }
+                // A document that holds strategic-merge directives (`$patch: delete`) is a patch by its
+                // shape, whatever names it: the API server knows no such field.
+                if has_patch_directives(text, &stream) {
+                    return (stream, FileMode::Patches);
+                }
                 (stream, FileMode::Objects)
             }
-            FileRole::Patch { .. } => (crdls_yaml::parse(text), FileMode::Patches),
+            FileRole::Patch { .. } | FileRole::KubeadmPatch { json: false } | FileRole::ExpectedOutput => {
+                (crdls_yaml::parse(text), FileMode::Patches)
+            }
+            FileRole::KubeadmPatch { json: true } => (crdls_yaml::parse(text), FileMode::JsonPatches),
             FileRole::JsonPatch { .. } => (crdls_yaml::parse(text), FileMode::JsonPatches),
             FileRole::TestResource { merges, .. } => (crdls_yaml::parse(text), FileMode::TestObjects { merges: *merges }),
             FileRole::KustomizeResource { .. } => (crdls_yaml::parse(text), FileMode::Assembled),
@@ -167,8 +201,13 @@ struct DirFacts {
     chart: Option<String>,
     /// The kustomization file here, if any.
     kustomization: Option<PathBuf>,
-    /// Files a kustomization here names as patches or resources, resolved to paths, with their role.
+    /// Files a kustomization here names as patches or resources, resolved to paths, with their role;
+    /// and the patch files its patch transformers name.
     patches: Vec<(PathBuf, FileRole)>,
+    /// Files the kustomization here names as patches in comments (entries switched off).
+    commented_patches: Vec<(PathBuf, FileRole)>,
+    /// The paths a Makefile here adds as patches (`kustomize edit add patch --path X`), as written.
+    make_patches: Vec<PathBuf>,
     /// Files (or globs) a Chainsaw test here names, resolved, with their role.
     test_files: Vec<(PathBuf, FileRole)>,
     /// The Chainsaw test file here, if any; without one, numbered step files follow the naming rule.
@@ -219,7 +258,7 @@ impl Roles {
         } else if let Some(role) = numbered_step_role(&path, &dir) {
             return role;
         }
-        // A patch a kustomization here or above names.
+        // A patch a kustomization here or above names, or names in a comment (a patch switched off).
         let mut nearest_kustomization = None;
         for kustomization_dir in dir.ancestors().take(KUSTOMIZATION_DEPTH) {
             let facts = self.facts(kustomization_dir);
@@ -230,12 +269,33 @@ impl Roles {
                 nearest_kustomization = facts.kustomization.clone();
             }
         }
-        // A patch no kustomization names (yet): kubebuilder scaffolds `config/crd/patches/*.yaml` and
-        // `*_patch.yaml` files whose references stay commented out until a feature is enabled.
+        for kustomization_dir in dir.ancestors().take(KUSTOMIZATION_DEPTH) {
+            let facts = self.facts(kustomization_dir);
+            if let Some((_, role)) = facts.commented_patches.iter().find(|(p, _)| *p == path) {
+                return role.clone();
+            }
+        }
         if let Some(kustomization) = nearest_kustomization {
+            // A patch no kustomization names (yet): kubebuilder scaffolds `config/crd/patches/*.yaml` and
+            // `*_patch.yaml` files whose references stay commented out until a feature is enabled.
             if looks_like_a_patch(&path) {
                 return FileRole::Patch { kustomization };
             }
+            // A patch a Makefile adds to the kustomization when it runs (`kustomize edit add patch
+            // --path image.yaml`).
+            for make_dir in dir.ancestors().take(MAKEFILE_DEPTH) {
+                if self.facts(make_dir).make_patches.iter().any(|named| ends_with_path(&path, named)) {
+                    return FileRole::Patch { kustomization };
+                }
+            }
+        }
+        // A kubeadm patch: named after a control-plane component, in a patches directory.
+        if let Some(json) = kubeadm_patch(&path) {
+            return FileRole::KubeadmPatch { json };
+        }
+        // A test's expected output, by its name.
+        if crate::files::is_expected_output(&path) {
+            return FileRole::ExpectedOutput;
         }
         FileRole::Manifest
     }
@@ -260,9 +320,16 @@ fn read_dir_facts(dir: &Path) -> DirFacts {
             for doc in crdls_yaml::parse(&text).documents {
                 if let Some(root) = &doc.root {
                     kustomization_patches(root, dir, &kustomization, &mut facts.patches);
+                    transformer_patches(root, dir, &kustomization, &mut facts.patches);
                 }
             }
+            commented_patches(&text, dir, &kustomization, &mut facts.commented_patches);
             break;
+        }
+    }
+    for name in MAKEFILES {
+        if let Some(text) = read(name) {
+            facts.make_patches.extend(make_patch_paths(&text));
         }
     }
     for name in CHAINSAW_TEST_FILES {
@@ -317,6 +384,198 @@ fn kustomization_patches(root: &Node, dir: &Path, kustomization: &Path, out: &mu
             }
         }
     }
+}
+
+/// The patch files that the built-in patch transformers named in a kustomization's `transformers` name
+/// (`kind: PatchTransformer` with `path: patch.yaml`); each transformer's `path` is relative to the
+/// kustomization.
+fn transformer_patches(root: &Node, dir: &Path, kustomization: &Path, out: &mut Vec<(PathBuf, FileRole)>) {
+    let entries = root.get("transformers").and_then(Node::as_seq).unwrap_or_default();
+    for entry in entries {
+        // An entry is a file (or directory) path, or an inline configuration (a mapping, or its text).
+        let configs: Vec<Node> = match entry.as_str() {
+            Some(inline) if inline.contains('\n') => crdls_yaml::parse(inline).documents.into_iter().filter_map(|d| d.root).collect(),
+            // A file below the kustomization's directory, as kustomize's default load restrictor
+            // demands: a repository's kustomization makes crdls read nothing outside it.
+            Some(path) if [".yaml", ".yml"].iter().any(|e| path.ends_with(e)) && within_root(path) => {
+                let Ok(text) = crate::files::read_text(&dir.join(path)) else { continue };
+                crdls_yaml::parse(&text).documents.into_iter().filter_map(|d| d.root).collect()
+            }
+            Some(_) => continue,
+            None => vec![entry.clone()],
+        };
+        for config in configs {
+            if !config.get_str("kind").is_some_and(|k| PATCH_TRANSFORMERS.contains(&k)) {
+                continue;
+            }
+            let Some(path) = config.get_str("path").filter(|p| within_root(p)) else { continue };
+            let file = normalize(&dir.join(path));
+            let json = config.get_str("kind") == Some("PatchJson6902Transformer") || holds_operation_list(&file);
+            let by = kustomization.to_path_buf();
+            let role = if json { FileRole::JsonPatch { kustomization: by } } else { FileRole::Patch { kustomization: by } };
+            out.push((file, role));
+        }
+    }
+}
+
+/// The patch files a kustomization names in comments: entries of `patches`, `patchesStrategicMerge` or
+/// `patchesJson6902` switched off with `#` (`#- path: webhook_patch.yaml`, `# - cainjection.yaml`), or
+/// under a section that is itself commented out. A comment is read as the line it would be without its
+/// `#`s; the section it belongs to is the last top-level key above it, commented or not.
+fn commented_patches(text: &str, dir: &Path, kustomization: &Path, out: &mut Vec<(PathBuf, FileRole)>) {
+    const PATCH_SECTIONS: &[&str] = &["patches", "patchesStrategicMerge", "patchesJson6902"];
+    let mut section: Option<&str> = None;
+    for line in text.lines() {
+        let commented = line.trim_start().starts_with('#');
+        let uncommented = line.trim_start().trim_start_matches('#');
+        // A top-level key opens a section: at the line's start, or after the `#`s and at most one blank.
+        let at_top =
+            if commented { !uncommented.starts_with("  ") && !uncommented.starts_with('\t') } else { !line.starts_with([' ', '\t']) };
+        let trimmed = uncommented.trim();
+        if at_top {
+            if let Some(key) = trimmed.split_once(':').map(|(k, _)| k).filter(|k| KUSTOMIZATION_FIELDS.contains(k)) {
+                section = PATCH_SECTIONS.iter().find(|s| **s == key).copied();
+                continue;
+            }
+        }
+        if !commented || section.is_none() {
+            continue;
+        }
+        // `- path: x.yaml`, `-  x.yaml`, `  path: x.yaml`.
+        let entry = trimmed.trim_start_matches('-').trim();
+        let value = entry.strip_prefix("path:").map(str::trim).unwrap_or(entry);
+        let value = value.trim_matches(['"', '\'']);
+        if value.contains([' ', '$']) || !within_root(value) || ![".yaml", ".yml", ".json"].iter().any(|e| value.ends_with(e)) {
+            continue;
+        }
+        let file = normalize(&dir.join(value));
+        let by = kustomization.to_path_buf();
+        let json = section == Some("patchesJson6902") || holds_operation_list(&file);
+        let role = if json { FileRole::JsonPatch { kustomization: by } } else { FileRole::Patch { kustomization: by } };
+        out.push((file, role));
+    }
+}
+
+/// The top-level fields of a kustomization (`kustomize.config.k8s.io/v1beta1`, and `v1alpha1`
+/// components), which open its sections.
+const KUSTOMIZATION_FIELDS: &[&str] = &[
+    "apiVersion",
+    "kind",
+    "metadata",
+    "resources",
+    "bases",
+    "components",
+    "crds",
+    "patches",
+    "patchesStrategicMerge",
+    "patchesJson6902",
+    "namespace",
+    "namePrefix",
+    "nameSuffix",
+    "commonLabels",
+    "labels",
+    "commonAnnotations",
+    "images",
+    "replicas",
+    "configMapGenerator",
+    "secretGenerator",
+    "generatorOptions",
+    "generators",
+    "transformers",
+    "validators",
+    "vars",
+    "replacements",
+    "openapi",
+    "helmCharts",
+    "helmGlobals",
+    "configurations",
+    "sortOptions",
+    "buildMetadata",
+];
+
+/// Whether a path a kustomization names stays below its directory (relative, without `..`), as
+/// kustomize's default load restrictor (`LoadRestrictionsRootOnly`) requires of the files it reads.
+fn within_root(path: &str) -> bool {
+    if path.contains("://") || path.starts_with('~') {
+        return false;
+    }
+    let path = Path::new(path);
+    path.is_relative() && path.components().all(|c| matches!(c, std::path::Component::Normal(_) | std::path::Component::CurDir))
+}
+
+/// The paths a Makefile's recipes add as patches with `kustomize edit add patch` (`--path X`,
+/// `--path=X`; older kustomize took the paths as arguments), as written: relative to whatever directory
+/// the recipe changed into, so they are matched against the end of a file's path.
+fn make_patch_paths(text: &str) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for line in text.lines() {
+        let Some(at) = line.find("edit add patch") else { continue };
+        let mut words = line[at + "edit add patch".len()..].split_whitespace().map(|w| w.trim_matches(['"', '\'', ';']));
+        while let Some(word) = words.next() {
+            if matches!(word, "&&" | "||" | "|" | ";") {
+                break;
+            }
+            let value = match word.strip_prefix("--path") {
+                Some("") => words.next(),
+                Some(rest) => rest.strip_prefix('='),
+                None if !word.starts_with('-') => Some(word),
+                None => None,
+            };
+            if let Some(value) = value.filter(|v| [".yaml", ".yml", ".json"].iter().any(|e| v.ends_with(e)) && !v.contains('$')) {
+                out.push(PathBuf::from(value));
+            }
+        }
+    }
+    out
+}
+
+/// Whether `path` ends with the components of `named` (`./` and `..` aside).
+fn ends_with_path(path: &Path, named: &Path) -> bool {
+    let named = normalize(named);
+    let parts: Vec<_> = named.components().filter(|c| matches!(c, std::path::Component::Normal(_))).collect();
+    !parts.is_empty() && path.components().rev().zip(parts.iter().rev()).filter(|(a, b)| a == *b).count() == parts.len()
+}
+
+/// Whether a file is a kubeadm patch: in a directory named `patches`, named after a component kubeadm
+/// patches (`kube-apiserver.yaml`, `etcd0+merge.json`), with what kind of patch its name asks for
+/// (`Some(true)` for `+json`).
+fn kubeadm_patch(path: &Path) -> Option<bool> {
+    if path.parent().and_then(Path::file_name).is_none_or(|d| d != "patches") {
+        return None;
+    }
+    let name = path.file_name()?.to_string_lossy();
+    let stem = [".yaml", ".yml", ".json"].iter().find_map(|e| name.strip_suffix(e))?;
+    let (target, patch_type) = match stem.split_once('+') {
+        Some((target, kind)) if matches!(kind, "strategic" | "merge" | "json") => (target, kind),
+        Some(_) => return None,
+        None => (stem, "strategic"),
+    };
+    let known = KUBEADM_PATCH_TARGETS
+        .iter()
+        .any(|t| target.strip_prefix(t).is_some_and(|suffix| suffix.bytes().all(|b| b.is_ascii_alphanumeric())));
+    known.then_some(patch_type == "json")
+}
+
+/// Whether a parsed file holds strategic-merge patch directives (`$patch`, `$setElementOrder/...`,
+/// `$retainKeys`, `$deleteFromPrimitiveList/...`) as keys: the shape of a patch, never of an object.
+fn has_patch_directives(text: &str, stream: &Stream) -> bool {
+    const DIRECTIVES: &[&str] = &["$patch", "$setElementOrder/", "$retainKeys", "$deleteFromPrimitiveList/"];
+    if !DIRECTIVES.iter().any(|d| text.contains(d)) {
+        return false;
+    }
+    fn walk(node: &Node, depth: usize) -> bool {
+        if depth > 64 {
+            return false;
+        }
+        if let Some(entries) = node.as_map() {
+            return entries.iter().any(|e| {
+                DIRECTIVES.iter().any(|d| e.key.as_str() == *d || (d.ends_with('/') && e.key.as_str().starts_with(d)))
+                    || walk(&e.value, depth + 1)
+            });
+        }
+        node.as_seq().unwrap_or_default().iter().any(|item| walk(item, depth + 1))
+    }
+    stream.documents.iter().filter_map(|d| d.root.as_ref()).any(|root| walk(root, 0))
 }
 
 /// Whether a file in a kustomize tree is named or placed as a patch: in a `patches` directory, or with
@@ -471,6 +730,69 @@ mod tests {
         assert_eq!(tree.role(&mut roles, "overlay/extra.yaml"), FileRole::Manifest);
         assert_eq!(tree.role(&mut roles, "plain/patches/x.yaml"), FileRole::Manifest);
         assert_eq!(tree.role(&mut roles, "base/deploy.yaml"), FileRole::Manifest);
+    }
+
+    /// Patches no kustomization names, found by what refers to them (a comment in the kustomization, a
+    /// Makefile's `kustomize edit add patch`, a patch transformer) or by their name and place (kubeadm).
+    #[test]
+    fn patches_no_kustomization_names_are_found_by_what_refers_to_them() {
+        let tree = Tree::new(
+            "unnamed-patches",
+            &[
+                ("Makefile", "deploy:\n\tcd config/default && $(KUSTOMIZE) edit add patch --path manager_image.yaml --kind Deployment\n\tcd config/x && kustomize edit add patch --path=$(PATCH)\n"),
+                (
+                    "config/default/kustomization.yaml",
+                    "resources:\n- ../manager\npatches:\n- path: named.yaml\n# [WEBHOOK] uncomment to enable\n# Note: needs cert-manager\n#- path: webhook_config.yaml\n#  target:\n#    kind: Deployment\n#patchesJson6902:\n#- path: ops.yaml\n#- path: ../../outside.yaml\n#- path: /etc/abs.yaml\nnamespace: x\n#- path: commented_resource.yaml\ntransformers:\n- transformer.yaml\n- |-\n  apiVersion: builtin\n  kind: PatchStrategicMergeTransformer\n  metadata: {name: inline}\n  path: inline.yaml\n",
+                ),
+                ("config/default/named.yaml", ""),
+                ("config/default/webhook_config.yaml", ""),
+                ("config/default/ops.yaml", ""),
+                ("config/default/commented_resource.yaml", ""),
+                ("config/default/manager_image.yaml", ""),
+                ("config/default/other.yaml", ""),
+                ("outside.yaml", ""),
+                ("config/default/transformer.yaml", "apiVersion: builtin\nkind: PatchTransformer\nmetadata: {name: t}\npath: replicas.yaml\ntarget: {kind: Deployment}\n"),
+                ("config/default/replicas.yaml", ""),
+                ("config/default/inline.yaml", ""),
+                ("cluster/patches/kube-apiserver.yaml", ""),
+                ("cluster/patches/etcd0+json.yaml", ""),
+                ("cluster/patches/kube-scheduler+merge.json", ""),
+                ("cluster/patches/nginx.yaml", ""),
+                ("cluster/etcd.yaml", ""),
+            ],
+        );
+        let mut roles = Roles::new();
+        let by = tree.0.join("config/default/kustomization.yaml");
+        let patch = FileRole::Patch { kustomization: by.clone() };
+        assert_eq!(tree.role(&mut roles, "config/default/named.yaml"), patch);
+        assert_eq!(tree.role(&mut roles, "config/default/webhook_config.yaml"), patch, "commented out, below prose comments");
+        assert_eq!(tree.role(&mut roles, "config/default/ops.yaml"), FileRole::JsonPatch { kustomization: by.clone() });
+        assert_eq!(tree.role(&mut roles, "config/default/commented_resource.yaml"), FileRole::Manifest, "commented out under namespace");
+        assert_eq!(tree.role(&mut roles, "config/default/manager_image.yaml"), patch, "added by the Makefile");
+        assert_eq!(tree.role(&mut roles, "config/default/replicas.yaml"), patch, "named by a patch transformer");
+        assert_eq!(tree.role(&mut roles, "config/default/inline.yaml"), patch, "named by an inline transformer");
+        assert_eq!(tree.role(&mut roles, "config/default/other.yaml"), FileRole::Manifest);
+        // Like kustomize's load restrictor, nothing outside the kustomization's directory is taken.
+        assert_eq!(tree.role(&mut roles, "outside.yaml"), FileRole::Manifest);
+        assert!(!within_root("/etc/abs.yaml") && !within_root("../x.yaml") && !within_root("~/x.yaml") && within_root("./a/b.yaml"));
+        assert_eq!(tree.role(&mut roles, "cluster/patches/kube-apiserver.yaml"), FileRole::KubeadmPatch { json: false });
+        assert_eq!(tree.role(&mut roles, "cluster/patches/etcd0+json.yaml"), FileRole::KubeadmPatch { json: true });
+        assert_eq!(tree.role(&mut roles, "cluster/patches/kube-scheduler+merge.json"), FileRole::KubeadmPatch { json: false });
+        assert_eq!(tree.role(&mut roles, "cluster/patches/nginx.yaml"), FileRole::Manifest);
+        assert_eq!(tree.role(&mut roles, "cluster/etcd.yaml"), FileRole::Manifest, "a component's manifest outside a patches directory");
+    }
+
+    #[test]
+    fn expected_outputs_are_partial_objects_and_patch_directives_make_a_patch() {
+        let tree = Tree::new("expected", &[("pkg/testdata/gateway.golden.yaml", ""), ("pkg/testdata/input.yaml", "")]);
+        let mut roles = Roles::new();
+        assert_eq!(tree.role(&mut roles, "pkg/testdata/gateway.golden.yaml"), FileRole::ExpectedOutput);
+        assert_eq!(FileRole::ExpectedOutput.parse("kind: Gateway\n").1, FileMode::Patches);
+        // A test input named as a path is what it is: a manifest.
+        assert_eq!(tree.role(&mut roles, "pkg/testdata/input.yaml"), FileRole::Manifest);
+        let smp = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\nspec:\n  template:\n    spec:\n      containers:\n      - name: sidecar\n        $patch: delete\n";
+        assert_eq!(FileRole::Manifest.parse(smp).1, FileMode::Patches);
+        assert_eq!(FileRole::Manifest.parse("kind: ConfigMap\ndata:\n  k: $patch\n").1, FileMode::Objects, "a value is no directive");
     }
 
     #[test]

@@ -76,6 +76,9 @@ pub fn parse_at(text: &str, offset: usize) -> Stream {
 /// Splits the text at document markers (`---` or `...` at the start of a line). YAML gives these
 /// lines that meaning wherever they are, so splitting first is safe and isolates syntax errors.
 fn split_documents(text: &str, start: usize) -> Vec<TextRange> {
+    if let Some(values) = split_json_values(text, start) {
+        return values;
+    }
     let mut chunks = Vec::new();
     let mut chunk_start = start;
     let mut line_start = start;
@@ -206,6 +209,67 @@ const INVALID_UNICODE_ESCAPE: &str = "found invalid Unicode character escape cod
 
 /// Whether kubectl reads the stream as JSON: its first character other than white space is `{`
 /// (apimachinery's YAML-or-JSON decoder looks at that prefix).
+/// The values of a JSON stream of more than one (`{...}\n{...}`, as `mongoexport` or `jq -c` writes),
+/// one chunk each: kubectl reads a stream that starts with `{` with encoding/json, value after value,
+/// where YAML would see one document with text after its end. `None` for a single value, or text that
+/// is not a stream of whole objects and arrays (it is then read as YAML, which reports what is wrong).
+fn split_json_values(text: &str, start: usize) -> Option<Vec<TextRange>> {
+    if !is_json(text) {
+        return None;
+    }
+    let bytes = text.as_bytes();
+    let mut values = Vec::new();
+    let mut at = start;
+    loop {
+        // Blanks before a value belong to it; after the last one, to the last.
+        while at < bytes.len() && matches!(bytes[at], b' ' | b'\t' | b'\r' | b'\n') {
+            at += 1;
+        }
+        if at == bytes.len() {
+            break;
+        }
+        if !matches!(bytes[at], b'{' | b'[') {
+            return None;
+        }
+        let value_start = values.last().map_or(start, |v: &TextRange| v.end);
+        let (mut depth, mut in_string, mut escaped) = (0usize, false, false);
+        let mut end = None;
+        for (i, &b) in bytes.iter().enumerate().skip(at) {
+            if in_string {
+                match b {
+                    _ if escaped => escaped = false,
+                    b'\\' => escaped = true,
+                    b'"' => in_string = false,
+                    _ => {}
+                }
+                continue;
+            }
+            match b {
+                b'"' => in_string = true,
+                b'{' | b'[' => depth += 1,
+                b'}' | b']' => {
+                    depth = depth.checked_sub(1)?;
+                    if depth == 0 {
+                        end = Some(i + 1);
+                        break;
+                    }
+                }
+                _ => {}
+            }
+        }
+        let end = end?;
+        values.push(TextRange::new(value_start, end));
+        at = end;
+    }
+    if values.len() < 2 {
+        return None;
+    }
+    if let Some(last) = values.last_mut() {
+        last.end = text.len();
+    }
+    Some(values)
+}
+
 fn is_json(text: &str) -> bool {
     text.trim_start_matches(['\u{feff}', ' ', '\t', '\r', '\n']).starts_with('{')
 }

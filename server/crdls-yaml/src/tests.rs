@@ -315,3 +315,33 @@ fn surrogate_escapes_decode_in_json_streams_as_encoding_json_decodes_them() {
     "#]]
     .assert_eq(&report);
 }
+
+/// kubectl reads a stream that starts with `{` as JSON, value after value (`jq -c`, `mongoexport`
+/// output): each value is a document of its own, where YAML would stop at the second.
+#[test]
+fn a_stream_of_json_values_is_a_document_per_value() {
+    check(
+        "{\"a\": \"}{\"}\n{\"b\": [1, {\"c\": 2}]} [3]\n",
+        expect![[r#"
+            doc 0..11
+              map 0..11
+                key "a" 1..4
+                  Str("}{") 6..10 "\"}{\""
+            doc 11..32
+              map 12..32
+                key "b" 13..16
+                  seq 18..31
+                    Int(1) 19..20 "1"
+                    map 22..30
+                      key "c" 23..26
+                        Int(2) 28..29 "2"
+            doc 32..37
+              seq 33..36
+                Int(3) 34..35 "3"
+        "#]],
+    );
+    // A single value, or text after the values that is not one, is read as YAML, as it was.
+    assert_eq!(parse("{\"a\": 1}\n").documents.len(), 1);
+    let broken = parse("{\"a\": 1}\nb: 2\n");
+    assert!(broken.documents.iter().any(|d| d.diagnostics.iter().any(|x| x.code == "yaml/syntax")));
+}

@@ -85,13 +85,15 @@ pub(crate) struct Found {
     pub hidden: Vec<PathBuf>,
     /// Symbolic links found while walking that lead outside the walked directory: not followed.
     pub links_out: Vec<PathBuf>,
+    /// Test material (`testdata` directories, expected outputs) skipped while walking the checked paths.
+    pub test_material: Vec<PathBuf>,
     /// Messages for inputs that could not be read; any makes the run a usage error.
     pub errors: Vec<String>,
 }
 
 /// Reads the checked `paths` (reported) and the `crd_sources` (not reported). A file named both
 /// ways is read once, and reported.
-pub(crate) fn read(paths: &[PathBuf], crd_sources: &[PathBuf], stdin: &mut dyn Read, cwd: &Path) -> Found {
+pub(crate) fn read(paths: &[PathBuf], crd_sources: &[PathBuf], stdin: &mut dyn Read, cwd: &Path, options: files::WalkOptions) -> Found {
     let mut found = Found::default();
     for (paths, report) in [(paths, true), (crd_sources, false)] {
         for path in paths {
@@ -112,7 +114,7 @@ pub(crate) fn read(paths: &[PathBuf], crd_sources: &[PathBuf], stdin: &mut dyn R
                 continue;
             }
             let path = cwd.join(path);
-            let walked = match walk(&path) {
+            let walked = match walk(&path, options) {
                 Ok(walked) => walked,
                 Err(e) => {
                     found.errors.push(format!("{}: {e}", path.display()));
@@ -121,6 +123,7 @@ pub(crate) fn read(paths: &[PathBuf], crd_sources: &[PathBuf], stdin: &mut dyn R
             };
             if report {
                 found.hidden.extend(walked.hidden);
+                found.test_material.extend(walked.test_material);
             }
             found.links_out.extend(walked.links_out.iter().map(|l| PathBuf::from(display_path(l, cwd))));
             // The CRDs of chart archives count wherever the archives are; their members are not checked.
@@ -142,22 +145,24 @@ pub(crate) fn read(paths: &[PathBuf], crd_sources: &[PathBuf], stdin: &mut dyn R
     found.inputs.sort_by_key(|i| i.kind);
     // A hidden directory that was also named as a path (or holds one) was checked after all.
     let named: Vec<PathBuf> = paths.iter().map(|p| files::normalize(&cwd.join(p))).collect();
-    found.hidden.retain(|dir| {
+    let unnamed = |dir: &PathBuf| {
         let dir = files::normalize(dir);
         !named.iter().any(|p| p.starts_with(&dir))
-    });
+    };
+    found.hidden.retain(unnamed);
+    found.test_material.retain(unnamed);
     found
 }
 
 /// The files a path stands for: itself (whatever its extension), or the YAML and JSON files below a directory, sorted.
 pub(crate) fn collect_files(path: &Path) -> std::io::Result<Vec<PathBuf>> {
-    Ok(walk(path)?.files)
+    Ok(walk(path, files::WalkOptions::default())?.files)
 }
 
 /// What a path stands for: itself (a chart archive, or a file of any other extension), or the YAML
 /// and JSON files and the dependency archives below a directory, sorted, with the hidden directories
-/// skipped.
-fn walk(path: &Path) -> std::io::Result<files::Walk> {
+/// (and, unless `options` include it, test material) skipped.
+fn walk(path: &Path, options: files::WalkOptions) -> std::io::Result<files::Walk> {
     let meta = std::fs::metadata(path)?;
     if !meta.is_file() && !meta.is_dir() {
         // A FIFO would block the run, a device would never end.
@@ -173,7 +178,7 @@ fn walk(path: &Path) -> std::io::Result<files::Walk> {
         }
         return Ok(walked);
     }
-    let mut walked = files::walk_below(path);
+    let mut walked = files::walk_below(path, options);
     walked.files.sort();
     walked.archives.sort();
     Ok(walked)
@@ -211,6 +216,27 @@ pub(crate) fn hidden_note(hidden: &[PathBuf]) -> Option<String> {
         _ => "hidden directories and files were",
     };
     Some(format!("{count} {what} skipped: {}{more}; name one as a path to check it", shown.join(", ")))
+}
+
+/// The note on test material that was skipped: `testdata` directories and expected outputs.
+pub(crate) fn test_material_note(skipped: &[PathBuf]) -> Option<String> {
+    if skipped.is_empty() {
+        return None;
+    }
+    let directories = skipped.iter().filter(|p| p.is_dir()).count();
+    let outputs = skipped.len() - directories;
+    let mut what = Vec::new();
+    if directories > 0 {
+        what.push(format!("{directories} testdata {}", if directories == 1 { "directory" } else { "directories" }));
+    }
+    if outputs > 0 {
+        what.push(format!("{outputs} expected {} (golden files)", if outputs == 1 { "output" } else { "outputs" }));
+    }
+    let verb = if skipped.len() == 1 { "was" } else { "were" };
+    Some(format!(
+        "{} {verb} skipped as test material; pass --include-testdata (includeTestdata = true in crdls.toml) to check them, or name one as a path",
+        what.join(" and ")
+    ))
 }
 
 /// The note on symbolic links that were not followed because they lead outside what was walked.

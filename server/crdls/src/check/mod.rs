@@ -24,7 +24,7 @@ use rayon::prelude::*;
 
 use crate::cli::{Io, EXIT_ERRORS, EXIT_OK, EXIT_USAGE};
 use crate::parallel;
-use crate::report::{Coverage, FileReport, Format, RenderOptions, Reporter, Summary};
+use crate::report::{Coverage, FileReport, Format, RenderOptions, Reporter, Summary, Unvalidated};
 
 use crdls_yaml::codes;
 use inputs::Input;
@@ -82,6 +82,11 @@ pub struct CheckArgs {
     /// that found nothing to check fails.
     #[arg(long)]
     fail_unchecked: bool,
+    /// Also walk test material: `testdata` directories (which the Go tool ignores) and expected outputs
+    /// such as golden files (`*.golden.yaml`, `expected.yaml`), skipped by default; a file named as a
+    /// path is always checked. Or `includeTestdata = true` in crdls.toml.
+    #[arg(long)]
+    include_testdata: bool,
     /// The Kubernetes version whose API server is asked (`1.31`): it decides the CEL environment a new
     /// CRD's rules compile in. The default is the newest crdls knows (or `kubeVersion` in crdls.toml).
     #[arg(long, value_name = "X.Y")]
@@ -131,6 +136,7 @@ pub fn check(args: CheckArgs, io: &mut Io<'_>) -> i32 {
     };
     config.strict |= args.strict;
     config.fail_unchecked |= args.fail_unchecked;
+    config.include_testdata |= args.include_testdata;
     if let Some(version) = &args.kube_version {
         match crdls_workspace::config::parse_kube_version(version) {
             Ok(minor) => config.kube_version = minor,
@@ -162,7 +168,7 @@ pub fn check(args: CheckArgs, io: &mut Io<'_>) -> i32 {
             crd_sources.push(PathBuf::from(pattern));
         }
     }
-    let mut found = inputs::read(&args.paths, &crd_sources, io.stdin, &io.cwd);
+    let mut found = inputs::read(&args.paths, &crd_sources, io.stdin, &io.cwd, config.walk_options());
     let network = match (args.offline, args.refresh) {
         (true, _) => Network::Offline,
         (_, true) => Network::Refresh,
@@ -184,7 +190,11 @@ pub fn check(args: CheckArgs, io: &mut Io<'_>) -> i32 {
         return EXIT_USAGE;
     }
     let mut inputs = found.inputs;
-    let mut notes: Vec<String> = inputs::hidden_note(&found.hidden).into_iter().chain(inputs::links_note(&found.links_out)).collect();
+    let mut notes: Vec<String> = inputs::hidden_note(&found.hidden)
+        .into_iter()
+        .chain(inputs::test_material_note(&found.test_material))
+        .chain(inputs::links_note(&found.links_out))
+        .collect();
 
     // Pass 1: every input read once for its CRDs, and its role found; only the index and the roles are kept.
     let CrdsRead { crds, roles: file_roles, skipped } = match read_crds(&mut inputs) {
@@ -198,7 +208,6 @@ pub fn check(args: CheckArgs, io: &mut Io<'_>) -> i32 {
     };
     notes.extend(skipped.iter().map(|s| format!("not read: {s}")));
     let (index, shadowing) = build_index(&inputs, crds);
-    notes.extend(shadowing);
     if args.verbose {
         for line in source_lines(&inputs, &index) {
             let _ = writeln!(io.stderr, "{line}");
@@ -239,8 +248,8 @@ pub fn check(args: CheckArgs, io: &mut Io<'_>) -> i32 {
         ColorArg::Never => false,
         ColorArg::Auto => io.stdout_is_terminal && std::env::var_os("NO_COLOR").is_none(),
     };
-    let summary = Summary { crds: index.len(), crd_sources: source_counts(&inputs, &index), ..Summary::default() };
-    let mut report = Report::new(Reporter::new(format, RenderOptions { color }), summary, io);
+    let summary = Summary { crds: index.len(), crd_sources: source_counts(&inputs, &index), shadowing, ..Summary::default() };
+    let mut report = Report::new(Reporter::new(format, RenderOptions { color, verbose: args.verbose }), summary, io);
     let mut unread = false;
     parallel::for_each_ordered(
         reported_at.len(),
@@ -256,11 +265,20 @@ pub fn check(args: CheckArgs, io: &mut Io<'_>) -> i32 {
         },
     );
     let Report { reporter, mut summary, mut stdout, stderr, written, .. } = report;
-    let nothing_checked = summary.documents == 0;
+    // A run that checked no Kubernetes object or CRD (a directory of other tools' YAML) does not pass
+    // for a clean run: it says so, and fails with --fail-unchecked.
+    let nothing_checked = summary.checked() == 0;
     if summary.files == 0 {
         notes.insert(0, "no YAML or JSON file was found to check".into());
-    } else if nothing_checked {
+    } else if summary.documents == 0 {
         notes.insert(0, "the files hold no YAML document to check".into());
+    } else if nothing_checked {
+        let fails = if config.fail_unchecked { "so the run fails (--fail-unchecked)" } else { "--fail-unchecked makes this fail" };
+        let what = match summary.documents {
+            1 => "the one document is not a Kubernetes object (it lacks apiVersion or kind, or configures a tool)".to_string(),
+            n => format!("none of the {n} documents is a Kubernetes object (each lacks apiVersion or kind, or configures a tool)"),
+        };
+        notes.insert(0, format!("nothing was checked: {what}; {fails}"));
     }
     if !summary.crd_sources.is_empty() {
         let shown: Vec<String> = summary.crd_sources.iter().map(|(name, n)| format!("{} from {name}", plural_count(*n, "CRD"))).collect();
@@ -703,7 +721,10 @@ fn count_coverage(check: &FileCheck, mode: &FileMode, coverage: &mut Coverage) {
             DocumentKind::CustomResource { .. } => coverage.validated += 1,
             DocumentKind::BuiltIn { validated: true } => coverage.builtin_validated += 1,
             DocumentKind::BuiltIn { validated: false } => coverage.builtin += 1,
-            DocumentKind::Unchecked { group } => *coverage.unchecked.entry(group.clone()).or_default() += 1,
+            DocumentKind::Unchecked { group } => {
+                *coverage.unchecked.entry(group.clone()).or_default() += 1;
+                *coverage.unchecked_why.entry(Unvalidated::from_codes(doc.diagnostics.iter().map(|d| d.code))).or_default() += 1;
+            }
             DocumentKind::ConfigFile | DocumentKind::NotAnObject => {}
         }
     }

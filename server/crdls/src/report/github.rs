@@ -73,7 +73,7 @@ pub(super) fn finish(summary: &Summary, out: &mut dyn io::Write) -> io::Result<(
     }
     // Notes about the run itself (nothing found, CRDs shadowed) become file-less warnings, so a job
     // that checked nothing says so on its summary page.
-    for note in &summary.notes {
+    for note in &summary.all_notes() {
         writeln!(out, "::warning title=crdls::{}", escape_data(note))?;
     }
     Ok(())

@@ -36,14 +36,33 @@ const YELLOW: &str = "1;33";
 const CYAN: &str = "1;36";
 const GREEN: &str = "1;32";
 
+/// What the human report left out, to count in its summary instead.
+#[derive(Default)]
+pub(super) struct Collapsed {
+    /// `resource/no-crd` information, one per object no known CRD serves: the summary counts the
+    /// objects by group already.
+    no_crd: usize,
+}
+
+/// Whether a diagnostic is one the human report counts in its summary rather than shows, unless
+/// `--verbose`: information that repeats per object what the summary says once. Raised to a warning
+/// or an error (`--fail-unchecked`, a severity setting), it is shown.
+fn collapsed(diagnostic: &Diagnostic) -> bool {
+    diagnostic.severity == Severity::Information && diagnostic.code == crdls_yaml::codes::RESOURCE_NO_CRD
+}
+
 /// Writes one file's diagnostics, each with its excerpt.
-pub(super) fn file(file: &FileReport<'_>, options: &RenderOptions, out: &mut dyn io::Write) -> io::Result<()> {
+pub(super) fn file(file: &FileReport<'_>, options: &RenderOptions, left_out: &mut Collapsed, out: &mut dyn io::Write) -> io::Result<()> {
     let paint = Paint { color: options.color };
     if file.diagnostics.is_empty() {
         return Ok(());
     }
     let index = LineIndex::new(file.text);
     for (i, diagnostic) in file.diagnostics.iter().enumerate() {
+        if !options.verbose && collapsed(diagnostic) {
+            left_out.no_crd += 1;
+            continue;
+        }
         match file.origin(i) {
             // Rendered output whose field was found in its template: the template's line is shown,
             // and where the rendered output has it.
@@ -67,7 +86,7 @@ pub(super) fn file(file: &FileReport<'_>, options: &RenderOptions, out: &mut dyn
 }
 
 /// Writes the closing lines: the counts, the coverage and the notes.
-pub(super) fn finish(summary: &Summary, options: &RenderOptions, out: &mut dyn io::Write) -> io::Result<()> {
+pub(super) fn finish(summary: &Summary, options: &RenderOptions, left_out: &Collapsed, out: &mut dyn io::Write) -> io::Result<()> {
     let paint = Paint { color: options.color };
     let style = if summary.errors > 0 {
         RED
@@ -81,7 +100,21 @@ pub(super) fn finish(summary: &Summary, options: &RenderOptions, out: &mut dyn i
     for line in coverage_lines(&summary.coverage) {
         writeln!(out, "{}", sanitize(&line))?;
     }
-    for note in &summary.notes {
+    let mut notes: Vec<String> = summary.notes.clone();
+    if left_out.no_crd > 0 {
+        let objects = if left_out.no_crd == 1 { "1 object".to_string() } else { format!("{} objects", left_out.no_crd) };
+        let verb = if left_out.no_crd == 1 { "is" } else { "are" };
+        notes.push(format!(
+            "{objects} of groups no known CRD serves {verb} not shown one by one (resource/no-crd information); --verbose shows each"
+        ));
+    }
+    match summary.shadowing.len() {
+        0 => {}
+        1 => notes.push(summary.shadowing[0].clone()),
+        _ if options.verbose => notes.extend(summary.shadowing.iter().cloned()),
+        n => notes.push(format!("{n} CRDs are defined more than once, and the first definition found is used; --verbose names each")),
+    }
+    for note in &notes {
         writeln!(out, "{}: {}", paint.style(YELLOW, "note"), sanitize(note))?;
     }
     Ok(())
@@ -486,6 +519,50 @@ mod tests {
             3 |   b: xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx...
               |   ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^"#]]
         .assert_eq(&excerpts(&text, &[(start, end)]));
+    }
+
+    /// Information that repeats per object what the summary counts (`resource/no-crd`) and notes on
+    /// shadowed CRDs are counted, not listed, unless `--verbose`; a `resource/no-crd` raised to an
+    /// error (`--fail-unchecked`) is always shown.
+    #[test]
+    fn repeated_information_is_collapsed_into_the_summary_unless_verbose() {
+        let text = "apiVersion: a.example.com/v1\nkind: A\n---\napiVersion: b.example.com/v1\nkind: B\n";
+        let at = |needle: &str| {
+            let start = text.find(needle).unwrap();
+            TextRange::new(start, start + needle.len())
+        };
+        let no_crd = |needle: &str| Diagnostic::new(at(needle), Severity::Information, "resource/no-crd", format!("no CRD for {needle}"));
+        let diagnostics = [no_crd("a.example.com/v1"), no_crd("b.example.com/v1")];
+        let files = [FileReport { path: "x.yaml", text, diagnostics: &diagnostics, origins: &[] }];
+        let summary = Summary {
+            files: 1,
+            documents: 2,
+            shadowing: vec!["CRD a in x shadows the one in y".into(), "CRD b in x shadows the one in z".into()],
+            ..Summary::default()
+        };
+        let render = |verbose: bool| {
+            let mut out = Vec::new();
+            super::super::render(Format::Human, &files, &summary, &super::super::RenderOptions { color: false, verbose }, &mut out)
+                .unwrap();
+            String::from_utf8(out).unwrap()
+        };
+        expect![[r#"
+            no problems in 1 file (2 documents, 0 CRDs known)
+            note: 2 objects of groups no known CRD serves are not shown one by one (resource/no-crd information); --verbose shows each
+            note: 2 CRDs are defined more than once, and the first definition found is used; --verbose names each
+        "#]]
+        .assert_eq(&render(false));
+        let verbose = render(true);
+        assert_eq!(verbose.matches("info[resource/no-crd]").count(), 2, "{verbose}");
+        assert!(verbose.contains("note: CRD b in x shadows the one in z"), "{verbose}");
+        // The machine formats keep everything.
+        let json = render_files(Format::Json, &files, &summary, false);
+        assert_eq!(json.matches("resource/no-crd").count(), 2, "{json}");
+        assert!(json.contains("CRD b in x shadows the one in z"), "{json}");
+        // Raised to an error, it is shown.
+        let raised = [Diagnostic { severity: Severity::Error, ..diagnostics[0].clone() }];
+        let files = [FileReport { path: "x.yaml", text, diagnostics: &raised, origins: &[] }];
+        assert!(render_files(Format::Human, &files, &Summary::default(), false).contains("error[resource/no-crd]"));
     }
 
     #[test]

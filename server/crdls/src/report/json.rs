@@ -78,10 +78,10 @@ struct JsonSummary<'a> {
     unchecked_by_group: &'a std::collections::BTreeMap<String, usize>,
     /// Documents of Helm templates, checked only where literal.
     templates: usize,
-    /// Documents of patches, test steps that merge into existing objects and test assertions, checked as partial objects.
+    /// Documents of patches, test steps that merge into existing objects, test assertions and expected outputs, checked as partial objects.
     partial: usize,
-    /// Notes about the run itself.
-    notes: &'a [String],
+    /// Notes about the run itself, shadowed CRDs included.
+    notes: Vec<String>,
 }
 
 /// The report written as it goes: the opening and each file's diagnostics as they come, the summary
@@ -158,7 +158,7 @@ impl JsonReport {
             unchecked_by_group: &coverage.unchecked,
             templates: coverage.templates,
             partial: coverage.partial,
-            notes: &summary.notes,
+            notes: summary.all_notes(),
         };
         write!(out, ",\n  \"summary\": {}\n}}\n", indented(&summary, "  ")?)
     }

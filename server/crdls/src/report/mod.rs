@@ -103,8 +103,64 @@ pub struct Summary {
     pub warnings: usize,
     /// What the documents turned out to be, and so how far each was checked.
     pub coverage: Coverage,
-    /// Things the user should know about the run itself: nothing found, directories skipped, CRDs shadowed.
+    /// Things the user should know about the run itself: nothing found, directories skipped.
     pub notes: Vec<String>,
+    /// One note per CRD defined more than once, naming the definition used. A repository of test
+    /// scenarios can have hundreds: the human report shows them only with `--verbose` (else one line
+    /// counts them); the machine formats list them after the other notes.
+    pub shadowing: Vec<String>,
+}
+
+impl Summary {
+    /// Every note, those on shadowed CRDs last: what the machine formats list.
+    pub fn all_notes(&self) -> Vec<String> {
+        self.notes.iter().chain(&self.shadowing).cloned().collect()
+    }
+
+    /// Documents checked as Kubernetes objects or CRDs, in whole or in part, validated or not: a run
+    /// where this is zero checked nothing, whatever it read.
+    pub fn checked(&self) -> usize {
+        let c = &self.coverage;
+        c.validated + c.crds + c.builtin_validated + c.builtin + c.unchecked_total() + c.templates + c.partial
+    }
+}
+
+/// Why an object was not validated, which decides the advice the summary gives.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Unvalidated {
+    /// No known CRD serves its group or declares its kind (`resource/no-crd`, `resource/undeclared-kind`):
+    /// adding the CRD helps.
+    NoCrd,
+    /// Its kind misspells one its group has (`resource/unknown-kind`).
+    MisspeltKind,
+    /// Its apiVersion is one the target Kubernetes release does not serve (`resource/api-not-served`).
+    UnservedApi,
+    /// Its apiVersion names a version its CRD does not declare or serve.
+    UnknownVersion,
+    /// Anything else: a CRD version without a schema, a built-in kind newer than crdls knows, an
+    /// apiVersion or kind that a template computes.
+    NoSchema,
+}
+
+impl Unvalidated {
+    /// Why a document was not validated, from the codes of its diagnostics (before any severity
+    /// override drops them).
+    pub fn from_codes<'a>(codes: impl IntoIterator<Item = &'a str>) -> Unvalidated {
+        let mut why = Unvalidated::NoSchema;
+        for code in codes {
+            let this = match code {
+                c if c == crdls_yaml::codes::RESOURCE_NO_CRD || c == crdls_yaml::codes::RESOURCE_UNDECLARED_KIND => Unvalidated::NoCrd,
+                c if c == crdls_yaml::codes::RESOURCE_UNKNOWN_KIND => Unvalidated::MisspeltKind,
+                c if c == crdls_yaml::codes::RESOURCE_API_NOT_SERVED => Unvalidated::UnservedApi,
+                c if c == crdls_yaml::codes::RESOURCE_UNKNOWN_VERSION || c == crdls_yaml::codes::RESOURCE_VERSION_NOT_SERVED => {
+                    Unvalidated::UnknownVersion
+                }
+                _ => continue,
+            };
+            why = why.min(this);
+        }
+        why
+    }
 }
 
 /// How far the documents of a run were checked, so that a clean run that checked nothing does not
@@ -123,9 +179,11 @@ pub struct Coverage {
     /// Kubernetes objects not validated against any schema, by API group (`""` is the core group):
     /// no known CRD serves them, or their CRD version has no schema.
     pub unchecked: BTreeMap<String, usize>,
+    /// The same objects by why they were not validated.
+    pub unchecked_why: BTreeMap<Unvalidated, usize>,
     /// Documents of Helm chart templates, checked only where they are literal YAML.
     pub templates: usize,
-    /// Documents of patches, test steps that merge into existing objects and test assertions, checked as partial objects.
+    /// Documents of patches, test steps that merge into existing objects, test assertions and expected outputs, checked as partial objects.
     pub partial: usize,
 }
 
@@ -138,6 +196,9 @@ impl Coverage {
         self.builtin += other.builtin;
         for (group, n) in &other.unchecked {
             *self.unchecked.entry(group.clone()).or_default() += n;
+        }
+        for (why, n) in &other.unchecked_why {
+            *self.unchecked_why.entry(*why).or_default() += n;
         }
         self.templates += other.templates;
         self.partial += other.partial;
@@ -154,6 +215,10 @@ impl Coverage {
 pub struct RenderOptions {
     /// Whether the human report uses ANSI colours. The other formats ignore it.
     pub color: bool,
+    /// Whether the human report lists everything: each object no known CRD serves (`resource/no-crd`
+    /// information), each shadowed CRD. Without it those are counted in the summary. The machine
+    /// formats always list everything.
+    pub verbose: bool,
 }
 
 /// Writes the report for `files` to `out` in `format`.
@@ -180,7 +245,8 @@ pub struct Reporter {
 }
 
 enum State {
-    Human,
+    /// How many diagnostics the human report left out, to be counted in the summary.
+    Human(human::Collapsed),
     Json(json::JsonReport),
     Github,
     Sarif(sarif::SarifReport),
@@ -190,7 +256,7 @@ impl Reporter {
     /// A report in `format` that has written nothing yet.
     pub fn new(format: Format, options: RenderOptions) -> Reporter {
         let state = match format {
-            Format::Human => State::Human,
+            Format::Human => State::Human(human::Collapsed::default()),
             Format::Json => State::Json(json::JsonReport::default()),
             Format::Github => State::Github,
             Format::Sarif => State::Sarif(sarif::SarifReport::default()),
@@ -201,7 +267,7 @@ impl Reporter {
     /// Reports one file, after the files reported before it.
     pub fn file(&mut self, file: &FileReport<'_>, out: &mut dyn io::Write) -> io::Result<()> {
         match &mut self.state {
-            State::Human => human::file(file, &self.options, out),
+            State::Human(collapsed) => human::file(file, &self.options, collapsed, out),
             State::Json(report) => report.file(file, out),
             State::Github => github::file(file, out),
             State::Sarif(report) => {
@@ -214,7 +280,7 @@ impl Reporter {
     /// Ends the report with the run's summary.
     pub fn finish(self, summary: &Summary, out: &mut dyn io::Write) -> io::Result<()> {
         match self.state {
-            State::Human => human::finish(summary, &self.options, out),
+            State::Human(collapsed) => human::finish(summary, &self.options, &collapsed, out),
             State::Json(report) => report.finish(summary, out),
             State::Github => github::finish(summary, out),
             State::Sarif(report) => report.finish(summary, out),
@@ -285,7 +351,10 @@ fn coverage_lines(coverage: &Coverage) -> Vec<String> {
         lines.push(format!("validated: {}", validated.join(", ")));
     }
     if coverage.partial > 0 {
-        lines.push(format!("as partial objects: {} of patches, test steps and assertions", counted(coverage.partial, "document")));
+        lines.push(format!(
+            "as partial objects: {} of patches, test steps, assertions and expected outputs",
+            counted(coverage.partial, "document")
+        ));
     }
     if coverage.templates > 0 {
         lines.push(format!(
@@ -306,10 +375,41 @@ fn coverage_lines(coverage: &Coverage) -> Vec<String> {
         let shown: Vec<String> = groups.iter().take(8).map(|(g, n)| format!("{} {n}", group_name(g))).collect();
         let more = if groups.len() > 8 { format!(", and {} more groups", groups.len() - 8) } else { String::new() };
         lines.push(format!("not validated, no schema known: {} ({}{more})", counted(unchecked, "object"), shown.join(", ")));
+        lines.extend(advice(coverage));
+    }
+    lines
+}
+
+/// What to do about the objects that were not validated, one line per reason, each with the advice that
+/// fits it: only a missing CRD is fixed by adding CRDs.
+fn advice(coverage: &Coverage) -> Vec<String> {
+    let mut lines = Vec::new();
+    // Counts made before reasons were kept (or by hand) have none: the groups decide, as they did.
+    if coverage.unchecked_why.is_empty() {
         if coverage.unchecked.keys().any(|g| !crdls_check::is_builtin_group(g)) {
             lines.push("  add their CRDs with --crds (or crdPaths in crdls.toml); --fail-unchecked makes this fail".into());
+        }
+        return lines;
+    }
+    let reasons = coverage.unchecked_why.len();
+    for (why, n) in &coverage.unchecked_why {
+        let what = match why {
+            Unvalidated::NoCrd => "no known CRD serves them: add their CRDs with --crds (or crdPaths in crdls.toml); --fail-unchecked makes this fail",
+            Unvalidated::MisspeltKind => "their kind is not one their group has: correct it as the resource/unknown-kind errors suggest",
+            Unvalidated::UnservedApi => {
+                "the Kubernetes release checked against serves no such apiVersion for their kind: use the one the resource/api-not-served diagnostics name (for an older cluster, name its release with --kube-version)"
+            }
+            Unvalidated::UnknownVersion => {
+                "their CRD does not declare or serve their version: use a version it serves, as the resource/unknown-version and resource/version-not-served errors list"
+            }
+            Unvalidated::NoSchema => {
+                "no schema to validate them against (a CRD version without one, a built-in kind newer than crdls knows, or an apiVersion or kind a template computes)"
+            }
+        };
+        if reasons == 1 {
+            lines.push(format!("  {what}"));
         } else {
-            lines.push("  --fail-unchecked makes this fail".into());
+            lines.push(format!("  {n}: {what}"));
         }
     }
     lines
@@ -406,7 +506,7 @@ mod fixture {
     /// Renders `files` into a string.
     pub(super) fn render_files(format: Format, files: &[FileReport<'_>], summary: &Summary, color: bool) -> String {
         let mut out = Vec::new();
-        render(format, files, summary, &RenderOptions { color }, &mut out).expect("writing to a Vec does not fail");
+        render(format, files, summary, &RenderOptions { color, verbose: false }, &mut out).expect("writing to a Vec does not fail");
         String::from_utf8(out).expect("reports are UTF-8")
     }
 }
@@ -456,6 +556,32 @@ mod tests {
                 "  add their CRDs with --crds (or crdPaths in crdls.toml); --fail-unchecked makes this fail",
             ]
         );
+    }
+
+    #[test]
+    fn advice_fits_why_objects_were_not_validated() {
+        let coverage = Coverage {
+            unchecked: BTreeMap::from([("apps".to_string(), 2), ("example.com".to_string(), 1)]),
+            unchecked_why: BTreeMap::from([(Unvalidated::UnservedApi, 1), (Unvalidated::MisspeltKind, 1), (Unvalidated::NoCrd, 1)]),
+            ..Coverage::default()
+        };
+        let lines = coverage_lines(&coverage);
+        assert_eq!(lines[0], "not validated, no schema known: 3 objects (apps 2, example.com 1)");
+        assert!(lines[1].starts_with("  1: no known CRD serves them: add their CRDs with --crds"), "{lines:?}");
+        assert!(lines[2].starts_with("  1: their kind is not one their group has"), "{lines:?}");
+        assert!(lines[3].starts_with("  1: the Kubernetes release checked against serves no such apiVersion"), "{lines:?}");
+        assert_eq!(lines.len(), 4);
+        // Built-in objects of an unserved version alone get no advice about CRDs.
+        let coverage = Coverage {
+            unchecked: BTreeMap::from([("extensions".to_string(), 1)]),
+            unchecked_why: BTreeMap::from([(Unvalidated::UnservedApi, 1)]),
+            ..Coverage::default()
+        };
+        let lines = coverage_lines(&coverage);
+        assert!(!lines.iter().any(|l| l.contains("--crds")), "{lines:?}");
+        assert_eq!(Unvalidated::from_codes(["schema/type", "resource/api-not-served"]), Unvalidated::UnservedApi);
+        assert_eq!(Unvalidated::from_codes(["resource/unknown-kind"]), Unvalidated::MisspeltKind);
+        assert_eq!(Unvalidated::from_codes([]), Unvalidated::NoSchema);
     }
 
     #[test]

@@ -217,10 +217,11 @@ impl SarifReport {
 
 /// The run's notes as tool notifications of one invocation, or nothing when there are none.
 fn notifications(summary: &Summary) -> Vec<Invocation> {
-    if summary.notes.is_empty() {
+    let all = summary.all_notes();
+    if all.is_empty() {
         return Vec::new();
     }
-    let notes = summary.notes.iter().map(|n| Notification { level: "warning", message: Message { text: n.clone() } }).collect();
+    let notes = all.iter().map(|n| Notification { level: "warning", message: Message { text: n.clone() } }).collect();
     vec![Invocation { execution_successful: true, tool_execution_notifications: notes }]
 }
 
