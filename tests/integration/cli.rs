@@ -771,3 +771,18 @@ spec:
     let last = run.stdout.lines().last().unwrap_or_default();
     assert_eq!(last, "1 rule in 1 CRD; 0 over the per-rule limit of 10,000,000, 0 schemas over the per-version limit of 100,000,000");
 }
+
+/// The README's terminal transcript is what `crdls check` prints: its first lines, then, after `...`,
+/// its last ones.
+#[test]
+fn the_readme_transcript_is_real_output() {
+    let readme = std::fs::read_to_string(repo_root().join("README.md")).unwrap();
+    let block = readme.split("In the terminal:\n\n```\n").nth(1).and_then(|b| b.split("\n```").next()).expect("the transcript");
+    let (command, shown) = block.split_once('\n').unwrap();
+    let args: Vec<&str> = command.strip_prefix("$ crdls ").expect("a crdls command").split_whitespace().collect();
+    let run = run_cli(&args, "");
+    assert_eq!(run.code, 1, "{run:?}");
+    let (head, tail) = shown.split_once("\n...\n").expect("the elided middle");
+    assert!(run.stdout.starts_with(&format!("{head}\n")), "the README's first lines:\n{head}\nthe output:\n{}", run.stdout);
+    assert!(run.stdout.ends_with(&format!("{tail}\n")), "the README's last lines:\n{tail}\nthe output:\n{}", run.stdout);
+}

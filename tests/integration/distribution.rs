@@ -111,7 +111,11 @@ fn the_wheel_and_package_outputs_are_ignored_by_git() {
         return;
     };
     let ignored = String::from_utf8_lossy(&out.stdout);
-    assert_eq!(ignored.lines().count(), 3, "git ignores what `pip wheel . -w dist`, `package-platform` and `mdbook build docs` write: {ignored}");
+    assert_eq!(
+        ignored.lines().count(),
+        3,
+        "git ignores what `pip wheel . -w dist`, `package-platform` and `mdbook build docs` write: {ignored}"
+    );
 }
 
 #[test]
@@ -125,7 +129,7 @@ fn man_pages_are_roff_and_render() {
         assert!(page.lines().any(|l| l.starts_with(line)), "{line} in:\n{page}");
     }
     let name = page.lines().skip_while(|l| *l != ".SH NAME").nth(1).unwrap_or_default();
-    assert!(name.starts_with("crdls \\- What the Kubernetes API server would say"), "the NAME line says the name once: {name}");
+    assert!(name.starts_with("crdls \\- Kubernetes CRD and custom"), "the NAME line says the name once: {name}");
     assert!(page.contains("crdls\\-check(1)"), "the page names the check command's page:\n{page}");
     let run = run_cli(&["man", "check"], "");
     assert_eq!(run.code, 0, "{run:?}");
@@ -264,7 +268,11 @@ fn the_documented_workflows_use_the_action_inputs() {
             for step in items(job.value.get("steps").unwrap()) {
                 if step.get("uses").and_then(Node::as_str).is_some_and(|u| u.starts_with("crdls/crdls@")) {
                     for with in step.get("with").map(entries).unwrap_or_default() {
-                        assert!(declared.contains(with.key.as_str()), "docs/src/ci.md passes {}, which action.yml does not declare", with.key);
+                        assert!(
+                            declared.contains(with.key.as_str()),
+                            "docs/src/ci.md passes {}, which action.yml does not declare",
+                            with.key
+                        );
                     }
                 }
             }

@@ -84,7 +84,8 @@ pub const EXIT_USAGE: i32 = 2;
 
 /// What the language server says on standard error when its standard input is a terminal: someone
 /// typed `crdls` rather than an editor starting it.
-pub const LANGUAGE_SERVER_IN_A_TERMINAL: &str = "crdls: this is the language server: it waits for an editor's LSP messages (JSON-RPC) on standard input.\n\
+pub const LANGUAGE_SERVER_IN_A_TERMINAL: &str =
+    "crdls: this is the language server: it waits for an editor's LSP messages (JSON-RPC) on standard input.\n\
      crdls: to check files, run `crdls check [PATH]...`; `crdls --help` lists the commands. Ctrl-D ends the server.";
 
 /// Whether the arguments ask for the language server: none at all, `lsp`, or `--stdio` (which
