@@ -64,6 +64,12 @@ fn anchor(name: &str) -> String {
     name.chars().filter(|c| c.is_alphanumeric() || *c == '-' || *c == '_').collect()
 }
 
+/// A summary (plain text) as Markdown text: no `<` that would open an HTML tag, no `|` that would end
+/// a table cell.
+fn plain(text: &str) -> String {
+    text.replace('<', "&lt;").replace('>', "&gt;").replace('|', "\\|")
+}
+
 /// One code's section of the reference: its name as a heading, its default severity and summary, and
 /// its documentation.
 fn section_markdown(code: &codes::Code) -> String {
@@ -71,7 +77,7 @@ fn section_markdown(code: &codes::Code) -> String {
         "## {}\n\n**{}** by default. {}\n\n{}\n",
         code.name,
         code.severity.as_str(),
-        code.summary,
+        plain(code.summary),
         codes::explanation(code.name).unwrap_or_default()
     )
 }
@@ -89,7 +95,7 @@ fn reference_markdown() -> String {
          | code | default | what it reports |\n|---|---|---|\n",
     );
     for code in codes::ALL {
-        page.push_str(&format!("| [`{}`](#{}) | {} | {} |\n", code.name, anchor(code.name), code.severity.as_str(), code.summary));
+        page.push_str(&format!("| [`{}`](#{}) | {} | {} |\n", code.name, anchor(code.name), code.severity.as_str(), plain(code.summary)));
     }
     for code in codes::ALL {
         page.push('\n');
