@@ -8,7 +8,7 @@
 #   unknown field one of them;
 # - a commit that stages only the Widget is still checked against the CRD given by `--crds`;
 # - both pass once the Widget is fixed;
-# - the `repo: local`, `language: system` variant the README shows runs the `crdls` on PATH (the
+# - the `repo: local`, `language: system` variant docs/src/ci.md shows runs the `crdls` on PATH (the
 #   wheel's, from packaging/tests/wheel.sh) the same way.
 # The hook definition is read from HEAD: commit changes to .pre-commit-hooks.yaml before running this.
 set -euo pipefail

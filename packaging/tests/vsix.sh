@@ -18,7 +18,7 @@ binary="$target/release/crdls"
 cd editors/vscode
 [ -x node_modules/.bin/vsce ] || npm ci --no-audit --no-fund --loglevel=error
 start=$(date +%s)
-# As the README has it: no binary named, so the release build of this machine's platform is taken.
+# As docs/src/editors/vscode.md has it: no binary named, so the release build of this machine's platform is taken.
 npm run --silent package-platform -- linux-x64
 vsix="$PWD/dist/crdls-linux-x64.vsix"
 echo "packaged $vsix ($(du -h "$vsix" | cut -f1)) in $(($(date +%s) - start)) s"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # End-to-end tests in real editors: builds the release server if needed, installs what each editor
 # test needs when it is missing (as root on Debian; CI runs this on a fresh machine), then runs every
-# editor's test and exits non-zero if any fails. README: "Run the editor end-to-end tests".
+# editor's test and exits non-zero if any fails. See docs/src/contributing/tests.md.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 

@@ -489,9 +489,9 @@ fn rendered_charts_are_reported_against_their_templates() {
 }
 
 #[test]
-fn the_readme_examples_run() {
-    let readme = std::fs::read_to_string(repo_root().join("README.md")).unwrap();
-    let block = readme.split("Examples, all runnable from the repository's root").nth(1).expect("the examples paragraph");
+fn the_documented_examples_run() {
+    let page = std::fs::read_to_string(repo_root().join("docs/src/check.md")).unwrap();
+    let block = page.split("Examples, all runnable from the repository's root").nth(1).expect("the examples paragraph");
     let block = block.split("```sh\n").nth(1).and_then(|b| b.split("```").next()).expect("a sh block");
     let mut ran = 0;
     for line in block.lines().filter(|l| !l.trim().is_empty()) {
@@ -753,4 +753,92 @@ fn file_names_that_are_not_utf8_are_read_not_a_crash() {
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert_eq!(output.status.code(), Some(1), "{stdout}{}", String::from_utf8_lossy(&output.stderr));
     assert!(stdout.contains("w\u{fffd}.yaml:6:9"), "{stdout}");
+}
+
+/// Bare `crdls` typed in a terminal is the language server waiting for an editor: it says so on
+/// standard error, and ends at the end of its input (Ctrl-D). Started by an editor, with pipes, it
+/// says nothing.
+#[test]
+fn the_language_server_says_what_it_waits_for_when_started_in_a_terminal() {
+    use std::io::Read;
+    use std::process::{Command, Stdio};
+    let binary = crdls_binary();
+    // An editor's pipes: no notice.
+    let out = Command::new(&binary).stdin(Stdio::null()).output().expect("crdls runs");
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("waits for an editor"), "{out:?}");
+
+    // `script` runs crdls with a pseudo-terminal as its standard input, output and error, copies what
+    // crdls writes to its own standard output, and ends crdls's input when its own (empty) input ends.
+    let Ok(mut child) = Command::new("script")
+        .args(["--quiet", "--return", "--command"])
+        .arg(&binary)
+        .arg("/dev/null")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+    else {
+        crdls_tests::announce_skip(crdls_tests::Missing::Script, None);
+        return;
+    };
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while child.try_wait().expect("script can be waited for").is_none() {
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("crdls did not end at the end of its terminal input");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let mut shown = String::new();
+    child.stdout.take().expect("piped").read_to_string(&mut shown).expect("UTF-8");
+    let shown = shown.replace("\r\n", "\n");
+    assert!(shown.contains(crdls::cli::LANGUAGE_SERVER_IN_A_TERMINAL), "the terminal shows:\n{shown}");
+}
+
+/// `crdls cost`'s closing line counts in the singular when there is one (`1 rule in 1 CRD`).
+#[test]
+fn cost_counts_one_rule_in_one_crd_in_the_singular() {
+    let crd = "apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: singles.demo.crdls.dev
+spec:
+  group: demo.crdls.dev
+  names: {kind: Single, plural: singles}
+  scope: Namespaced
+  versions:
+    - name: v1
+      served: true
+      storage: true
+      schema:
+        openAPIV3Schema:
+          type: object
+          properties:
+            spec:
+              type: object
+              properties:
+                size: {type: integer}
+              x-kubernetes-validations:
+                - rule: self.size > 0
+";
+    let tree = TempTree::new("cli-cost-one", &[("single.yaml", crd)]);
+    let run = run_cli_in(&tree.path, &["cost", "single.yaml"], "");
+    assert_eq!(run.code, 0, "{run:?}");
+    let last = run.stdout.lines().last().unwrap_or_default();
+    assert_eq!(last, "1 rule in 1 CRD; 0 over the per-rule limit of 10,000,000, 0 schemas over the per-version limit of 100,000,000");
+}
+
+/// The README's terminal transcript is what `crdls check` prints: its first lines, then, after `...`,
+/// its last ones.
+#[test]
+fn the_readme_transcript_is_real_output() {
+    let readme = std::fs::read_to_string(repo_root().join("README.md")).unwrap();
+    let block = readme.split("In the terminal:\n\n```\n").nth(1).and_then(|b| b.split("\n```").next()).expect("the transcript");
+    let (command, shown) = block.split_once('\n').unwrap();
+    let args: Vec<&str> = command.strip_prefix("$ crdls ").expect("a crdls command").split_whitespace().collect();
+    let run = run_cli(&args, "");
+    assert_eq!(run.code, 1, "{run:?}");
+    let (head, tail) = shown.split_once("\n...\n").expect("the elided middle");
+    assert!(run.stdout.starts_with(&format!("{head}\n")), "the README's first lines:\n{head}\nthe output:\n{}", run.stdout);
+    assert!(run.stdout.ends_with(&format!("{tail}\n")), "the README's last lines:\n{tail}\nthe output:\n{}", run.stdout);
 }

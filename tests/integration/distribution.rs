@@ -53,6 +53,15 @@ fn bash_sources_the_completion_script_and_completes_with_it() {
         COMP_WORDS=(crdls co); COMP_CWORD=1; COMP_LINE="crdls co"; COMP_POINT=${#COMP_LINE}
         _crdls crdls co crdls
         echo "co: ${COMPREPLY[*]}"
+        COMP_WORDS=(crdls check --kube-version 1.3); COMP_CWORD=3; COMP_LINE="crdls check --kube-version 1.3"; COMP_POINT=${#COMP_LINE}
+        _crdls crdls 1.3 --kube-version
+        echo "check --kube-version 1.3: ${COMPREPLY[*]}"
+        COMP_WORDS=(crdls explain schema/req); COMP_CWORD=2; COMP_LINE="crdls explain schema/req"; COMP_POINT=${#COMP_LINE}
+        _crdls crdls schema/req explain
+        echo "explain schema/req: ${COMPREPLY[*]}"
+        COMP_WORDS=(crdls man ''); COMP_CWORD=2; COMP_LINE="crdls man "; COMP_POINT=${#COMP_LINE}
+        _crdls crdls '' man
+        echo "man: ${COMPREPLY[*]}"
     "#;
     let out = Command::new("bash").args(["--norc", "--noprofile", "-c", session, "bash"]).arg(&file).output().expect("bash runs");
     let stdout = String::from_utf8_lossy(&out.stdout);
@@ -62,6 +71,51 @@ fn bash_sources_the_completion_script_and_completes_with_it() {
     assert_eq!(lines[1], "check --cr: --crds", "{stdout}");
     assert_eq!(lines[2], "check --format: human json github sarif", "{stdout}");
     assert_eq!(lines[3], "co: cost completions", "{stdout}");
+    // The values crdls knows, where the shell would otherwise offer file names or nothing.
+    let newest = format!("1.{}", crdls_check::NEWEST_KUBERNETES_MINOR);
+    assert!(lines[4].starts_with(&format!("check --kube-version 1.3: {newest} ")), "{stdout}");
+    assert!(lines[4].ends_with(" 1.30"), "{stdout}");
+    assert_eq!(lines[5], "explain schema/req: schema/required", "{stdout}");
+    let pages: BTreeSet<&str> = lines[6].strip_prefix("man: ").unwrap_or_default().split(' ').filter(|w| !w.starts_with('-')).collect();
+    let expected: BTreeSet<&str> = crdls::cli::command_names().into_iter().collect();
+    assert_eq!(pages, expected, "`crdls man <TAB>` offers every command with a page: {stdout}");
+}
+
+#[test]
+fn completions_are_written_into_a_directory_that_need_not_exist() {
+    let tree = TempTree::new("completions-dir", &[]);
+    for (shell, file) in [("bash", "crdls.bash"), ("zsh", "_crdls"), ("fish", "crdls.fish"), ("elvish", "crdls.elv")] {
+        let dir = tree.path.join("share").join(shell);
+        let run = run_cli(&["completions", shell, "--dir", dir.to_str().unwrap()], "");
+        assert_eq!(run.code, 0, "{shell}: {run:?}");
+        assert_eq!(run.stdout, "", "{shell}: the script goes into the directory");
+        assert_eq!(run.stderr, format!("crdls: wrote {}\n", dir.join(file).display()));
+        assert_eq!(std::fs::read_to_string(dir.join(file)).unwrap(), run_cli(&["completions", shell], "").stdout, "{shell}");
+    }
+    // A directory that cannot be made: a usage error naming the file, nothing on stdout.
+    tree.write("blocker", "a file, not a directory\n");
+    let run = run_cli(&["completions", "bash", "--dir", tree.path.join("blocker").to_str().unwrap()], "");
+    assert_eq!(run.code, 2, "{run:?}");
+    assert!(run.stderr.starts_with("crdls: cannot write the completion script "), "{}", run.stderr);
+}
+
+#[test]
+fn the_wheel_and_package_outputs_are_ignored_by_git() {
+    let out = Command::new("git")
+        .args(["check-ignore", "--no-index", "dist/crdls-0.1.0-py3-none-linux_x86_64.whl", "editors/vscode/dist/crdls-linux-x64.vsix"])
+        .arg("docs/book/index.html")
+        .current_dir(repo_root())
+        .output();
+    let Ok(out) = out else {
+        announce_skip(Missing::Git, None);
+        return;
+    };
+    let ignored = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        ignored.lines().count(),
+        3,
+        "git ignores what `pip wheel . -w dist`, `package-platform` and `mdbook build docs` write: {ignored}"
+    );
 }
 
 #[test]
@@ -74,6 +128,8 @@ fn man_pages_are_roff_and_render() {
     for line in [".TH crdls 1 ", ".SH NAME", ".SH SYNOPSIS", ".SH SUBCOMMANDS", ".SH VERSION"] {
         assert!(page.lines().any(|l| l.starts_with(line)), "{line} in:\n{page}");
     }
+    let name = page.lines().skip_while(|l| *l != ".SH NAME").nth(1).unwrap_or_default();
+    assert!(name.starts_with("crdls \\- Kubernetes CRD and custom"), "the NAME line says the name once: {name}");
     assert!(page.contains("crdls\\-check(1)"), "the page names the check command's page:\n{page}");
     let run = run_cli(&["man", "check"], "");
     assert_eq!(run.code, 0, "{run:?}");
@@ -195,8 +251,8 @@ fn every_action_input_reaches_a_script_and_every_script_parses() {
 }
 
 #[test]
-fn the_readme_workflow_uses_the_action_inputs() {
-    let readme = std::fs::read_to_string(repo_root().join("README.md")).unwrap();
+fn the_documented_workflows_use_the_action_inputs() {
+    let readme = std::fs::read_to_string(repo_root().join("docs/src/ci.md")).unwrap();
     let (_, action) = yaml_file("action.yml");
     let declared: BTreeSet<&str> = entries(action.get("inputs").unwrap()).iter().map(|e| e.key.as_str()).collect();
     let mut workflows = 0;
@@ -212,13 +268,17 @@ fn the_readme_workflow_uses_the_action_inputs() {
             for step in items(job.value.get("steps").unwrap()) {
                 if step.get("uses").and_then(Node::as_str).is_some_and(|u| u.starts_with("crdls/crdls@")) {
                     for with in step.get("with").map(entries).unwrap_or_default() {
-                        assert!(declared.contains(with.key.as_str()), "the README passes {}, which action.yml does not declare", with.key);
+                        assert!(
+                            declared.contains(with.key.as_str()),
+                            "docs/src/ci.md passes {}, which action.yml does not declare",
+                            with.key
+                        );
                     }
                 }
             }
         }
     }
-    assert!(workflows >= 2, "the README shows a workflow with annotations and one with SARIF");
+    assert!(workflows >= 2, "docs/src/ci.md shows a workflow with annotations and one with SARIF");
 }
 
 #[test]
@@ -233,7 +293,7 @@ fn the_pre_commit_hook_runs_crdls_check_on_yaml_and_json() {
     let types: Vec<&str> = items(hook.get("types_or").unwrap()).iter().filter_map(Node::as_str).collect();
     assert_eq!(types, ["yaml", "json"]);
     assert_eq!(hook.get("require_serial").map(|n| &n.value), Some(&Value::Bool(true)), "one run sees every CRD");
-    // The arguments the README's configuration passes are `crdls check` options.
+    // The arguments the documented configuration (docs/src/ci.md) passes are `crdls check` options.
     let run = run_cli(&["check", "--crds", "fixtures/crds", "--strict", "fixtures/resources/valid.yaml"], "");
     assert_eq!(run.code, 0, "{run:?}");
 }

@@ -49,6 +49,8 @@ pub enum Missing {
     Man,
     /// A `go` that builds the differential oracle in `tests/oracle`.
     Go,
+    /// `script` (util-linux), to give a process a terminal as its standard input.
+    Script,
 }
 
 impl Missing {
@@ -62,16 +64,22 @@ impl Missing {
             Missing::Git => "git is not available (or cannot commit in a temporary directory)".to_string(),
             Missing::Man => "man is not available".to_string(),
             Missing::Go => "the differential oracle tests/oracle did not build (go is missing, or its build failed; see above)".to_string(),
+            Missing::Script => "script (util-linux) is not available".to_string(),
         }
     }
 
     /// How to get it.
     fn how(self) -> &'static str {
         match self {
-            Missing::Corpus => "put the shared corpus beside the repository as ../shared/corpus, as CI has it",
+            Missing::Corpus => {
+                "put the shared corpus beside the repository as ../shared/corpus, as CI has it: real CRDs and custom resources \
+                 copied from public projects (gateway-api, cert-manager, ...) and kubectl-validate's test cases; \
+                 docs/src/contributing/tests.md says how to build an equivalent from their repositories"
+            }
             Missing::CelSpec => "run tests/cel-spec/prepare.sh (needs node and npm; .ci/run runs it)",
             Missing::Git => "install git",
             Missing::Man => "install man-db",
+            Missing::Script => "install util-linux (bsdutils on Debian)",
             Missing::Go => {
                 "install Go 1.26 or newer (the first build fetches modules from the Go module proxy); with CI set, a failed build fails"
             }
@@ -187,4 +195,19 @@ pub fn crdls_binary() -> PathBuf {
             binary
         })
         .clone()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The corpus's `SKIPPED:` line names the page that says what the corpus is and how to build one.
+    #[test]
+    fn the_corpus_skip_names_the_page_that_says_how_to_build_an_equivalent() {
+        let how = Missing::Corpus.how();
+        let page = how.split_whitespace().find(|word| word.starts_with("docs/")).expect("the line names a page");
+        let text = std::fs::read_to_string(repo_root().join(page)).expect("the page exists");
+        assert!(text.contains("### Building an equivalent from public sources"), "{page}");
+        assert!(text.contains("kubectl-validate-testcases"), "{page}");
+    }
 }

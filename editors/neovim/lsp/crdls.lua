@@ -20,7 +20,7 @@
 --- read a credential or touch the network (the cluster and its kubeconfig, URLs, paths outside the
 --- project, git revisions; git itself does not run) until the client says the user trusts the
 --- workspace, with the initialization option `trustedWorkspace = true`. Settings in `settings` and
---- `init_options` are yours and always apply. See the README beside this directory for a per-project
+--- `init_options` are yours and always apply. See docs/src/editors/neovim.md ("Workspace trust") for a per-project
 --- way with Neovim's own trust list (`:trust`).
 ---@type vim.lsp.Config
 return {

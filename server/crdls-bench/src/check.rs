@@ -1,6 +1,6 @@
 //! `crdls-bench check [COPIES] [RUNS] [CRDLS_BINARY]`: the real `crdls check` on a large tree built in a
 //! temporary directory from the shared corpus: its CRDs once (given with `--crds`) and its custom-resource
-//! files copied COPIES times (defaults: 40 copies, that is 46,080 files; 3 runs; `target/release/crdls`).
+//! files copied COPIES times (defaults: 40 copies, that is 46,080 files; 3 runs; `target/profiling/crdls`, built by `cargo build --profile profiling -p crdls`).
 //! Reports the median wall time, the peak RSS of the child and its CPU use ((user + sys) / wall),
 //! measured with `/usr/bin/time -v` when it is there, else by polling `/proc/<pid>`.
 
@@ -127,7 +127,7 @@ pub fn run(copies: usize, runs: usize, binary: &Path) {
         return;
     }
     if !binary.is_file() {
-        println!("SKIPPED: no crdls binary at {} (build it with `cargo build --release -p crdls`)", binary.display());
+        println!("SKIPPED: no crdls binary at {} (build it with `cargo build --profile profiling -p crdls`)", binary.display());
         return;
     }
     let binary = binary.canonicalize().unwrap_or_else(|_| binary.to_path_buf());

@@ -9,7 +9,7 @@
 //! - `crdls-bench scale [N] [RUNS]`: generated inputs growing in one dimension (N properties, long
 //!   rules), timed at N and N/2 (defaults: 50,000, 3 runs; see `scale.rs`).
 //! - `crdls-bench check [COPIES] [RUNS] [CRDLS_BINARY]`: the real `crdls check` on the corpus's custom
-//!   resources copied COPIES times (defaults: 40 copies = 46,080 files, 3 runs, `target/release/crdls`):
+//!   resources copied COPIES times (defaults: 40 copies = 46,080 files, 3 runs, `target/profiling/crdls`, built by `cargo build --profile profiling -p crdls`):
 //!   median wall time, peak RSS and cores busy (see `check.rs`).
 
 #![allow(clippy::print_stdout)]
@@ -76,7 +76,7 @@ fn main() {
     match args.peek().map(String::as_str) {
         Some("lsp") => {
             args.next();
-            let binary = PathBuf::from(args.next().unwrap_or_else(|| "target/release/crdls".into()));
+            let binary = PathBuf::from(args.next().unwrap_or_else(|| "target/profiling/crdls".into()));
             let rounds = args.next().and_then(|r| r.parse().ok()).unwrap_or(5).max(1);
             let copies = args.next().and_then(|r| r.parse().ok()).unwrap_or(1);
             let corpus = Path::new("../shared/corpus/crds");
@@ -110,7 +110,7 @@ fn main() {
             args.next();
             let copies = args.next().and_then(|n| n.parse().ok()).unwrap_or(40).max(1);
             let runs = args.next().and_then(|r| r.parse().ok()).unwrap_or(3).max(1);
-            let binary = PathBuf::from(args.next().unwrap_or_else(|| "target/release/crdls".into()));
+            let binary = PathBuf::from(args.next().unwrap_or_else(|| "target/profiling/crdls".into()));
             check::run(copies, runs, &binary);
             return;
         }

@@ -26,7 +26,8 @@ enum Command {
     Explain(crate::explain::ExplainArgs),
     /// Run the language server over stdio (also what `crdls` with no arguments does).
     Lsp(LspArgs),
-    /// Print a shell completion script, for example `crdls completions bash > ~/.local/share/bash-completion/completions/crdls`.
+    /// Print a shell completion script, or write it into a directory with --dir, for example
+    /// `crdls completions bash --dir ~/.local/share/bash-completion/completions`.
     Completions(CompletionsArgs),
     /// Print the manual page (roff) of crdls or of one command, or write every page into a directory.
     Man(ManArgs),
@@ -37,12 +38,16 @@ struct CompletionsArgs {
     /// The shell to complete in.
     #[arg(value_enum)]
     shell: clap_complete::Shell,
+    /// Write the script into this directory (created when missing), under the name the shell looks
+    /// for (`crdls` for bash, `_crdls` for zsh, `crdls.fish`, ...), instead of printing it.
+    #[arg(long, value_name = "DIR")]
+    dir: Option<PathBuf>,
 }
 
 #[derive(Debug, clap::Args)]
 struct ManArgs {
     /// The command whose page to print (`check` prints crdls-check(1)); crdls(1) when absent.
-    #[arg(value_name = "COMMAND", conflicts_with = "dir")]
+    #[arg(value_name = "COMMAND", conflicts_with = "dir", value_parser = KnownValues(command_names))]
     command: Option<String>,
     /// Write every page (crdls.1, crdls-check.1, ...) into this directory instead of printing one.
     #[arg(long, value_name = "DIR")]
@@ -76,6 +81,12 @@ pub const EXIT_OK: i32 = 0;
 pub const EXIT_ERRORS: i32 = 1;
 /// Exit code: bad usage or an unreadable input.
 pub const EXIT_USAGE: i32 = 2;
+
+/// What the language server says on standard error when its standard input is a terminal: someone
+/// typed `crdls` rather than an editor starting it.
+pub const LANGUAGE_SERVER_IN_A_TERMINAL: &str =
+    "crdls: this is the language server: it waits for an editor's LSP messages (JSON-RPC) on standard input.\n\
+     crdls: to check files, run `crdls check [PATH]...`; `crdls --help` lists the commands. Ctrl-D ends the server.";
 
 /// Whether the arguments ask for the language server: none at all, `lsp`, or `--stdio` (which
 /// vscode-languageclient appends) outside a `check` command.
@@ -114,14 +125,7 @@ pub fn run<T: Into<std::ffi::OsString> + Clone>(args: impl IntoIterator<Item = T
         Some(Command::Check(args)) => crate::check::check(args, io),
         Some(Command::Cost(args)) => crate::cost::cost(args, io),
         Some(Command::Explain(args)) => crate::explain::explain(args, io),
-        Some(Command::Completions(args)) => {
-            // Generated into memory: clap_complete panics on a failed write, and a reader that stops
-            // early (`crdls completions bash | head`) should end the run quietly.
-            let mut script = Vec::new();
-            clap_complete::generate(args.shell, &mut Cli::command(), "crdls", &mut script);
-            let _ = io.stdout.write_all(&script);
-            EXIT_OK
-        }
+        Some(Command::Completions(args)) => completions(args, io),
         Some(Command::Man(args)) => man(args, io),
         Some(Command::Lsp(_)) | None => {
             // `main` starts the server before parsing; reaching here means the library was called directly.
@@ -132,10 +136,72 @@ pub fn run<T: Into<std::ffi::OsString> + Clone>(args: impl IntoIterator<Item = T
     }
 }
 
+/// `crdls completions`: the script on standard output, or into `--dir` under the shell's file name.
+fn completions(args: CompletionsArgs, io: &mut Io<'_>) -> i32 {
+    use clap_complete::Generator;
+    // Generated into memory: clap_complete panics on a failed write, and a reader that stops early
+    // (`crdls completions bash | head`) should end the run quietly.
+    let mut script = Vec::new();
+    clap_complete::generate(args.shell, &mut Cli::command(), "crdls", &mut script);
+    let Some(dir) = args.dir else {
+        let _ = io.stdout.write_all(&script);
+        return EXIT_OK;
+    };
+    let file = io.cwd.join(dir).join(args.shell.file_name("crdls"));
+    let written = std::fs::create_dir_all(file.parent().unwrap_or(&io.cwd)).and_then(|()| std::fs::write(&file, &script));
+    match written {
+        Ok(()) => {
+            let _ = writeln!(io.stderr, "crdls: wrote {}", file.display());
+            EXIT_OK
+        }
+        Err(err) => {
+            let _ = writeln!(io.stderr, "crdls: cannot write the completion script {}: {err}", file.display());
+            EXIT_USAGE
+        }
+    }
+}
+
+/// A value parser that takes any text (the command itself says what is wrong with an unknown value,
+/// with a did-you-mean) but names the values it knows, so that shell completion offers them.
+#[derive(Clone, Copy)]
+pub(crate) struct KnownValues(pub(crate) fn() -> Vec<&'static str>);
+
+impl clap::builder::TypedValueParser for KnownValues {
+    type Value = String;
+
+    fn parse_ref(&self, cmd: &clap::Command, arg: Option<&clap::Arg>, value: &std::ffi::OsStr) -> Result<String, clap::Error> {
+        clap::builder::TypedValueParser::parse_ref(&clap::builder::StringValueParser::new(), cmd, arg, value)
+    }
+
+    fn possible_values(&self) -> Option<Box<dyn Iterator<Item = clap::builder::PossibleValue> + '_>> {
+        Some(Box::new((self.0)().into_iter().map(clap::builder::PossibleValue::new)))
+    }
+}
+
+/// The commands that have a manual page of their own, for `crdls man <TAB>`.
+pub fn command_names() -> Vec<&'static str> {
+    vec!["check", "cost", "explain", "lsp", "completions", "man"]
+}
+
+/// The Kubernetes releases crdls answers for (`1.23` to `1.35`), for `--kube-version <TAB>`.
+pub(crate) fn kube_versions() -> Vec<&'static str> {
+    static VERSIONS: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
+    let versions = VERSIONS.get_or_init(|| {
+        (crdls_check::OLDEST_KUBERNETES_MINOR..=crdls_check::NEWEST_KUBERNETES_MINOR).rev().map(|minor| format!("1.{minor}")).collect()
+    });
+    versions.iter().map(String::as_str).collect()
+}
+
 /// `crdls man`: one page on standard output, or every page into `--dir`.
 fn man(args: ManArgs, io: &mut Io<'_>) -> i32 {
     // Built once, so that each subcommand knows its full name (`crdls check`, shown as crdls-check).
     let mut cmd = Cli::command().disable_help_subcommand(true);
+    // The NAME line is `crdls - ABOUT`: an about that starts with the name would say it twice.
+    if let Some(rest) = cmd.get_about().and_then(|about| about.to_string().strip_prefix("crdls: ").map(str::to_string)) {
+        let mut chars = rest.chars();
+        let capitalized: String = chars.next().map(|first| first.to_uppercase().chain(chars).collect()).unwrap_or_default();
+        cmd = cmd.about(capitalized);
+    }
     cmd.build();
     let pages: Vec<clap::Command> = std::iter::once(cmd.clone()).chain(cmd.get_subcommands().cloned()).collect();
     // Every page's footer names the release, the subcommands' too (clap gives them no version).
@@ -166,4 +232,27 @@ fn man(args: ManArgs, io: &mut Io<'_>) -> i32 {
     // A reader that stops early (`crdls man | head`) ends the run quietly, as `crdls check` does.
     let _ = page(chosen).render(io.stdout);
     EXIT_OK
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_pages_offered_for_completion_are_the_commands() {
+        let mut cmd = Cli::command();
+        cmd.build();
+        let commands: Vec<&str> = cmd.get_subcommands().map(|c| c.get_name()).filter(|name| *name != "help").collect();
+        assert_eq!(command_names(), commands);
+    }
+
+    #[test]
+    fn the_kubernetes_versions_offered_are_those_crdls_knows_newest_first() {
+        let versions = kube_versions();
+        assert_eq!(versions.first().copied(), Some(format!("1.{}", crdls_check::NEWEST_KUBERNETES_MINOR).as_str()));
+        assert_eq!(versions.last().copied(), Some(format!("1.{}", crdls_check::OLDEST_KUBERNETES_MINOR).as_str()));
+        for version in versions {
+            assert!(crdls_workspace::config::parse_kube_version(version).is_ok_and(|minor| minor.is_some()), "{version}");
+        }
+    }
 }

@@ -212,13 +212,19 @@ fn human(crds: &[CrdCosts]) -> String {
     let over_rules = crds.iter().flat_map(|c| &c.schemas).flat_map(|s| &s.rules).filter(|r| over_limit(r)).count();
     let over_schemas = crds.iter().flat_map(|c| &c.schemas).filter(|s| s.total > PER_CRD_LIMIT).count();
     out.push_str(&format!(
-        "{} rules in {} CRDs; {over_rules} over the per-rule limit of {}, {over_schemas} schemas over the per-version limit of {}\n",
-        rows.len(),
-        crds.len(),
+        "{} in {}; {over_rules} over the per-rule limit of {}, {} over the per-version limit of {}\n",
+        counted(rows.len(), "rule", "rules"),
+        counted(crds.len(), "CRD", "CRDs"),
         thousands(PER_EXPRESSION_LIMIT),
+        counted(over_schemas, "schema", "schemas"),
         thousands(PER_CRD_LIMIT)
     ));
     out
+}
+
+/// `1 rule`, `2 rules`: a count with its noun in the right number.
+fn counted(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
 }
 
 fn to_json(crds: &[CrdCosts]) -> serde_json::Value {

@@ -1,7 +1,7 @@
 //! The `crdls` binary: the language server over stdio (`crdls`, `crdls lsp`, `crdls --stdio`) and
 //! `crdls check` for CI and the terminal.
 
-use std::io::IsTerminal;
+use std::io::{IsTerminal, Write};
 
 fn main() {
     // Arguments as the system gives them: a file name need not be UTF-8 (`std::env::args` panics on
@@ -9,6 +9,10 @@ fn main() {
     let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
     let lossy: Vec<String> = args.iter().map(|a| a.to_string_lossy().into_owned()).collect();
     if crdls::cli::wants_language_server(&lossy) {
+        // Someone who typed `crdls` in a terminal would otherwise face a silent wait.
+        if std::io::stdin().is_terminal() {
+            let _ = writeln!(std::io::stderr(), "{}", crdls::cli::LANGUAGE_SERVER_IN_A_TERMINAL);
+        }
         let code = crdls_lsp::run_stdio();
         // Exec credential plugins still running would outlive the server.
         crdls_sources::cluster::stop_plugins();

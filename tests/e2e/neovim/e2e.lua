@@ -5,7 +5,7 @@
 --- (the Widget CRD from fixtures/crds, a crdls.toml and a custom resource with known errors), starts
 --- crdls the way a user would, by CRDLS_E2E_MODE: `config` (editors/neovim/lsp/crdls.lua with
 --- vim.lsp.enable, Neovim 0.11+, the default there) or `snippet` (the FileType snippet of
---- editors/neovim/README.md, the default before 0.11). It then checks diagnostics, an edit,
+--- docs/src/editors/neovim.md, the default before 0.11). It then checks diagnostics, an edit,
 --- completion, hover and definition; then opens a custom resource in a second temporary directory,
 --- outside any project (no crdls.toml or .git), and checks that crdls gets that directory as its
 --- root and finds the CRD beside the file. It prints one line per check, and exits 0 if all pass,
@@ -144,12 +144,13 @@ end
 -- The settings the client sends: they make schema/pattern a warning, which only these can do here.
 local SETTINGS_LUA = "{ crdls = { severity = { ['schema/pattern'] = 'warning' } } }"
 
---- The README's plugin-free snippet for Neovim 0.7 to 0.10, with `cmd` pointing at CRDLS_BIN and
---- the test's settings in place of the empty ones; an error if the README no longer matches.
+--- The documented plugin-free snippet for Neovim 0.7 to 0.10 (docs/src/editors/neovim.md), with `cmd`
+--- pointing at CRDLS_BIN and the test's settings in place of the empty ones; an error if the page no
+--- longer matches.
 local function readme_snippet()
-  local readme = read_file(repo .. '/editors/neovim/README.md')
-  local marker = '<!-- e2e: the next lua block is run by tests/e2e/neovim/e2e.lua -->'
-  local at = assert(readme:find(marker, 1, true), 'marker not found in editors/neovim/README.md')
+  local readme = read_file(repo .. '/docs/src/editors/neovim.md')
+  local marker = '<!-- e2e: the next lua block is run by tests/e2e/neovim/e2e.lua, from docs/src/editors/neovim.md -->'
+  local at = assert(readme:find(marker, 1, true), 'marker not found in docs/src/editors/neovim.md')
   local code = assert(readme:match('```lua\n(.-)\n```', at), 'no lua block after the marker')
   local function replace_once(old, new)
     local first = code:find(old, 1, true)
@@ -162,7 +163,7 @@ local function readme_snippet()
 end
 
 --- Opens `file` with crdls attached the way a user would, by `mode`: `config` (Neovim 0.11+:
---- editors/neovim/lsp/crdls.lua found on 'runtimepath', vim.lsp.enable) or `snippet` (the README's
+--- editors/neovim/lsp/crdls.lua found on 'runtimepath', vim.lsp.enable) or `snippet` (the documented
 --- FileType autocommand, which uses vim.lsp.start or, on 0.7, vim.lsp.start_client).
 local function open_with_crdls(file, mode)
   -- Server log messages are collected whichever way the client was configured.
@@ -177,8 +178,8 @@ local function open_with_crdls(file, mode)
     vim.lsp.enable('crdls')
     how = "lsp/crdls.lua on 'runtimepath', vim.lsp.enable"
   elseif mode == 'snippet' then
-    assert((loadstring or load)(readme_snippet(), '=editors/neovim/README.md'))()
-    how = "the README's FileType snippet, " .. (has.start and 'vim.lsp.start' or 'vim.lsp.start_client')
+    assert((loadstring or load)(readme_snippet(), '=docs/src/editors/neovim.md'))()
+    how = "the documented FileType snippet, " .. (has.start and 'vim.lsp.start' or 'vim.lsp.start_client')
   else
     error('unknown CRDLS_E2E_MODE: ' .. tostring(mode))
   end

@@ -54,7 +54,7 @@ mkdir -p "$TMPDIR"
 passed=0
 failed=0
 summary=()
-# Each run: a Neovim and how crdls is configured in it (see e2e.lua): the README's snippet on 0.7
+# Each run: a Neovim and how crdls is configured in it (see e2e.lua): the documented snippet (docs/src/editors/neovim.md) on 0.7
 # (vim.lsp.start_client) and on 0.11 (vim.lsp.start), and lsp/crdls.lua with vim.lsp.enable on 0.11.
 for run in "$nvim_debian snippet" "$nvim_pypi config" "$nvim_pypi snippet"; do
   nvim="${run% *}"

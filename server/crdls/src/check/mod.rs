@@ -89,7 +89,7 @@ pub struct CheckArgs {
     include_testdata: bool,
     /// The Kubernetes version whose API server is asked (`1.31`): it decides the CEL environment a new
     /// CRD's rules compile in. The default is the newest crdls knows (or `kubeVersion` in crdls.toml).
-    #[arg(long, value_name = "X.Y")]
+    #[arg(long, value_name = "X.Y", value_parser = crate::cli::KnownValues(crate::cli::kube_versions))]
     kube_version: Option<String>,
     /// When to colour human output.
     #[arg(long, value_enum, default_value_t = ColorArg::Auto)]
