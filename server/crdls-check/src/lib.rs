@@ -74,6 +74,10 @@ fn check_document(doc: &Document, text: &str, index: &CrdIndex, options: &CheckO
                 // A CRD in a patch or an assertion is partial: there is no whole CRD to validate.
                 if !doc.has_syntax_error && mode.whole_objects() {
                     crdls_crd_check::check_crd(root, text, options, &mut diagnostics);
+                    // With the CRD's previous version (`--old`, the editor's base revision): what the change breaks.
+                    if let Some(previous) = options.old.as_deref().and_then(|old| old.get(root)) {
+                        crdls_crd_check::compare_crds(previous, root, &mut diagnostics);
+                    }
                 }
                 DocumentKind::Crd
             }
