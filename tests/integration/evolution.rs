@@ -1,0 +1,118 @@
+//! CRD evolution through `crdls check --old`: the previous version of a CRD from a file or from git
+//! (the CI example of `docs/src/crd-evolution.md`), compared with the CRD as checked.
+
+use crdls_tests::{run_cli_in, CliRun, TempTree};
+
+/// The Widget CRD of these tests, at its first release.
+const CRD_V1: &str = "\
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: widgets.evolve.crdls.dev
+spec:
+  group: evolve.crdls.dev
+  names:
+    kind: Widget
+    plural: widgets
+  scope: Namespaced
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            properties:
+              size:
+                type: integer
+                maximum: 10
+              mode:
+                type: string
+                enum: [Managed, Unmanaged]
+              owner:
+                type: string
+";
+
+/// `(code, severity, path, line)` of every diagnostic of a JSON report.
+fn findings(run: &CliRun) -> Vec<(String, String, String, u64)> {
+    let json: serde_json::Value = serde_json::from_str(&run.stdout).unwrap_or_else(|e| panic!("{e}: {run:?}"));
+    json["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| {
+            (
+                d["code"].as_str().unwrap().to_string(),
+                d["severity"].as_str().unwrap().to_string(),
+                d["path"].as_str().unwrap_or("-").to_string(),
+                d["range"]["start"]["line"].as_u64().unwrap(),
+            )
+        })
+        .collect()
+}
+
+fn finding(code: &str, severity: &str, path: &str, line: u64) -> (String, String, String, u64) {
+    (code.to_string(), severity.to_string(), path.to_string(), line)
+}
+
+#[test]
+fn old_crd_from_a_file_is_compared_with_the_new_one() {
+    let new = CRD_V1.replace("                maximum: 10\n", "                maximum: 5\n").replace(", Unmanaged]", "]");
+    let tree = TempTree::new("evolution-file", &[("old/widgets.yaml", CRD_V1), ("crds/widgets.yaml", &new)]);
+    let run = run_cli_in(&tree.path, &["check", "crds", "--old", "old", "--format", "json"], "");
+    assert_eq!(run.code, 1, "{run:?}");
+    assert_eq!(
+        findings(&run),
+        [finding("crd-change/bound", "error", "spec.size", 24), finding("crd-change/enum", "error", "spec.mode", 27)],
+        "{run:?}"
+    );
+    // Without the previous version, the same CRD is just a valid CRD.
+    let alone = run_cli_in(&tree.path, &["check", "crds", "--format", "json"], "");
+    assert_eq!((alone.code, findings(&alone)), (0, Vec::new()), "{alone:?}");
+    // `[severity]` in crdls.toml changes a crd-change code as any other.
+    tree.write("crdls.toml", "[severity]\n\"crd-change/bound\" = \"warning\"\n\"crd-change/enum\" = \"off\"\n");
+    let relaxed = run_cli_in(&tree.path, &["check", "crds", "--old", "old", "--format", "json"], "");
+    assert_eq!((relaxed.code, findings(&relaxed)), (0, vec![finding("crd-change/bound", "warning", "spec.size", 24)]), "{relaxed:?}");
+}
+
+/// The CI example of the documentation: a pull request that removes a field fails
+/// `crdls check --old git:origin/main`, and the same command passes on the unchanged branch.
+#[test]
+fn a_pull_request_that_removes_a_field_fails_against_origin_main() {
+    let tree = TempTree::new("evolution-git", &[("config/crd/widgets.yaml", CRD_V1)]);
+    let git = |args: &[&str]| {
+        std::process::Command::new("git")
+            .arg("-C")
+            .arg(&tree.path)
+            .args(["-c", "user.name=t", "-c", "user.email=t@e", "-c", "init.defaultBranch=main"])
+            .args(args)
+            .output()
+            .map(|o| o.status.success())
+            .unwrap_or(false)
+    };
+    if !(git(&["init", "-q"]) && git(&["add", "."]) && git(&["commit", "-qm", "widgets"])) {
+        crdls_tests::announce_skip(crdls_tests::Missing::Git, Some("the CI example with --old git:origin/main"));
+        return;
+    }
+    // What a CI checkout of a pull request has: the base branch as a remote-tracking ref.
+    assert!(git(&["update-ref", "refs/remotes/origin/main", "HEAD"]));
+    let unchanged = run_cli_in(&tree.path, &["check", "--old", "git:origin/main", "--format", "json"], "");
+    assert_eq!((unchanged.code, findings(&unchanged)), (0, Vec::new()), "{unchanged:?}");
+
+    // The pull request removes spec.owner.
+    tree.write("config/crd/widgets.yaml", &CRD_V1.replace("              owner:\n                type: string\n", ""));
+    for trust in [&[][..], &["--trust-workspace"][..]] {
+        let run = run_cli_in(&tree.path, &[&["check", "--old", "git:origin/main", "--format", "json"][..], trust].concat(), "");
+        assert_eq!(run.code, 1, "{run:?}");
+        assert_eq!(findings(&run), [finding("crd-change/field-removed", "error", "spec.owner", 21)], "{run:?}");
+    }
+    let annotated = run_cli_in(&tree.path, &["check", "--old", "git:origin/main", "--format", "github"], "");
+    assert!(
+        annotated.stdout.contains("::error file=config/crd/widgets.yaml,line=21,")
+            && annotated.stdout.contains("field spec.owner in v1 removed"),
+        "{annotated:?}"
+    );
+}
