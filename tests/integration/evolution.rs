@@ -116,3 +116,30 @@ fn a_pull_request_that_removes_a_field_fails_against_origin_main() {
         "{annotated:?}"
     );
 }
+
+/// The checked files' Widgets that the previous CRD accepts and the new one rejects are counted on the
+/// CRD, with where they are; a Widget the previous CRD already rejects is not the change's doing.
+#[test]
+fn a_change_says_which_objects_of_the_workspace_it_breaks() {
+    let new = CRD_V1.replace(", Unmanaged]", "]");
+    let widget = |name: &str, spec: &str| format!("apiVersion: evolve.crdls.dev/v1\nkind: Widget\nmetadata: {{name: {name}}}\nspec: {spec}\n");
+    let objects = [widget("fine", "{mode: Managed}"), widget("legacy", "{mode: Unmanaged}"), widget("broken", "{mode: Unmanaged, size: 50}")]
+        .join("---\n");
+    let tree = TempTree::new("evolution-objects", &[("old/widgets.yaml", CRD_V1), ("crds/widgets.yaml", &new), ("apps/widgets.yaml", &objects)]);
+    let run = run_cli_in(&tree.path, &["check", "crds", "apps", "--old", "old", "--format", "json"], "");
+    let json: serde_json::Value = serde_json::from_str(&run.stdout).unwrap_or_else(|e| panic!("{e}: {run:?}"));
+    let on_crd: Vec<(&str, &str)> = json["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["file"] == "crds/widgets.yaml")
+        .map(|d| (d["code"].as_str().unwrap(), d["message"].as_str().unwrap()))
+        .collect();
+    assert_eq!(on_crd.len(), 2, "{run:?}");
+    assert_eq!(on_crd[0].0, "crd-change/breaks-objects");
+    assert_eq!(
+        on_crd[0].1,
+        "this change breaks 1 of 3 Widget objects of the workspace: the previous CRD accepts them, this one rejects them when they are created again; an update that leaves them unchanged still passes (ratcheting): apps/widgets.yaml:6 legacy (spec.mode: Unsupported value: \"Unmanaged\": supported values: \"Managed\")"
+    );
+    assert_eq!(on_crd[1].0, "crd-change/enum");
+}
