@@ -143,3 +143,126 @@ fn a_change_says_which_objects_of_the_workspace_it_breaks() {
     );
     assert_eq!(on_crd[1].0, "crd-change/enum");
 }
+
+/// The base schema of the crdify cases (`tests/evolution/crdify-cases.txt`): ours, with the fields
+/// crdify's cases change.
+const CRDIFY_BASE: &str = "{type: object, properties: {spec: {type: object, properties: {size: {type: integer, format: int32, description: the number of instances}, containerPort: {type: integer, format: int32}, containerPorts: {type: array, items: {type: integer}}, name: {type: string}, config: {type: object}, mode: {type: string, enum: [Managed, Unmanaged], default: Managed}, code: {type: string}}, required: [size]}, status: {type: object}}}";
+
+/// One case of `tests/evolution/crdify-cases.txt`.
+#[derive(Default)]
+struct CrdifyCase {
+    name: String,
+    old: Vec<(String, String)>,
+    new: Vec<(String, String)>,
+    scope: Option<String>,
+    crdify: Vec<(String, String)>,
+    differs: Vec<(String, String, String)>,
+}
+
+fn crdify_cases() -> Vec<CrdifyCase> {
+    let text = std::fs::read_to_string(crdls_tests::repo_root().join("tests/evolution/crdify-cases.txt")).unwrap();
+    let mut cases: Vec<CrdifyCase> = Vec::new();
+    for line in text.lines().filter(|l| !l.starts_with('#') && !l.trim().is_empty()) {
+        let (word, rest) = line.split_once(' ').unwrap_or((line, ""));
+        let replacement = |rest: &str| {
+            let (from, to) = rest.split_once(" => ").unwrap_or_else(|| panic!("FROM => TO: {line}"));
+            (from.to_string(), to.to_string())
+        };
+        let pair = |rest: &str| {
+            let (path, validation) = rest.split_once(' ').unwrap_or_else(|| panic!("PATH VALIDATION: {line}"));
+            (path.to_string(), validation.to_string())
+        };
+        if word == "case" {
+            cases.push(CrdifyCase { name: rest.to_string(), ..CrdifyCase::default() });
+            continue;
+        }
+        let case = cases.last_mut().expect("a case first");
+        match word {
+            "old" => case.old.push(replacement(rest)),
+            "new" => case.new.push(replacement(rest)),
+            "scope" => case.scope = Some(rest.to_string()),
+            "crdify" => case.crdify.push(pair(rest)),
+            "differs" => {
+                let mut parts = rest.splitn(3, ' ');
+                let (path, validation, reason) = (parts.next().unwrap(), parts.next().unwrap(), parts.next().unwrap());
+                case.differs.push((path.to_string(), validation.to_string(), reason.to_string()));
+            }
+            _ => panic!("unknown line: {line}"),
+        }
+    }
+    cases
+}
+
+/// A CRD of the crdify cases: the base schema with `replacements` made (each needle must occur once).
+fn crdify_crd(replacements: &[(String, String)], scope: Option<&str>) -> String {
+    let mut schema = CRDIFY_BASE.to_string();
+    for (from, to) in replacements {
+        assert_eq!(schema.matches(from.as_str()).count(), 1, "{from:?} occurs once in {schema}");
+        schema = schema.replacen(from.as_str(), to, 1);
+    }
+    format!(
+        "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: memcacheds.cache.crdls.dev\nspec:\n  group: cache.crdls.dev\n  names: {{kind: Memcached, plural: memcacheds}}\n  scope: {}\n  versions:\n  - name: v1alpha1\n    served: true\n    storage: true\n    schema:\n      openAPIV3Schema: {schema}\n",
+        scope.unwrap_or("Namespaced")
+    )
+}
+
+/// crdify's name for the validation behind a crdls finding.
+fn crdify_name(code: &str, message: &str) -> String {
+    let name = match code {
+        "crd-change/scope" => "scope",
+        "crd-change/field-removed" => "existingFieldRemoval",
+        "crd-change/type" => "type",
+        "crd-change/required" => "required",
+        "crd-change/default" => "default",
+        "crd-change/enum" | "crd-change/enum-values-added" => "enum",
+        "crd-change/pattern" | "crd-change/pattern-removed" => "pattern",
+        "crd-change/nullable-removed" | "crd-change/nullable-added" => "nullable",
+        // The keyword the message starts with: maximum, maxLength, minItems ...
+        "crd-change/bound" => message.split(' ').next().unwrap_or_default(),
+        other => other,
+    };
+    name.to_string()
+}
+
+/// crdify's own end-to-end cases give the same verdicts through crdls, but for the differences the data
+/// file lists with their reasons (printed for the CI log).
+#[test]
+fn crdify_cases_give_the_same_verdicts() {
+    let cases = crdify_cases();
+    assert!(cases.len() >= 22, "the data file lists crdify's cases");
+    let mut differences = 0;
+    for case in &cases {
+        let tree = TempTree::new(&format!("crdify-{}", case.name), &[]);
+        tree.write("old/crd.yaml", &crdify_crd(&case.old, None));
+        tree.write("new/crd.yaml", &crdify_crd(&case.new, case.scope.as_deref()));
+        let run = run_cli_in(&tree.path, &["check", "new", "--old", "old", "--format", "json"], "");
+        let json: serde_json::Value = serde_json::from_str(&run.stdout).unwrap_or_else(|e| panic!("{e}: {run:?}"));
+        let mut got: Vec<(String, String)> = json["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|d| {
+                let code = d["code"].as_str().unwrap();
+                assert!(code.starts_with("crd-change/"), "{}: the CRDs of the case are valid: {d}", case.name);
+                let name = crdify_name(code, d["message"].as_str().unwrap());
+                let path = if matches!(name.as_str(), "scope" | "existingFieldRemoval") { "-" } else { d["path"].as_str().unwrap_or("-") };
+                (path.to_string(), name)
+            })
+            .collect();
+        got.sort();
+        got.dedup();
+        let mut expected: Vec<(String, String)> = case
+            .crdify
+            .iter()
+            .filter(|(p, v)| !case.differs.iter().any(|(dp, dv, _)| dp == p && dv == v))
+            .cloned()
+            .collect();
+        expected.sort();
+        assert_eq!(got, expected, "case {}: crdls's verdicts against crdify's (less the listed differences): {run:?}", case.name);
+        for (path, validation, reason) in &case.differs {
+            differences += 1;
+            eprintln!("crdify case {}: {validation} at {path}: crdify reports it, crdls does not: {reason}", case.name);
+        }
+    }
+    eprintln!("crdify cases: {} run, {differences} listed differences", cases.len());
+}
