@@ -46,6 +46,11 @@ struct Cx {
 
 impl Cx {
     fn push(&mut self, at: TextRange, code: &'static str, path: &str, message: String) {
+        self.push_restoring(at, code, path, message, None);
+    }
+
+    /// [`Cx::push`] with the value a quick fix writes back into the keyword at `at`.
+    fn push_restoring(&mut self, at: TextRange, code: &'static str, path: &str, message: String, restore: Option<String>) {
         if self.out.len() >= MAX_FINDINGS {
             return;
         }
@@ -54,6 +59,7 @@ impl Cx {
         if !path.is_empty() {
             d = d.with_path(path);
         }
+        d.restore = restore;
         self.out.push(d);
     }
 
@@ -243,11 +249,15 @@ fn compare_enum(old: &Schema, new: &Schema, at: &dyn Fn(&str) -> TextRange, path
             let removed: Vec<String> = before.iter().filter(|v| !after.contains(v)).cloned().collect();
             let added: Vec<String> = after.iter().filter(|v| !before.contains(v)).cloned().collect();
             if !removed.is_empty() {
-                cx.push(
+                // The fix keeps the new values and puts the removed ones back, as a flow sequence of
+                // JSON scalars (valid YAML).
+                let restored = format!("[{}]", after.iter().chain(&removed).cloned().collect::<Vec<_>>().join(", "));
+                cx.push_restoring(
                     at("enum"),
                     codes::CRD_CHANGE_ENUM,
                     path,
                     format!("enum values of {} removed: {} → (gone); {RATCHETING}", cx.field(path), listed(&removed)),
+                    Some(restored),
                 );
             }
             if !added.is_empty() {
@@ -328,6 +338,7 @@ fn bound(
         (_, Side::Upper) => "lowered",
         (_, Side::Lower) => "raised",
     };
+    let before_limit = before.map(|(v, _)| v);
     let before = before.map_or("(none)".to_string(), shown);
     let where_ = if before != "(none)" && verb == "made exclusive" {
         if side == Side::Upper {
@@ -338,11 +349,14 @@ fn bound(
     } else {
         keyword
     };
-    cx.push(
+    // A bound moved (not added, nor made exclusive) is put back by writing its previous limit.
+    let restore = matches!(verb, "lowered" | "raised").then(|| before_limit.map(go_float)).flatten();
+    cx.push_restoring(
         at(where_),
         codes::CRD_CHANGE_BOUND,
         path,
         format!("{keyword} of {} {verb}: {before} → {}; {RATCHETING}", cx.field(path), shown((limit, exclusive))),
+        restore,
     );
 }
 
