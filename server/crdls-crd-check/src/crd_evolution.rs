@@ -34,6 +34,7 @@ pub fn compare_crds(old: &Node, new: &Node, out: &mut Vec<Diagnostic>) {
     let mut cx = Cx { out: Vec::new(), version: String::new() };
     compare_scope(old, new, &mut cx);
     compare_versions(old, new, &mut cx);
+    compare_conversion_losses(old, new, &mut cx);
     cx.out.truncate(MAX_FINDINGS);
     out.append(&mut cx.out);
 }
@@ -173,6 +174,37 @@ fn compare_versions(old: &Node, new: &Node, cx: &mut Cx) {
                 }
             }
         }
+    }
+}
+
+/// Data a served version loses through conversion strategy `None` (`crd/version-field-loss`,
+/// `crd/version-type-change`) that the previous CRD did not lose, for a version the previous CRD
+/// already served: its clients, which worked, now drop or corrupt fields of the storage version. Only
+/// where the CRD says `strategy: None` (without a `conversion` a webhook may be patched in at deploy
+/// time, and the version checks themselves only note it).
+fn compare_conversion_losses(old: &Node, new: &Node, cx: &mut Cx) {
+    let (mut before, mut after) = (Vec::new(), Vec::new());
+    crate::crd_versions::check_versions(old, &mut before);
+    crate::crd_versions::check_versions(new, &mut after);
+    let served_before: Vec<&str> = versions(old).into_iter().filter(|v| v.served).map(|v| v.name).collect();
+    let new_versions = versions(new);
+    for d in after.iter().filter(|d| d.severity == Severity::Warning) {
+        if before.iter().any(|b| b.code == d.code && b.message == d.message) {
+            continue;
+        }
+        // The version the finding is about: the one whose entry holds its range.
+        let Some(version) = new_versions.iter().find(|v| v.node.range.start <= d.range.start && d.range.end <= v.node.range.end) else {
+            continue;
+        };
+        if !served_before.contains(&version.name) {
+            continue;
+        }
+        cx.push(
+            d.range,
+            codes::CRD_CHANGE_VERSION_FIELD_LOSS,
+            "",
+            format!("this change makes version {}, which clients already use, lose data: {}", version.name, d.message),
+        );
     }
 }
 
@@ -674,6 +706,19 @@ mod tests {
                 14:146 warning[crd-change/rule] spec.replicas: rule added on spec.replicas in v1: self <= 10; stored objects still update while they leave the value unchanged (ratcheting); creating them again or changing it must pass the rule
                 14:168 warning[crd-change/rule] spec.replicas: rule added on spec.replicas in v1: self >= oldSelf; a transition rule: it runs on updates that change the value
                 14:190 error[crd-change/preserve-unknown-fields] spec.config: x-kubernetes-preserve-unknown-fields of spec.config in v1 removed: true → false; fields the schema does not declare are pruned from stored objects when they are read or written"#]],
+        );
+    }
+
+    #[test]
+    fn a_field_loss_between_served_versions_that_the_change_introduces() {
+        let conversion = "  scope: Namespaced\n  conversion: {strategy: None}\n";
+        let both = |v1beta1: &str| crd(&[("v1", &spec("a: {type: string}, b: {type: string}")), ("v1beta1", &spec(v1beta1))], conversion);
+        check(
+            &both("a: {type: string}, b: {type: string}"),
+            &both("a: {type: string}"),
+            expect![[r#"
+                20:73 error[crd-change/field-removed] spec.b: field spec.b in v1beta1 removed: clients that set it lose it, and it is pruned from stored objects when they are read or written
+                20:73 error[crd-change/version-field-loss] -: this change makes version v1beta1, which clients already use, lose data: spec.b is in the storage version v1 but not in v1beta1: with conversion strategy None, a client that reads and writes v1beta1 drops it"#]],
         );
     }
 

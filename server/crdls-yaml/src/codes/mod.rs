@@ -142,6 +142,7 @@ codes! {
     CRD_CHANGE_LIST_TYPE = "crd-change/list-type", Error, "A list type, its map keys or a map type changed.";
     CRD_CHANGE_PRESERVE_UNKNOWN_FIELDS = "crd-change/preserve-unknown-fields", Error, "x-kubernetes-preserve-unknown-fields was removed, so unknown fields are pruned.";
     CRD_CHANGE_EMBEDDED_RESOURCE = "crd-change/embedded-resource", Error, "x-kubernetes-embedded-resource was added or removed.";
+    CRD_CHANGE_VERSION_FIELD_LOSS = "crd-change/version-field-loss", Error, "The change makes a version clients already use lose fields of the storage version through conversion None.";
     CRD_CHANGE_BREAKS_OBJECTS = "crd-change/breaks-objects", Error, "Custom resources of the workspace that the previous CRD accepts and the changed one rejects.";
     // Files.
     HELM_TEMPLATES = "helm/templates", Hint, "Helm chart templates are checked only where they are literal YAML.";
