@@ -122,10 +122,13 @@ fn a_pull_request_that_removes_a_field_fails_against_origin_main() {
 #[test]
 fn a_change_says_which_objects_of_the_workspace_it_breaks() {
     let new = CRD_V1.replace(", Unmanaged]", "]");
-    let widget = |name: &str, spec: &str| format!("apiVersion: evolve.crdls.dev/v1\nkind: Widget\nmetadata: {{name: {name}}}\nspec: {spec}\n");
-    let objects = [widget("fine", "{mode: Managed}"), widget("legacy", "{mode: Unmanaged}"), widget("broken", "{mode: Unmanaged, size: 50}")]
-        .join("---\n");
-    let tree = TempTree::new("evolution-objects", &[("old/widgets.yaml", CRD_V1), ("crds/widgets.yaml", &new), ("apps/widgets.yaml", &objects)]);
+    let widget =
+        |name: &str, spec: &str| format!("apiVersion: evolve.crdls.dev/v1\nkind: Widget\nmetadata: {{name: {name}}}\nspec: {spec}\n");
+    let objects =
+        [widget("fine", "{mode: Managed}"), widget("legacy", "{mode: Unmanaged}"), widget("broken", "{mode: Unmanaged, size: 50}")]
+            .join("---\n");
+    let tree =
+        TempTree::new("evolution-objects", &[("old/widgets.yaml", CRD_V1), ("crds/widgets.yaml", &new), ("apps/widgets.yaml", &objects)]);
     let run = run_cli_in(&tree.path, &["check", "crds", "apps", "--old", "old", "--format", "json"], "");
     let json: serde_json::Value = serde_json::from_str(&run.stdout).unwrap_or_else(|e| panic!("{e}: {run:?}"));
     let on_crd: Vec<(&str, &str)> = json["diagnostics"]
@@ -251,12 +254,8 @@ fn crdify_cases_give_the_same_verdicts() {
             .collect();
         got.sort();
         got.dedup();
-        let mut expected: Vec<(String, String)> = case
-            .crdify
-            .iter()
-            .filter(|(p, v)| !case.differs.iter().any(|(dp, dv, _)| dp == p && dv == v))
-            .cloned()
-            .collect();
+        let mut expected: Vec<(String, String)> =
+            case.crdify.iter().filter(|(p, v)| !case.differs.iter().any(|(dp, dv, _)| dp == p && dv == v)).cloned().collect();
         expected.sort();
         assert_eq!(got, expected, "case {}: crdls's verdicts against crdify's (less the listed differences): {run:?}", case.name);
         for (path, validation, reason) in &case.differs {

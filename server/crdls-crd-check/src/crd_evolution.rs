@@ -26,7 +26,8 @@ const MAX_DEPTH: usize = 64;
 const MAX_FINDINGS: usize = 200;
 
 /// What ratcheting leaves to a tightening, said after its message.
-const RATCHETING: &str = "stored objects still update while they leave the value unchanged (ratcheting); creating them again or changing it is checked";
+const RATCHETING: &str =
+    "stored objects still update while they leave the value unchanged (ratcheting); creating them again or changing it is checked";
 
 /// Reports the breaking changes from `old` (the CRD's previous version) to `new` (the CRD as checked);
 /// both are CRD objects. Findings are located in the text `new` was parsed from.
@@ -297,7 +298,11 @@ fn compare_enum(old: &Schema, new: &Schema, at: &dyn Fn(&str) -> TextRange, path
                     at("enum"),
                     codes::CRD_CHANGE_ENUM_VALUES_ADDED,
                     path,
-                    format!("enum values of {} added: {}; clients that handle only the old values may meet new ones", cx.field(path), listed(&added)),
+                    format!(
+                        "enum values of {} added: {}; clients that handle only the old values may meet new ones",
+                        cx.field(path),
+                        listed(&added)
+                    ),
                 );
             }
         }
@@ -426,7 +431,10 @@ fn compare_flags(old: &Schema, new: &Schema, at: &dyn Fn(&str) -> TextRange, pat
             at("nullable"),
             codes::CRD_CHANGE_NULLABLE_REMOVED,
             path,
-            format!("nullable of {} removed: true → false; a null value is now dropped (or rejected where the field is required)", cx.field(path)),
+            format!(
+                "nullable of {} removed: true → false; a null value is now dropped (or rejected where the field is required)",
+                cx.field(path)
+            ),
         );
     } else if !old.nullable && new.nullable {
         cx.push(
@@ -493,7 +501,12 @@ fn compare_flags(old: &Schema, new: &Schema, at: &dyn Fn(&str) -> TextRange, pat
             at("x-kubernetes-map-type"),
             codes::CRD_CHANGE_LIST_TYPE,
             path,
-            format!("x-kubernetes-map-type of {} changed: {} → {}; server-side apply merges the map differently", cx.field(path), map_type(old), map_type(new)),
+            format!(
+                "x-kubernetes-map-type of {} changed: {} → {}; server-side apply merges the map differently",
+                cx.field(path),
+                map_type(old),
+                map_type(new)
+            ),
         );
     }
 }
@@ -528,7 +541,11 @@ fn compare_required(old: &Schema, new: &Schema, at: &dyn Fn(&str) -> TextRange, 
             at("required"),
             codes::CRD_CHANGE_REQUIRED,
             path,
-            format!("{} now requires {}; objects without it are rejected when created, and when updated if they change this object", cx.field(path), listed(&bare)),
+            format!(
+                "{} now requires {}; objects without it are rejected when created, and when updated if they change this object",
+                cx.field(path),
+                listed(&bare)
+            ),
         );
     }
 }
@@ -587,7 +604,10 @@ mod tests {
         text.push_str(if extra.is_empty() { "  scope: Namespaced\n" } else { extra });
         text.push_str("  versions:\n");
         for (i, (name, schema)) in versions.iter().enumerate() {
-            text.push_str(&format!("  - name: {name}\n    served: true\n    storage: {}\n    schema:\n      openAPIV3Schema: {schema}\n", i == 0));
+            text.push_str(&format!(
+                "  - name: {name}\n    served: true\n    storage: {}\n    schema:\n      openAPIV3Schema: {schema}\n",
+                i == 0
+            ));
         }
         text
     }
@@ -606,7 +626,15 @@ mod tests {
             .iter()
             .map(|d| {
                 let at = lines.line_col(new, d.range.start, crdls_yaml::ColumnUnit::Char);
-                format!("{}:{} {}[{}] {}: {}", at.line + 1, at.col + 1, d.severity.as_str(), d.code, d.path.as_deref().unwrap_or("-"), d.message)
+                format!(
+                    "{}:{} {}[{}] {}: {}",
+                    at.line + 1,
+                    at.col + 1,
+                    d.severity.as_str(),
+                    d.code,
+                    d.path.as_deref().unwrap_or("-"),
+                    d.message
+                )
             })
             .collect();
         expect.assert_eq(&shown.join("\n"));
@@ -643,7 +671,9 @@ mod tests {
         check(
             &old,
             &new,
-            expect![[r#"9:3 error[crd-change/stored-version-removed] spec.versions: version v1 removed, but it was listed in status.storedVersions: objects stored in it must be migrated first, and the API server rejects the update while status.storedVersions lists it"#]],
+            expect![[
+                r#"9:3 error[crd-change/stored-version-removed] spec.versions: version v1 removed, but it was listed in status.storedVersions: objects stored in it must be migrated first, and the API server rejects the update while status.storedVersions lists it"#
+            ]],
         );
     }
 

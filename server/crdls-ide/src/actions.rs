@@ -120,7 +120,10 @@ impl<'a> Fixer<'a> {
             }
             match &node.value {
                 Value::Map(entries) => entries.iter().find(|e| e.key_range == at).or_else(|| {
-                    entries.iter().filter(|e| e.value.range.start <= at.start && at.end <= e.value.range.end).find_map(|e| entry_at(&e.value, at, depth + 1))
+                    entries
+                        .iter()
+                        .filter(|e| e.value.range.start <= at.start && at.end <= e.value.range.end)
+                        .find_map(|e| entry_at(&e.value, at, depth + 1))
                 }),
                 Value::Seq(items) => {
                     items.iter().filter(|i| i.range.start <= at.start && at.end <= i.range.end).find_map(|i| entry_at(i, at, depth + 1))
@@ -131,7 +134,13 @@ impl<'a> Fixer<'a> {
         let Some(entry) = entry_at(self.root, at, 0) else { return Vec::new() };
         let range = TextRange::new(entry.key_range.end, entry.value.range.end.max(entry.key_range.end));
         let title = format!("Restore the previous {}: {value}", entry.key);
-        vec![CodeAction { title, edits: vec![Edit { range, new_text: format!(": {value}") }], preferred: false, automatic: false, fixes: Vec::new() }]
+        vec![CodeAction {
+            title,
+            edits: vec![Edit { range, new_text: format!(": {value}") }],
+            preferred: false,
+            automatic: false,
+            fixes: Vec::new(),
+        }]
     }
 
     /// The CRD and schema steps for the document, when its `apiVersion` and `kind` resolve.
@@ -438,8 +447,10 @@ impl<'a> Fixer<'a> {
 /// The edits `crdls check --fix` makes: for each diagnostic, its automatic fix, skipping any that
 /// overlaps an edit already taken. Sorted by position.
 pub fn automatic_edits(text: &str, stream: &Stream, index: &CrdIndex, diagnostics: &[Diagnostic]) -> Vec<Edit> {
-    let requests: Vec<FixRequest<'_>> =
-        diagnostics.iter().map(|d| FixRequest { code: d.code, range: d.range, path: d.path.as_deref(), restore: d.restore.as_deref() }).collect();
+    let requests: Vec<FixRequest<'_>> = diagnostics
+        .iter()
+        .map(|d| FixRequest { code: d.code, range: d.range, path: d.path.as_deref(), restore: d.restore.as_deref() })
+        .collect();
     let mut taken: Vec<Edit> = Vec::new();
     for action in code_actions(text, stream, index, &requests) {
         if !action.automatic {

@@ -51,8 +51,10 @@ fn check_fixes(doc: &str, expect: Expect) {
     let index = fixture::index(&crd());
     let stream = crdls_yaml::parse(doc);
     let diagnostics = crate::diagnostics(&stream, &index, &Default::default());
-    let requests: Vec<FixRequest<'_>> =
-        diagnostics.iter().map(|d| FixRequest { code: d.code, range: d.range, path: d.path.as_deref(), restore: d.restore.as_deref() }).collect();
+    let requests: Vec<FixRequest<'_>> = diagnostics
+        .iter()
+        .map(|d| FixRequest { code: d.code, range: d.range, path: d.path.as_deref(), restore: d.restore.as_deref() })
+        .collect();
     let mut out = String::new();
     for action in code_actions(doc, &stream, &index, &requests) {
         let codes: Vec<&str> = action.fixes.iter().map(|i| requests[*i].code).collect();
@@ -417,8 +419,10 @@ fn a_legacy_crd_is_converted_to_v1() {
     let index = CrdIndex::new();
     let stream = crdls_yaml::parse(&text);
     let diagnostics = crate::diagnostics(&stream, &index, &Default::default());
-    let requests: Vec<FixRequest<'_>> =
-        diagnostics.iter().map(|d| FixRequest { code: d.code, range: d.range, path: d.path.as_deref(), restore: d.restore.as_deref() }).collect();
+    let requests: Vec<FixRequest<'_>> = diagnostics
+        .iter()
+        .map(|d| FixRequest { code: d.code, range: d.range, path: d.path.as_deref(), restore: d.restore.as_deref() })
+        .collect();
     let actions = code_actions(&text, &stream, &index, &requests);
     let convert = actions.iter().find(|a| a.title.starts_with("Convert this CRD")).expect("a conversion");
     let converted = apply_edits(&text, &convert.edits);
@@ -540,18 +544,28 @@ spec:
     let index = CrdIndex::new();
     let stream = crdls_yaml::parse(&new);
     let diagnostics = crate::diagnostics(&stream, &index, &options);
-    let requests: Vec<FixRequest<'_>> =
-        diagnostics.iter().map(|d| FixRequest { code: d.code, range: d.range, path: d.path.as_deref(), restore: d.restore.as_deref() }).collect();
+    let requests: Vec<FixRequest<'_>> = diagnostics
+        .iter()
+        .map(|d| FixRequest { code: d.code, range: d.range, path: d.path.as_deref(), restore: d.restore.as_deref() })
+        .collect();
     let mut out = String::new();
     for action in code_actions(&new, &stream, &index, &requests) {
         let text = apply_edits(&new, &action.edits);
         let fixed = crdls_yaml::parse(&text);
-        assert!(fixed.documents.iter().all(|d| !d.has_syntax_error) && !(action.title.contains("enum") && text.contains("- A")), "{} broke the YAML:\n{text}", action.title);
+        assert!(
+            fixed.documents.iter().all(|d| !d.has_syntax_error) && !(action.title.contains("enum") && text.contains("- A")),
+            "{} broke the YAML:\n{text}",
+            action.title
+        );
         let after = crate::diagnostics(&fixed, &index, &options);
         // The other change is still reported, this one is not.
         assert_eq!(after.len(), 1, "{}: {after:?}", action.title);
         for i in &action.fixes {
-            assert!(!after.iter().any(|d| d.code == requests[*i].code && d.path.as_deref() == requests[*i].path), "{}:\n{text}", action.title);
+            assert!(
+                !after.iter().any(|d| d.code == requests[*i].code && d.path.as_deref() == requests[*i].path),
+                "{}:\n{text}",
+                action.title
+            );
         }
         let changed: Vec<&str> = text.lines().filter(|l| !new.lines().any(|n| n == *l)).collect();
         out.push_str(&format!("## {} ({})\n{}\n", action.title, requests[action.fixes[0]].code, changed.join("\n")));

@@ -38,7 +38,12 @@ impl CheckedObjects {
             .iter()
             .zip(roles)
             .filter(|(input, _)| input.report)
-            .map(|(input, role)| File { display: input.display.clone(), path: input.path.clone(), text: input.text.clone(), role: role.clone() })
+            .map(|(input, role)| File {
+                display: input.display.clone(),
+                path: input.path.clone(),
+                text: input.text.clone(),
+                role: role.clone(),
+            })
             .collect();
         CheckedObjects { files, objects: OnceLock::new() }
     }
