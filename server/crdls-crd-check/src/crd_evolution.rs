@@ -535,7 +535,7 @@ fn compare_required(old: &Schema, new: &Schema, at: &dyn Fn(&str) -> TextRange, 
         return;
     }
     // A required field with a default is filled in before validation: objects that omit it still pass.
-    let bare: Vec<String> = added.into_iter().filter(|name| !new.property(name).is_some_and(|p| p.schema.default.is_some())).collect();
+    let bare: Vec<String> = added.into_iter().filter(|name| new.property(name).is_none_or(|p| p.schema.default.is_none())).collect();
     if !bare.is_empty() {
         cx.push(
             at("required"),

@@ -23,6 +23,9 @@ const MAX_FILES: usize = 5_000;
 /// How many objects are held at most.
 const MAX_HELD: usize = 20_000;
 
+/// The objects read from the workspace's files, each with the file it is in.
+pub(crate) type DiskObjects = Vec<(PathBuf, SourcedObject)>;
+
 /// What the editor offers a changed CRD: the shared state, read when asked.
 pub(crate) struct WorkspaceObjects {
     state: Arc<State>,
@@ -87,7 +90,7 @@ impl ObjectSource for WorkspaceObjects {
 }
 
 /// The objects of the YAML files below the workspace folders, with the file each is in.
-fn read_disk(state: &State, roots: &[PathBuf]) -> Vec<(PathBuf, SourcedObject)> {
+fn read_disk(state: &State, roots: &[PathBuf]) -> DiskObjects {
     let mut out = Vec::new();
     let mut files = Vec::new();
     for root in roots {

@@ -55,7 +55,7 @@ pub(crate) struct State {
     pub(crate) scans: crate::flight::Flight<Option<crdls_sources::Network>>,
     /// The custom resources read from the workspace's files for a changed CRD (`objects.rs`), until
     /// the next scan or change on disk.
-    pub(crate) objects: Mutex<Option<Arc<Vec<(PathBuf, crdls_check::old::SourcedObject)>>>>,
+    pub(crate) objects: Mutex<Option<Arc<crate::objects::DiskObjects>>>,
 }
 
 /// The server: the connection to the client and the shared state. Cloning it is cheap, so work that
