@@ -1142,3 +1142,60 @@ fn built_in_objects_are_checked_against_the_release_the_settings_name() {
     assert_eq!(diagnostics[0]["severity"], 1);
     session.finish();
 }
+
+/// A CRD whose `spec.mode` allows `Managed` and `Unmanaged`, committed in the tests of CRD evolution.
+const EVOLVING_CRD: &str = "\
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: widgets.evolve.crdls.dev
+spec:
+  group: evolve.crdls.dev
+  names: {kind: Widget, plural: widgets}
+  scope: Namespaced
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            properties:
+              mode:
+                type: string
+                enum: [Managed, Unmanaged]
+";
+
+/// CRD evolution in the editor: a CRD buffer is compared with its committed version as the user
+/// types, and the change that removes an enum value is an error on the CRD, with the count of the
+/// workspace's objects it breaks (the one Widget set to the removed value, not the other).
+#[test]
+fn a_crd_edit_is_compared_with_its_committed_version_with_the_objects_it_breaks() {
+    let objects = "apiVersion: evolve.crdls.dev/v1\nkind: Widget\nmetadata: {name: fine}\nspec: {mode: Managed}\n---\napiVersion: evolve.crdls.dev/v1\nkind: Widget\nmetadata: {name: legacy}\nspec: {mode: Unmanaged}\n";
+    let mut session =
+        Session::start(SessionOptions::new().trusted().file("crds/widgets.yaml", EVOLVING_CRD).file("apps/widgets.yaml", objects));
+    if !(git(&session, &["init", "-q"]) && git(&session, &["add", "."]) && commit(&session, "widgets")) {
+        crdls_tests::announce_skip(crdls_tests::Missing::Git, None);
+        session.finish();
+        return;
+    }
+    session.open("crds/widgets.yaml", EVOLVING_CRD);
+    let unchanged = session.wait_for_diagnostics("crds/widgets.yaml", 1)["diagnostics"].clone();
+    assert_eq!(codes(&unchanged), Vec::<String>::new());
+    session.replace("crds/widgets.yaml", 2, ", Unmanaged]", "]");
+    let edited = session.wait_for_diagnostics("crds/widgets.yaml", 2)["diagnostics"].clone();
+    assert_eq!(codes(&edited), ["crd-change/breaks-objects", "crd-change/enum"], "{edited}");
+    let message = |i: usize| edited[i]["message"].as_str().unwrap().to_string();
+    assert!(message(0).starts_with("this change breaks 1 of 2 Widget objects of the workspace"), "{edited}");
+    assert!(message(0).contains("apps/widgets.yaml:6 legacy (spec.mode: Unsupported value: \"Unmanaged\""), "{edited}");
+    assert!(message(1).starts_with("enum values of spec.mode in v1 removed: \"Unmanaged\" → (gone)"), "{edited}");
+    assert_eq!((edited[1]["severity"].as_u64(), edited[1]["range"]["start"]["line"].as_u64()), (Some(1), Some(21)), "{edited}");
+    // Typing the value back undoes both.
+    session.replace("crds/widgets.yaml", 3, "[Managed]", "[Managed, Unmanaged]");
+    let restored = session.wait_for_diagnostics("crds/widgets.yaml", 3)["diagnostics"].clone();
+    assert_eq!(codes(&restored), Vec::<String>::new());
+    session.finish();
+}

@@ -12,6 +12,7 @@ mod conformance;
 mod corpus;
 mod crd_validation;
 mod distribution;
+mod evolution;
 mod fixtures;
 mod fuzz_regressions;
 mod lsp;

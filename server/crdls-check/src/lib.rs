@@ -4,6 +4,7 @@
 //! read ([`FileMode`]: whole objects, patches, assertions, a template) decides which of those checks
 //! hold and where.
 
+mod evolution;
 mod modes;
 
 use crdls_crd::{is_crd, CrdIndex};
@@ -18,6 +19,7 @@ pub use crdls_resource_check::{
     OLDEST_KUBERNETES_MINOR,
 };
 use crdls_resource_check::{check_object, Reading};
+pub use evolution::MAX_OBJECTS;
 pub use modes::FileMode;
 
 /// The result of checking one document.
@@ -74,6 +76,14 @@ fn check_document(doc: &Document, text: &str, index: &CrdIndex, options: &CheckO
                 // A CRD in a patch or an assertion is partial: there is no whole CRD to validate.
                 if !doc.has_syntax_error && mode.whole_objects() {
                     crdls_crd_check::check_crd(root, text, options, &mut diagnostics);
+                    // With the CRD's previous version (`--old`, the editor's base revision): what the change breaks.
+                    if let Some(previous) = options.old.as_deref().and_then(|old| old.get(root)) {
+                        let before = diagnostics.len();
+                        crdls_crd_check::compare_crds(previous, root, &mut diagnostics);
+                        if diagnostics.len() > before {
+                            evolution::broken_objects(previous, root, options, &mut diagnostics);
+                        }
+                    }
                 }
                 DocumentKind::Crd
             }

@@ -2,9 +2,11 @@
 //! rules, forbidden keywords, defaults, list and map types, names, versions, printer columns, scale,
 //! selectable fields and conversion (`crd_validation/`), every `x-kubernetes-validations` rule
 //! compiled and its cost estimated against the limits (`crd_rules.rs`), and the differences between
-//! served versions that conversion would lose (`crd_versions.rs`).
+//! served versions that conversion would lose (`crd_versions.rs`); and, given the CRD's previous
+//! version, the changes that break its clients and stored objects (`crd_evolution.rs`).
 
 mod crd_cost;
+mod crd_evolution;
 mod crd_rules;
 mod crd_validation;
 mod crd_versions;
@@ -20,6 +22,7 @@ pub(crate) use crdls_go::{formats, names, pattern};
 pub(crate) use crdls_resource_check::{cel, field_error, gofmt, metadata, suggest, validate};
 
 pub use crd_cost::{factor_text, short_path, thousands, CostDriver, RuleCost, SchemaCost, PER_CRD_LIMIT, PER_EXPRESSION_LIMIT};
+pub use crd_evolution::compare_crds;
 pub use crd_rules::crd_costs;
 
 /// Validates one CRD document (with no syntax error) as the API server of `options.kubernetes` would on

@@ -90,6 +90,13 @@ impl Crd {
         out
     }
 
+    /// Every CRD at `root` (a CustomResourceDefinition, or a `List` of them), read whole.
+    pub fn from_root(root: &Node) -> Vec<Crd> {
+        let mut out = Vec::new();
+        collect(root, &mut Eager, &mut out);
+        out
+    }
+
     /// The CRDs of a whole text, read identity first: group, names, versions and their flags now,
     /// each version's schema from `reader` (the source's text as it is then) when first asked for.
     /// The `openAPIV3Schema` values, nearly all of a CRD's bytes, are cut out before parsing when

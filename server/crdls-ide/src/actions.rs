@@ -8,6 +8,8 @@
 //! - `schema/enum`: replace the value with the nearest members.
 //! - `schema/unknown-field`: rename it to the field it most likely misspells, or remove it with its value.
 //! - `schema/type`: quote a plain scalar that must be a string (`version: 1.10`), unquote a number or boolean.
+//! - `crd-change/enum`, `crd-change/bound`: give the keyword of a CRD its previous value back (the
+//!   removed enum values, the previous limit).
 //! - `resource/deprecated-version`, `resource/version-not-served`, `resource/unknown-version`: move
 //!   `apiVersion` to a served version, the preferred one first; `resource/unknown-kind`: the kind meant.
 
@@ -29,6 +31,8 @@ pub struct FixRequest<'a> {
     pub range: TextRange,
     /// Its field path (`spec.ports[0].protocol`), when it has one.
     pub path: Option<&'a str>,
+    /// The value to write back into the keyword named at `range` (a CRD change a fix can undo).
+    pub restore: Option<&'a str>,
 }
 
 /// One text replacement.
@@ -102,8 +106,41 @@ impl<'a> Fixer<'a> {
             codes::SCHEMA_UNKNOWN_FIELD => request.path.map(|p| self.unknown_field(p)).unwrap_or_default(),
             codes::SCHEMA_TYPE => request.path.map(|p| self.wrong_type(p)).unwrap_or_default(),
             codes::CEL_COST | codes::CEL_COST_TOTAL => crate::cost_assist::bound_rule(self.text, self.root, request.range),
+            codes::CRD_CHANGE_ENUM | codes::CRD_CHANGE_BOUND => request.restore.map(|r| self.restore(request.range, r)).unwrap_or_default(),
             _ => Vec::new(),
         }
+    }
+
+    /// For a CRD change from its previous version (an enum narrowed, a bound moved): the keyword whose
+    /// name is at `at` gets its previous value back, written inline after its name.
+    fn restore(&self, at: TextRange, value: &str) -> Vec<CodeAction> {
+        fn entry_at(node: &Node, at: TextRange, depth: usize) -> Option<&Entry> {
+            if depth > 256 {
+                return None;
+            }
+            match &node.value {
+                Value::Map(entries) => entries.iter().find(|e| e.key_range == at).or_else(|| {
+                    entries
+                        .iter()
+                        .filter(|e| e.value.range.start <= at.start && at.end <= e.value.range.end)
+                        .find_map(|e| entry_at(&e.value, at, depth + 1))
+                }),
+                Value::Seq(items) => {
+                    items.iter().filter(|i| i.range.start <= at.start && at.end <= i.range.end).find_map(|i| entry_at(i, at, depth + 1))
+                }
+                _ => None,
+            }
+        }
+        let Some(entry) = entry_at(self.root, at, 0) else { return Vec::new() };
+        let range = TextRange::new(entry.key_range.end, entry.value.range.end.max(entry.key_range.end));
+        let title = format!("Restore the previous {}: {value}", entry.key);
+        vec![CodeAction {
+            title,
+            edits: vec![Edit { range, new_text: format!(": {value}") }],
+            preferred: false,
+            automatic: false,
+            fixes: Vec::new(),
+        }]
     }
 
     /// The CRD and schema steps for the document, when its `apiVersion` and `kind` resolve.
@@ -410,8 +447,10 @@ impl<'a> Fixer<'a> {
 /// The edits `crdls check --fix` makes: for each diagnostic, its automatic fix, skipping any that
 /// overlaps an edit already taken. Sorted by position.
 pub fn automatic_edits(text: &str, stream: &Stream, index: &CrdIndex, diagnostics: &[Diagnostic]) -> Vec<Edit> {
-    let requests: Vec<FixRequest<'_>> =
-        diagnostics.iter().map(|d| FixRequest { code: d.code, range: d.range, path: d.path.as_deref() }).collect();
+    let requests: Vec<FixRequest<'_>> = diagnostics
+        .iter()
+        .map(|d| FixRequest { code: d.code, range: d.range, path: d.path.as_deref(), restore: d.restore.as_deref() })
+        .collect();
     let mut taken: Vec<Edit> = Vec::new();
     for action in code_actions(text, stream, index, &requests) {
         if !action.automatic {

@@ -37,8 +37,10 @@ fn exercise(text: &str, index: &crdls_crd::CrdIndex) -> String {
     let height = stream.documents.iter().filter_map(|d| d.root.as_ref()).map(Node::height).max().unwrap_or(0);
     let deepest = text.rfind("leaf").unwrap_or(0);
     let diagnostics = crate::diagnostics(&stream, index, &CheckOptions::default());
-    let requests: Vec<_> =
-        diagnostics.iter().map(|d| crate::FixRequest { code: d.code, range: d.range, path: d.path.as_deref() }).collect();
+    let requests: Vec<_> = diagnostics
+        .iter()
+        .map(|d| crate::FixRequest { code: d.code, range: d.range, path: d.path.as_deref(), restore: d.restore.as_deref() })
+        .collect();
     let actions = crate::code_actions(text, &stream, index, &requests);
     let symbols = crate::document_symbols(text, &stream);
     let folds = crate::folding_ranges(text, &stream);

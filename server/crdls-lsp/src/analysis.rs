@@ -48,6 +48,7 @@ impl Backend {
                     let mut old = crdls_check::OldObjects::new();
                     old.add_stream(&crdls_yaml::parse(&old_text));
                     options.old = Some(Arc::new(old));
+                    options.objects = Some(Arc::new(crate::objects::WorkspaceObjects::new(state.clone())));
                 }
             }
             let mut diagnostics = crdls_ide::diagnostics_as(&stream, &index, &options, &mode);

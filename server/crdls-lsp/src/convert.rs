@@ -12,7 +12,8 @@ use tower_lsp::lsp_types::{
 
 use crate::proto::Lines;
 
-/// The fixes a client-held diagnostic asks for: its code, its range, and the path carried in `data`.
+/// The fixes a client-held diagnostic asks for: its code, its range, and the path (and value to
+/// restore) carried in `data`.
 pub(crate) fn fix_request<'d>(lines: &Lines<'_>, d: &'d lsp_types::Diagnostic) -> Option<crdls_ide::FixRequest<'d>> {
     if d.source.as_deref() != Some("crdls") {
         return None;
@@ -20,7 +21,8 @@ pub(crate) fn fix_request<'d>(lines: &Lines<'_>, d: &'d lsp_types::Diagnostic) -
     let Some(NumberOrString::String(code)) = &d.code else { return None };
     let range = crdls_yaml::TextRange::new(lines.offset(d.range.start), lines.offset(d.range.end));
     let path = d.data.as_ref().and_then(|data| data.get("path")).and_then(|p| p.as_str());
-    Some(crdls_ide::FixRequest { code, range, path })
+    let restore = d.data.as_ref().and_then(|data| data.get("restore")).and_then(|p| p.as_str());
+    Some(crdls_ide::FixRequest { code, range, path, restore })
 }
 
 /// A quick fix in LSP form: its edits to the document at `uri`, and the held diagnostics it fixes

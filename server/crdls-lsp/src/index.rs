@@ -56,6 +56,8 @@ impl Backend {
 
     /// Re-reads one file from disk into the index (unless it is open: then the buffer wins).
     pub(crate) fn reindex_file(&self, uri: &Url, deleted: bool) -> bool {
+        // Objects read for a changed CRD may be in this file.
+        crate::objects::invalidate(&self.state);
         if lock(&self.state.documents).contains_key(uri) {
             return false;
         }
@@ -138,6 +140,7 @@ impl Backend {
                 .await;
         }
         let started = Instant::now();
+        crate::objects::invalidate(&self.state);
         let roots = read(&self.state.roots).clone();
         let config = read(&self.state.config).clone();
         let refresh = network == Some(Network::Refresh);

@@ -26,6 +26,7 @@ mod guard;
 mod handlers;
 mod index;
 mod input;
+mod objects;
 mod proto;
 mod scheduler;
 mod server;

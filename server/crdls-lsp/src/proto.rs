@@ -88,7 +88,7 @@ impl<'a> Lines<'a> {
             code: Some(NumberOrString::String(d.code.to_string())),
             source: Some("crdls".into()),
             message,
-            data: Some(serde_json::json!({ "path": d.path, "cause": d.cause })),
+            data: Some(serde_json::json!({ "path": d.path, "cause": d.cause, "restore": d.restore })),
             ..lsp::Diagnostic::default()
         }
     }

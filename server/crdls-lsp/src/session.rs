@@ -53,6 +53,9 @@ pub(crate) struct State {
     /// The workspace scan with its network follow-up, one at a time: `Some(Network::Refresh)` when a
     /// run must fetch the URLs and the cluster again, `None` when it fetches only what the cache lacks.
     pub(crate) scans: crate::flight::Flight<Option<crdls_sources::Network>>,
+    /// The custom resources read from the workspace's files for a changed CRD (`objects.rs`), until
+    /// the next scan or change on disk.
+    pub(crate) objects: Mutex<Option<Arc<crate::objects::DiskObjects>>>,
 }
 
 /// The server: the connection to the client and the shared state. Cloning it is cheap, so work that
@@ -108,6 +111,7 @@ impl Backend {
                 withheld: Mutex::new(None),
                 index_ready: tokio::sync::watch::Sender::new(false),
                 scans: crate::flight::Flight::default(),
+                objects: Mutex::new(None),
             }),
         }
     }

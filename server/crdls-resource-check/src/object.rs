@@ -27,6 +27,9 @@ pub struct CheckOptions {
     /// The Kubernetes minor version whose API server is asked (`Some(31)` for 1.31); `None` for the
     /// newest crdls knows.
     pub kubernetes: Option<u32>,
+    /// The custom resources of the workspace, so that a CRD compared with its previous version can say
+    /// which of them the change breaks; `None` when the front end offers none.
+    pub objects: Option<std::sync::Arc<dyn crate::old::ObjectSource>>,
 }
 
 /// The newest Kubernetes minor version crdls knows.

@@ -51,6 +51,13 @@ impl OldObjects {
         }
     }
 
+    /// Adds one object.
+    pub fn add_root(&mut self, root: &Node) {
+        if let Some(key) = ObjectKey::of(root) {
+            self.objects.insert(key, root.clone());
+        }
+    }
+
     /// The old version of the object `root`, when there is one.
     pub fn get(&self, root: &Node) -> Option<&Node> {
         self.objects.get(&ObjectKey::of(root)?)
@@ -65,6 +72,24 @@ impl OldObjects {
     pub fn is_empty(&self) -> bool {
         self.objects.is_empty()
     }
+}
+
+/// The custom resources a front end knows besides the checked document (the workspace's files), so
+/// that a change of their CRD can say which of them it breaks.
+pub trait ObjectSource: std::fmt::Debug + Send + Sync {
+    /// At most `limit` objects of `kind` in `group`, in a stable order.
+    fn objects_of(&self, group: &str, kind: &str, limit: usize) -> Vec<SourcedObject>;
+}
+
+/// One object of an [`ObjectSource`].
+#[derive(Clone, Debug)]
+pub struct SourcedObject {
+    /// Where it is, as the front end shows a file (a relative path, a URI).
+    pub source: String,
+    /// The 0-based line it starts on.
+    pub line: u32,
+    /// The object.
+    pub root: Node,
 }
 
 /// Whether two nodes hold the same data, ranges and styles aside (Kubernetes' semantic equality:

@@ -89,17 +89,26 @@ pub struct Diagnostic {
     pub path: Option<String>,
     /// The exact cause text the API server would return, when it would return one.
     pub cause: Option<String>,
+    /// For a change from a CRD's previous version (`crd-change/...`) that a quick fix can undo: the
+    /// value, as YAML, that the keyword whose name is at `range` is to hold again.
+    pub restore: Option<String>,
 }
 
 impl Diagnostic {
     /// A diagnostic with no field path and no API-server cause.
     pub fn new(range: TextRange, severity: Severity, code: &'static str, message: impl Into<String>) -> Diagnostic {
-        Diagnostic { range, severity, code, message: message.into(), path: None, cause: None }
+        Diagnostic { range, severity, code, message: message.into(), path: None, cause: None, restore: None }
     }
 
     /// Sets the field path.
     pub fn with_path(mut self, path: impl Into<String>) -> Diagnostic {
         self.path = Some(path.into());
+        self
+    }
+
+    /// Sets the value a quick fix restores (see [`Diagnostic::restore`]).
+    pub fn with_restore(mut self, value: impl Into<String>) -> Diagnostic {
+        self.restore = Some(value.into());
         self
     }
 

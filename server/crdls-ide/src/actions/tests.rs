@@ -51,8 +51,10 @@ fn check_fixes(doc: &str, expect: Expect) {
     let index = fixture::index(&crd());
     let stream = crdls_yaml::parse(doc);
     let diagnostics = crate::diagnostics(&stream, &index, &Default::default());
-    let requests: Vec<FixRequest<'_>> =
-        diagnostics.iter().map(|d| FixRequest { code: d.code, range: d.range, path: d.path.as_deref() }).collect();
+    let requests: Vec<FixRequest<'_>> = diagnostics
+        .iter()
+        .map(|d| FixRequest { code: d.code, range: d.range, path: d.path.as_deref(), restore: d.restore.as_deref() })
+        .collect();
     let mut out = String::new();
     for action in code_actions(doc, &stream, &index, &requests) {
         let codes: Vec<&str> = action.fixes.iter().map(|i| requests[*i].code).collect();
@@ -417,8 +419,10 @@ fn a_legacy_crd_is_converted_to_v1() {
     let index = CrdIndex::new();
     let stream = crdls_yaml::parse(&text);
     let diagnostics = crate::diagnostics(&stream, &index, &Default::default());
-    let requests: Vec<FixRequest<'_>> =
-        diagnostics.iter().map(|d| FixRequest { code: d.code, range: d.range, path: d.path.as_deref() }).collect();
+    let requests: Vec<FixRequest<'_>> = diagnostics
+        .iter()
+        .map(|d| FixRequest { code: d.code, range: d.range, path: d.path.as_deref(), restore: d.restore.as_deref() })
+        .collect();
     let actions = code_actions(&text, &stream, &index, &requests);
     let convert = actions.iter().find(|a| a.title.starts_with("Convert this CRD")).expect("a conversion");
     let converted = apply_edits(&text, &convert.edits);
@@ -499,4 +503,78 @@ fn built_in_kinds_get_the_same_fixes() {
             metadata: {name: c}
         "###]],
     );
+}
+
+/// A CRD whose enum lost a value and whose maximum was lowered, compared with its previous version:
+/// each fix writes the previous value back, and the finding it fixes is gone.
+#[test]
+fn crd_changes_restore_removed_enum_values_and_previous_bounds() {
+    let old = "\
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: widgets.demo.crdls.dev
+spec:
+  group: demo.crdls.dev
+  names:
+    kind: Widget
+    plural: widgets
+  scope: Namespaced
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          mode:
+            type: string
+            enum:
+            - A
+            - B
+          size:
+            type: integer
+            maximum: 10
+";
+    let new = old.replace("            - B\n", "").replace("maximum: 10", "maximum: 5");
+    let mut previous = crdls_check::OldObjects::new();
+    previous.add_stream(&crdls_yaml::parse(old));
+    let options = crdls_check::CheckOptions { old: Some(std::sync::Arc::new(previous)), ..Default::default() };
+    let index = CrdIndex::new();
+    let stream = crdls_yaml::parse(&new);
+    let diagnostics = crate::diagnostics(&stream, &index, &options);
+    let requests: Vec<FixRequest<'_>> = diagnostics
+        .iter()
+        .map(|d| FixRequest { code: d.code, range: d.range, path: d.path.as_deref(), restore: d.restore.as_deref() })
+        .collect();
+    let mut out = String::new();
+    for action in code_actions(&new, &stream, &index, &requests) {
+        let text = apply_edits(&new, &action.edits);
+        let fixed = crdls_yaml::parse(&text);
+        assert!(
+            fixed.documents.iter().all(|d| !d.has_syntax_error) && !(action.title.contains("enum") && text.contains("- A")),
+            "{} broke the YAML:\n{text}",
+            action.title
+        );
+        let after = crate::diagnostics(&fixed, &index, &options);
+        // The other change is still reported, this one is not.
+        assert_eq!(after.len(), 1, "{}: {after:?}", action.title);
+        for i in &action.fixes {
+            assert!(
+                !after.iter().any(|d| d.code == requests[*i].code && d.path.as_deref() == requests[*i].path),
+                "{}:\n{text}",
+                action.title
+            );
+        }
+        let changed: Vec<&str> = text.lines().filter(|l| !new.lines().any(|n| n == *l)).collect();
+        out.push_str(&format!("## {} ({})\n{}\n", action.title, requests[action.fixes[0]].code, changed.join("\n")));
+    }
+    expect![[r#"
+        ## Restore the previous enum: ["A", "B"] (crd-change/enum)
+                    enum: ["A", "B"]
+        ## Restore the previous maximum: 10 (crd-change/bound)
+                    maximum: 10
+    "#]]
+    .assert_eq(&out);
 }

@@ -123,6 +123,27 @@ codes! {
     CRD_CONVERSION = "crd/conversion", Error, "The conversion strategy or webhook configuration is invalid.";
     CRD_VERSION_FIELD_LOSS = "crd/version-field-loss", Warning, "The storage version has a field a served version lacks, so it is lost converting between them.";
     CRD_VERSION_TYPE_CHANGE = "crd/version-type-change", Warning, "A field has different types in served versions that convert without a webhook.";
+    // CRD evolution: what a change from the CRD's previous version breaks.
+    CRD_CHANGE_SCOPE = "crd-change/scope", Error, "The CRD's scope changed between Namespaced and Cluster.";
+    CRD_CHANGE_STORED_VERSION_REMOVED = "crd-change/stored-version-removed", Error, "A version objects are stored in was removed.";
+    CRD_CHANGE_SERVED_VERSION_REMOVED = "crd-change/served-version-removed", Error, "A served version was removed or is no longer served.";
+    CRD_CHANGE_FIELD_REMOVED = "crd-change/field-removed", Error, "A field of the previous schema was removed.";
+    CRD_CHANGE_TYPE = "crd-change/type", Error, "A field's type (or x-kubernetes-int-or-string) changed.";
+    CRD_CHANGE_REQUIRED = "crd-change/required", Error, "An existing object now requires a field it did not.";
+    CRD_CHANGE_DEFAULT = "crd-change/default", Warning, "A field's default was added, changed or removed.";
+    CRD_CHANGE_ENUM = "crd-change/enum", Error, "An enum was added to a field, or values were removed from its enum.";
+    CRD_CHANGE_ENUM_VALUES_ADDED = "crd-change/enum-values-added", Warning, "Values were added to a field's enum.";
+    CRD_CHANGE_BOUND = "crd-change/bound", Error, "A minimum, maximum, length, item or property bound (or multipleOf) was added or tightened.";
+    CRD_CHANGE_PATTERN = "crd-change/pattern", Error, "A field's pattern was added or changed.";
+    CRD_CHANGE_PATTERN_REMOVED = "crd-change/pattern-removed", Information, "A field's pattern was removed.";
+    CRD_CHANGE_NULLABLE_REMOVED = "crd-change/nullable-removed", Error, "A field no longer accepts null.";
+    CRD_CHANGE_NULLABLE_ADDED = "crd-change/nullable-added", Information, "A field now accepts null.";
+    CRD_CHANGE_RULE = "crd-change/rule", Warning, "An x-kubernetes-validations rule was added or changed on an existing field.";
+    CRD_CHANGE_LIST_TYPE = "crd-change/list-type", Error, "A list type, its map keys or a map type changed.";
+    CRD_CHANGE_PRESERVE_UNKNOWN_FIELDS = "crd-change/preserve-unknown-fields", Error, "x-kubernetes-preserve-unknown-fields was removed, so unknown fields are pruned.";
+    CRD_CHANGE_EMBEDDED_RESOURCE = "crd-change/embedded-resource", Error, "x-kubernetes-embedded-resource was added or removed.";
+    CRD_CHANGE_VERSION_FIELD_LOSS = "crd-change/version-field-loss", Error, "The change makes a version clients already use lose fields of the storage version through conversion None.";
+    CRD_CHANGE_BREAKS_OBJECTS = "crd-change/breaks-objects", Error, "Custom resources of the workspace that the previous CRD accepts and the changed one rejects.";
     // Files.
     HELM_TEMPLATES = "helm/templates", Hint, "Helm chart templates are checked only where they are literal YAML.";
     // CRD sources beyond the workspace.

@@ -5,6 +5,7 @@
 
 mod fix;
 mod inputs;
+mod objects;
 mod rendered;
 
 use std::borrow::Cow;
@@ -216,7 +217,11 @@ pub fn check(args: CheckArgs, io: &mut Io<'_>) -> i32 {
     let mut options = config.check_options();
     if !args.old.is_empty() {
         match old_objects(&args.old, &inputs, &io.cwd) {
-            Ok(old) => options.old = Some(Arc::new(old)),
+            Ok(old) => {
+                options.old = Some(Arc::new(old));
+                // A CRD compared with its previous version says which checked objects the change breaks.
+                options.objects = Some(Arc::new(objects::CheckedObjects::new(&inputs, &file_roles)));
+            }
             Err(e) => {
                 let _ = writeln!(io.stderr, "crdls: {e}");
                 return EXIT_USAGE;
