@@ -313,17 +313,18 @@ fn run_one(options: &Options, repo: &Repo, json: &Path) -> String {
             Err(_) => break None,
         }
     };
+    let Some(status) = status else {
+        // A grandchild may still hold stderr open: the reader is left to finish on its own.
+        return "timeout".into();
+    };
     let stderr = reader.join().unwrap_or_default();
-    match status {
-        None => "timeout".into(),
-        // crdls check exits 0 (clean) or 1 (errors found); anything else is a failure of the tool.
-        Some(status) if matches!(status.code(), Some(0 | 1)) => "ok".into(),
-        Some(status) => {
-            let first = stderr.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
-            println!("  {} exited with {status}: {first}", repo.name);
-            format!("crashed({})", status.code().map_or_else(|| "signal".to_string(), |c| c.to_string()))
-        }
+    // crdls check exits 0 (clean) or 1 (errors found); anything else is a failure of the tool.
+    if matches!(status.code(), Some(0 | 1)) {
+        return "ok".into();
     }
+    let first = stderr.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
+    println!("  {} exited with {status}: {first}", repo.name);
+    format!("crashed({})", status.code().map_or_else(|| "signal".to_string(), |c| c.to_string()))
 }
 
 fn read_result(repo: &str, json: &Path, status: &str) -> RepoResult {
@@ -625,6 +626,43 @@ mod tests {
         assert_eq!(result.counts.len(), 2);
         let (key, message) = result.errors.iter().next().unwrap();
         assert_eq!((key.file.as_str(), key.line, key.code.as_str(), message.as_str()), ("x.yaml", 4, "schema/type", "must be a string"));
+    }
+
+    /// A stand-in for crdls (a shell script) shows how each way a run can end is recorded.
+    #[cfg(unix)]
+    #[test]
+    fn runs_end_ok_crashed_timed_out_or_absent() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = std::env::temp_dir().join(format!("crdls-eco-run-{}", std::process::id()));
+        let repos = dir.join("repos");
+        std::fs::create_dir_all(repos.join("o+n")).unwrap();
+        std::fs::write(repos.join("o+n/MODE"), "").unwrap();
+        let fake = dir.join("crdls");
+        // Behaves as the MODE file in the checked directory says; prints a report either way.
+        std::fs::write(
+            &fake,
+            "#!/bin/sh\n[ \"$1 $2 $3 $4\" = 'check . --format json' ] || exit 9\n\
+             echo '{\"diagnostics\": [], \"summary\": {\"files\": 1}}'\n\
+             case $(cat MODE) in crash) echo boom >&2; exit 3;; hang) exec sleep 30;; errors) exit 1;; esac\n",
+        )
+        .unwrap();
+        std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let mut options = parse_options(std::iter::empty()).unwrap();
+        options.crdls = fake;
+        options.repos_dir = repos.clone();
+        options.timeout = Duration::from_millis(500);
+        let repo = Repo { name: "o/n".into(), commit: "c".into(), category: "gitops".into(), half: "tune".into() };
+        let json = dir.join("o+n.json");
+        let mut statuses = Vec::new();
+        for mode in ["clean", "errors", "crash", "hang"] {
+            std::fs::write(repos.join("o+n/MODE"), mode).unwrap();
+            statuses.push(run_one(&options, &repo, &json));
+        }
+        assert_eq!(read_result("o/n", &json, "ok").files, 1);
+        let absent = Repo { name: "o/absent".into(), ..repo };
+        statuses.push(run_one(&options, &absent, &json));
+        std::fs::remove_dir_all(&dir).unwrap();
+        assert_eq!(statuses, ["ok", "ok", "crashed(3)", "timeout", "absent"]);
     }
 
     #[test]
