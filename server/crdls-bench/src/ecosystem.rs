@@ -544,7 +544,9 @@ fn print_precision(repos: &[Repo], results: &BTreeMap<String, RepoResult>, ledge
     for (half, tally) in &tallies {
         let count = |v: &str| tally.verdicts.get(v).copied().unwrap_or(0);
         let (t, f, d) = (count("true"), count("false"), count("doubtful"));
-        let precision = if tally.judged == 0 { "n/a".to_string() } else { format!("{:.1}%", 100.0 * t as f64 / tally.judged as f64) };
+        let percent =
+            |n: usize| if tally.judged == 0 { "n/a".to_string() } else { format!("{:.1}%", 100.0 * n as f64 / tally.judged as f64) };
+        let precision = format!("{} ({} counting doubtful as true)", percent(t), percent(t + d));
         println!(
             "{half:<9} {} repos, {} files, {} errors, {} judged: {t} true, {f} false, {d} doubtful; precision {precision}; {} unjudged",
             tally.repos,
