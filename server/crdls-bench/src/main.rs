@@ -11,6 +11,9 @@
 //! - `crdls-bench check [COPIES] [RUNS] [CRDLS_BINARY]`: the real `crdls check` on the corpus's custom
 //!   resources copied COPIES times (defaults: 40 copies = 46,080 files, 3 runs, `target/profiling/crdls`, built by `cargo build --profile profiling -p crdls`):
 //!   median wall time, peak RSS and cores busy (see `check.rs`).
+//! - `crdls-bench ecosystem [OPTIONS]`: `crdls check` over pinned public repositories checked out
+//!   beside the project, compared with a committed baseline, with precision from a ledger of judged
+//!   errors (see `ecosystem.rs` and docs/src/ecosystem-check.md).
 
 #![allow(clippy::print_stdout)]
 
@@ -68,6 +71,7 @@ fn index_corpus(crds: &[(String, String)]) -> CrdIndex {
 
 mod builtins;
 mod check;
+mod ecosystem;
 mod lsp;
 mod scale;
 
@@ -112,6 +116,11 @@ fn main() {
             let runs = args.next().and_then(|r| r.parse().ok()).unwrap_or(3).max(1);
             let binary = PathBuf::from(args.next().unwrap_or_else(|| "target/profiling/crdls".into()));
             check::run(copies, runs, &binary);
+            return;
+        }
+        Some("ecosystem") => {
+            args.next();
+            ecosystem::run(args);
             return;
         }
         Some("corpus") => {
