@@ -10,7 +10,7 @@ use cel::common::ast::{EntryExpr, Expr, IdedExpr, LiteralValue};
 
 use crate::decls::{functions, Overload};
 use crate::parse::{CelError, Parsed};
-use crate::types::Type;
+use crate::types::{Field, ObjectType, Type};
 
 /// The result of checking an expression.
 #[derive(Debug)]
@@ -340,11 +340,22 @@ impl Checker<'_> {
         Some(t)
     }
 
+    /// A property named after a CEL reserved word (`namespace`) is the field `__namespace__`; from
+    /// Kubernetes' compatibility version 1.31 (API servers 1.32 and later, for new rules) the type
+    /// provider also finds it by its plain name, which the parser accepts after a dot for every
+    /// reserved word but `true`, `false`, `null` and `in`.
+    fn keyword_field<'o>(&self, object: &'o ObjectType, field: &str) -> Option<&'o Field> {
+        if !self.options.has(crate::decls::KEYWORD_FIELD_NAMES_SINCE) || !crate::escape::RESERVED.contains(&field) {
+            return None;
+        }
+        object.fields.get(&format!("__{field}__"))
+    }
+
     /// The type of `operand.field`; `optional` for `operand.?field`.
     fn select_field(&mut self, id: u64, operand: &Type, field: &str, optional: bool) -> Type {
         let operand = self.substitute(operand, false);
         match &operand {
-            Type::Object(o) => match o.fields.get(field) {
+            Type::Object(o) => match o.fields.get(field).or_else(|| self.keyword_field(o, field)) {
                 Some(f) => f.ty.clone(),
                 None => {
                     self.error(id, format!("undefined field '{field}'"));

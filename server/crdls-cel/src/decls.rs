@@ -119,6 +119,9 @@ fn mixed_numbers(signature: &str) -> bool {
 /// The CEL environment of the given Kubernetes minor version has the two-variable comprehension
 /// macros (`all(k, v, ...)`, `transformList`, `transformMap`, ...).
 pub const TWO_VARIABLE_COMPREHENSIONS_SINCE: u32 = 32;
+/// The environment's type provider finds a property named after a reserved word by its plain name
+/// (`self.namespace` as well as `self.__namespace__`).
+pub const KEYWORD_FIELD_NAMES_SINCE: u32 = 31;
 /// The environment validates duration, timestamp and regex literals when the rule compiles.
 pub const LITERAL_VALIDATION_SINCE: u32 = 29;
 /// The environment has cel-go's lists extension, version 3 (`distinct`, `flatten`, `lists.range`,

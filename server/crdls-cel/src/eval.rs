@@ -403,7 +403,7 @@ fn select_field(operand: &Value, field: &str, test: bool) -> Outcome {
         return Ok(if test { Value::Bool(matches!(selected, Value::Optional(Some(_)))) } else { selected });
     }
     let found = match operand {
-        Value::Object(o) => o.fields.get(field).cloned(),
+        Value::Object(o) => object_field(o, field).cloned(),
         Value::Map(m) => m.get(&Value::string(field)).cloned(),
         _ => return Err(EvalError::runtime(if test { "invalid type for field selection." } else { "no such overload" })),
     };
@@ -415,12 +415,25 @@ fn select_field(operand: &Value, field: &str, test: bool) -> Outcome {
     }
 }
 
+/// An object's field by the name a rule selects it with. A property named after a reserved word is
+/// held under its escaped name (`__namespace__`); the plain name finds it too, as the API server's
+/// values do (the type checker decides, by release, whether a rule may use the plain name).
+fn object_field<'o>(object: &'o crate::value::Object, field: &str) -> Option<&'o Value> {
+    object.fields.get(field).or_else(|| {
+        if crate::escape::RESERVED.contains(&field) {
+            object.fields.get(&format!("__{field}__"))
+        } else {
+            None
+        }
+    })
+}
+
 /// `operand.?field`.
 fn optional_select(operand: &Value, field: &str) -> Outcome {
     match operand {
         Value::Optional(None) => Ok(Value::Optional(None)),
         Value::Optional(Some(inner)) => optional_select(inner, field),
-        Value::Object(o) => Ok(Value::Optional(o.fields.get(field).map(|v| Arc::new(v.clone())))),
+        Value::Object(o) => Ok(Value::Optional(object_field(o, field).map(|v| Arc::new(v.clone())))),
         Value::Map(m) => Ok(Value::Optional(m.get(&Value::string(field)).map(|v| Arc::new(v.clone())))),
         _ => Err(EvalError::no_overload()),
     }

@@ -93,8 +93,9 @@ impl ObjectSource for WorkspaceObjects {
 fn read_disk(state: &State, roots: &[PathBuf]) -> DiskObjects {
     let mut out = Vec::new();
     let mut files = Vec::new();
+    let options = read(&state.config).walk_options();
     for root in roots {
-        files.extend(crdls_workspace::files::walk_below(root).files);
+        files.extend(crdls_workspace::files::walk_below(root, options).files);
     }
     files.sort();
     files.dedup();

@@ -253,3 +253,25 @@ fn rules_nested_past_the_recursion_limit_get_cel_go_s_one_error() {
     let shallow = format!("{}self.spec.replicas{} == 1", "(".repeat(100), ")".repeat(100));
     expect_test::expect!["bool"].assert_eq(&check_source(&shallow));
 }
+
+#[test]
+fn reserved_words_name_fields_plainly_from_compatibility_version_1_31() {
+    let ty = object("Object", &[("__namespace__", Type::String), ("__in__", Type::String)]);
+    let errors = |source: &str, minor: u32| -> Vec<String> {
+        let parsed = match parse(source) {
+            Ok(p) => p,
+            Err(errors) => return vec![display_all(&errors, source)],
+        };
+        check_with(&parsed, &[("self", ty.clone())], Options::kubernetes(minor)).errors.into_iter().map(|e| e.message).collect()
+    };
+    // The escaped name works in every release; the plain one from 1.31's environment (new rules on
+    // API servers 1.32 and later), as the API server's type provider finds it.
+    assert!(errors("self.__namespace__ == 'a'", 30).is_empty());
+    assert_eq!(errors("self.namespace == 'a'", 30), ["undefined field 'namespace'"]);
+    assert!(errors("self.namespace == 'a'", 31).is_empty());
+    assert!(errors("has(self.namespace)", 31).is_empty());
+    // A name that is not reserved is not looked up escaped.
+    assert_eq!(errors("self.spec == 'a'", 35), ["undefined field 'spec'"]);
+    // `in` cannot follow a dot at all: the parser refuses it before any type is looked at.
+    assert!(errors("self.in == 'a'", 35)[0].contains("Syntax error"));
+}

@@ -215,3 +215,22 @@ fn a_list_call_over_the_limit_never_runs() {
     let parsed = parse("lists.range(2000).distinct().size()").unwrap();
     assert_eq!(evaluate(&parsed.expr, &[], 1_000_000).outcome.unwrap_err().kind, ErrorKind::CostLimit);
 }
+
+#[test]
+fn a_reserved_word_selects_its_escaped_field() {
+    let object = crate::value::Object {
+        type_name: Arc::from("Object"),
+        fields: [("__namespace__".to_string(), Value::string("a"))].into_iter().collect(),
+    };
+    let variables = [("self", Value::Object(Arc::new(object)))];
+    let run = |source: &str| {
+        let parsed = parse(source).unwrap_or_else(|e| panic!("{source}: {e:?}"));
+        match evaluate(&parsed.expr, &variables, 1_000_000).outcome {
+            Ok(v) => v.to_string(),
+            Err(e) => format!("error: {}", e.message),
+        }
+    };
+    assert_eq!(run("self.namespace == 'a' && self.__namespace__ == 'a' && has(self.namespace)"), "true");
+    assert_eq!(run("self.?namespace.orValue('') + self.?package.orValue('-')"), "\"a-\"");
+    assert_eq!(run("self.package"), "error: no such key: package");
+}
