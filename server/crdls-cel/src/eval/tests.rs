@@ -215,3 +215,14 @@ fn a_list_call_over_the_limit_never_runs() {
     let parsed = parse("lists.range(2000).distinct().size()").unwrap();
     assert_eq!(evaluate(&parsed.expr, &[], 1_000_000).outcome.unwrap_err().kind, ErrorKind::CostLimit);
 }
+
+#[test]
+fn includes_looks_in_a_list_or_compares() {
+    // The Kubernetes lists library, version 1 (1.37).
+    assert_eq!(run("[1, 2, 3].includes(2)"), "true");
+    assert_eq!(run("[1, 2, 3].includes(4)"), "false");
+    assert_eq!(run("[[1], [2]].includes([2])"), "true");
+    assert_eq!(run("'model-a'.includes('model-a')"), "true");
+    assert_eq!(run("'model-a'.includes('model-b')"), "false");
+    assert_eq!(run("[].includes(1)"), "false");
+}
