@@ -69,7 +69,8 @@ fn kinds_that_became_ga_in_1_36_and_1_37() {
         assert!(schema(v(since), group, "v1", kind).is_some_and(|s| s.property("spec").is_some()), "{group} {kind}");
     }
     // Beta versions that left with 1.37, after their GA.
-    for (group, version, kind) in [("networking.k8s.io", "v1beta1", "ServiceCIDR"), ("storage.k8s.io", "v1beta1", "VolumeAttributesClass")] {
+    for (group, version, kind) in [("networking.k8s.io", "v1beta1", "ServiceCIDR"), ("storage.k8s.io", "v1beta1", "VolumeAttributesClass")]
+    {
         assert!(matches!(lookup(v("1.36"), group, version, kind), Lookup::Served { .. }), "{kind}");
         assert!(matches!(lookup(v("1.37"), group, version, kind), Lookup::NotServed { .. }), "{kind}");
     }

@@ -113,7 +113,14 @@ struct DocumentFacts<'a> {
 }
 
 impl<'a> DocumentFacts<'a> {
-    fn read(text: &'a str, stream: &'a Stream, index: &'a CrdIndex, ctx: &Context<'_>, offset: usize, kube: KubeVersion) -> DocumentFacts<'a> {
+    fn read(
+        text: &'a str,
+        stream: &'a Stream,
+        index: &'a CrdIndex,
+        ctx: &Context<'_>,
+        offset: usize,
+        kube: KubeVersion,
+    ) -> DocumentFacts<'a> {
         let root = document_at(stream, offset)
             .filter(|d| d.range.start <= ctx.doc.start && ctx.doc.end <= d.range.end)
             .and_then(|d| d.root.as_ref());

@@ -116,7 +116,10 @@ pub fn run(text: &str, base: &CrdIndex) -> Result<(), String> {
     };
     let mut options = CheckOptions { strict: h.is_multiple_of(3), ..CheckOptions::default() };
     if h.is_multiple_of(5) {
-        options.kubernetes = Some(crdls_check::OLDEST_KUBERNETES_MINOR + (h / 5) as u32 % (crdls_check::NEWEST_KUBERNETES_MINOR - crdls_check::OLDEST_KUBERNETES_MINOR + 1));
+        options.kubernetes = Some(
+            crdls_check::OLDEST_KUBERNETES_MINOR
+                + (h / 5) as u32 % (crdls_check::NEWEST_KUBERNETES_MINOR - crdls_check::OLDEST_KUBERNETES_MINOR + 1),
+        );
     }
     if h.is_multiple_of(4) {
         // The file as its own old version: an update, with transition rules and ratcheting.

@@ -67,9 +67,8 @@ pub fn read_releases(path: &Path) -> Result<Releases, String> {
 /// Adds a module version (`v1.38.0`) to the list, replacing the line of its minor version.
 pub fn add_release(releases: &mut Releases, module_version: &str) -> Result<(KubeVersion, String), String> {
     let version = if module_version.starts_with('v') { module_version.to_string() } else { format!("v{module_version}") };
-    let minor = module_minor(&version).ok_or_else(|| {
-        format!("`{module_version}` is not a release of {MODULE}: expected vMAJOR.MINOR.PATCH, such as v1.38.0")
-    })?;
+    let minor = module_minor(&version)
+        .ok_or_else(|| format!("`{module_version}` is not a release of {MODULE}: expected vMAJOR.MINOR.PATCH, such as v1.38.0"))?;
     releases.retain(|(m, _)| *m != minor);
     releases.push((minor, version.clone()));
     releases.sort();
@@ -155,7 +154,7 @@ pub fn download(version: &str, cache: &Path) -> Result<PathBuf, String> {
 
 /// The documents of each release, read one release at a time (a release's parsed documents are large).
 pub fn read(dirs: &[(KubeVersion, PathBuf)]) -> Result<impl Iterator<Item = Result<Release, String>>, String> {
-    let mut files: Vec<(KubeVersion, BTreeMap<(String, String), PathBuf>)> = Vec::new();
+    let mut files: Vec<(KubeVersion, DocumentFiles)> = Vec::new();
     for (minor, dir) in dirs {
         files.push((*minor, document_files(dir)?));
     }
@@ -182,10 +181,13 @@ pub fn read(dirs: &[(KubeVersion, PathBuf)]) -> Result<impl Iterator<Item = Resu
     }))
 }
 
+/// The file of each (group, version)'s document in one tree.
+type DocumentFiles = BTreeMap<(String, String), PathBuf>;
+
 /// The document of each group/version in a Kubernetes tree (or its `api/openapi-spec/v3` directory):
 /// `api__v1_openapi.json` is the core group's, `apis__<group>__<version>_openapi.json` a group's. The
 /// other files (the lists of groups and versions, `/logs`, `/version`, OpenID discovery) serve no kind.
-fn document_files(dir: &Path) -> Result<BTreeMap<(String, String), PathBuf>, String> {
+fn document_files(dir: &Path) -> Result<DocumentFiles, String> {
     let nested = dir.join("api/openapi-spec/v3");
     let dir = if nested.is_dir() { nested } else { dir.to_path_buf() };
     let entries = std::fs::read_dir(&dir).map_err(|e| format!("cannot read {}: {e}", dir.display()))?;

@@ -242,9 +242,7 @@ fn a_tree_is_read_by_file_name_and_an_old_one_borrows_apiregistration() {
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
         std::fs::write(path, value.to_string()).unwrap();
     };
-    let doc = |group: &str, kind: &str| {
-        json!({ "components": { "schemas": { "k": { "type": "object", "x-kubernetes-group-version-kind": gvk(group, "v1", kind) } } }, "paths": {} })
-    };
+    let doc = |group: &str, kind: &str| json!({ "components": { "schemas": { "k": { "type": "object", "x-kubernetes-group-version-kind": gvk(group, "v1", kind) } } }, "paths": {} });
     write("old/api/openapi-spec/v3/api__v1_openapi.json", &doc("", "Pod"));
     write("old/api/openapi-spec/v3/api_openapi.json", &json!({}));
     write("old/api/openapi-spec/v3/apis__apps_openapi.json", &json!({}));
