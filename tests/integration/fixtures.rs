@@ -56,6 +56,18 @@ fn builtin_kinds_against_the_newest_release() {
     snapshot("builtins");
 }
 
+/// Kinds that became GA in 1.36 and 1.37 are checked against their schemas by default (the newest
+/// release); the releases before them answer that they do not serve them.
+#[test]
+fn builtin_kinds_that_became_ga_in_1_36_and_1_37() {
+    snapshot("builtins-ga");
+    snapshot_with("fixtures/resources/builtins-ga.yaml", "builtins-ga-1.36", &["--kube-version", "1.36"]);
+    snapshot_with("fixtures/resources/builtins-ga.yaml", "builtins-ga-1.35", &["--kube-version", "1.35"]);
+    let explicit = run_cli(&["check", "fixtures/resources/builtins-ga.yaml", "--kube-version", "1.37", "--color", "never"], "");
+    let default = run_cli(&["check", "fixtures/resources/builtins-ga.yaml", "--color", "never"], "");
+    assert_eq!((explicit.code, explicit.stdout), (default.code, default.stdout), "1.37 is the default");
+}
+
 /// The same objects against 1.24: PodDisruptionBudget's policy/v1beta1 is served there (with a warning
 /// that 1.25 removes it), and StatefulSet's schema marks serviceName required, which the API server
 /// never required.
@@ -178,7 +190,7 @@ fn crd_rules_by_kubernetes_version() {
     let run = run_cli(&["check", path, "--kube-version", "1.30", "--color", "never"], "");
     let rendered = format!("exit code: {}\n{}{}", run.code, run.stdout, run.stderr);
     expect_file![repo_root().join("tests/snapshots/crd-kube-versions.txt")].assert_eq(&rendered);
-    for (version, code) in [("1.35", 0), ("1.34", 1)] {
+    for (version, code) in [("1.37", 0), ("1.36", 0), ("1.35", 0), ("1.34", 1)] {
         let run = run_cli(&["check", path, "--kube-version", version], "");
         assert_eq!(run.code, code, "--kube-version {version}: {}", run.stdout);
     }
@@ -186,8 +198,11 @@ fn crd_rules_by_kubernetes_version() {
     let run = run_cli(&["check", path, "--kube-version", "1.9"], "");
     assert_eq!(
         (run.code, run.stderr.as_str()),
-        (2, "crdls: --kube-version: \"1.9\" is not a Kubernetes version crdls knows (1.23 to 1.35)\n")
+        (2, "crdls: --kube-version: \"1.9\" is not a Kubernetes version crdls knows (1.23 to 1.37)\n")
     );
+    let run = run_cli(&["check", path, "--kube-version", "1.38"], "");
+    assert_eq!(run.code, 2);
+    assert!(run.stderr.contains("(1.23 to 1.37); a newer Kubernetes needs a newer crdls"), "{}", run.stderr);
 }
 
 /// The cost examples of the Kubernetes CRD documentation, with the outcomes the page states.

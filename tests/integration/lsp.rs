@@ -1129,6 +1129,27 @@ fn the_kubernetes_version_setting_decides_the_cel_environment_of_new_rules() {
 }
 
 #[test]
+fn hover_of_built_in_kinds_follows_the_release_the_settings_name() {
+    // Pod's `schedulingGroup` is new in 1.36: hover describes it only where the configured release has it
+    // (completion follows the same release: crdls-ide's tests).
+    let pod = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\nspec:\n  schedulingGroup: {}\n  containers: []\n";
+    let mut session = Session::start(SessionOptions::new().setting("kubeVersion", json!("1.35")));
+    session.open("pod.yaml", pod);
+    session.wait_for_diagnostics("pod.yaml", 1);
+    let at = session.position_of("pod.yaml", "schedulingGroup");
+    let on_key = Position::new(at.line, at.character + 2);
+    assert!(session.hover("pod.yaml", on_key).is_null(), "1.35 has no schedulingGroup");
+    let containers = session.position_of("pod.yaml", "containers");
+    let hover = session.hover("pod.yaml", Position::new(containers.line, containers.character + 2));
+    assert!(hover["contents"]["value"].as_str().unwrap_or_default().ends_with("Kubernetes 1.35."), "{hover}");
+    session.notify("workspace/didChangeConfiguration", json!({"settings": {"crdls": {"kubeVersion": ""}}}));
+    session.wait_for_next_diagnostics("pod.yaml");
+    let hover = session.hover("pod.yaml", on_key);
+    assert!(hover["contents"]["value"].as_str().unwrap_or_default().ends_with("Kubernetes 1.37."), "{hover}");
+    session.finish();
+}
+
+#[test]
 fn built_in_objects_are_checked_against_the_release_the_settings_name() {
     let pdb = "apiVersion: policy/v1beta1\nkind: PodDisruptionBudget\nmetadata:\n  name: web\nspec:\n  minAvailable: 1\n  selectr: {}\n";
     let mut session = Session::start(SessionOptions::new().setting("kubeVersion", json!("1.24")));

@@ -14,17 +14,23 @@
 //! # Where the data comes from
 //!
 //! `data/kubernetes.json.deflate` is written by this crate's generator from the Kubernetes OpenAPI v3
-//! documents, laid out as kubectl-validate carries them (`<dir>/<minor>/api/v1.json` and
-//! `<dir>/<minor>/apis/<group>/<version>.json`):
+//! documents as the `k8s.io/kubernetes` Go module of each release carries them
+//! (`api/openapi-spec/v3/api__v1_openapi.json`, `apis__<group>__<version>_openapi.json`): the
+//! documents the Kubernetes repository publishes, generated from the Go types and checked by its CI.
+//! `data/kubernetes-releases.txt` names the module version of each release; the generator downloads
+//! them through the Go module proxy (`go mod download`, which checks them against the checksum
+//! database) into the Cargo target directory:
 //!
 //! ```text
-//! cargo run -p crdls-builtins --bin crdls-builtins-gen -- ../shared-builtins/pkg/openapiclient/builtins \
-//!     1.23 1.24 1.25 1.26 1.27 1.28 1.29 1.30 1.31 1.32 1.33 1.34 1.35
+//! server/crdls-builtins/update.sh v1.38.0    # add a release (or move one to a newer patch)
+//! server/crdls-builtins/update.sh            # regenerate from the listed releases
 //! ```
 //!
-//! Supporting a new Kubernetes release is that command with one more version. A test regenerates the
-//! file when the documents are beside the repository (`../shared-builtins/pkg/openapiclient/builtins`)
-//! and fails if it differs from the committed one.
+//! Supporting a new Kubernetes release is that command and a review of its diff. The generator's test
+//! regenerates the file wherever `go` is installed and fails if it differs from the committed one.
+//! The documents of `apiregistration.k8s.io/v1` are in the tree only from 1.27 on; 1.23 to 1.26 take
+//! 1.27's (the API was served, unchanged). Until 1.35 the data was generated from kubectl-validate's
+//! copy of the same documents; regenerated from the modules it is byte for byte the same.
 //!
 //! # Format
 //!

@@ -45,10 +45,35 @@ fn versions_parse_and_print() {
 }
 
 #[test]
-fn releases_1_23_to_1_35_are_shipped_newest_last() {
-    let expected: Vec<KubeVersion> = (23..=35).map(|minor| KubeVersion::new(1, minor)).collect();
+fn releases_1_23_to_1_37_are_shipped_newest_last() {
+    let expected: Vec<KubeVersion> = (23..=37).map(|minor| KubeVersion::new(1, minor)).collect();
     assert_eq!(kubernetes_versions(), expected.as_slice());
-    assert_eq!(newest(), v("1.35"));
+    assert_eq!(newest(), v("1.37"));
+}
+
+#[test]
+fn kinds_that_became_ga_in_1_36_and_1_37() {
+    // Generated from the k8s.io/kubernetes modules' documents: each GA version appears with its release.
+    let ga = [
+        ("1.36", "admissionregistration.k8s.io", "MutatingAdmissionPolicy", Scope::Cluster),
+        ("1.36", "admissionregistration.k8s.io", "MutatingAdmissionPolicyBinding", Scope::Cluster),
+        ("1.37", "certificates.k8s.io", "ClusterTrustBundle", Scope::Cluster),
+        ("1.37", "certificates.k8s.io", "PodCertificateRequest", Scope::Namespaced),
+        ("1.37", "resource.k8s.io", "DeviceTaintRule", Scope::Cluster),
+        ("1.37", "storagemigration.k8s.io", "StorageVersionMigration", Scope::Cluster),
+    ];
+    for (since, group, kind, scope) in ga {
+        let served_in: Vec<KubeVersion> = kubernetes_versions().iter().copied().filter(|&k| k >= v(since)).collect();
+        assert_eq!(lookup(newest(), group, "v1", kind), Lookup::Served { scope }, "{group} {kind}");
+        assert_eq!(lookup(v("1.35"), group, "v1", kind), Lookup::NotServed { served_in }, "{group} {kind}");
+        assert!(schema(v(since), group, "v1", kind).is_some_and(|s| s.property("spec").is_some()), "{group} {kind}");
+    }
+    // Beta versions that left with 1.37, after their GA.
+    for (group, version, kind) in [("networking.k8s.io", "v1beta1", "ServiceCIDR"), ("storage.k8s.io", "v1beta1", "VolumeAttributesClass")]
+    {
+        assert!(matches!(lookup(v("1.36"), group, version, kind), Lookup::Served { .. }), "{kind}");
+        assert!(matches!(lookup(v("1.37"), group, version, kind), Lookup::NotServed { .. }), "{kind}");
+    }
 }
 
 #[test]
@@ -156,20 +181,29 @@ fn kinds_lists_resources_only() {
 
 #[test]
 fn a_recursive_type_is_cut_at_its_second_visit() {
-    let crd = schema(newest(), "apiextensions.k8s.io", "v1", "CustomResourceDefinition").unwrap();
-    let props = at(&crd, &["spec", "versions", "[]", "schema", "openAPIV3Schema"]);
-    assert_eq!(props.ty.as_deref(), Some("object"));
-    assert!(props.property("x-kubernetes-validations").is_some());
-    // The cycle JSONSchemaProps -> properties -> JSONSchemaProps (with a `default: {}` beside the
-    // reference, so a node of its own) is followed until a node repeats on the path; from there on,
-    // whatever is given is kept.
+    let openapi = |kube: &str| {
+        let crd = schema(v(kube), "apiextensions.k8s.io", "v1", "CustomResourceDefinition").unwrap();
+        let props = at(&crd, &["spec", "versions", "[]", "schema", "openAPIV3Schema"]);
+        assert_eq!(props.ty.as_deref(), Some("object"));
+        assert!(props.property("x-kubernetes-validations").is_some());
+        // apiextensions' JSON (a default or an enum member) is any value.
+        assert!(at(&props, &["default"]).preserves_unknown_fields());
+        props
+    };
+    // Up to 1.36 the cycle JSONSchemaProps -> properties -> JSONSchemaProps has a `default: {}` beside
+    // the reference, so a node of its own: it is followed until a node repeats on the path; from there
+    // on, whatever is given is kept.
+    let props = openapi("1.36");
     let nested = at(&props, &["properties", "{}"]);
     assert!(nested.property("x-kubernetes-validations").is_some());
     let cut = at(&nested, &["properties"]);
     assert!(cut.preserves_unknown_fields() && cut.properties.is_empty() && cut.ty.is_none(), "{cut:?}");
     assert!(at(&props, &["allOf", "[]", "properties", "{}"]).preserves_unknown_fields());
-    // apiextensions' JSON (a default or an enum member) is any value.
-    assert!(at(&props, &["default"]).preserves_unknown_fields());
+    // 1.37's document has no default beside the reference: the nested schema is the same node, cut at
+    // once. (The CRD checks of crdls-crd-check, not this schema, validate a CRD's nested schemas.)
+    let props = openapi("1.37");
+    let cut = at(&props, &["properties", "{}"]);
+    assert!(cut.preserves_unknown_fields() && cut.properties.is_empty() && cut.ty.is_none(), "{cut:?}");
 }
 
 #[test]

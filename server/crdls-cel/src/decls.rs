@@ -77,12 +77,16 @@ fn parse_signature(signature: &str) -> Overload {
 /// `pkg/cel/environment/base.go` versions its libraries: quantity, optional types and comparisons
 /// across numeric types in 1.28; the strings extension's `format`, `strings.quote` and `join`, and the
 /// sets extension in 1.29; IP and CIDR in 1.30; named formats in 1.31; semver in 1.33; cel-go's lists
-/// extension (version 3) in 1.34. Everything else (the standard library, strings version 0, the
+/// extension (version 3) in 1.34; the Kubernetes lists library's version 1 (`includes`) in 1.37 (1.36
+/// added nothing). Everything else (the standard library, strings version 0, the
 /// Kubernetes list functions, regex, URLs) is in every environment. A CRD's new rules compile in the
 /// environment of the API server's compatibility version, one minor below its own.
 fn introduced(name: &str, signature: &str) -> u32 {
     if LISTS_EXTENSION.contains(&name) {
         return LISTS_EXTENSION_SINCE;
+    }
+    if name == "includes" {
+        return KUBERNETES_LISTS_V1_SINCE;
     }
     if signature.contains("kubernetes.Semver") || matches!(name, "semver" | "isSemver") {
         return 33;
@@ -127,6 +131,9 @@ pub const LITERAL_VALIDATION_SINCE: u32 = 29;
 /// The environment has cel-go's lists extension, version 3 (`distinct`, `flatten`, `lists.range`,
 /// `reverse`, `slice`, `sort` and the `sortBy` macro).
 pub const LISTS_EXTENSION_SINCE: u32 = 34;
+
+/// The environment has version 1 of the Kubernetes lists library (`includes`).
+pub const KUBERNETES_LISTS_V1_SINCE: u32 = 37;
 
 /// The functions of cel-go's lists extension; `@sortByAssociatedKeys` is what `sortBy` expands to.
 const LISTS_EXTENSION: &[&str] = &["slice", "flatten", "distinct", "reverse", "sort", "@sortByAssociatedKeys", "lists.range"];
@@ -305,6 +312,9 @@ const DECLARATIONS: &[(&str, &[&str])] = &[
     ("charAt", &["string.(int) -> string"]),
     ("indexOf", &["string.(string) -> int", "string.(string, int) -> int", "list(A).(A) -> int"]),
     ("lastIndexOf", &["string.(string) -> int", "string.(string, int) -> int", "list(A).(A) -> int"]),
+    // The Kubernetes lists library, version 1 (1.37): on a list, whether it has the element; on anything
+    // else, whether the two are equal.
+    ("includes", &["dyn.(dyn) -> bool"]),
     ("lowerAscii", &["string.() -> string"]),
     ("upperAscii", &["string.() -> string"]),
     ("replace", &["string.(string, string) -> string", "string.(string, string, int) -> string"]),
@@ -445,5 +455,6 @@ mod tests {
         );
         assert_eq!((since("quantity", 0), since("optional.of", 0), since("_[_]", 2), since("size", 0)), (28, 28, 28, 0));
         assert_eq!((since("distinct", 0), since("sort", 7), since("lists.range", 0), since("isSorted", 0)), (34, 34, 34, 0));
+        assert_eq!(since("includes", 0), 37);
     }
 }

@@ -244,6 +244,8 @@ pub fn call(name: &str, args: &[Value], cost: &mut u64) -> Outcome {
         (f, _) if crate::lists::is_lists_function(f) => return crate::lists::call(name, args),
         ("indexOf", [List(l), v]) => Int(l.items.iter().position(|x| x.equals(v)).map_or(-1, |i| i as i64)),
         ("lastIndexOf", [List(l), v]) => Int(l.items.iter().rposition(|x| x.equals(v)).map_or(-1, |i| i as i64)),
+        ("includes", [List(l), v]) => Bool(l.items.iter().any(|x| x.equals(v))),
+        ("includes", [target, v]) => Bool(target.equals(v)),
         // Sets.
         ("sets.contains", [List(a), List(b)]) => Bool(b.items.iter().all(|y| a.items.iter().any(|x| x.equals(y)))),
         ("sets.equivalent", [List(a), List(b)]) => {

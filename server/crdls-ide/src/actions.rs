@@ -148,7 +148,7 @@ impl<'a> Fixer<'a> {
         let (api_version, kind) = (self.root.get_str("apiVersion")?, self.root.get_str("kind")?);
         match self.index.resolve(api_version, kind) {
             Resolution::Found { version, .. } => walk(version.schema().map(|s| &**s), segments),
-            Resolution::UnknownGroup => walk(Some(crate::builtin_kinds::schema(api_version, kind)?), segments),
+            Resolution::UnknownGroup => walk(Some(crate::builtin_kinds::schema(crdls_builtins::newest(), api_version, kind)?), segments),
             _ => None,
         }
     }

@@ -64,7 +64,7 @@ mod editing_tests {
         let offset = with_cursor.find("$0").unwrap();
         let text = with_cursor.replacen("$0", "", 1);
         let stream = crdls_yaml::parse(&text);
-        crate::completions(&text, &stream, &CrdIndex::new(), offset).into_iter().map(|i| i.label).collect()
+        crate::completions(&text, &stream, &CrdIndex::new(), offset, crdls_builtins::newest()).into_iter().map(|i| i.label).collect()
     }
 
     const HEAD: &str = "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: pumps.demo.crdls.dev\n";
@@ -90,7 +90,7 @@ mod editing_tests {
         let text = format!("{HEAD}spec:\n  versions:\n  - name: v1\n    schema:\n      openAPIV3Schema:\n        type: object\n        properties:\n          items:\n            type: array\n            x-kubernetes-list-type: set\n");
         let stream = crdls_yaml::parse(&text);
         let at = text.find("x-kubernetes-list-type").unwrap() + 3;
-        let hover = crate::hover(&text, &stream, &CrdIndex::new(), at).unwrap();
+        let hover = crate::hover(&text, &stream, &CrdIndex::new(), at, crdls_builtins::newest()).unwrap();
         assert!(hover.markdown.contains("x-kubernetes-list-type"), "{}", hover.markdown);
         assert!(hover.markdown.contains("set"), "{}", hover.markdown);
     }

@@ -1,22 +1,22 @@
-//! The schemas of Kubernetes' built-in kinds for completion and hover: those of the newest release
-//! crdls ships (the editor features describe the fields a current cluster has; diagnostics answer for
-//! the release the settings name).
+//! The schemas of Kubernetes' built-in kinds for completion and hover: those of the release the
+//! settings name (`kubeVersion`, `--kube-version`; the newest crdls ships by default), the release
+//! diagnostics answer for. Code actions offer the API versions of the newest release.
 
+use crdls_builtins::KubeVersion;
 use crdls_crd::{compare_versions, split_api_version, Schema};
 
-/// The schema of a built-in object of `api_version` and `kind`, when the newest release serves it as a
-/// resource.
-pub(crate) fn schema(api_version: &str, kind: &str) -> Option<&'static Schema> {
+/// The schema of a built-in object of `api_version` and `kind`, when release `kube` serves it.
+pub(crate) fn schema(kube: KubeVersion, api_version: &str, kind: &str) -> Option<&'static Schema> {
     let (group, version) = split_api_version(api_version);
     if !crdls_check::is_builtin_group(group) {
         return None;
     }
-    crdls_builtins::schema_ref(crdls_builtins::newest(), group, version, kind)
+    crdls_builtins::schema_ref(kube, group, version, kind)
 }
 
 /// Where a built-in kind's fields come from, for a hover.
-pub(crate) fn origin(api_version: &str, kind: &str) -> String {
-    format!("Part of the built-in kind `{kind}` (`{api_version}`), Kubernetes {}.", crdls_builtins::newest())
+pub(crate) fn origin(kube: KubeVersion, api_version: &str, kind: &str) -> String {
+    format!("Part of the built-in kind `{kind}` (`{api_version}`), Kubernetes {kube}.")
 }
 
 /// The API versions (`policy/v1`) in which the newest release serves `kind` of the built-in `group`,

@@ -5,6 +5,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use crdls_builtins::KubeVersion;
 use crdls_crd::{compare_versions, split_api_version, CrdIndex, CrdVersion, IndexedCrd, Resolution, Schema};
 use crdls_yaml::{document_at, Node, Segment, Stream, TextRange, Value};
 
@@ -52,9 +53,10 @@ pub struct CompletionItem {
     pub deprecated: bool,
 }
 
-/// The completions at byte `offset`, sorted by `sort_text`. Multi-line inserts carry their full
+/// The completions at byte `offset`, sorted by `sort_text`; a built-in object's fields are those of
+/// Kubernetes release `kube`. Multi-line inserts carry their full
 /// indentation, so a client must insert them as they are (LSP `insertTextMode: asIs`).
-pub fn completions(text: &str, stream: &Stream, index: &CrdIndex, offset: usize) -> Vec<CompletionItem> {
+pub fn completions(text: &str, stream: &Stream, index: &CrdIndex, offset: usize, kube: KubeVersion) -> Vec<CompletionItem> {
     let mut offset = offset.min(text.len());
     while !text.is_char_boundary(offset) {
         offset -= 1;
@@ -63,7 +65,7 @@ pub fn completions(text: &str, stream: &Stream, index: &CrdIndex, offset: usize)
         return items;
     }
     let Some(ctx) = context(text, offset) else { return Vec::new() };
-    let doc = DocumentFacts::read(text, stream, index, &ctx, offset);
+    let doc = DocumentFacts::read(text, stream, index, &ctx, offset, kube);
     let mut items = match &ctx.what {
         What::NewDocument { word } => {
             let mut items = skeletons(index, *word);
@@ -111,7 +113,14 @@ struct DocumentFacts<'a> {
 }
 
 impl<'a> DocumentFacts<'a> {
-    fn read(text: &'a str, stream: &'a Stream, index: &'a CrdIndex, ctx: &Context<'_>, offset: usize) -> DocumentFacts<'a> {
+    fn read(
+        text: &'a str,
+        stream: &'a Stream,
+        index: &'a CrdIndex,
+        ctx: &Context<'_>,
+        offset: usize,
+        kube: KubeVersion,
+    ) -> DocumentFacts<'a> {
         let root = document_at(stream, offset)
             .filter(|d| d.range.start <= ctx.doc.start && ctx.doc.end <= d.range.end)
             .and_then(|d| d.root.as_ref());
@@ -123,7 +132,7 @@ impl<'a> DocumentFacts<'a> {
                 Resolution::Found { version, .. } => version.schema().map(|s| &**s),
                 // A version being typed: the preferred one's schema is the best guess.
                 Resolution::UnknownVersion { crd } => preferred_version(crd).and_then(|v| v.schema().map(|s| &**s)),
-                Resolution::UnknownGroup => crate::builtin_kinds::schema(api_version, kind),
+                Resolution::UnknownGroup => crate::builtin_kinds::schema(kube, api_version, kind),
                 _ => None,
             },
             _ => None,
@@ -495,7 +504,7 @@ mod tests {
         let offset = doc_with_cursor.find("$0").expect("the fixture has a $0 cursor");
         let text = doc_with_cursor.replacen("$0", "", 1);
         let stream = crdls_yaml::parse(&text);
-        let items = completions(&text, &stream, &fixture::index(crd_yaml), offset);
+        let items = completions(&text, &stream, &fixture::index(crd_yaml), offset, crdls_builtins::newest());
         let mut out = String::new();
         for item in items {
             let flags = [(item.snippet, " snippet"), (item.deprecated, " deprecated")];
@@ -536,6 +545,20 @@ mod tests {
             nested (Field snippet) [object] "rep" -> "nested:\n    $0"
         "#]],
         );
+    }
+
+    #[test]
+    fn keys_of_a_built_in_kind_follow_the_release_the_settings_name() {
+        let doc = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\nspec:\n  containers: []\n  sch";
+        let stream = crdls_yaml::parse(doc);
+        let labels = |minor: u16| -> Vec<String> {
+            let items = completions(doc, &stream, &CrdIndex::new(), doc.len(), crdls_builtins::KubeVersion::new(1, minor));
+            items.into_iter().map(|item| item.label).filter(|l| l == "schedulingGroup" || l == "workloadRef").collect()
+        };
+        // 1.36 replaced Pod's `workloadRef` (1.35) with `schedulingGroup`.
+        assert_eq!(labels(35), ["workloadRef"]);
+        assert_eq!(labels(36), ["schedulingGroup"]);
+        assert_eq!(labels(37), ["schedulingGroup"]);
     }
 
     #[test]
@@ -826,7 +849,7 @@ mod tests {
         for text in ["", "é", "spec:\n  é", "- - -\n", "a: [\n", "\r\n", "---\n---"] {
             let stream = crdls_yaml::parse(text);
             for offset in 0..=text.len() + 2 {
-                let _ = completions(text, &stream, &index, offset);
+                let _ = completions(text, &stream, &index, offset, crdls_builtins::newest());
             }
         }
     }

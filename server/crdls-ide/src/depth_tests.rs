@@ -45,8 +45,8 @@ fn exercise(text: &str, index: &crdls_crd::CrdIndex) -> String {
     let symbols = crate::document_symbols(text, &stream);
     let folds = crate::folding_ranges(text, &stream);
     let hints = crate::inlay_hints(text, &stream, index, TextRange::new(0, text.len()));
-    let hover = crate::hover(text, &stream, index, deepest).is_some();
-    let completions = crate::completions(text, &stream, index, deepest).len();
+    let hover = crate::hover(text, &stream, index, deepest, crdls_builtins::newest()).is_some();
+    let completions = crate::completions(text, &stream, index, deepest, crdls_builtins::newest()).len();
     let definition = crate::definition(text, &stream, index, deepest).is_some();
     let codes: Vec<&str> = diagnostics.iter().map(|d| d.code).collect();
     format!(

@@ -2,6 +2,7 @@
 //! default, description, CEL rules and the CRD that defines it; for `apiVersion` and `kind` values, a
 //! summary of the CRD.
 
+use crdls_builtins::KubeVersion;
 use crdls_crd::{CrdIndex, IndexedCrd, Resolution, Schema, SourceKind};
 use crdls_yaml::{locate, Segment, Stream, TextRange};
 
@@ -17,8 +18,9 @@ pub struct HoverResult {
     pub markdown: String,
 }
 
-/// The hover at byte `offset`: on a key or scalar value of a custom resource whose CRD is indexed.
-pub fn hover(text: &str, stream: &Stream, index: &CrdIndex, offset: usize) -> Option<HoverResult> {
+/// The hover at byte `offset`: on a key or scalar value of a custom resource whose CRD is indexed, or of
+/// a built-in object, described by Kubernetes release `kube`'s schema.
+pub fn hover(text: &str, stream: &Stream, index: &CrdIndex, offset: usize, kube: KubeVersion) -> Option<HoverResult> {
     let cost = crate::cost_assist::hover(text, stream, offset);
     if let Some(in_rule) = crate::cel_assist::hover(text, stream, offset) {
         // The type under the cursor, then what the rule costs.
@@ -64,10 +66,10 @@ pub fn hover(text: &str, stream: &Stream, index: &CrdIndex, offset: usize) -> Op
         return Some(HoverResult { range, markdown });
     }
     if matches!(resolution, Resolution::UnknownGroup) {
-        let steps = walk(Some(crate::builtin_kinds::schema(api_version, kind)?), &location.path)?;
+        let steps = walk(Some(crate::builtin_kinds::schema(kube, api_version, kind)?), &location.path)?;
         return Some(HoverResult {
             range,
-            markdown: field_markdown(&location.path, &steps, crate::builtin_kinds::origin(api_version, kind)),
+            markdown: field_markdown(&location.path, &steps, crate::builtin_kinds::origin(kube, api_version, kind)),
         });
     }
     let Resolution::Found { crd, version } = resolution else { return None };
@@ -419,7 +421,7 @@ mod tests {
         let offset = doc_with_cursor.find("$0").expect("the fixture has a $0 cursor");
         let text = doc_with_cursor.replacen("$0", "", 1);
         let stream = crdls_yaml::parse(&text);
-        let got = match hover(&text, &stream, &fixture::index(crd_yaml), offset) {
+        let got = match hover(&text, &stream, &fixture::index(crd_yaml), offset, crdls_builtins::newest()) {
             Some(h) => format!("{:?}\n{}", &text[h.range.start..h.range.end], h.markdown),
             None => "none".to_string(),
         };
@@ -451,6 +453,21 @@ mod tests {
     }
 
     #[test]
+    fn a_built_in_kind_is_described_by_the_release_the_settings_name() {
+        // Pod's `spec.schedulingGroup` is new in 1.36 (it took the place of 1.35's `workloadRef`).
+        let text = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\nspec:\n  schedulingGroup: {}\n  containers: []\n";
+        let stream = crdls_yaml::parse(text);
+        let at = text.find("schedulingGroup").unwrap() + 3;
+        let hover_in = |minor: u16| hover(text, &stream, &CrdIndex::new(), at, crdls_builtins::KubeVersion::new(1, minor));
+        assert!(hover_in(36).unwrap().markdown.ends_with("Part of the built-in kind `Pod` (`v1`), Kubernetes 1.36."));
+        assert!(hover_in(37).unwrap().markdown.ends_with("Kubernetes 1.37."));
+        assert_eq!(hover_in(35), None);
+        let at = text.find("containers").unwrap() + 3;
+        let old = hover(text, &stream, &CrdIndex::new(), at, crdls_builtins::KubeVersion::new(1, 35)).unwrap();
+        assert!(old.markdown.ends_with("Kubernetes 1.35."), "{}", old.markdown);
+    }
+
+    #[test]
     fn hover_on_a_field_of_a_built_in_kind() {
         check_hover(
             "",
@@ -461,7 +478,7 @@ mod tests {
 
                 Default: `TCP`.
 
-                Part of the built-in kind `Service` (`v1`), Kubernetes 1.35."#]],
+                Part of the built-in kind `Service` (`v1`), Kubernetes 1.37."#]],
         );
     }
 
@@ -620,7 +637,7 @@ mod tests {
         for text in ["", "é", DOC] {
             let stream = crdls_yaml::parse(text);
             for offset in 0..=text.len() + 2 {
-                let _ = hover(text, &stream, &index, offset);
+                let _ = hover(text, &stream, &index, offset, crdls_builtins::newest());
             }
         }
     }
@@ -635,7 +652,7 @@ mod version_tests {
         let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../fixtures/crd-errors/versions.yaml")).unwrap();
         let stream = crdls_yaml::parse(&text);
         let at = text.find("size: {type: integer}").unwrap() + 1;
-        let hover = hover(&text, &stream, &CrdIndex::new(), at).unwrap();
+        let hover = hover(&text, &stream, &CrdIndex::new(), at, crdls_builtins::newest()).unwrap();
         let tail = hover.markdown.rsplit("\n\n").next().unwrap();
         assert_eq!(tail, "`spec.size` in the other versions:\n- `v1beta1`: line 43, string\n- `v1alpha1`: not declared");
     }

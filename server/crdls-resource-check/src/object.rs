@@ -32,8 +32,9 @@ pub struct CheckOptions {
     pub objects: Option<std::sync::Arc<dyn crate::old::ObjectSource>>,
 }
 
-/// The newest Kubernetes minor version crdls knows.
-pub const NEWEST_KUBERNETES_MINOR: u32 = 35;
+/// The newest Kubernetes minor version crdls knows: the newest release of `crdls-builtins` (a test holds
+/// the two together).
+pub const NEWEST_KUBERNETES_MINOR: u32 = 37;
 /// The oldest Kubernetes minor version crdls knows.
 pub const OLDEST_KUBERNETES_MINOR: u32 = 23;
 
@@ -274,7 +275,13 @@ fn check_builtin(
 
 /// The Kubernetes release a check targets.
 fn target_release(options: &CheckOptions) -> crdls_builtins::KubeVersion {
-    match options.kubernetes.and_then(|minor| u16::try_from(minor).ok()) {
+    kubernetes_release(options.kubernetes)
+}
+
+/// The Kubernetes release of a minor version as the settings give it (`Some(31)` for 1.31, `None` for
+/// the newest crdls knows): the one checks, completion and hover answer for.
+pub fn kubernetes_release(minor: Option<u32>) -> crdls_builtins::KubeVersion {
+    match minor.and_then(|minor| u16::try_from(minor).ok()) {
         Some(minor) => crdls_builtins::KubeVersion::new(1, minor),
         None => crdls_builtins::newest(),
     }
@@ -622,5 +629,18 @@ mod suggestion_tests {
         let hinted: Vec<usize> = out.iter().enumerate().filter(|(_, d)| d.message.contains("did you mean")).map(|(i, _)| i).collect();
         assert_eq!(hinted, (0..SUGGESTION_BUDGET / 1_000).collect::<Vec<_>>());
         assert!(out[0].message.ends_with("did you mean \"p0\"?"), "{}", out[0].message);
+    }
+}
+
+#[cfg(test)]
+mod release_tests {
+    use super::*;
+
+    #[test]
+    fn the_known_releases_are_the_shipped_schemas() {
+        let shipped = crdls_builtins::kubernetes_versions();
+        let minors: Vec<u32> = shipped.iter().map(|v| u32::from(v.minor())).collect();
+        assert_eq!(minors, (OLDEST_KUBERNETES_MINOR..=NEWEST_KUBERNETES_MINOR).collect::<Vec<_>>());
+        assert_eq!(target_release(&CheckOptions::default()), crdls_builtins::newest());
     }
 }

@@ -332,6 +332,11 @@ pub fn parse_kube_version(text: &str) -> Result<Option<u32>, String> {
     }
     match minor.parse::<u32>() {
         Ok(minor) if (oldest..=newest).contains(&minor) => Ok(Some(minor)),
+        Ok(minor) if minor > newest && !minor.to_string().starts_with('0') => Err(format!(
+            "{}; a newer Kubernetes needs a newer crdls, which ships its schemas and CEL environment: upgrade crdls \
+             (`pip install --upgrade crdls`, or `cargo install` from a newer checkout)",
+            known()
+        )),
         _ => Err(known()),
     }
 }
@@ -462,7 +467,13 @@ mod tests {
         assert_eq!(parse_kube_version("1.31"), Ok(Some(31)));
         assert_eq!(parse_kube_version("v1.30.2"), Ok(Some(30)));
         assert_eq!(parse_kube_version(""), Ok(None));
-        assert!(parse_kube_version("1.9").unwrap_err().contains("1.23 to 1.35"));
+        assert_eq!(parse_kube_version("1.37"), Ok(Some(37)));
+        assert_eq!(parse_kube_version("1.36.1"), Ok(Some(36)));
+        let old = parse_kube_version("1.9").unwrap_err();
+        assert!(old.contains("1.23 to 1.37") && !old.contains("upgrade"), "{old}");
+        let new = parse_kube_version("1.38").unwrap_err();
+        assert!(new.contains("\"1.38\" is not a Kubernetes version crdls knows (1.23 to 1.37)"), "{new}");
+        assert!(new.contains("needs a newer crdls") && new.contains("pip install --upgrade crdls"), "{new}");
         assert!(parse_kube_version("2.0").is_err() && parse_kube_version("1.x").is_err() && parse_kube_version("1.30.x").is_err());
         let mut config = Config::default();
         config.merge_toml("kubeVersion = \"1.29\"").unwrap();

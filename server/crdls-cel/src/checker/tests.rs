@@ -146,6 +146,9 @@ fn the_environment_of_a_release_lacks_later_libraries() {
     assert!(errors("[1, 2].all(i, v, v > i)", 32).is_empty());
     assert_eq!(errors("'%s'.format([self]) == self", 28), ["undeclared reference to 'format' (in container '')"]);
     assert!(errors("self.size() > 0 && self.matches('a')", 23).is_empty());
+    // The Kubernetes lists library's version 1 (`includes`) arrives in 1.37; 1.36 added nothing.
+    assert_eq!(errors("['a', 'b'].includes(self)", 36), ["undeclared reference to 'includes' (in container '')"]);
+    assert!(errors("['a', 'b'].includes(self) && self.includes('a')", 37).is_empty());
 }
 
 #[test]

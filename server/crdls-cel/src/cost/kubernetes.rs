@@ -14,7 +14,7 @@ impl Coster<'_> {
         let size = |a: &Arg<'_>| self.arg_size(a);
         let fixed = |n: u64| Some(CallEstimate { cost: Estimate::fixed(n), size: None });
         match function {
-            "isSorted" | "sum" | "max" | "min" | "indexOf" | "lastIndexOf" => {
+            "isSorted" | "sum" | "max" | "min" | "indexOf" | "lastIndexOf" | "includes" => {
                 let target = target?;
                 match &target.ty {
                     Type::List(elem) => {
@@ -29,6 +29,8 @@ impl Coster<'_> {
                         }
                         Some(CallEstimate { cost: size(target).multiply(element), size: None })
                     }
+                    // `includes` on what may be a list: one comparison per element at worst.
+                    _ if function == "includes" => Some(CallEstimate { cost: size(target).multiply(Estimate::fixed(1)), size: None }),
                     _ => Some(CallEstimate { cost: size(target).times(STRING_TRAVERSAL_COST_FACTOR), size: None }),
                 }
             }

@@ -178,3 +178,27 @@ fn cel_go_lists_extension_cost_table() {
     }
     assert!(failures.is_empty(), "{} of {} cases differ:\n{}", failures.len(), cases.len(), failures.join("\n"));
 }
+
+#[test]
+fn includes_costs_what_index_of_costs_on_a_list() {
+    // The Kubernetes estimator charges `includes` as `indexOf` on a list (one comparison per element,
+    // plus the strings' traversal), and one comparison per element where the target is only `dyn`.
+    let strings = vec![("x", Type::list(Type::String))];
+    let hints = vec![("x", 10), ("x.@items", 20)];
+    assert_eq!(cost("x.includes('a')", &strings, &hints, 1), cost("x.indexOf('a') >= 0", &strings, &hints, 1).min_max_less(1));
+    let ints = vec![("x", Type::list(Type::Int))];
+    assert_eq!(cost("x.includes(1)", &ints, &[("x", 10)], 1), cost("x.indexOf(1) >= 0", &ints, &[("x", 10)], 1).min_max_less(1));
+    let (_, max) = cost("x.includes(1)", &[("x", Type::Dyn)], &[], 1);
+    assert_eq!(max, u64::MAX);
+}
+
+trait LessOne {
+    fn min_max_less(self, n: u64) -> (u64, u64);
+}
+
+impl LessOne for (u64, u64) {
+    /// The estimate without the `n` of a comparison after the call.
+    fn min_max_less(self, n: u64) -> (u64, u64) {
+        (self.0 - n, self.1 - n)
+    }
+}

@@ -234,3 +234,14 @@ fn a_reserved_word_selects_its_escaped_field() {
     assert_eq!(run("self.?namespace.orValue('') + self.?package.orValue('-')"), "\"a-\"");
     assert_eq!(run("self.package"), "error: no such key: package");
 }
+
+#[test]
+fn includes_looks_in_a_list_or_compares() {
+    // The Kubernetes lists library, version 1 (1.37).
+    assert_eq!(run("[1, 2, 3].includes(2)"), "true");
+    assert_eq!(run("[1, 2, 3].includes(4)"), "false");
+    assert_eq!(run("[[1], [2]].includes([2])"), "true");
+    assert_eq!(run("'model-a'.includes('model-a')"), "true");
+    assert_eq!(run("'model-a'.includes('model-b')"), "false");
+    assert_eq!(run("[].includes(1)"), "false");
+}

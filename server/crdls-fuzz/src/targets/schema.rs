@@ -116,7 +116,10 @@ pub fn run(text: &str, base: &CrdIndex) -> Result<(), String> {
     };
     let mut options = CheckOptions { strict: h.is_multiple_of(3), ..CheckOptions::default() };
     if h.is_multiple_of(5) {
-        options.kubernetes = Some(crdls_check::OLDEST_KUBERNETES_MINOR + (h / 5 % 13) as u32);
+        options.kubernetes = Some(
+            crdls_check::OLDEST_KUBERNETES_MINOR
+                + (h / 5) as u32 % (crdls_check::NEWEST_KUBERNETES_MINOR - crdls_check::OLDEST_KUBERNETES_MINOR + 1),
+        );
     }
     if h.is_multiple_of(4) {
         // The file as its own old version: an update, with transition rules and ratcheting.
@@ -141,10 +144,10 @@ pub fn run(text: &str, base: &CrdIndex) -> Result<(), String> {
     for _ in 0..2 {
         let offset = crate::mutate::boundary(&mut rng, text);
         let at = crdls_yaml::parse_at(text, offset);
-        if let Some(hover) = crdls_ide::hover::hover(text, &at, &index, offset) {
+        if let Some(hover) = crdls_ide::hover::hover(text, &at, &index, offset, crdls_check::kubernetes_release(options.kubernetes)) {
             check_range(text, hover.range, "hover")?;
         }
-        let _ = crdls_ide::completion::completions(text, &at, &index, offset);
+        let _ = crdls_ide::completion::completions(text, &at, &index, offset, crdls_check::kubernetes_release(options.kubernetes));
         let _ = crdls_ide::navigation::definition(text, &at, &index, offset);
     }
     let _ = crdls_ide::hints::inlay_hints(text, &stream, &index, crdls_yaml::TextRange::new(0, text.len()));

@@ -15,6 +15,7 @@ pub(crate) async fn completion(backend: &Backend, params: CompletionParams) -> R
         return Ok(None);
     };
     let index = read(&backend.state.index).clone();
+    let kube = crdls_check::kubernetes_release(read(&backend.state.config).kube_version);
     let state = backend.state.clone();
     let uri = position.text_document.uri.clone();
     let items = backend
@@ -22,7 +23,7 @@ pub(crate) async fn completion(backend: &Backend, params: CompletionParams) -> R
             let role = role_of(&state, uri.as_str());
             let features = role.text_for_features(&text);
             let stream = crdls_yaml::parse_at(&features, offset);
-            let items = crdls_ide::completions(&features, &stream, &index, offset);
+            let items = crdls_ide::completions(&features, &stream, &index, offset, kube);
             let lines = Lines::new(&text, encoding);
             items.into_iter().map(|item| completion_item(&lines, item)).collect::<Vec<_>>()
         })

@@ -180,15 +180,19 @@ mod tests {
         expect_test::expect![[r#"
             Kubernetes 1.35 does not serve policy/v1beta1 PodDisruptionBudget: it was removed in 1.25; use policy/v1 PodDisruptionBudget
             Kubernetes 1.33 does not serve resource.k8s.io/v1 ResourceClaim: it is served from 1.34 on; use resource.k8s.io/v1beta2 ResourceClaim
-            Kubernetes 1.35, the newest release crdls knows, serves Deployment as apps/v1, not as apps/v2; a later release may serve it, so this object is not checked (use apps/v1 for 1.35)
+            Kubernetes 1.37, the newest release crdls knows, serves Deployment as apps/v1, not as apps/v2; a later release may serve it, so this object is not checked (use apps/v1 for 1.37)
             Kubernetes 1.35 serves Deployment as apps/v1, not as apps/v1beta1; use apps/v1
-            no Kubernetes release crdls knows (1.23–1.35) serves extensions/v1beta1 Ingress; use networking.k8s.io/v1 Ingress
+            no Kubernetes release crdls knows (1.23–1.37) serves extensions/v1beta1 Ingress; use networking.k8s.io/v1 Ingress
             schema, removed in Some(KubeVersion { major: 1, minor: 25 })
             schema, removed in None
             kind only
             kind only
-            Kubernetes 1.35, the newest release crdls knows, serves MutatingAdmissionPolicy as admissionregistration.k8s.io/v1beta1, admissionregistration.k8s.io/v1alpha1, not as admissionregistration.k8s.io/v1; a later release may serve it, so this object is not checked (use admissionregistration.k8s.io/v1beta1 for 1.35)
-            Kubernetes 1.34 serves MutatingAdmissionPolicy as admissionregistration.k8s.io/v1beta1, admissionregistration.k8s.io/v1alpha1, not as admissionregistration.k8s.io/v1; use admissionregistration.k8s.io/v1beta1
+            Kubernetes 1.35 does not serve admissionregistration.k8s.io/v1 MutatingAdmissionPolicy: it is served from 1.36 on; use admissionregistration.k8s.io/v1beta1 MutatingAdmissionPolicy
+            Kubernetes 1.34 does not serve admissionregistration.k8s.io/v1 MutatingAdmissionPolicy: it is served from 1.36 on; use admissionregistration.k8s.io/v1beta1 MutatingAdmissionPolicy
+            schema, removed in None
+            Kubernetes 1.36 does not serve storagemigration.k8s.io/v1 StorageVersionMigration: it is served from 1.37 on; use storagemigration.k8s.io/v1beta1 StorageVersionMigration
+            schema, removed in None
+            Kubernetes 1.37 does not serve networking.k8s.io/v1beta1 ServiceCIDR: it was removed in 1.37; use networking.k8s.io/v1 ServiceCIDR
             group apps has no kind Pod: Kubernetes 1.35 serves it as v1; use v1 Pod
             the core group has no kind Deployment: Kubernetes 1.35 serves it as apps/v1; use apps/v1 Deployment
             kind only"#]]
@@ -196,7 +200,7 @@ mod tests {
             &[
                 message("1.35", "policy", "v1beta1", "PodDisruptionBudget"),
                 message("1.33", "resource.k8s.io", "v1", "ResourceClaim"),
-                message("1.35", "apps", "v2", "Deployment"),
+                message("1.37", "apps", "v2", "Deployment"),
                 message("1.35", "apps", "v1beta1", "Deployment"),
                 message("1.35", "extensions", "v1beta1", "Ingress"),
                 message("1.24", "policy", "v1beta1", "PodDisruptionBudget"),
@@ -205,6 +209,10 @@ mod tests {
                 message("1.35", "metrics.k8s.io", "v1beta1", "PodMetrics"),
                 message("1.35", "admissionregistration.k8s.io", "v1", "MutatingAdmissionPolicy"),
                 message("1.34", "admissionregistration.k8s.io", "v1", "MutatingAdmissionPolicy"),
+                message("1.36", "admissionregistration.k8s.io", "v1", "MutatingAdmissionPolicy"),
+                message("1.36", "storagemigration.k8s.io", "v1", "StorageVersionMigration"),
+                message("1.37", "storagemigration.k8s.io", "v1", "StorageVersionMigration"),
+                message("1.37", "networking.k8s.io", "v1beta1", "ServiceCIDR"),
                 message("1.35", "apps", "v1", "Pod"),
                 message("1.35", "", "v1", "Deployment"),
                 message("1.35", "apps", "v1", "Widget"),

@@ -18,7 +18,20 @@ pub(super) const PROTOCOLS: &[&str] = &["SCTP", "TCP", "UDP"];
 pub(super) fn validate_pod_spec(spec: &Node, key: TextRange, path: &str, claims: &[&str], target: Target<'_>, out: &mut Vec<Found>) {
     let mut volumes: Vec<&str> = claims.to_vec();
     volumes.extend(spec.get("volumes").and_then(Node::as_seq).unwrap_or_default().iter().filter_map(|v| v.get_str("name")));
-    let checks = ContainerChecks { volumes: &volumes, relaxed_env_names: target.minor >= 32 };
+    let image_volumes: Vec<&str> = spec
+        .get("volumes")
+        .and_then(Node::as_seq)
+        .unwrap_or_default()
+        .iter()
+        .filter(|v| v.get("image").is_some())
+        .filter_map(|v| v.get_str("name"))
+        .collect();
+    let checks = ContainerChecks {
+        volumes: &volumes,
+        image_volumes: &image_volumes,
+        relaxed_env_names: target.minor >= 32,
+        bind_mount_options: target.minor >= 37,
+    };
     // Pods have a handful of containers and volumes: a list is faster than a set.
     let mut names: Vec<&str> = Vec::new();
     if let Some(containers) = spec.get("containers") {
@@ -88,9 +101,63 @@ fn container_name<'n>(container: &'n Node, path: &str, names: &mut Vec<&'n str>,
 struct ContainerChecks<'a> {
     /// The pod's volumes, by name.
     volumes: &'a [&'a str],
+    /// Those of them that are image volumes.
+    image_volumes: &'a [&'a str],
+    /// Whether volume mounts have `bindMountOptions` (1.37 on).
+    bind_mount_options: bool,
     /// Whether environment variable names may be any printable ASCII but `=` (1.32 on), rather than
     /// C identifiers with `-` and `.`.
     relaxed_env_names: bool,
+}
+
+/// The options a volume mount may ask of its bind mount (`bindMountOptions`, 1.37 on; earlier releases
+/// have no such field, and their schemas prune it).
+const BIND_MOUNT_OPTIONS: &[&str] = &["nodev", "noexec", "nosuid"];
+
+/// A volume mount's `bindMountOptions`: each a supported option, none twice, and none on an image volume.
+fn bind_mount_options(mount: &Node, at: &str, checks: &ContainerChecks<'_>, out: &mut Vec<Found>) {
+    let Some(list) = mount.get("bindMountOptions").filter(|_| checks.bind_mount_options) else { return };
+    let Some(options) = list.as_seq().filter(|o| !o.is_empty()) else { return };
+    let mut seen: Vec<&str> = Vec::new();
+    for (i, option) in options.iter().enumerate() {
+        let Some(value) = option.as_str() else { continue };
+        if !BIND_MOUNT_OPTIONS.contains(&value) {
+            out.push(Found::field(
+                error(
+                    ErrorType::NotSupported,
+                    format!("{at}.bindMountOptions[{i}]"),
+                    Some(gofmt::quote(value)),
+                    supported(BIND_MOUNT_OPTIONS),
+                ),
+                option.range,
+                codes::NATIVE_VOLUME_MOUNT,
+                format!("bind mount option {value:?} is not supported: use nodev, noexec or nosuid"),
+            ));
+        }
+        if seen.contains(&value) {
+            out.push(Found::field(
+                error(ErrorType::Duplicate, format!("{at}.bindMountOptions[{i}]"), Some(gofmt::quote(value)), ""),
+                option.range,
+                codes::NATIVE_VOLUME_MOUNT,
+                format!("bind mount option {value:?} is given twice"),
+            ));
+        }
+        seen.push(value);
+    }
+    if mount.get_str("name").is_some_and(|name| checks.image_volumes.contains(&name)) {
+        let shown: Vec<String> = options.iter().map(|o| o.as_str().map_or_else(|| "null".to_string(), gofmt::quote)).collect();
+        out.push(Found::field(
+            error(
+                ErrorType::Invalid,
+                format!("{at}.bindMountOptions"),
+                Some(format!("[{}]", shown.join(","))),
+                "bindMountOptions may not be used with image volumes",
+            ),
+            list.range,
+            codes::NATIVE_VOLUME_MOUNT,
+            "bindMountOptions may not be used with image volumes",
+        ));
+    }
 }
 
 /// The image, ports, environment, volume mounts and resources of any container.
@@ -100,6 +167,7 @@ fn container_common(container: &Node, path: &str, checks: &ContainerChecks<'_>, 
     }
     env_names(container, path, checks.relaxed_env_names, out);
     for (i, mount) in container.get("volumeMounts").and_then(Node::as_seq).unwrap_or_default().iter().enumerate() {
+        bind_mount_options(mount, &format!("{path}.volumeMounts[{i}]"), checks, out);
         let Some(node) = mount.get("name") else { continue };
         let Some(name) = node.as_str().filter(|n| !n.is_empty()) else { continue };
         if !checks.volumes.contains(&name) {

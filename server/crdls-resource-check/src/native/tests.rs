@@ -233,3 +233,20 @@ fn statefulset_claim_templates_are_volumes() {
     let text = "spec:\n  selector: {matchLabels: {a: b}}\n  volumeClaimTemplates: [{metadata: {name: data}}]\n  template:\n    metadata: {labels: {a: b}}\n    spec:\n      containers:\n        - name: a\n          image: a\n          volumeMounts: [{name: data, mountPath: /d}]\n";
     check(35, "apps", "StatefulSet", text, expect![[""]]);
 }
+
+#[test]
+fn bind_mount_options_are_checked_from_1_37() {
+    let pod = "spec:\n  volumes:\n    - name: data\n      emptyDir: {}\n    - name: tools\n      image:\n        reference: example.com/tools:1\n  containers:\n    - name: app\n      image: a\n      volumeMounts:\n        - name: data\n          mountPath: /data\n          bindMountOptions: [noexec, ro, noexec]\n        - name: tools\n          mountPath: /tools\n          bindMountOptions: [nodev]\n";
+    check(
+        37,
+        "",
+        "Pod",
+        pod,
+        expect![[r#"
+            spec.containers[0].volumeMounts[0].bindMountOptions[1]: Unsupported value: "ro": supported values: "nodev", "noexec", "nosuid" | bind mount option "ro" is not supported: use nodev, noexec or nosuid
+            spec.containers[0].volumeMounts[0].bindMountOptions[2]: Duplicate value: "noexec" | bind mount option "noexec" is given twice
+            spec.containers[0].volumeMounts[1].bindMountOptions: Invalid value: ["nodev"]: bindMountOptions may not be used with image volumes | bindMountOptions may not be used with image volumes"#]],
+    );
+    // 1.36 has no bindMountOptions: the field is pruned (an unknown-field warning) and not checked.
+    check(36, "", "Pod", pod, expect![[r#""#]]);
+}

@@ -1,30 +1,39 @@
 //! `crdls-builtins-gen`: writes the crate's data file from the Kubernetes OpenAPI v3 documents of the
-//! given minor versions, laid out as kubectl-validate carries them.
+//! releases listed in `data/kubernetes-releases.txt`, as the `k8s.io/kubernetes` Go module of each
+//! carries them (`api/openapi-spec/v3`), downloaded through the Go module proxy.
 //!
 //! ```text
-//! cargo run -p crdls-builtins --bin crdls-builtins-gen -- [--out FILE] [--json FILE] <builtins-dir> <version>...
+//! crdls-builtins-gen [--out FILE] [--json FILE] [--cache DIR] [--add MODULE-VERSION]
+//! crdls-builtins-gen [--out FILE] [--json FILE] <minor>=<dir>...
 //! ```
 //!
-//! `<builtins-dir>/<version>/api/v1.json` and `<builtins-dir>/<version>/apis/<group>/<version>.json`
-//! are read; the file goes to `server/crdls-builtins/data/kubernetes.json.deflate` unless `--out` says
-//! otherwise; `--json` also writes the JSON before deflating, to read. What it found is reported on
-//! standard error.
+//! The first form reads the list of releases (`--add v1.38.0` first adds or replaces that minor's
+//! line), downloads each module with `go mod download` into `--cache` (default: the Cargo target
+//! directory's `kubernetes-modules/`) and generates. The second form reads documents already on disk:
+//! `<dir>` is a Kubernetes source tree (or module) or its `api/openapi-spec/v3` directory. The file goes
+//! to `server/crdls-builtins/data/kubernetes.json.deflate` unless `--out` says otherwise; `--json` also
+//! writes the JSON before deflating, to read. What it found is reported on standard error.
 
 // A command-line tool of its own, not the language server: standard error is its to write.
 #![allow(clippy::print_stderr)]
 
 mod generate;
+mod source;
 
 use std::path::{Path, PathBuf};
 
 use crdls_builtins::KubeVersion;
-use generate::{Document, Generator, Output, Release};
+use generate::{Generator, Output};
 
 /// Where the data file goes by default.
 const DATA_FILE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/data/kubernetes.json.deflate");
 
-const USAGE: &str = "usage: crdls-builtins-gen [--out FILE] [--json FILE] <builtins-dir> <version>...\n\
-                     e.g. crdls-builtins-gen ../shared-builtins/pkg/openapiclient/builtins 1.32 1.33 1.34 1.35";
+/// The releases shipped, each with the module version it is generated from.
+const RELEASES_FILE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/data/kubernetes-releases.txt");
+
+const USAGE: &str = "usage: crdls-builtins-gen [--out FILE] [--json FILE] [--cache DIR] [--add MODULE-VERSION]\n\
+                     \x20      crdls-builtins-gen [--out FILE] [--json FILE] <minor>=<dir>...\n\
+                     e.g. crdls-builtins-gen --add v1.38.0   (or server/crdls-builtins/update.sh v1.38.0)";
 
 fn main() {
     match run(std::env::args().skip(1).collect()) {
@@ -40,80 +49,79 @@ fn main() {
     }
 }
 
-/// Reads the arguments, generates and writes the file.
-fn run(args: Vec<String>) -> Result<Output, String> {
-    let mut out = PathBuf::from(DATA_FILE);
-    let mut json = None;
-    let mut positional = Vec::new();
+/// The options of one run.
+#[derive(Default)]
+struct Options {
+    out: Option<PathBuf>,
+    json: Option<PathBuf>,
+    cache: Option<PathBuf>,
+    releases: Option<PathBuf>,
+    add: Option<String>,
+    dirs: Vec<(KubeVersion, PathBuf)>,
+}
+
+fn parse(args: Vec<String>) -> Result<Options, String> {
+    let mut options = Options::default();
     let mut args = args.into_iter();
     while let Some(arg) = args.next() {
+        let mut value = || args.next().ok_or_else(|| USAGE.to_string());
         match arg.as_str() {
-            "--out" => out = args.next().map(PathBuf::from).ok_or(USAGE)?,
-            "--json" => json = Some(args.next().map(PathBuf::from).ok_or(USAGE)?),
+            "--out" => options.out = Some(PathBuf::from(value()?)),
+            "--json" => options.json = Some(PathBuf::from(value()?)),
+            "--cache" => options.cache = Some(PathBuf::from(value()?)),
+            "--releases" => options.releases = Some(PathBuf::from(value()?)),
+            "--add" => options.add = Some(value()?),
             "-h" | "--help" => return Err(USAGE.to_string()),
-            _ => positional.push(arg),
+            _ => {
+                let (minor, dir) = arg.split_once('=').ok_or_else(|| format!("`{arg}` is not <minor>=<dir>\n{USAGE}"))?;
+                options.dirs.push((minor.parse().map_err(|e| format!("{e}"))?, PathBuf::from(dir)));
+            }
         }
     }
-    let Some((dir, versions)) = positional.split_first() else { return Err(USAGE.to_string()) };
-    if versions.is_empty() {
-        return Err(USAGE.to_string());
+    if !options.dirs.is_empty() && (options.add.is_some() || options.cache.is_some() || options.releases.is_some()) {
+        return Err(format!("<minor>=<dir> reads documents on disk; it takes no --add, --cache or --releases\n{USAGE}"));
     }
+    Ok(options)
+}
+
+/// Reads the arguments, generates and writes the file.
+fn run(args: Vec<String>) -> Result<Output, String> {
+    let options = parse(args)?;
+    let mut report = Vec::new();
+    let dirs = if options.dirs.is_empty() {
+        let list = options.releases.clone().unwrap_or_else(|| PathBuf::from(RELEASES_FILE));
+        let mut releases = source::read_releases(&list)?;
+        if let Some(module_version) = &options.add {
+            let (minor, version) = source::add_release(&mut releases, module_version)?;
+            source::write_releases(&list, &releases)?;
+            report.push(format!("{}: Kubernetes {minor} is now generated from k8s.io/kubernetes {version}", list.display()));
+        }
+        let cache = options.cache.clone().unwrap_or_else(source::default_cache);
+        let mut dirs = Vec::new();
+        for (minor, version) in &releases {
+            dirs.push((*minor, source::download(version, &cache)?));
+        }
+        dirs
+    } else {
+        options.dirs.clone()
+    };
     let mut generator = Generator::new();
-    for version in versions {
-        let version: KubeVersion = version.parse().map_err(|e| format!("{e}"))?;
-        generator.add(read_release(Path::new(dir), version)?)?;
+    for release in source::read(&dirs)? {
+        generator.add(release?)?;
     }
     let mut output = generator.finish()?;
+    output.report.splice(0..0, report);
+    let out = options.out.unwrap_or_else(|| PathBuf::from(DATA_FILE));
     std::fs::write(&out, &output.deflated).map_err(|e| format!("cannot write {}: {e}", out.display()))?;
     output.report.push(format!("wrote {}", out.display()));
-    if let Some(json) = json {
+    if let Some(json) = options.json {
         std::fs::write(&json, &output.json).map_err(|e| format!("cannot write {}: {e}", json.display()))?;
         output.report.push(format!("wrote {}", json.display()));
     }
     Ok(output)
 }
 
-/// The documents of one release: `<dir>/<version>/api/v1.json` and `apis/<group>/<version>.json`.
-fn read_release(dir: &Path, version: KubeVersion) -> Result<Release, String> {
-    let root = dir.join(version.to_string());
-    let mut files = Vec::new();
-    for (sub, grouped) in [("api", false), ("apis", true)] {
-        let base = root.join(sub);
-        if grouped {
-            for group in list(&base)? {
-                if group.is_dir() {
-                    for file in list(&group)? {
-                        files.push((name(&group), file));
-                    }
-                }
-            }
-        } else {
-            for file in list(&base)? {
-                files.push((String::new(), file));
-            }
-        }
-    }
-    let mut documents = Vec::new();
-    for (group, file) in files {
-        let Some(api_version) = name(&file).strip_suffix(".json").map(str::to_string) else { continue };
-        let text = std::fs::read_to_string(&file).map_err(|e| format!("cannot read {}: {e}", file.display()))?;
-        let json = serde_json::from_str(&text).map_err(|e| format!("{}: {e}", file.display()))?;
-        documents.push(Document { group, version: api_version, json });
-    }
-    if documents.is_empty() {
-        return Err(format!("no OpenAPI documents under {}", root.display()));
-    }
-    Ok(Release { version, documents })
-}
-
-/// The entries of a directory, sorted.
-fn list(dir: &Path) -> Result<Vec<PathBuf>, String> {
-    let entries = std::fs::read_dir(dir).map_err(|e| format!("cannot read {}: {e}", dir.display()))?;
-    let mut paths: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
-    paths.sort();
-    Ok(paths)
-}
-
+/// The name of a path's last component.
 fn name(path: &Path) -> String {
     path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default()
 }
