@@ -15,6 +15,7 @@ mod distribution;
 mod fixtures;
 mod fuzz_regressions;
 mod lsp;
+mod openshift;
 mod oracle;
 mod sources;
 mod tidy;
