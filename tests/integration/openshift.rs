@@ -274,13 +274,16 @@ fn check(index: &CrdIndex, object: &Value, old: Option<&Value>, subresource: Sub
     let options = CheckOptions { old, subresource, kubernetes: Some(32), ..CheckOptions::default() };
     let result = check_stream(&stream, index, &options);
     let mut causes = Vec::new();
+    let mut skipped = Vec::new();
     for d in result.documents.iter().flat_map(|d| &d.diagnostics) {
         if d.severity == Severity::Error {
             causes.push(d.cause.clone().unwrap_or_else(|| format!("(crdls) {}: {}", d.code, d.message)));
         } else if d.code == "cel/skipped" {
-            causes.extend(d.cause.clone());
+            skipped.extend(d.cause.clone());
         }
     }
+    // The API server appends the note about skipped rules after the schema errors.
+    causes.append(&mut skipped);
     Answer { causes }
 }
 

@@ -620,7 +620,8 @@ fn validate_status_update(
         // (`observedGeneration in body ...`), its errors' paths from the object's root.
         validate(status, &status_schema.schema, &root_path, anchor, &mut found);
         for d in &mut found {
-            let Some(path) = d.path.take() else { continue };
+            // An error at the status validator's root has no path of its own (`<nil>`).
+            let path = d.path.take().unwrap_or_default();
             let full = match path.as_str() {
                 "" => "status".to_string(),
                 p if p.starts_with('[') => format!("status{p}"),
