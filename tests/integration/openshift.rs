@@ -40,8 +40,11 @@ use crdls_yaml::Severity;
 use regex::Regex;
 use serde_json::{json, Map, Value};
 
-/// The pass rates (percent) below which the test fails: create, update, status update. Set a little
-/// under the rates measured on openshift/api at 2a3d73913 (the figures are in the report).
+/// The pass rates (percent) below which the test fails: create, update, status update. Measured on
+/// openshift/api at 2a3d73913: create 4423/4425 (99.95%), update 899/899, status update 1367/1367.
+/// The two creates that fail expect `"string": CSP directive value cannot contain a quote`, 1.32's
+/// wording of a rule's error on a string (the type where 1.35 prints the value), with no
+/// `Invalid value: ` before it for this harness to read in 1.35's words.
 const FLOORS: [f64; 3] = [99.5, 98.0, 98.0];
 
 /// A YAML text's first document as JSON, as crdls reads it (Go's number and key rules).
