@@ -842,3 +842,26 @@ fn the_readme_transcript_is_real_output() {
     assert!(run.stdout.starts_with(&format!("{head}\n")), "the README's first lines:\n{head}\nthe output:\n{}", run.stdout);
     assert!(run.stdout.ends_with(&format!("{tail}\n")), "the README's last lines:\n{tail}\nthe output:\n{}", run.stdout);
 }
+
+/// `--subresource status` checks each object as a write to its /status: the stored spec (the `--old`
+/// object's) with the status sent. The same document as an update of the main resource keeps the
+/// stored status, and passes.
+#[test]
+fn subresource_status_checks_the_status_sent_against_the_stored_object() {
+    let heater = "apiVersion: thermal.crdls.dev/v1\nkind: Heater\nmetadata:\n  name: hall\n  namespace: default\nspec:\n  watts: 10\n  room: hall\nstatus:\n  maxWatts: 900\n  serial: h-1\n";
+    let common = ["check", "-", "--crds", "fixtures/status/crds.yaml", "--old", "fixtures/status/stored.yaml", "--format", "json"];
+    let main = run_cli(&common, heater);
+    assert_eq!(main.code, 0, "an update of the main resource keeps the stored status: {main:?}");
+    let mut args = common.to_vec();
+    args.extend(["--subresource", "status"]);
+    let status = run_cli(&args, heater);
+    assert_eq!(status.code, 1, "{status:?}");
+    let json: serde_json::Value = serde_json::from_str(&status.stdout).unwrap();
+    let causes: Vec<&str> = json["diagnostics"].as_array().unwrap().iter().filter_map(|d| d["cause"].as_str()).collect();
+    // The stored spec's 1000 watts, not the 10 sent, against the new maxWatts.
+    assert_eq!(causes, ["<nil>: Invalid value: watts must not exceed the status's maxWatts"], "{}", status.stdout);
+    let fan = "apiVersion: thermal.crdls.dev/v1\nkind: Fan\nmetadata:\n  name: hall-fan\n  namespace: default\nstatus:\n  rpm: 5\n";
+    let run = run_cli(&args, fan);
+    assert_eq!(run.code, 1, "{run:?}");
+    assert!(run.stdout.contains("resource/no-status-subresource"), "{}", run.stdout);
+}

@@ -1220,3 +1220,19 @@ fn a_crd_edit_is_compared_with_its_committed_version_with_the_objects_it_breaks(
     assert_eq!(codes(&restored), Vec::<String>::new());
     session.finish();
 }
+
+/// A document that names itself a status write (`# crdls: subresource=status`) is checked as one in
+/// the editor: its status is validated (here, an enum value and a status rule), where without the
+/// line the status subresource makes the API server ignore that status.
+#[test]
+fn a_status_directive_checks_the_document_as_a_status_write() {
+    let mut session = Session::start(SessionOptions::new().repo_file("crds/thermal.yaml", "fixtures/status/crds.yaml"));
+    let heater = "# crdls: subresource=status\napiVersion: thermal.crdls.dev/v1\nkind: Heater\nmetadata:\n  name: hall\n  namespace: default\nspec:\n  watts: 1000\nstatus:\n  maxWatts: 6000\n  phase: Cooling\n";
+    session.open("heater.yaml", heater);
+    let status = session.wait_for_diagnostics("heater.yaml", 1);
+    assert_eq!(codes(&status["diagnostics"]), ["schema/maximum", "schema/enum", "cel/skipped"], "{:#}", status["diagnostics"]);
+    session.replace("heater.yaml", 2, "# crdls: subresource=status", "# a status the API server drops");
+    let main = session.wait_for_diagnostics("heater.yaml", 2);
+    assert_eq!(codes(&main["diagnostics"]), ["resource/status-ignored"], "{:#}", main["diagnostics"]);
+    session.finish();
+}

@@ -16,6 +16,7 @@ mod evolution;
 mod fixtures;
 mod fuzz_regressions;
 mod lsp;
+mod openshift;
 mod oracle;
 mod sources;
 mod tidy;

@@ -585,3 +585,92 @@ fn custom_resource_updates_agree_with_the_oracle() {
     }
     judge("update", &tally);
 }
+
+/// Status updates and updates that keep the stored status: the documents of `fixtures/status`
+/// (`update.yaml` as updates of the main resource, `status-update.yaml` as writes to `/status`, as its
+/// `# crdls: subresource=status` lines say), each against its stored version in `stored.yaml`, and
+/// pairs written here on the same CRDs. The oracle runs the registry's status strategy.
+#[test]
+fn status_updates_agree_with_the_oracle() {
+    let Some(binary) = oracle_binary() else { return };
+    let mut oracle = Oracle::start(&binary);
+    let mut tally = Tally::default();
+    let dir = repo_root().join("fixtures/status");
+    let (index, texts) = crd_texts(&[dir.join("crds.yaml")]);
+    let read = |name: &str| std::fs::read_to_string(dir.join(name)).unwrap_or_else(|e| panic!("fixtures/status/{name}: {e}"));
+    let stored_text = read("stored.yaml");
+    let stored = crdls_yaml::parse(&stored_text);
+    let stored_by_name = |name: &str| -> Option<String> {
+        (0..stored.documents.len())
+            .find(|&i| stored.documents[i].root.as_ref().and_then(|r| r.get("metadata")).and_then(|m| m.get_str("name")) == Some(name))
+            .map(|i| document_text(&stored, i).to_string())
+    };
+    // (case, the document sent); the stored object is the one of its name in stored.yaml.
+    let mut cases: Vec<(String, String)> = Vec::new();
+    for file in ["update.yaml", "status-update.yaml"] {
+        let text = read(file);
+        let stream = crdls_yaml::parse(&text);
+        for i in 0..stream.documents.len() {
+            cases.push((format!("status fixtures:fixtures/status/{file}#{i}"), document_text(&stream, i).to_string()));
+        }
+    }
+    let heater = |status: &str, spec: &str, directive: bool| {
+        format!(
+            "{}apiVersion: thermal.crdls.dev/v1\nkind: Heater\nmetadata:\n  name: hall\n  namespace: default\nspec:\n{spec}{status}",
+            if directive { "# crdls: subresource=status\n" } else { "" }
+        )
+    };
+    let written: Vec<(&str, String)> = vec![
+        ("status-without-status", heater("", "  watts: 1000\n  room: hall\n", true)),
+        ("status-over-maximum", heater("status:\n  maxWatts: 6000\n  serial: h-1\n", "  watts: 1000\n  room: hall\n", true)),
+        (
+            "status-serial-unchanged-spec-changed",
+            heater("status:\n  serial: h-1\n  maxWatts: 1000\n", "  watts: 1\n  room: kitchen\n", true),
+        ),
+        ("status-zones-set", heater("status:\n  serial: h-1\n  zones: [a, b]\n", "  watts: 1000\n  room: hall\n", true)),
+        ("status-unknown-field", heater("status:\n  serial: h-1\n  colour: red\n", "  watts: 1000\n  room: hall\n", true)),
+        ("main-room-changed", heater("", "  watts: 1000\n  room: kitchen\n", false)),
+        ("main-over-stored-status", heater("status:\n  maxWatts: 99999\n", "  watts: 2001\n  room: hall\n", false)),
+    ];
+    for (name, text) in written {
+        cases.push((format!("status written:{name}"), text));
+    }
+    let crd_text = texts.iter().find(|((_, name), _)| name == "heaters.thermal.crdls.dev").map(|(_, t)| t.clone()).expect("the Heater CRD");
+    let fan_crd = texts.iter().find(|((_, name), _)| name == "fans.thermal.crdls.dev").map(|(_, t)| t.clone()).expect("the Fan CRD");
+    for (case, new) in cases {
+        let stream = crdls_yaml::parse(&new);
+        let Some(root) = stream.documents.first().and_then(|d| d.root.as_ref()) else { continue };
+        let name = root.get("metadata").and_then(|m| m.get_str("name")).unwrap_or_default();
+        let old = stored_by_name(name).unwrap_or_else(|| panic!("{case}: no stored object named {name}"));
+        let status = crdls_check::subresource_directive(&new) == Some(crdls_check::Subresource::Status);
+        let mut olds = crdls_check::OldObjects::new();
+        olds.add_stream(&crdls_yaml::parse(&old));
+        let options = CheckOptions { strict: true, old: Some(Arc::new(olds)), ..CheckOptions::default() };
+        let result = check_stream(&stream, &index, &options);
+        let crd = if root.get_str("kind") == Some("Fan") { &fan_crd } else { &crd_text };
+        tally.compared += 1;
+        let answer =
+            oracle.ask(&json!({"op": "cr", "crd": crd, "object": new, "old": old, "subresource": if status { "status" } else { "" }}));
+        if let Some(failure) = answer["oracle"].as_str() {
+            tally.differ(case, format!("the oracle could not answer: {failure}"));
+            continue;
+        }
+        // A status write to a version without /status is refused before validation: a rejection.
+        let diagnostics: Vec<crdls_yaml::Diagnostic> = result.documents[0]
+            .diagnostics
+            .iter()
+            .cloned()
+            .map(|mut d| {
+                if d.code == "resource/no-status-subresource" {
+                    d.cause = d.cause.map(|c| format!("(rejected) {c}"));
+                }
+                d
+            })
+            .collect();
+        if let Some(detail) = compare(&our_verdict(&diagnostics, "schema/unknown-field"), &their_verdict(&answer)) {
+            tally.differ(case, detail);
+        }
+    }
+    assert!(tally.compared >= 14, "the status cases were not all compared");
+    judge("status", &tally);
+}

@@ -47,6 +47,8 @@ type served struct {
 	preserve   bool
 	main       strategy
 	status     strategy
+	// hasStatus says whether the version has the status subresource, so a /status path.
+	hasStatus bool
 }
 
 // servedCRD is a CRD read for "cr" requests, cached by its text (compiling its rules is the slow part).
@@ -139,6 +141,7 @@ func serveCRD(text string) *servedCRD {
 			preserve:   preserve,
 			main:       main,
 			status:     customresource.NewStatusStrategy(main),
+			hasStatus:  status != nil,
 		}
 		if !v.Served {
 			delete(s.versions, v.Name)
@@ -267,6 +270,10 @@ func validateCustomResource(req request) answer {
 	v := obj.version
 	strat := v.main
 	if req.Subresource == "status" {
+		if !v.hasStatus {
+			// The handler serves no /status for the version: the request is answered 404.
+			return rejected("the server could not find the requested resource")
+		}
 		strat = v.status
 	} else if req.Subresource != "" {
 		return answer{Oracle: fmt.Sprintf("unknown subresource %q", req.Subresource)}

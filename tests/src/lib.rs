@@ -51,6 +51,8 @@ pub enum Missing {
     Go,
     /// `script` (util-linux), to give a process a terminal as its standard input.
     Script,
+    /// A checkout of openshift/api, named by `CRDLS_OPENSHIFT_API`.
+    OpenshiftApi,
 }
 
 impl Missing {
@@ -65,6 +67,12 @@ impl Missing {
             Missing::Man => "man is not available".to_string(),
             Missing::Go => "the differential oracle tests/oracle did not build (go is missing, or its build failed; see above)".to_string(),
             Missing::Script => "script (util-linux) is not available".to_string(),
+            Missing::OpenshiftApi => match std::env::var_os("CRDLS_OPENSHIFT_API") {
+                Some(path) => {
+                    format!("CRDLS_OPENSHIFT_API names {}, which holds no openshift/api checkout", std::path::Path::new(&path).display())
+                }
+                None => "CRDLS_OPENSHIFT_API is not set (the path of an openshift/api checkout)".to_string(),
+            },
         }
     }
 
@@ -82,6 +90,9 @@ impl Missing {
             Missing::Script => "install util-linux (bsdutils on Debian)",
             Missing::Go => {
                 "install Go 1.26 or newer (the first build fetches modules from the Go module proxy); with CI set, a failed build fails"
+            }
+            Missing::OpenshiftApi => {
+                "clone https://github.com/openshift/api and set CRDLS_OPENSHIFT_API to its path (its <group>/<version>/tests suites, zz_generated.crd-manifests and payload-manifests/featuregates are read)"
             }
         }
     }

@@ -15,7 +15,8 @@ pub use crdls_crd_check::{
 };
 pub use crdls_resource_check::{
     cel, defaulted_value, did_you_mean, edit_distance, formats, gofmt, is_builtin_group, kubernetes_release, names, old, pattern,
-    prune_and_default, CheckOptions, DocumentKind, ErrorType, FieldError, OldObjects, PrunedField, Unbounded, NEWEST_KUBERNETES_MINOR,
+    prune_and_default, CheckOptions, DocumentKind, ErrorType, FieldError, OldObjects, PrunedField, Subresource, Unbounded,
+    NEWEST_KUBERNETES_MINOR,
     OBJECT_META_FIELDS, OLDEST_KUBERNETES_MINOR,
 };
 use crdls_resource_check::{check_object, Reading};
@@ -93,7 +94,14 @@ fn check_document(doc: &Document, text: &str, index: &CrdIndex, options: &CheckO
             None => {
                 let reading =
                     Reading { complete: !doc.has_syntax_error, whole: mode.whole_objects(), live_status: mode.reads_live_status() };
-                check_object(root, index, options, reading, &mut diagnostics)
+                let range = doc.range.start.min(text.len())..doc.range.end.min(text.len());
+                match text.get(range).and_then(subresource_directive) {
+                    Some(subresource) if subresource != options.subresource => {
+                        let options = CheckOptions { subresource, ..options.clone() };
+                        check_object(root, index, &options, reading, &mut diagnostics)
+                    }
+                    _ => check_object(root, index, options, reading, &mut diagnostics),
+                }
             }
         },
         None => DocumentKind::NotAnObject,
@@ -101,4 +109,19 @@ fn check_document(doc: &Document, text: &str, index: &CrdIndex, options: &CheckO
     mode.filter(doc.root.as_ref(), &mut diagnostics);
     diagnostics.sort_by_key(|d| (d.range.start, d.range.end));
     DocumentCheck { kind, diagnostics }
+}
+
+/// The subresource a document names for itself with a comment line `# crdls: subresource=status` (at
+/// the start of a line, anywhere in the document): the document is then checked as a write to the
+/// object's `/status`, as `crdls check --subresource status` checks every document. This is how a
+/// file in the editor, or a test fixture, says that its object is a status update.
+pub fn subresource_directive(document: &str) -> Option<Subresource> {
+    document.lines().find_map(|line| {
+        let words = line.strip_prefix('#')?.trim().strip_prefix("crdls:")?.trim();
+        match words.split_whitespace().collect::<Vec<_>>().as_slice() {
+            ["subresource=status"] => Some(Subresource::Status),
+            ["subresource=main"] => Some(Subresource::Main),
+            _ => None,
+        }
+    })
 }

@@ -447,11 +447,10 @@ impl Walker<'_> {
 
     /// The limit on the total of a schema's rules.
     fn total_cost(&mut self, schema: &Node, path: &str) {
-        let what = "x-kubernetes-validations estimated rule & messageExpression cost total for entire OpenAPIv3 schema";
+        let what = "x-kubernetes-validations estimated rule cost total for entire OpenAPIv3 schema";
         if self.total > PER_CRD_LIMIT {
             for (cost, range, rule_path) in std::mem::take(&mut self.contributors) {
-                let detail =
-                    "contributed to estimated rule & messageExpression cost total exceeding cost limit for entire OpenAPIv3 schema";
+                let detail = "contributed to estimated rule cost total exceeding cost limit for entire OpenAPIv3 schema";
                 let err = FieldError { ty: ErrorType::Forbidden, path: rule_path, value: None, detail: detail.to_string() };
                 let message = format!("this rule's estimated cost {} is among the largest of a total over the CRD limit", thousands(cost));
                 self.out.push(err.diagnostic(range, Severity::Error, codes::CEL_COST_TOTAL, message));

@@ -31,7 +31,7 @@ pub fn validate_rules(object: &Node, old: Option<&Node>, schema: &Schema, anchor
     if !schema.has_rules {
         return;
     }
-    let mut run = Run { budget: RUNTIME_BUDGET as i64, out };
+    let mut run = Run { budget: RUNTIME_BUDGET as i64, out, parent_unchanged: false };
     run.node(object, old, schema, &FieldPath::root(), anchor, true);
 }
 
@@ -54,6 +54,10 @@ struct Run<'o> {
     /// What is left of the object's budget; negative once exhausted.
     budget: i64,
     out: &'o mut Vec<Diagnostic>,
+    /// Whether the nearest ancestor that has an old version is unchanged: a node without an old
+    /// version of its own (an item of an atomic list or a set) ratchets with it, as upstream's
+    /// `nearestParentCorrelation`.
+    parent_unchanged: bool,
 }
 
 impl Run<'_> {
@@ -68,12 +72,23 @@ impl Run<'_> {
         if !schema.has_rules {
             return;
         }
+        let unchanged = match old {
+            Some(o) => same_data(node, o),
+            None => self.parent_unchanged,
+        };
         if !schema.validations.is_empty() {
-            self.rules(node, old, schema, path, anchor, resource_root);
+            self.rules(node, old, unchanged, schema, path, anchor, resource_root);
         }
         if self.budget < 0 {
             return;
         }
+        let outer = std::mem::replace(&mut self.parent_unchanged, unchanged);
+        self.children(node, old, schema, path, resource_root);
+        self.parent_unchanged = outer;
+    }
+
+    /// Runs the rules below `node`.
+    fn children(&mut self, node: &Node, old: Option<&Node>, schema: &Schema, path: &FieldPath<'_>, resource_root: bool) {
         match &node.value {
             Yaml::Map(entries) => {
                 for entry in entries {
@@ -111,11 +126,20 @@ impl Run<'_> {
         }
     }
 
-    fn rules(&mut self, node: &Node, old: Option<&Node>, schema: &Schema, path: &FieldPath<'_>, anchor: TextRange, resource_root: bool) {
+    #[allow(clippy::too_many_arguments)]
+    fn rules(
+        &mut self,
+        node: &Node,
+        old: Option<&Node>,
+        unchanged: bool,
+        schema: &Schema,
+        path: &FieldPath<'_>,
+        anchor: TextRange,
+        resource_root: bool,
+    ) {
         let type_name = schema.ty.as_deref().unwrap_or_default();
         let self_value = to_value(node, schema, resource_root, ROOT_TYPE_NAME);
         let old_value = old.map(|o| to_value(o, schema, resource_root, ROOT_TYPE_NAME));
-        let unchanged = old.is_some_and(|o| same_data(node, o));
         let path_text = path.to_string();
         if self.budget <= 0 {
             self.invalid(

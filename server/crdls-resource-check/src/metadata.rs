@@ -111,6 +111,11 @@ pub fn validate_metadata(object: &Node, object_path: &FieldPath<'_>, rules: Name
     if let Some(annotations) = metadata.get("annotations") {
         annotation_rules(annotations, &path.field("annotations"), out);
     }
+    if rules != NameRules::Embedded {
+        if let Some(Value::Seq(references)) = metadata.get("ownerReferences").map(|r| &r.value) {
+            owner_references(references, &path.field("ownerReferences"), out);
+        }
+    }
     if let Some(finalizers) = metadata.get("finalizers") {
         match &finalizers.value {
             Value::Seq(items) => {
@@ -142,6 +147,57 @@ pub fn validate_metadata(object: &Node, object_path: &FieldPath<'_>, rules: Name
             }
             Value::Null => {}
             _ => type_error(finalizers, &path.field("finalizers"), "array", out),
+        }
+    }
+}
+
+/// apimachinery's owner-reference rules: a version in `apiVersion`, a kind, a name and a uid, and no
+/// Event as an owner. Its paths have no index (`metadata.ownerReferences.uid`), as the API server's.
+/// Values of other types are the decoder's to report.
+fn owner_references(references: &[Node], path: &FieldPath<'_>, out: &mut Vec<Diagnostic>) {
+    for reference in references {
+        let text = |key: &str| match reference.get(key).map(|n| &n.value) {
+            Some(Value::Str(s)) => Some(s.as_str()),
+            None | Some(Value::Null) => Some(""),
+            Some(_) => None,
+        };
+        let (Some(api_version), Some(kind), Some(name), Some(uid)) = (text("apiVersion"), text("kind"), text("name"), text("uid")) else {
+            continue;
+        };
+        // schema.FromAPIVersionAndKind: a version that does not parse leaves the version empty.
+        let version = match api_version.split('/').collect::<Vec<_>>().as_slice() {
+            [version] => *version,
+            [_, version] if !version.is_empty() => *version,
+            _ => "",
+        };
+        let group = api_version.split_once('/').map_or("", |(g, _)| g);
+        let mut problems: Vec<(&str, &str, String)> = Vec::new();
+        if version.is_empty() {
+            problems.push(("apiVersion", api_version, "version must not be empty".into()));
+        }
+        for (key, value) in [("kind", kind), ("name", name), ("uid", uid)] {
+            if value.is_empty() {
+                problems.push((key, value, "must not be empty".into()));
+            }
+        }
+        for (key, value, detail) in problems {
+            let at = reference.entry(key).map_or(reference.range, |e| e.value.range);
+            let err = FieldError { ty: ErrorType::Invalid, path: path.field(key).to_string(), value: Some(gofmt::quote(value)), detail };
+            out.push(err.diagnostic(
+                at,
+                Severity::Error,
+                codes::METADATA_OWNER_REFERENCE,
+                format!("an owner reference needs {key}{}", if key == "apiVersion" { " with a version" } else { "" }),
+            ));
+        }
+        if group.is_empty() && version == "v1" && kind == "Event" {
+            let detail = "/v1, Kind=Event is disallowed from being an owner".to_string();
+            // The API server prints the whole reference struct as the value; crdls gives the path and detail.
+            out.push(
+                Diagnostic::new(reference.range, Severity::Error, codes::METADATA_OWNER_REFERENCE, "an Event cannot own objects")
+                    .with_path(path.to_string())
+                    .with_cause(format!("{path}: Invalid value: {}", detail)),
+            );
         }
     }
 }

@@ -30,6 +30,20 @@ pub struct CheckOptions {
     /// The custom resources of the workspace, so that a CRD compared with its previous version can say
     /// which of them the change breaks; `None` when the front end offers none.
     pub objects: Option<std::sync::Arc<dyn crate::old::ObjectSource>>,
+    /// The resource written: the object itself, or its `/status` subresource (`kubectl
+    /// --subresource status`), whose update takes only the status of the object sent.
+    pub subresource: Subresource,
+}
+
+/// The resource a write goes to.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Subresource {
+    /// The object itself (`PUT .../widgets/NAME`).
+    #[default]
+    Main,
+    /// Its status subresource (`PUT .../widgets/NAME/status`): the stored object's spec and metadata
+    /// with the status sent, validated against the stored status.
+    Status,
 }
 
 /// The newest Kubernetes minor version crdls knows: the newest release of `crdls-builtins` (a test holds
@@ -97,6 +111,17 @@ pub fn check_object(root: &Node, index: &CrdIndex, options: &CheckOptions, readi
             check_version_flags(crd, version, kind, api_version_node, out);
             if complete {
                 let old = options.old.as_deref().and_then(|o| o.get(root));
+                if options.subresource == Subresource::Status {
+                    match version.schema() {
+                        _ if !version.status_subresource => no_status_subresource(crd, version, kind_node.range, out),
+                        Some(schema) => validate_status_update(root, old, schema, kind_node.range, reading.whole, options, out),
+                        None => {}
+                    }
+                    return match version.schema() {
+                        Some(_) => DocumentKind::CustomResource { crd: crd.crd.name.clone(), version: version.name.clone() },
+                        None => DocumentKind::Unchecked { group: crd.crd.group.clone() },
+                    };
+                }
                 let status = if version.status_subresource && !reading.live_status {
                     note_ignored_status(root, crd, out);
                     Status::Ignored
@@ -491,15 +516,26 @@ fn validate_object(
 ) {
     let mut pruned = Vec::new();
     let mut object = prune_and_default(root, schema, &mut pruned);
-    let mut old_object = old.map(|o| prune_and_default(o, schema, &mut Vec::new()));
+    let old_object = old.map(|o| prune_and_default(o, schema, &mut Vec::new()));
     if rules.status == Status::Ignored {
+        // A create drops the status sent; an update keeps the stored one in its place (the strategy's
+        // PrepareForUpdate), so rules that read status see it, and its unchanged values ratchet.
+        let kept = old_object.as_ref().and_then(|o| o.entry("status")).map(|e| {
+            let at = object.entry("status").map_or(anchor, |s| s.key_range);
+            crdls_yaml::Entry { key: e.key.clone(), key_range: at, value: relocated(&e.value, at) }
+        });
         object = without_status(object);
-        old_object = old_object.map(without_status);
+        if let (Some(entry), Value::Map(entries)) = (kept, &mut object.value) {
+            entries.push(entry);
+        }
     }
     unknown_fields(&pruned, options, out);
     let root_path = FieldPath::root();
     let mut found = Vec::new();
     validate(&object, schema, &root_path, anchor, &mut found);
+    // The registry fills metadata (uid, creationTimestamp) before validation, so a schema's
+    // `required: [metadata]` always holds by then.
+    found.retain(|d| !(d.code == codes::SCHEMA_REQUIRED && d.path.as_deref() == Some("metadata")));
     validate_lists(&object, schema, &root_path, &mut found);
     if let Some(old) = &old_object {
         // Ratcheting: a schema error on a value the update does not change is let through.
@@ -516,6 +552,121 @@ fn validate_object(
             out.push(cel::skipped(*first, blocking.len()));
         } else {
             cel::validate_rules(&object, old_object.as_ref(), schema, anchor, out);
+        }
+    }
+}
+
+/// `node` with every range set to `at`: a value of the stored object placed in the one being
+/// checked, so that what is reported about it lands in the document checked, not in the old one.
+fn relocated(node: &Node, at: TextRange) -> Node {
+    let value = match &node.value {
+        Value::Map(entries) => Value::Map(
+            entries.iter().map(|e| crdls_yaml::Entry { key: e.key.clone(), key_range: at, value: relocated(&e.value, at) }).collect(),
+        ),
+        Value::Seq(items) => Value::Seq(items.iter().map(|i| relocated(i, at)).collect()),
+        other => other.clone(),
+    };
+    Node { range: at, value, style: node.style }
+}
+
+/// The error of a status update to a CRD version without the status subresource: the API server
+/// serves no `/status` path for it.
+fn no_status_subresource(crd: &IndexedCrd, version: &CrdVersion, at: TextRange, out: &mut Vec<Diagnostic>) {
+    out.push(
+        Diagnostic::new(
+            at,
+            Severity::Error,
+            codes::RESOURCE_NO_STATUS_SUBRESOURCE,
+            format!(
+                "version {} of CRD {} has no status subresource, so there is no /status to write to (its status is written with the object)",
+                version.name, crd.crd.name
+            ),
+        )
+        .with_cause("the server could not find the requested resource"),
+    );
+}
+
+/// A write to the status subresource, as the API server's status strategy does it: the stored object
+/// (the old one, or this document's own spec and metadata when there is none) takes the status sent,
+/// and only that status is validated against the schema of `status`, ratcheted against the stored
+/// status; list types and the CEL rules then run on the whole object, against the stored one, so
+/// rules on the unchanged spec are ratcheted and root rules see the new status. Unknown fields are
+/// those of the whole body sent, which is decoded before anything is taken from it.
+fn validate_status_update(
+    root: &Node,
+    old: Option<&Node>,
+    schema: &Schema,
+    anchor: TextRange,
+    run_cel: bool,
+    options: &CheckOptions,
+    out: &mut Vec<Diagnostic>,
+) {
+    let mut pruned = Vec::new();
+    let sent = prune_and_default(root, schema, &mut pruned);
+    unknown_fields(&pruned, options, out);
+    let stored = match old {
+        Some(old) => {
+            let old = prune_and_default(old, schema, &mut Vec::new());
+            // The stored object's values sit at the keys of the document sent that name them.
+            let entries = old
+                .as_map()
+                .unwrap_or_default()
+                .iter()
+                .map(|e| {
+                    let at = sent.entry(&e.key).map_or(anchor, |s| s.key_range);
+                    crdls_yaml::Entry { key: e.key.clone(), key_range: at, value: relocated(&e.value, at) }
+                })
+                .collect();
+            Node { range: sent.range, value: Value::Map(entries), style: sent.style }
+        }
+        None => without_status(sent.clone()),
+    };
+    let mut object = without_status(stored.clone());
+    if let (Some(status), Value::Map(entries)) = (sent.entry("status"), &mut object.value) {
+        entries.push(status.clone());
+    }
+    let root_path = FieldPath::root();
+    let mut found = Vec::new();
+    if let (Some(status), Some(status_schema)) = (object.get("status"), schema.property("status")) {
+        // The status validator's root is status itself: its messages name fields from there
+        // (`observedGeneration in body ...`), its errors' paths from the object's root.
+        validate(status, &status_schema.schema, &root_path, anchor, &mut found);
+        for d in &mut found {
+            // An error at the status validator's root has no path of its own (`<nil>`).
+            let path = d.path.take().unwrap_or_default();
+            let full = match path.as_str() {
+                "" => "status".to_string(),
+                p if p.starts_with('[') => format!("status{p}"),
+                p => format!("status.{p}"),
+            };
+            if let Some(cause) = d.cause.as_mut() {
+                let printed = if path.is_empty() { "<nil>" } else { path.as_str() };
+                if cause.starts_with(&format!("{printed}: ")) {
+                    *cause = format!("{full}{}", &cause[printed.len()..]);
+                }
+            }
+            d.path = Some(full);
+        }
+        found.retain(|d| !d.path.as_deref().is_some_and(|p| unchanged_at(&object, &stored, p)));
+    }
+    // List types are checked on the whole object, and only when the stored one has no such error.
+    let mut lists = Vec::new();
+    validate_lists(&object, schema, &root_path, &mut lists);
+    if !lists.is_empty() {
+        let mut stored_lists = Vec::new();
+        validate_lists(&stored, schema, &root_path, &mut stored_lists);
+        if stored_lists.is_empty() {
+            found.append(&mut lists);
+        }
+    }
+    validate_metadata(&object, &root_path, NameRules::Object, anchor, &mut found);
+    let blocking: Vec<TextRange> = found.iter().filter(|d| BLOCKING.contains(&d.code)).map(|d| d.range).collect();
+    out.append(&mut found);
+    if schema.has_rules && run_cel {
+        if let Some(first) = blocking.iter().min_by_key(|r| (r.start, r.end)) {
+            out.push(cel::skipped(*first, blocking.len()));
+        } else {
+            cel::validate_rules(&object, Some(&stored), schema, anchor, out);
         }
     }
 }

@@ -144,7 +144,7 @@ impl Config {
 
     /// The options of the checking pipeline.
     pub fn check_options(&self) -> CheckOptions {
-        CheckOptions { strict: self.strict, old: None, kubernetes: self.kube_version, objects: None }
+        CheckOptions { strict: self.strict, old: None, kubernetes: self.kube_version, ..CheckOptions::default() }
     }
 
     /// Applies a `crdls.toml` text on top of these settings, whole, as the user's own.

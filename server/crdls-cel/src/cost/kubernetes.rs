@@ -5,6 +5,9 @@
 use super::{Arg, CallEstimate, Coster, Estimate, REGEX_STRING_LENGTH_COST_FACTOR, STRING_TRAVERSAL_COST_FACTOR};
 use cel::common::ast::{Expr, LiteralValue};
 
+/// apiserver's `cel.MaxNameFormatRegexSize`: the size the estimator assumes for a named format's expression.
+const MAX_NAME_FORMAT_REGEX_SIZE: f64 = 128.0;
+
 use crate::types::{Opaque, Type};
 
 impl Coster<'_> {
@@ -105,6 +108,14 @@ impl Coster<'_> {
             "cidr" | "isIP" | "isCIDR" | "quantity" | "isQuantity" | "semver" | "isSemver" if !args.is_empty() => {
                 Some(CallEstimate { cost: size(&args[0]).times(STRING_TRAVERSAL_COST_FACTOR), size: None })
             }
+            // A named format's validate() runs a regular expression of unknown size: upstream prices it
+            // by the string's size times the longest name-format expression (128 characters).
+            "validate" if !args.is_empty() => Some(CallEstimate {
+                cost: size(&args[0])
+                    .times(STRING_TRAVERSAL_COST_FACTOR)
+                    .times(MAX_NAME_FORMAT_REGEX_SIZE * REGEX_STRING_LENGTH_COST_FACTOR),
+                size: None,
+            }),
             "ip" if id == "cidr_ip" => fixed(1),
             "ip" if !args.is_empty() => Some(CallEstimate { cost: size(&args[0]).times(STRING_TRAVERSAL_COST_FACTOR), size: None }),
             "ip.isCanonical" if !args.is_empty() => {

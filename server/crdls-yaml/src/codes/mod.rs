@@ -46,6 +46,7 @@ codes! {
     RESOURCE_DEPRECATED_API = "resource/deprecated-api", Warning, "A later Kubernetes release stops serving this version of a built-in kind.";
     RESOURCE_NO_CRD = "resource/no-crd", Information, "No known CRD serves the object's group, so it is not validated.";
     RESOURCE_STATUS_IGNORED = "resource/status-ignored", Information, "The status subresource makes the API server ignore the status written here.";
+    RESOURCE_NO_STATUS_SUBRESOURCE = "resource/no-status-subresource", Error, "A status update to a CRD version without the status subresource.";
     // Custom resources against their schema.
     SCHEMA_UNKNOWN_FIELD = "schema/unknown-field", Warning, "A field the schema does not know; the API server prunes it (rejects it with strict validation).";
     SCHEMA_TYPE = "schema/type", Error, "A value of the wrong type.";
@@ -79,6 +80,7 @@ codes! {
     METADATA_ANNOTATION_KEY = "metadata/annotation-key", Error, "An annotation key is not a valid qualified name.";
     METADATA_ANNOTATIONS_SIZE = "metadata/annotations-size", Error, "The annotations together exceed 256 KiB.";
     METADATA_FINALIZER = "metadata/finalizer", Error, "A finalizer is not a valid qualified name.";
+    METADATA_OWNER_REFERENCE = "metadata/owner-reference", Error, "An owner reference lacks its version, kind, name or uid, or names an Event.";
     METADATA_TYPE = "metadata/type", Error, "A metadata field of the wrong type, which the API server cannot decode.";
     // The API server's own validation of built-in kinds.
     NATIVE_CONTAINER = "native/container", Error, "A pod has no container, or a container has no image or a name that is invalid or taken.";

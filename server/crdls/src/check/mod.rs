@@ -100,6 +100,12 @@ pub struct CheckArgs {
     /// version of each checked file at a git revision (`git:HEAD`, `git:origin/main`).
     #[arg(long = "old", value_name = "PATH|git:REF")]
     old: Vec<String>,
+    /// Check each object as a write to this subresource of it, as `kubectl --subresource` sends it:
+    /// `status` takes the spec and metadata of the old object (`--old`; without one, of the document
+    /// itself) and the status of the document, validated against the old status. A document can
+    /// also say it for itself with a line `# crdls: subresource=status`.
+    #[arg(long, value_enum, value_name = "NAME")]
+    subresource: Option<SubresourceArg>,
     /// Rewrite files in place with the fixes that need no judgement (a misspelled field, enum value or
     /// kind; a number that must be a string), list each change, then report what is left.
     #[arg(long, conflicts_with = "diff")]
@@ -116,6 +122,11 @@ enum FormatArg {
     Json,
     Github,
     Sarif,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum SubresourceArg {
+    Status,
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
@@ -215,6 +226,9 @@ pub fn check(args: CheckArgs, io: &mut Io<'_>) -> i32 {
         }
     }
     let mut options = config.check_options();
+    if let Some(SubresourceArg::Status) = args.subresource {
+        options.subresource = crdls_check::Subresource::Status;
+    }
     if !args.old.is_empty() {
         match old_objects(&args.old, &inputs, &io.cwd) {
             Ok(old) => {
