@@ -106,6 +106,14 @@ fn helm_chart_guards_computed_kinds_and_block_actions() {
     project("guarded");
 }
 
+/// One CRD defined five times (an old fixture, the current one, a looser copy beside the examples, two
+/// alternatives for test scenarios): each object uses the nearest definition that serves its version,
+/// and `--verbose` says which.
+#[test]
+fn several_definitions_of_a_crd_resolve_per_object() {
+    snapshot_with("fixtures/projects/definitions", "projects-definitions", &["--verbose"]);
+}
+
 #[test]
 fn kustomize_patches_are_partial_objects() {
     project("kustomize");

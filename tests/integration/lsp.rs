@@ -1108,3 +1108,45 @@ fn built_in_objects_are_checked_against_the_release_the_settings_name() {
     assert_eq!(diagnostics[0]["severity"], 1);
     session.finish();
 }
+
+/// A CRD defined five times in the workspace (`fixtures/projects/definitions`): each document's objects
+/// use the nearest definition that serves their version, as `crdls check` does, and the hover says
+/// which was chosen and why not the others.
+#[test]
+fn each_document_uses_the_nearest_definition_that_serves_its_version() {
+    let files = [
+        "apis/fixtures/gadgets.yaml",
+        "deploy/crds/gadgets.yaml",
+        "examples/gadgets-crd.yaml",
+        "test/scenarios/v1beta1/crd.yaml",
+        "test/scenarios/v1beta2/crd.yaml",
+    ];
+    let mut options = SessionOptions::new();
+    for file in files {
+        options = options.repo_file(file, &format!("fixtures/projects/definitions/{file}"));
+    }
+    let mut session = Session::start(options);
+    let fixture = |path: &str| std::fs::read_to_string(repo_root().join("fixtures/projects/definitions").join(path)).unwrap();
+    // Of the two definitions that serve v1, deploy/'s own (maximum 10) ...
+    session.open("deploy/gadget.yaml", &fixture("deploy/gadget.yaml"));
+    let diagnostics = session.wait_for_diagnostics("deploy/gadget.yaml", 1)["diagnostics"].clone();
+    assert_eq!(codes(&diagnostics), ["schema/maximum"], "{diagnostics:#}");
+    // ... and the examples' (maximum 100).
+    session.open("examples/gadget.yaml", &fixture("examples/gadget.yaml"));
+    assert_eq!(session.wait_for_diagnostics("examples/gadget.yaml", 1)["diagnostics"], json!([]));
+    // Alternatives: only the version none serves is an error, and it names every declared version.
+    session.open("test/e2e/gadgets.yaml", &fixture("test/e2e/gadgets.yaml"));
+    let diagnostics = session.wait_for_diagnostics("test/e2e/gadgets.yaml", 1)["diagnostics"].clone();
+    let unknown = only(&diagnostics, "resource/unknown-version");
+    assert_eq!(codes(&diagnostics), ["resource/unknown-version"], "{diagnostics:#}");
+    assert!(unknown["message"].as_str().unwrap().contains("none of the 5 definitions"), "{unknown:#}");
+    // The hover names the definition used, and why not the others.
+    let size = session.position_of("deploy/gadget.yaml", "size:");
+    let hover = session.hover("deploy/gadget.yaml", Position::new(size.line, size.character + 1));
+    let text = hover["contents"]["value"].as_str().unwrap_or_default().to_string();
+    assert!(text.contains("[gadgets.yaml](") && text.contains("/deploy/crds/gadgets.yaml)"), "{text}");
+    assert!(text.contains("Chosen for this file among 5 definitions: [gadgets-crd.yaml]("), "{text}");
+    assert!(text.contains("is farther from the file;"), "{text}");
+    assert!(text.contains("do not declare `v1`."), "{text}");
+    session.finish();
+}

@@ -29,15 +29,14 @@ impl Backend {
                 _ => stream.documents.iter().flat_map(Crd::from_document).collect(),
             };
             // A buffer's own CRDs count when checking it, before the shared index is updated.
+            // Of a CRD defined more than once, the document's objects use the nearest definition that
+            // serves their version.
             let index = {
-                let shared = read(&state.index).clone();
-                if crds.is_empty() && shared.crds_of(&source).is_empty() {
-                    shared
-                } else {
-                    let mut local = (*shared).clone();
-                    local.set_source(source.clone(), crds.clone());
-                    Arc::new(local)
+                let mut index = read(&state.index).seen_from(&source);
+                if !crds.is_empty() || !index.crds_of(&source).is_empty() {
+                    index.set_source(source.clone(), crds.clone());
                 }
+                index
             };
             let config = read(&state.config).clone();
             let mut options = config.check_options();
