@@ -1150,3 +1150,18 @@ fn each_document_uses_the_nearest_definition_that_serves_its_version() {
     assert!(text.contains("do not declare `v1`."), "{text}");
     session.finish();
 }
+
+/// A chart template whose `toYaml` writes a list that the literal lines below continue: in the editor
+/// too, those lines stay in an item (`spec.ports[0].protocl`), and the list is not taken for a mapping.
+#[test]
+fn lines_after_a_list_written_by_a_template_stay_in_its_last_item() {
+    let fixture = |path: &str| std::fs::read_to_string(repo_root().join("fixtures/projects/guarded").join(path)).unwrap();
+    let options = widgets_workspace().file("chart/Chart.yaml", &fixture("Chart.yaml")).file("chart/values.yaml", &fixture("values.yaml"));
+    let mut session = Session::start(options);
+    session.open("chart/templates/listed.yaml", &fixture("templates/listed.yaml"));
+    let diagnostics = session.wait_for_diagnostics("chart/templates/listed.yaml", 1)["diagnostics"].clone();
+    assert_eq!(codes(&diagnostics), ["helm/templates", "schema/unknown-field"], "{diagnostics:#}");
+    let unknown = only(&diagnostics, "schema/unknown-field");
+    assert!(unknown["message"].as_str().unwrap().contains("\"spec.ports[0].protocl\""), "{unknown:#}");
+    session.finish();
+}
