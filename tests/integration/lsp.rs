@@ -1165,3 +1165,29 @@ fn lines_after_a_list_written_by_a_template_stay_in_its_last_item() {
     assert!(unknown["message"].as_str().unwrap().contains("\"spec.ports[0].protocl\""), "{unknown:#}");
     session.finish();
 }
+
+/// A chart that ships its CRDs only as templates (`fixtures/projects/crd-chart`): the workspace scan and
+/// the open template's buffer index the CRD whose identity and schema are literal text, as `crdls check`
+/// does, and an object of it is checked.
+#[test]
+fn crds_written_literally_in_chart_templates_are_indexed() {
+    let fixture = |path: &str| std::fs::read_to_string(repo_root().join("fixtures/projects/crd-chart").join(path)).unwrap();
+    let options = SessionOptions::new()
+        .file("chart/Chart.yaml", &fixture("chart/Chart.yaml"))
+        .file("chart/values.yaml", &fixture("chart/values.yaml"))
+        .file("chart/templates/crds.yaml", &fixture("chart/templates/crds.yaml"));
+    let mut session = Session::start(options);
+    session.open("examples/sprocket.yaml", &fixture("examples/sprocket.yaml"));
+    let diagnostics = session.wait_for_diagnostics("examples/sprocket.yaml", 1)["diagnostics"].clone();
+    assert_eq!(codes(&diagnostics), ["schema/minimum", "resource/no-crd"], "{diagnostics:#}");
+    // The template open in the editor: its buffer's CRD replaces the file's, and a change to its schema
+    // reaches the object.
+    session.open("chart/templates/crds.yaml", &fixture("chart/templates/crds.yaml"));
+    let diagnostics = session.wait_for_diagnostics("chart/templates/crds.yaml", 1)["diagnostics"].clone();
+    assert_eq!(codes(&diagnostics), ["helm/templates"], "{diagnostics:#}");
+    session.replace("chart/templates/crds.yaml", 2, "minimum: 3", "minimum: 1");
+    session.wait_for_diagnostics("chart/templates/crds.yaml", 2);
+    let diagnostics = session.wait_for_next_diagnostics("examples/sprocket.yaml")["diagnostics"].clone();
+    assert_eq!(codes(&diagnostics), ["resource/no-crd"], "{diagnostics:#}");
+    session.finish();
+}
