@@ -464,9 +464,9 @@ mod tests {
     #[test]
     fn a_template_defines_the_crds_it_writes_in_literal_text() {
         let crd = |name: &str, group: &str, kind: &str| {
+            let plural = format!("{}s", kind.to_lowercase());
             format!(
-                "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: {name}\n  labels:\n    {{{{- include \"labels\" . | nindent 4 }}}}\nspec:\n  group: {group}\n  scope: Namespaced\n  names: {{kind: {kind}, plural: {plural}}}\n  versions:\n  - name: v1\n    served: true\n    storage: true\n    schema:\n      openAPIV3Schema:\n        type: object\n",
-                plural = format!("{}s", kind.to_lowercase())
+                "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: {name}\n  labels:\n    {{{{- include \"labels\" . | nindent 4 }}}}\nspec:\n  group: {group}\n  scope: Namespaced\n  names: {{kind: {kind}, plural: {plural}}}\n  versions:\n  - name: v1\n    served: true\n    storage: true\n    schema:\n      openAPIV3Schema:\n        type: object\n"
             )
         };
         let names = |text: &str| -> Vec<String> { template_crds(text).iter().map(|c| format!("{} {}", c.name, c.names.kind)).collect() };
