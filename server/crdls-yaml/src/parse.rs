@@ -195,6 +195,14 @@ fn parse_document(text: &str, chunk: TextRange) -> Option<Document> {
             return Some(fixed);
         }
     }
+    if document.diagnostics.iter().any(|d| d.message.contains(TAB_AFTER_COLON)) {
+        // The Go YAML decoder takes a tab after a mapping's `:` as the blank that ends the key
+        // (`a:\tb`); saphyr does not. Such tabs are read as spaces (offsets unchanged).
+        let spaced = tabs_after_colons(&text[chunk.start..chunk.end]);
+        if let Some(fixed) = parse_chunk(text, chunk, &spaced).filter(|d| !d.has_syntax_error) {
+            return Some(fixed);
+        }
+    }
     if document.diagnostics.iter().any(|d| d.message.contains(UNDER_INDENTED) && !d.message.contains(UNDER_INDENTED_QUOTE)) {
         // The Go YAML decoder does not look at indentation inside a flow collection (`[`…`]`, `{`…`}`):
         // a continuation line, or the closing bracket, may sit at or left of the block around it, and
@@ -360,6 +368,29 @@ fn restore_plain(node: &mut Node, text: &str, colons: &[usize]) {
         _ if node.style == Style::Plain && holds(node.range) => node.value = Value::Str(text[node.range.start..node.range.end].to_string()),
         _ => {}
     }
+}
+
+/// The words of saphyr's error for a tab right after a mapping's `:`.
+const TAB_AFTER_COLON: &str = "':' must be followed by a valid YAML whitespace";
+
+/// `src` with every tab that follows a `:` outside quoted scalars made a space.
+fn tabs_after_colons(src: &str) -> String {
+    let b = src.as_bytes();
+    let mut out = b.to_vec();
+    let mut quote: Option<u8> = None;
+    let mut i = 0;
+    while i < b.len() {
+        match (b[i], quote) {
+            (b'\\', Some(b'"')) => i += 1,
+            (b'\'', Some(b'\'')) if b.get(i + 1) == Some(&b'\'') => i += 1,
+            (q, Some(open)) if q == open => quote = None,
+            (b'"' | b'\'', None) if i == 0 || matches!(b[i - 1], b' ' | b'\t' | b'\n' | b'[' | b'{' | b',') => quote = Some(b[i]),
+            (b'\t', None) if i > 0 && b[i - 1] == b':' => out[i] = b' ',
+            _ => {}
+        }
+        i += 1;
+    }
+    String::from_utf8(out).unwrap_or_else(|_| src.to_string())
 }
 
 /// The words of saphyr's errors for a line indented too little (in a flow collection among others).

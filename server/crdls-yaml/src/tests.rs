@@ -361,3 +361,13 @@ fn a_colon_before_a_flow_indicator_stays_in_its_plain_scalar() {
         "#]],
     );
 }
+
+/// The Go decoder takes a tab after a mapping's `:` as a blank; crdls too, outside quoted scalars.
+#[test]
+fn a_tab_after_a_colon_separates_key_and_value() {
+    let stream = parse("a:\tb\nc: \"d:\te\"\n");
+    let doc = &stream.documents[0];
+    assert!(doc.diagnostics.is_empty(), "{:?}", doc.diagnostics);
+    let root = doc.root.as_ref().unwrap();
+    assert_eq!((root.get_str("a"), root.get_str("c")), (Some("b"), Some("d:\te")));
+}
