@@ -255,6 +255,10 @@ fn crd_documents_in(dir: &std::path::Path) -> usize {
     let mut count = 0;
     for entry in std::fs::read_dir(dir).unwrap() {
         let path = entry.unwrap().path();
+        // A chart's templates are counted as templates, whatever they define.
+        if path.is_dir() && path.ends_with("templates") && dir.join("Chart.yaml").is_file() {
+            continue;
+        }
         if path.is_dir() {
             count += crd_documents_in(&path);
         } else {
