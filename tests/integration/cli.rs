@@ -255,6 +255,10 @@ fn crd_documents_in(dir: &std::path::Path) -> usize {
     let mut count = 0;
     for entry in std::fs::read_dir(dir).unwrap() {
         let path = entry.unwrap().path();
+        // A chart's templates are counted as templates, whatever they define.
+        if path.is_dir() && path.ends_with("templates") && dir.join("Chart.yaml").is_file() {
+            continue;
+        }
         if path.is_dir() {
             count += crd_documents_in(&path);
         } else {
@@ -420,13 +424,72 @@ fn skipped_hidden_directories_and_shadowed_crds_are_noted() {
         notes,
         [
             "2 hidden directories were skipped: .chainsaw-test, .github; name one as a path to check it",
-            "CRD widgets.demo.crdls.dev in deploy/crd.yaml shadows the one in --crds CRDS/widgets.yaml",
+            "CRD widgets.demo.crdls.dev is defined in 2 places (deploy/crd.yaml, --crds CRDS/widgets.yaml): each object uses one that serves its version, the nearest to its file first (--verbose names it)",
         ]
     );
     // A hidden directory named as a path is checked, and no longer noted as skipped.
     let run = run_cli_in(&tree.path, &["check", ".", ".chainsaw-test", "--format", "json"], "");
     let json: serde_json::Value = serde_json::from_str(&run.stdout).unwrap_or_else(|e| panic!("{e}: {run:?}"));
     assert_eq!(json["summary"]["notes"][0], "1 hidden directory was skipped: .github; name one as a path to check it");
+}
+
+/// A CRD defined twice: an old test fixture (found first) serves only v1alpha2, the current one v1.
+/// Objects of v1 use the current one, with no "does not declare version" error, objects of v1alpha2
+/// the old one; of two that serve the version the nearest wins; `--verbose` says which was used.
+#[test]
+fn each_object_uses_the_nearest_definition_that_serves_its_version() {
+    let crd = |version: &str, maximum: u32| {
+        format!(
+            "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: {{name: gadgets.example.com}}\nspec:\n  \
+             group: example.com\n  scope: Namespaced\n  names: {{kind: Gadget, plural: gadgets}}\n  versions:\n  - name: {version}\n    \
+             served: true\n    storage: true\n    schema:\n      openAPIV3Schema:\n        type: object\n        properties:\n          \
+             spec: {{type: object, properties: {{size: {{type: integer, maximum: {maximum}}}}}}}\n"
+        )
+    };
+    let gadget = |version: &str, size: u32| {
+        format!("apiVersion: example.com/{version}\nkind: Gadget\nmetadata: {{name: g}}\nspec: {{size: {size}}}\n")
+    };
+    let tree = TempTree::new(
+        "cli-definitions",
+        &[
+            ("api/testing/crd.yaml", &crd("v1alpha2", 10)),
+            ("config/crd/gadgets.yaml", &crd("v1", 10)),
+            ("config/samples/gadget.yaml", &gadget("v1", 5)),
+            ("config/samples/old.yaml", &gadget("v1alpha2", 5)),
+            ("examples/crd.yaml", &crd("v1", 100)),
+            ("examples/big.yaml", &gadget("v1", 50)),
+            ("deploy/big.yaml", &gadget("v1", 50)),
+        ],
+    );
+    let run = run_cli_in(&tree.path, &["check", ".", "--format", "json", "--verbose"], "");
+    let json: serde_json::Value = serde_json::from_str(&run.stdout).unwrap_or_else(|e| panic!("{e}: {run:?}"));
+    let found: Vec<(String, String)> = json["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| (d["file"].as_str().unwrap().to_string(), d["code"].as_str().unwrap().to_string()))
+        .collect();
+    // deploy/ shares no directory with either v1 definition: the shallower, examples/crd.yaml, is used.
+    assert_eq!(found, [], "{run:?}");
+    assert_eq!((json["summary"]["validated"].as_u64(), json["summary"]["unchecked"].as_u64()), (Some(4), Some(0)), "{run:?}");
+    let run = run_cli_in(&tree.path, &["check", "config/samples", "examples/crd.yaml", "api", "config/crd", "--verbose"], "");
+    assert_eq!(run.code, 0, "{run:?}");
+    let choices: Vec<&str> = run.stderr.lines().filter(|l| l.contains(" uses CRD ")).collect();
+    assert_eq!(
+        choices,
+        [
+            "crdls: config/samples/gadget.yaml:1: Gadget example.com/v1 uses CRD gadgets.example.com in config/crd/gadgets.yaml; \
+             examples/crd.yaml is farther from the file; api/testing/crd.yaml does not declare v1",
+            "crdls: config/samples/old.yaml:1: Gadget example.com/v1alpha2 uses CRD gadgets.example.com in api/testing/crd.yaml; \
+             config/crd/gadgets.yaml and examples/crd.yaml do not declare v1alpha2",
+        ],
+        "{run:?}"
+    );
+    // A file checked alone sees only the definitions given with it.
+    let run = run_cli_in(&tree.path, &["check", "deploy/big.yaml", "config/crd/gadgets.yaml", "api/testing/crd.yaml"], "");
+    assert_eq!(run.code, 1, "{run:?}");
+    assert!(run.stdout.contains("error[schema/maximum]"), "{run:?}");
+    assert!(!run.stdout.contains("unknown-version"), "{run:?}");
 }
 
 #[test]

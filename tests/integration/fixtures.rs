@@ -118,6 +118,21 @@ fn helm_chart_guards_computed_kinds_and_block_actions() {
     project("guarded");
 }
 
+/// One CRD defined five times (an old fixture, the current one, a looser copy beside the examples, two
+/// alternatives for test scenarios): each object uses the nearest definition that serves its version,
+/// and `--verbose` says which.
+#[test]
+fn several_definitions_of_a_crd_resolve_per_object() {
+    snapshot_with("fixtures/projects/definitions", "projects-definitions", &["--verbose"]);
+}
+
+/// A chart that ships its CRDs as templates (under a condition, with templated labels): the CRD written
+/// in literal text is indexed and its objects checked; the one whose group is computed is not.
+#[test]
+fn crds_written_literally_in_chart_templates_are_indexed() {
+    project("crd-chart");
+}
+
 #[test]
 fn kustomize_patches_are_partial_objects() {
     project("kustomize");

@@ -1236,3 +1236,86 @@ fn a_status_directive_checks_the_document_as_a_status_write() {
     assert_eq!(codes(&main["diagnostics"]), ["resource/status-ignored"], "{:#}", main["diagnostics"]);
     session.finish();
 }
+
+/// A CRD defined five times in the workspace (`fixtures/projects/definitions`): each document's objects
+/// use the nearest definition that serves their version, as `crdls check` does, and the hover says
+/// which was chosen and why not the others.
+#[test]
+fn each_document_uses_the_nearest_definition_that_serves_its_version() {
+    let files = [
+        "apis/fixtures/gadgets.yaml",
+        "deploy/crds/gadgets.yaml",
+        "examples/gadgets-crd.yaml",
+        "test/scenarios/v1beta1/crd.yaml",
+        "test/scenarios/v1beta2/crd.yaml",
+    ];
+    let mut options = SessionOptions::new();
+    for file in files {
+        options = options.repo_file(file, &format!("fixtures/projects/definitions/{file}"));
+    }
+    let mut session = Session::start(options);
+    let fixture = |path: &str| std::fs::read_to_string(repo_root().join("fixtures/projects/definitions").join(path)).unwrap();
+    // Of the two definitions that serve v1, deploy/'s own (maximum 10) ...
+    session.open("deploy/gadget.yaml", &fixture("deploy/gadget.yaml"));
+    let diagnostics = session.wait_for_diagnostics("deploy/gadget.yaml", 1)["diagnostics"].clone();
+    assert_eq!(codes(&diagnostics), ["schema/maximum"], "{diagnostics:#}");
+    // ... and the examples' (maximum 100).
+    session.open("examples/gadget.yaml", &fixture("examples/gadget.yaml"));
+    assert_eq!(session.wait_for_diagnostics("examples/gadget.yaml", 1)["diagnostics"], json!([]));
+    // Alternatives: only the version none serves is an error, and it names every declared version.
+    session.open("test/e2e/gadgets.yaml", &fixture("test/e2e/gadgets.yaml"));
+    let diagnostics = session.wait_for_diagnostics("test/e2e/gadgets.yaml", 1)["diagnostics"].clone();
+    let unknown = only(&diagnostics, "resource/unknown-version");
+    assert_eq!(codes(&diagnostics), ["resource/unknown-version"], "{diagnostics:#}");
+    assert!(unknown["message"].as_str().unwrap().contains("none of the 5 definitions"), "{unknown:#}");
+    // The hover names the definition used, and why not the others.
+    let size = session.position_of("deploy/gadget.yaml", "size:");
+    let hover = session.hover("deploy/gadget.yaml", Position::new(size.line, size.character + 1));
+    let text = hover["contents"]["value"].as_str().unwrap_or_default().to_string();
+    assert!(text.contains("[gadgets.yaml](") && text.contains("/deploy/crds/gadgets.yaml)"), "{text}");
+    assert!(text.contains("Chosen for this file among 5 definitions: [gadgets-crd.yaml]("), "{text}");
+    assert!(text.contains("is farther from the file;"), "{text}");
+    assert!(text.contains("do not declare `v1`."), "{text}");
+    session.finish();
+}
+
+/// A chart template whose `toYaml` writes a list that the literal lines below continue: in the editor
+/// too, those lines stay in an item (`spec.ports[0].protocl`), and the list is not taken for a mapping.
+#[test]
+fn lines_after_a_list_written_by_a_template_stay_in_its_last_item() {
+    let fixture = |path: &str| std::fs::read_to_string(repo_root().join("fixtures/projects/guarded").join(path)).unwrap();
+    let options = widgets_workspace().file("chart/Chart.yaml", &fixture("Chart.yaml")).file("chart/values.yaml", &fixture("values.yaml"));
+    let mut session = Session::start(options);
+    session.open("chart/templates/listed.yaml", &fixture("templates/listed.yaml"));
+    let diagnostics = session.wait_for_diagnostics("chart/templates/listed.yaml", 1)["diagnostics"].clone();
+    assert_eq!(codes(&diagnostics), ["helm/templates", "schema/unknown-field"], "{diagnostics:#}");
+    let unknown = only(&diagnostics, "schema/unknown-field");
+    assert!(unknown["message"].as_str().unwrap().contains("\"spec.ports[0].protocl\""), "{unknown:#}");
+    session.finish();
+}
+
+/// A chart that ships its CRDs only as templates (`fixtures/projects/crd-chart`): the workspace scan and
+/// the open template's buffer index the CRD whose identity and schema are literal text, as `crdls check`
+/// does, and an object of it is checked.
+#[test]
+fn crds_written_literally_in_chart_templates_are_indexed() {
+    let fixture = |path: &str| std::fs::read_to_string(repo_root().join("fixtures/projects/crd-chart").join(path)).unwrap();
+    let options = SessionOptions::new()
+        .file("chart/Chart.yaml", &fixture("chart/Chart.yaml"))
+        .file("chart/values.yaml", &fixture("chart/values.yaml"))
+        .file("chart/templates/crds.yaml", &fixture("chart/templates/crds.yaml"));
+    let mut session = Session::start(options);
+    session.open("examples/sprocket.yaml", &fixture("examples/sprocket.yaml"));
+    let diagnostics = session.wait_for_diagnostics("examples/sprocket.yaml", 1)["diagnostics"].clone();
+    assert_eq!(codes(&diagnostics), ["schema/minimum", "resource/no-crd"], "{diagnostics:#}");
+    // The template open in the editor: its buffer's CRD replaces the file's, and a change to its schema
+    // reaches the object.
+    session.open("chart/templates/crds.yaml", &fixture("chart/templates/crds.yaml"));
+    let diagnostics = session.wait_for_diagnostics("chart/templates/crds.yaml", 1)["diagnostics"].clone();
+    assert_eq!(codes(&diagnostics), ["helm/templates"], "{diagnostics:#}");
+    session.replace("chart/templates/crds.yaml", 2, "minimum: 3", "minimum: 1");
+    session.wait_for_diagnostics("chart/templates/crds.yaml", 2);
+    let diagnostics = session.wait_for_next_diagnostics("examples/sprocket.yaml")["diagnostics"].clone();
+    assert_eq!(codes(&diagnostics), ["resource/no-crd"], "{diagnostics:#}");
+    session.finish();
+}

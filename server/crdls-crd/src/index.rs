@@ -84,19 +84,171 @@ pub enum Resolution<'a> {
     UnknownGroup,
 }
 
-/// The index.
+/// The index. Cloning it is cheap: the CRDs are shared, and a copy of them is made only when one of
+/// two clones changes (the language server replaces its index as a whole on every change).
+///
+/// An index may be seen from a file ([`CrdIndex::seen_from`]): when several sources define the same
+/// CRD, a lookup then prefers the definition nearest that file (see [`CrdIndex::resolve`]).
 #[derive(Clone, Debug, Default)]
 pub struct CrdIndex {
+    data: Arc<Data>,
+    /// The file whose objects are resolved, when known.
+    from: Option<SourceId>,
+}
+
+#[derive(Clone, Debug, Default)]
+struct Data {
     by_source: HashMap<SourceId, Vec<Arc<Crd>>>,
     /// Kept in precedence order: by source kind, then in the order sources were indexed.
     by_group: HashMap<String, Vec<IndexedCrd>>,
     origins: HashMap<SourceId, Origin>,
 }
 
+/// Whether a definition of a CRD serves an object's version.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum VersionFit {
+    /// The version is declared and served.
+    Served,
+    /// The version is declared with `served: false`.
+    NotServed,
+    /// The version is not declared.
+    Undeclared,
+}
+
+impl VersionFit {
+    fn of(crd: &Crd, version: &str) -> VersionFit {
+        match crd.version(version) {
+            Some(v) if v.served => VersionFit::Served,
+            Some(_) => VersionFit::NotServed,
+            None => VersionFit::Undeclared,
+        }
+    }
+}
+
+/// How near a definition is to the file of an object, in the directory tree. Paths are compared as
+/// written, directory by directory (a front end names the files of one run alike: as given on the
+/// command line, or as URIs). The more leading directories the two paths share, the nearer; among
+/// definitions that share as many, the fewer directories lie between that common ancestor and the
+/// definition, the nearer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Distance {
+    /// The number of leading directories shared, reversed so that more sorts first.
+    shared: std::cmp::Reverse<usize>,
+    /// The directories below the common ancestor on the definition's side.
+    below: usize,
+}
+
+impl Distance {
+    /// The distance from the file `from` to the definition in `source` (paths or URIs).
+    pub fn between(from: &str, source: &str) -> Distance {
+        let (from, source) = (directories(from), directories(source));
+        let shared = from.iter().zip(&source).take_while(|(a, b)| a == b).count();
+        Distance { shared: std::cmp::Reverse(shared), below: source.len() - shared }
+    }
+}
+
+/// The directories of a path or URI, outermost first: `/` and `\` separate them, the last part is
+/// the file, empty parts and `.` do not count.
+fn directories(path: &str) -> Vec<&str> {
+    let mut parts: Vec<&str> = path.split(['/', '\\']).collect();
+    parts.pop();
+    parts.retain(|p| !p.is_empty() && *p != ".");
+    parts
+}
+
+/// How well a definition fits an object: the best is the least, compared field by field.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+struct Fit<'a> {
+    version: VersionFit,
+    kind: SourceKind,
+    /// Only for workspace files and configured paths: downloads and archives have no place in the
+    /// tree, and keep the order they were indexed in (their configured order).
+    distance: Option<Distance>,
+    /// Last, the source's name in byte order, among workspace files and configured paths, so the
+    /// choice does not depend on the order files were found or opened in.
+    name: &'a str,
+}
+
+/// A definition of a CRD and how it compares with the one an object resolved to, for a hover or a
+/// verbose report that says why that one was chosen.
+#[derive(Clone, Debug)]
+pub struct Definition<'a> {
+    /// The definition.
+    pub crd: &'a IndexedCrd,
+    /// Whether it serves the object's version.
+    pub version: VersionFit,
+    /// Why it was not chosen; `None` for the one chosen.
+    pub passed_over: Option<PassedOver>,
+}
+
+/// Why a definition of a CRD was not the one an object resolved to: the first criterion in which the
+/// chosen one was better.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PassedOver {
+    /// It does not serve the object's version, and the chosen one does (or declares it).
+    Version,
+    /// Its kind of source comes later (see [`SourceKind`]).
+    Precedence,
+    /// It is farther from the object's file.
+    Farther,
+    /// It is as near, and its name comes later in byte order (or it was indexed later).
+    Order,
+}
+
+/// Why the definitions after the first of `definitions` (as [`CrdIndex::definitions`] lists them)
+/// were not used for an object of `version`, in clauses joined by `; `, the definitions passed over for
+/// one reason together, each named by `name`: "b.yaml is farther from the file; c.yaml and d.yaml do
+/// not declare v1". Empty when there is only one definition.
+pub fn why_not_used(definitions: &[Definition<'_>], version: &str, name: impl Fn(&IndexedCrd) -> String) -> String {
+    // Each reason in the singular and in the plural, with the definitions it holds for.
+    let mut clauses: Vec<(String, String, Vec<String>)> = Vec::new();
+    for d in definitions.iter().skip(1) {
+        let Some(passed_over) = d.passed_over else { continue };
+        let (one, many) = match passed_over {
+            PassedOver::Version if d.version == VersionFit::NotServed => {
+                (format!("does not serve {version} (served: false)"), format!("do not serve {version} (served: false)"))
+            }
+            PassedOver::Version => (format!("does not declare {version}"), format!("do not declare {version}")),
+            PassedOver::Precedence => {
+                let kind = d.crd.kind.describe();
+                (format!("comes later in precedence (a {kind} source)"), format!("come later in precedence ({kind} sources)"))
+            }
+            PassedOver::Farther => ("is farther from the file".to_string(), "are farther from the file".to_string()),
+            PassedOver::Order => {
+                ("is as near, and its name sorts later".to_string(), "are as near, and their names sort later".to_string())
+            }
+        };
+        match clauses.iter_mut().find(|(reason, _, _)| *reason == one) {
+            Some((_, _, names)) => names.push(name(d.crd)),
+            None => clauses.push((one, many, vec![name(d.crd)])),
+        }
+    }
+    let clauses: Vec<String> = clauses
+        .into_iter()
+        .map(|(one, many, names)| match names.as_slice() {
+            [single] => format!("{single} {one}"),
+            [first @ .., last] => format!("{} and {last} {many}", first.join(", ")),
+            [] => String::new(),
+        })
+        .collect();
+    clauses.join("; ")
+}
+
 impl CrdIndex {
     /// An empty index.
     pub fn new() -> CrdIndex {
         CrdIndex::default()
+    }
+
+    /// This index as seen from the file `source` (a path or URI named as the index names sources):
+    /// where several sources define one CRD, its objects resolve to the nearest definition.
+    pub fn seen_from(&self, source: &str) -> CrdIndex {
+        CrdIndex { data: self.data.clone(), from: Some(Arc::from(source)) }
+    }
+
+    /// The file this index is seen from, if any.
+    pub fn viewpoint(&self) -> Option<&str> {
+        self.from.as_deref()
     }
 
     /// Replaces what `source` contributes with `crds` (an empty list removes the source). CRDs that
@@ -113,32 +265,37 @@ impl CrdIndex {
         if crds.is_empty() {
             return;
         }
+        let data = Arc::make_mut(&mut self.data);
         let crds: Vec<Arc<Crd>> = crds.into_iter().map(Arc::new).collect();
         for crd in &crds {
-            let list = self.by_group.entry(crd.group.clone()).or_default();
+            let list = data.by_group.entry(crd.group.clone()).or_default();
             let at = list.iter().position(|c| c.kind > origin.kind).unwrap_or(list.len());
             list.insert(at, IndexedCrd { source: source.clone(), kind: origin.kind, crd: crd.clone() });
         }
         if origin != Origin::default() {
-            self.origins.insert(source.clone(), origin);
+            data.origins.insert(source.clone(), origin);
         }
-        self.by_source.insert(source, crds);
+        data.by_source.insert(source, crds);
     }
 
     /// Where `source` came from (a workspace file unless it was indexed with another origin).
     pub fn origin_of(&self, source: &str) -> Origin {
-        self.origins.get(source).cloned().unwrap_or_default()
+        self.data.origins.get(source).cloned().unwrap_or_default()
     }
 
     /// Forgets everything `source` contributed.
     pub fn remove_source(&mut self, source: &str) {
-        self.origins.remove(source);
-        let Some(old) = self.by_source.remove(source) else { return };
+        if !self.data.by_source.contains_key(source) && !self.data.origins.contains_key(source) {
+            return;
+        }
+        let data = Arc::make_mut(&mut self.data);
+        data.origins.remove(source);
+        let Some(old) = data.by_source.remove(source) else { return };
         for crd in old {
-            if let Some(list) = self.by_group.get_mut(&crd.group) {
+            if let Some(list) = data.by_group.get_mut(&crd.group) {
                 list.retain(|c| &*c.source != source);
                 if list.is_empty() {
-                    self.by_group.remove(&crd.group);
+                    data.by_group.remove(&crd.group);
                 }
             }
         }
@@ -146,41 +303,57 @@ impl CrdIndex {
 
     /// The number of CRDs indexed.
     pub fn len(&self) -> usize {
-        self.by_source.values().map(Vec::len).sum()
+        self.data.by_source.values().map(Vec::len).sum()
     }
 
     /// The sources that hold CRDs.
     pub fn sources(&self) -> impl Iterator<Item = &SourceId> {
-        self.by_source.iter().filter(|(_, crds)| !crds.is_empty()).map(|(s, _)| s)
+        self.data.by_source.iter().filter(|(_, crds)| !crds.is_empty()).map(|(s, _)| s)
     }
 
     /// Whether no CRD is indexed.
     pub fn is_empty(&self) -> bool {
-        self.by_source.is_empty()
+        self.data.by_source.is_empty()
     }
 
     /// Every indexed CRD, in no particular order.
     pub fn iter(&self) -> impl Iterator<Item = &IndexedCrd> {
-        self.by_group.values().flatten()
+        self.data.by_group.values().flatten()
     }
 
     /// The CRDs of `source`.
     pub fn crds_of(&self, source: &str) -> &[Arc<Crd>] {
-        self.by_source.get(source).map_or(&[], Vec::as_slice)
+        self.data.by_source.get(source).map_or(&[], Vec::as_slice)
     }
 
     /// Whether some CRD declares `group`.
     pub fn has_group(&self, group: &str) -> bool {
-        self.by_group.contains_key(group)
+        self.data.by_group.contains_key(group)
     }
 
-    /// Resolves an `apiVersion` (`group/version`) and `kind`. When two sources declare the same
-    /// kind, the one of the kind of source that comes first wins (see [`SourceKind`]), and among
-    /// sources of one kind the first one indexed.
+    /// How well `crd` fits an object of `version` in the file the index is seen from.
+    fn fit<'a>(&self, crd: &'a IndexedCrd, version: &str) -> Fit<'a> {
+        let placed = matches!(crd.kind, SourceKind::Workspace | SourceKind::Configured);
+        Fit {
+            version: VersionFit::of(&crd.crd, version),
+            kind: crd.kind,
+            distance: self.from.as_deref().filter(|_| placed).map(|from| Distance::between(from, &crd.source)),
+            name: if placed { &crd.source } else { "" },
+        }
+    }
+
+    /// Resolves an `apiVersion` (`group/version`) and `kind`. When several sources define the kind,
+    /// the definition used is, in this order of criteria:
+    /// 1. one that serves the version (then one that declares it unserved);
+    /// 2. one of the kind of source that comes first (see [`SourceKind`]);
+    /// 3. among workspace files and configured paths, the nearest to the file the index is seen from
+    ///    (see [`Distance`]), and then the first in byte order of its name;
+    /// 4. the first one indexed.
     pub fn resolve(&self, api_version: &str, kind: &str) -> Resolution<'_> {
         let (group, version) = split_api_version(api_version);
-        let Some(crds) = self.by_group.get(group) else { return Resolution::UnknownGroup };
-        match crds.iter().find(|c| c.crd.names.kind == kind) {
+        let Some(crds) = self.data.by_group.get(group) else { return Resolution::UnknownGroup };
+        // `min_by_key` keeps the first of equals: the one indexed first.
+        match crds.iter().filter(|c| c.crd.names.kind == kind).min_by_key(|c| self.fit(c, version)) {
             Some(crd) => match crd.crd.version(version) {
                 Some(version) => Resolution::Found { crd, version },
                 None => Resolution::UnknownVersion { crd },
@@ -192,6 +365,36 @@ impl CrdIndex {
                 Resolution::UnknownKind { known_kinds }
             }
         }
+    }
+
+    /// Every definition of `kind` in the group of `api_version`, the one [`CrdIndex::resolve`] chooses
+    /// first, each with why it was passed over; empty when the group does not declare the kind.
+    pub fn definitions(&self, api_version: &str, kind: &str) -> Vec<Definition<'_>> {
+        let (group, version) = split_api_version(api_version);
+        let Some(crds) = self.data.by_group.get(group) else { return Vec::new() };
+        let mut ranked: Vec<(Fit<'_>, &IndexedCrd)> =
+            crds.iter().filter(|c| c.crd.names.kind == kind).map(|c| (self.fit(c, version), c)).collect();
+        // A stable sort keeps equals in the order they were indexed, as `resolve` does.
+        ranked.sort_by_key(|(fit, _)| *fit);
+        let Some(&(best, _)) = ranked.first() else { return Vec::new() };
+        ranked
+            .iter()
+            .enumerate()
+            .map(|(i, (fit, crd))| {
+                let passed_over = (i > 0).then(|| {
+                    if fit.version != best.version {
+                        PassedOver::Version
+                    } else if fit.kind != best.kind {
+                        PassedOver::Precedence
+                    } else if fit.distance != best.distance {
+                        PassedOver::Farther
+                    } else {
+                        PassedOver::Order
+                    }
+                });
+                Definition { crd, version: fit.version, passed_over }
+            })
+            .collect()
     }
 }
 

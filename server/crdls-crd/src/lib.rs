@@ -11,7 +11,10 @@ mod schema;
 mod version;
 
 pub use crd::{is_crd, Crd, CrdApiVersion, CrdVersion, Names};
-pub use index::{split_api_version, CrdIndex, IndexedCrd, Origin, Resolution, SourceId, SourceKind};
+pub use index::{
+    split_api_version, why_not_used, CrdIndex, Definition, Distance, IndexedCrd, Origin, PassedOver, Resolution, SourceId, SourceKind,
+    VersionFit,
+};
 pub use lazy::TextReader;
 pub use schema::{AdditionalProperties, Property, Rare, Schema, ValidationRule};
 pub use version::compare_versions;

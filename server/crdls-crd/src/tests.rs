@@ -108,6 +108,61 @@ fn index_resolves_and_updates_one_source_at_a_time() {
 }
 
 #[test]
+fn an_object_resolves_to_the_nearest_definition_that_serves_its_version() {
+    use crate::PassedOver;
+    let only = |version: &str| crds(&fixture::Crd::new("Widget").group("example.com").storage_version(version).yaml());
+    let mut index = CrdIndex::new();
+    // An old test fixture, found (and indexed) first, that serves only v1alpha2.
+    index.set_source(Arc::from("test/fixtures/old/crd.yaml"), only("v1alpha2"));
+    index.set_source(Arc::from("config/crd/widgets.yaml"), only("v1"));
+    index.set_source(Arc::from("config/samples/crd.yaml"), only("v1"));
+    index.set_source(Arc::from("deploy/crd.yaml"), only("v1"));
+    index.set_source(Arc::from("test/scenarios/a/crd.yaml"), only("v1beta1"));
+    index.set_source(Arc::from("test/scenarios/b/crd.yaml"), only("v1beta2"));
+    let used = |from: &str, api_version: &str| match index.seen_from(from).resolve(api_version, "Widget") {
+        Resolution::Found { crd, .. } => crd.source.to_string(),
+        Resolution::UnknownVersion { crd } => format!("unknown version, nearest {}", crd.source),
+        other => panic!("{other:?}"),
+    };
+    // A definition that serves the version beats a nearer one that does not.
+    assert_eq!(used("test/fixtures/old/widget.yaml", "example.com/v1"), "deploy/crd.yaml");
+    assert_eq!(used("test/fixtures/old/widget.yaml", "example.com/v1alpha2"), "test/fixtures/old/crd.yaml");
+    // Among those that serve it, the one sharing the most directories with the object's file.
+    assert_eq!(used("config/samples/widget.yaml", "example.com/v1"), "config/samples/crd.yaml");
+    assert_eq!(used("config/overlays/prod/widget.yaml", "example.com/v1"), "config/crd/widgets.yaml");
+    assert_eq!(used("./deploy/widget.yaml", "example.com/v1"), "deploy/crd.yaml");
+    // As near (nothing shared): the shallowest, then the first by name.
+    assert_eq!(used("examples/widget.yaml", "example.com/v1"), "deploy/crd.yaml");
+    assert_eq!(used("widget.yaml", "example.com/v1"), "deploy/crd.yaml");
+    // A directory of alternatives: each version finds the alternative that serves it.
+    assert_eq!(used("test/e2e/widget.yaml", "example.com/v1beta1"), "test/scenarios/a/crd.yaml");
+    assert_eq!(used("test/e2e/widget.yaml", "example.com/v1beta2"), "test/scenarios/b/crd.yaml");
+    assert_eq!(used("test/e2e/widget.yaml", "example.com/v2"), "unknown version, nearest test/fixtures/old/crd.yaml");
+    // URIs compare alike, and the choice does not depend on the order sources were indexed in.
+    let mut uris = CrdIndex::new();
+    uris.set_source(Arc::from("file:///w/b/crd.yaml"), only("v1"));
+    uris.set_source(Arc::from("file:///w/a/crd.yaml"), only("v1"));
+    let seen = uris.seen_from("file:///w/x.yaml");
+    let Resolution::Found { crd, .. } = seen.resolve("example.com/v1", "Widget") else { panic!() };
+    assert_eq!(&*crd.source, "file:///w/a/crd.yaml");
+    // Why the others were passed over.
+    let seen = index.seen_from("config/samples/widget.yaml");
+    let why: Vec<(String, Option<PassedOver>)> =
+        seen.definitions("example.com/v1", "Widget").iter().map(|d| (d.crd.source.to_string(), d.passed_over)).collect();
+    assert_eq!(
+        why,
+        [
+            ("config/samples/crd.yaml".to_string(), None),
+            ("config/crd/widgets.yaml".to_string(), Some(PassedOver::Farther)),
+            ("deploy/crd.yaml".to_string(), Some(PassedOver::Farther)),
+            ("test/fixtures/old/crd.yaml".to_string(), Some(PassedOver::Version)),
+            ("test/scenarios/a/crd.yaml".to_string(), Some(PassedOver::Version)),
+            ("test/scenarios/b/crd.yaml".to_string(), Some(PassedOver::Version)),
+        ]
+    );
+}
+
+#[test]
 fn the_kind_of_source_decides_which_definition_wins() {
     use crate::{Origin, SourceKind};
     let widget = || crds(&fixture::Crd::new("Widget").group("example.com").yaml());

@@ -50,7 +50,8 @@ pub fn hover(text: &str, stream: &Stream, index: &CrdIndex, offset: usize, kube:
             Resolution::UnknownVersion { crd } => (crd, None),
             _ => return None,
         };
-        return Some(HoverResult { range, markdown: crd_summary(crd, version) });
+        let markdown = format!("{}{}", crd_summary(crd, version), choice(index, api_version, kind));
+        return Some(HoverResult { range, markdown });
     }
     if crate::builtin_crd::is_crd_document(Some(api_version), Some(kind)) {
         let origin = "Part of `CustomResourceDefinition` (`apiextensions.k8s.io/v1`).".to_string();
@@ -76,20 +77,20 @@ pub fn hover(text: &str, stream: &Stream, index: &CrdIndex, offset: usize, kube:
     let steps = walk(version.schema().map(|s| &**s), &location.path)?;
     let mut origin =
         format!("Defined by CRD {}, version {}, in {}.", code(&crd.crd.name), code(&version.name), source_name(index, &crd.source));
-    origin.push_str(&shadowed(index, crd));
+    origin.push_str(&choice(index, api_version, kind));
     Some(HoverResult { range, markdown: field_markdown(&location.path, &steps, origin) })
 }
 
-/// The other sources that define the same CRD, which the one in use shadows (see `SourceKind` for the
-/// precedence); empty when there are none.
-fn shadowed(index: &CrdIndex, used: &IndexedCrd) -> String {
-    let others: Vec<String> =
-        index.iter().filter(|c| c.crd.name == used.crd.name && c.source != used.source).map(|c| source_name(index, &c.source)).collect();
-    match others.as_slice() {
-        [] => String::new(),
-        [one] => format!(" It shadows the definition in {one}."),
-        many => format!(" It shadows the definitions in {}.", many.join(", ")),
+/// When several sources define the CRD of `kind`, why the one in use was chosen for this file: the
+/// others, each with why it was passed over (see `CrdIndex::resolve`); empty when there is one.
+fn choice(index: &CrdIndex, api_version: &str, kind: &str) -> String {
+    let definitions = index.definitions(api_version, kind);
+    if definitions.len() < 2 {
+        return String::new();
     }
+    let version = crdls_crd::split_api_version(api_version).1;
+    let why = crdls_crd::why_not_used(&definitions, &code(version), |c| source_name(index, &c.source));
+    format!(" Chosen for this file among {} definitions: {why}.", definitions.len())
 }
 
 /// Where a CRD comes from, for a hover: a file as a link; a download or a cluster's listing by its
@@ -370,9 +371,10 @@ mod tests {
         };
         assert_eq!(&*used.source, member);
         assert_eq!(
-            shadowed(&index, &used),
-            " It shadows the definitions in `https://example.com/widgets.yaml` (cached as [ab-widgets.yaml](file:///cache/urls/ab-widgets.yaml)), \
-             cluster kind-dev (cached as [cd-kind-dev.yaml](file:///cache/cluster/cd-kind-dev.yaml))."
+            choice(&index, "demo.crdls.dev/v1", "Widget"),
+            " Chosen for this file among 3 definitions: `https://example.com/widgets.yaml` (cached as \
+             [ab-widgets.yaml](file:///cache/urls/ab-widgets.yaml)) comes later in precedence (a URL source); cluster kind-dev \
+             (cached as [cd-kind-dev.yaml](file:///cache/cluster/cd-kind-dev.yaml)) comes later in precedence (a cluster source)."
         );
     }
 

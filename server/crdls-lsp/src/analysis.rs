@@ -19,25 +19,24 @@ impl Backend {
         self.blocking("checking a document", move || {
             let role = role_of(&state, &source);
             let (stream, mode) = role.parse(&text);
-            // A chart template's CRDs have the names the template computes: they are not indexed. A CRD
-            // being edited that has a syntax error for now keeps what the buffer last indexed, so the
+            // Of a chart template, only the CRDs it writes in literal text are indexed. A CRD being
+            // edited that has a syntax error for now keeps what the buffer last indexed, so the
             // resources that use it do not lose their schema at every keystroke.
             let broken_crd = stream.documents.iter().any(|d| d.has_syntax_error && d.root.as_ref().is_some_and(|r| is_crd(r).is_some()));
             let crds: Vec<Crd> = match mode {
-                crdls_check::FileMode::Template { .. } => Vec::new(),
+                crdls_check::FileMode::Template { .. } => crdls_workspace::template_crds(&text),
                 _ if broken_crd => read(&state.index).crds_of(&source).iter().map(|c| (**c).clone()).collect(),
                 _ => stream.documents.iter().flat_map(Crd::from_document).collect(),
             };
             // A buffer's own CRDs count when checking it, before the shared index is updated.
+            // Of a CRD defined more than once, the document's objects use the nearest definition that
+            // serves their version.
             let index = {
-                let shared = read(&state.index).clone();
-                if crds.is_empty() && shared.crds_of(&source).is_empty() {
-                    shared
-                } else {
-                    let mut local = (*shared).clone();
-                    local.set_source(source.clone(), crds.clone());
-                    Arc::new(local)
+                let mut index = read(&state.index).seen_from(&source);
+                if !crds.is_empty() || !index.crds_of(&source).is_empty() {
+                    index.set_source(source.clone(), crds.clone());
                 }
+                index
             };
             let config = read(&state.config).clone();
             let mut options = config.check_options();

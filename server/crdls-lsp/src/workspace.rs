@@ -5,8 +5,8 @@ use std::path::Path;
 
 use crdls_crd::Crd;
 
-/// Reads the CRDs of one file; files that cannot contain one are skipped without parsing, and chart
-/// templates are skipped.
+/// Reads the CRDs of one file; files that cannot contain one are skipped without parsing. Of a chart
+/// template, only the CRDs it writes in literal text count (see `crdls_workspace::template_crds`).
 pub fn read_crds(path: &Path) -> Option<Vec<Crd>> {
     read_crds_noting(path, &mut Vec::new())
 }
@@ -14,11 +14,9 @@ pub fn read_crds(path: &Path) -> Option<Vec<Crd>> {
 /// Like [`read_crds`], noting files that are not read: not regular files (a FIFO would block the scan,
 /// a device would never end), too large, or not text.
 pub fn read_crds_noting(path: &Path, unread: &mut Vec<String>) -> Option<Vec<Crd>> {
-    // A chart template's CRDs have the names the template computes.
-    if crdls_workspace::roles::is_chart_template(path) {
-        return None;
-    }
+    let template = crdls_workspace::roles::is_chart_template(path);
     match crdls_workspace::files::read_text(path) {
+        Ok(text) if template => Some(crdls_workspace::template_crds(&text)),
         Ok(text) => Some(crds_in(&text, crdls_workspace::files::reader_of(path.to_path_buf()))),
         Err(crdls_workspace::files::ReadError::Io(_)) => None,
         Err(e) => {

@@ -141,21 +141,28 @@ pub fn check_object(root: &Node, index: &CrdIndex, options: &CheckOptions, readi
         }
         Resolution::UnknownVersion { crd } => {
             let (_, version) = split_api_version(api_version);
-            let declared: Vec<&str> = crd.crd.versions.iter().map(|v| v.name.as_str()).collect();
+            // Of a CRD defined more than once, none declares the version: every definition's count.
+            let definitions = index.definitions(api_version, kind);
+            let mut declared: Vec<&str> = Vec::new();
+            for v in definitions.iter().flat_map(|d| &d.crd.crd.versions) {
+                if !declared.contains(&v.name.as_str()) {
+                    declared.push(&v.name);
+                }
+            }
             let hint = match did_you_mean(version, declared.iter().copied()) {
                 Some(s) => format!("; did you mean {}?", crd.crd.api_version_of(s)),
                 None => String::new(),
+            };
+            let which = match definitions.len() {
+                0 | 1 => format!("CRD {} does not declare", crd.crd.name),
+                n => format!("none of the {n} definitions of CRD {} declares", crd.crd.name),
             };
             out.push(
                 Diagnostic::new(
                     api_version_node.range,
                     Severity::Error,
                     codes::RESOURCE_UNKNOWN_VERSION,
-                    format!(
-                        "CRD {} does not declare version \"{version}\" of {kind} (declared: {}){hint}",
-                        crd.crd.name,
-                        declared.join(", ")
-                    ),
+                    format!("{which} version \"{version}\" of {kind} (declared: {}){hint}", declared.join(", ")),
                 )
                 .with_path("apiVersion")
                 .with_cause(format!("no matches for kind \"{kind}\" in version \"{api_version}\"")),

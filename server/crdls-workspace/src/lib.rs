@@ -13,5 +13,5 @@ pub mod sources;
 pub mod trust;
 
 pub use config::{ClusterSetting, Config, SeverityOverride, CONFIG_FILE};
-pub use roles::{helm_template_hint, FileRole, Roles};
+pub use roles::{helm_template_hint, template_crds, FileRole, Roles};
 pub use trust::{Trust, Withheld};

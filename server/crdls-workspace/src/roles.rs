@@ -128,14 +128,14 @@ impl FileRole {
     }
 
     /// The CRDs a file of this role defines, read identity first (see [`crdls_crd::Crd::read_identities`]),
-    /// their schemas built from `reader` when first needed. Templates define none: their CRDs have the
-    /// names the template computes.
+    /// their schemas built from `reader` when first needed. A template defines those whose identity and
+    /// schema it writes as literal text (see [`template_crds`]).
     pub fn crds(&self, text: &str, reader: crdls_crd::TextReader) -> Vec<crdls_crd::Crd> {
         match self {
-            FileRole::HelmTemplate { .. } => Vec::new(),
+            FileRole::HelmTemplate { .. } => template_crds(text),
             // A manifest with template actions may be read as a template (see `parse`).
             FileRole::Manifest if crdls_yaml::template::has_actions(text) => match self.parse(text) {
-                (_, FileMode::Template { .. }) => Vec::new(),
+                (_, FileMode::Template { .. }) => template_crds(text),
                 (stream, _) => stream.documents.iter().flat_map(crdls_crd::Crd::from_document).collect(),
             },
             _ => crdls_crd::Crd::read_identities(text, reader),
@@ -150,6 +150,60 @@ impl FileRole {
             _ => std::borrow::Cow::Borrowed(text),
         }
     }
+}
+
+/// The CRDs a Go template (a chart's `templates/crds.yaml`, a CRDs-only chart) defines in literal text:
+/// a CustomResourceDefinition whose `apiVersion`, `kind` and whole `spec` (group, names, scope,
+/// versions and their schemas) no template action touches, whatever surrounds it (`{{- if
+/// .Values.crds.enabled }}`), whatever its labels and annotations, and whatever its `conversion`
+/// (a webhook's namespace is often the release's). A templated `metadata.name` is the one the API
+/// server requires, `<plural>.<group>`. A CRD of which any of that is computed is not indexed: its
+/// objects would be checked against a definition nobody renders.
+pub fn template_crds(text: &str) -> Vec<crdls_crd::Crd> {
+    if !text.contains("CustomResourceDefinition") {
+        return Vec::new();
+    }
+    let masked = mask_go_template(text);
+    let stream = crdls_yaml::parse(&masked.text);
+    let literal = |node: &Node| !masked.touches_action(node.range);
+    let mut out = Vec::new();
+    for document in &stream.documents {
+        let Some(root) = &document.root else { continue };
+        if crdls_crd::is_crd(root).is_none() || !["apiVersion", "kind"].iter().all(|key| root.get(key).is_some_and(literal)) {
+            continue;
+        }
+        if !literal_spec(root, document.range.end, &masked) {
+            continue;
+        }
+        let name_is_literal = root.get("metadata").and_then(|m| m.get("name")).is_some_and(literal);
+        for mut crd in crdls_crd::Crd::from_document(document) {
+            if !name_is_literal {
+                crd.name = format!("{}.{}", crd.names.plural, crd.group);
+            }
+            out.push(crd);
+        }
+    }
+    out
+}
+
+/// Whether no action lies in the text of a CRD's `spec` (from its key to the next top-level key or the
+/// end of the document, at a column deeper than `spec` itself, so that an `{{- end }}` closing a
+/// condition around the whole CRD does not count), except in its `conversion`.
+fn literal_spec(root: &Node, document_end: usize, masked: &crdls_yaml::template::Masked) -> bool {
+    let crdls_yaml::Value::Map(entries) = &root.value else { return false };
+    let Some(at) = entries.iter().position(|e| e.key == "spec") else { return false };
+    let spec = &entries[at];
+    let crdls_yaml::Value::Map(fields) = &spec.value.value else { return false };
+    let span = |start: usize, next: Option<&crdls_yaml::Entry>, end: usize| start..next.map_or(end, |n| n.key_range.start);
+    let spec_span = span(spec.key_range.start, entries.get(at + 1), document_end);
+    let conversion =
+        fields.iter().position(|f| f.key == "conversion").map(|i| span(fields[i].key_range.start, fields.get(i + 1), spec_span.end));
+    let text = masked.text.as_bytes();
+    let column = |offset: usize| offset - text[..offset].iter().rposition(|&b| b == b'\n').map_or(0, |p| p + 1);
+    let spec_column = column(spec.key_range.start);
+    !masked.actions.iter().any(|a| {
+        spec_span.contains(&a.start) && column(a.start) > spec_column && !conversion.as_ref().is_some_and(|c| c.contains(&a.start))
+    })
 }
 
 /// A Go template parsed with its actions masked. The masked text has the same offsets; the stream keeps
@@ -664,6 +718,34 @@ mod tests {
         fn role(&self, roles: &mut Roles, file: &str) -> FileRole {
             roles.role_of(&self.0.join(file))
         }
+    }
+
+    #[test]
+    fn a_template_defines_the_crds_it_writes_in_literal_text() {
+        let crd = |name: &str, group: &str, kind: &str| {
+            let plural = format!("{}s", kind.to_lowercase());
+            format!(
+                "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: {name}\n  labels:\n    {{{{- include \"labels\" . | nindent 4 }}}}\nspec:\n  group: {group}\n  scope: Namespaced\n  names: {{kind: {kind}, plural: {plural}}}\n  versions:\n  - name: v1\n    served: true\n    storage: true\n    schema:\n      openAPIV3Schema:\n        type: object\n"
+            )
+        };
+        let names = |text: &str| -> Vec<String> { template_crds(text).iter().map(|c| format!("{} {}", c.name, c.names.kind)).collect() };
+        // Wrapped in a condition that ends right after the schema, with templated labels.
+        let wrapped = format!("{{{{- if .Values.crds.enabled }}}}\n{}{{{{- end }}}}\n", crd("gears.a.dev", "a.dev", "Gear"));
+        assert_eq!(names(&wrapped), ["gears.a.dev Gear"]);
+        // A templated name is the one the API server requires.
+        assert_eq!(names(&crd("{{ .Values.name }}", "a.dev", "Gear")), ["gears.a.dev Gear"]);
+        // A computed group, kind or schema: not indexed.
+        assert_eq!(names(&crd("gears.a.dev", "{{ .Values.group }}", "Gear")), Vec::<String>::new());
+        assert_eq!(names(&crd("gears.a.dev", "a.dev", "{{ .Values.kind }}")), Vec::<String>::new());
+        let schema = crd("gears.a.dev", "a.dev", "Gear") + "        {{- toYaml .Values.schema | nindent 8 }}\n";
+        assert_eq!(names(&schema), Vec::<String>::new());
+        // Several documents: each on its own.
+        let two = format!("{}---\n{}", crd("gears.a.dev", "a.dev", "Gear"), crd("x", "{{ .Values.group }}", "Chain"));
+        assert_eq!(names(&two), ["gears.a.dev Gear"]);
+        // The role decides: a chart template is read so, a plain manifest as it always was.
+        let reader: crdls_crd::TextReader = std::sync::Arc::new(|| None);
+        let role = FileRole::HelmTemplate { chart_dir: PathBuf::from("chart"), chart_name: "c".into() };
+        assert_eq!(role.crds(&wrapped, reader).len(), 1);
     }
 
     impl Drop for Tree {

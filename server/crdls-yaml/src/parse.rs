@@ -171,6 +171,18 @@ struct Builder<'a> {
 }
 
 fn parse_document(text: &str, chunk: TextRange) -> Option<Document> {
+    let (unglued, colons) = mask_flow_colons(&text[chunk.start..chunk.end], chunk.start);
+    if !colons.is_empty() {
+        // In a flow collection, the Go YAML decoder ends a plain scalar at `:` only before a blank:
+        // `[1.2.3.4, 2001:db8::]` holds the string `2001:db8::`, where YAML 1.2 (and saphyr) read a
+        // mapping. Such colons are masked for saphyr, and the scalars holding them read from the text.
+        if let Some(mut document) = parse_chunk(text, chunk, &unglued).filter(|d| !d.has_syntax_error) {
+            if let Some(root) = &mut document.root {
+                restore_plain(root, text, &colons);
+            }
+            return Some(document);
+        }
+    }
     let document = parse_chunk(text, chunk, &text[chunk.start..chunk.end])?;
     if document.diagnostics.iter().any(|d| d.message.contains(INVALID_UNICODE_ESCAPE)) && is_json(text) {
         // goyaml refuses any `\u` escape of a UTF-16 surrogate (as saphyr does), so a YAML file with
@@ -180,6 +192,29 @@ fn parse_document(text: &str, chunk: TextRange) -> Option<Document> {
         // and the strings holding them decoded from the original text. Keys keep the mask.
         let (masked, starts) = mask_surrogate_escapes(&text[chunk.start..chunk.end], chunk.start);
         if let Some(mut fixed) = parse_chunk(text, chunk, &masked).filter(|d| !d.has_syntax_error) {
+            if let Some(root) = &mut fixed.root {
+                redecode_quoted(root, text, &starts);
+            }
+            return Some(fixed);
+        }
+    }
+    if document.diagnostics.iter().any(|d| d.message.contains(TAB_AFTER_COLON)) {
+        // The Go YAML decoder takes a tab after a mapping's `:` as the blank that ends the key
+        // (`a:\tb`); saphyr does not. Such tabs are read as spaces (offsets unchanged).
+        let spaced = tabs_after_colons(&text[chunk.start..chunk.end]);
+        if let Some(fixed) = parse_chunk(text, chunk, &spaced).filter(|d| !d.has_syntax_error) {
+            return Some(fixed);
+        }
+    }
+    if document.diagnostics.iter().any(|d| d.message.contains(UNDER_INDENTED) && !d.message.contains(UNDER_INDENTED_QUOTE)) {
+        // The Go YAML decoder does not look at indentation inside a flow collection (`[`…`]`, `{`…`}`):
+        // a continuation line, or the closing bracket, may sit at or left of the block around it, and
+        // the API server accepts such files; saphyr rejects them. The collections are read again with
+        // their line breaks made spaces and their comments blanked (offsets unchanged), which is what
+        // a line break inside a flow collection means.
+        // Quoted scalars' own continuation lines are joined too (see below), and decoded from the text.
+        let (joined, starts) = join_quoted_lines(&join_flow_lines(&text[chunk.start..chunk.end]), chunk.start);
+        if let Some(mut fixed) = parse_chunk(text, chunk, &joined).filter(|d| !d.has_syntax_error) {
             if let Some(root) = &mut fixed.root {
                 redecode_quoted(root, text, &starts);
             }
@@ -301,6 +336,208 @@ fn mask_surrogate_escapes(src: &str, base: usize) -> (String, Vec<usize>) {
         i += 1;
     }
     (String::from_utf8(out).unwrap_or_else(|_| src.to_string()), starts)
+}
+
+/// `src` with every `:` that a plain scalar inside a flow collection holds right before a flow
+/// indicator (`,`, `?`, `[`, `]`, `{`, `}`) replaced by `x`, and those colons' offsets in the whole text
+/// (`base` being `src`'s). Quoted scalars, comments and block scalars are skipped as in
+/// [`join_flow_lines`].
+fn mask_flow_colons(src: &str, base: usize) -> (String, Vec<usize>) {
+    let b = src.as_bytes();
+    if !src.contains(':') || !(src.contains('[') || src.contains('{')) {
+        return (src.to_string(), Vec::new());
+    }
+    let mut out = b.to_vec();
+    let mut masked = Vec::new();
+    let mut depth = 0usize;
+    let mut can_start = true;
+    let mut block_scalar: Option<usize> = None;
+    let mut line_indent = 0;
+    let mut i = 0;
+    while i < b.len() {
+        if i == 0 || b[i - 1] == b'\n' {
+            line_indent = b[i..].iter().take_while(|&&c| c == b' ').count();
+            if let Some(opened) = block_scalar {
+                let blank = matches!(b.get(i + line_indent), Some(b'\n' | b'\r') | None);
+                if blank || line_indent > opened {
+                    i += b[i..].iter().position(|&c| c == b'\n').map_or(b.len() - i, |p| p + 1);
+                    continue;
+                }
+                block_scalar = None;
+            }
+        }
+        let c = b[i];
+        match c {
+            b'\'' | b'"' if can_start => {
+                i += 1;
+                while i < b.len() {
+                    match b[i] {
+                        b'\\' if c == b'"' => i += 1,
+                        b'\'' if c == b'\'' && b.get(i + 1) == Some(&b'\'') => i += 1,
+                        q if q == c => break,
+                        _ => {}
+                    }
+                    i += 1;
+                }
+                can_start = false;
+            }
+            b'#' if i == 0 || matches!(b[i - 1], b' ' | b'\t' | b'\n' | b'\r') => {
+                while i < b.len() && b[i] != b'\n' {
+                    i += 1;
+                }
+                continue;
+            }
+            b'\n' | b'\r' => can_start = true,
+            b' ' | b'\t' => {}
+            b'[' | b'{' if can_start || depth > 0 => {
+                depth += 1;
+                can_start = true;
+            }
+            b']' | b'}' if depth > 0 => {
+                depth -= 1;
+                can_start = false;
+            }
+            b'|' | b'>' if depth == 0 && can_start => {
+                block_scalar = Some(line_indent);
+                can_start = false;
+            }
+            b':' if depth > 0 && !can_start && matches!(b.get(i + 1), Some(b',' | b'?' | b'[' | b']' | b'{' | b'}')) => {
+                // Inside a plain scalar (something not blank came before it on this token).
+                out[i] = b'x';
+                masked.push(base + i);
+            }
+            b'-' | b'?' | b':' | b',' => {
+                can_start = c == b',' || matches!(b.get(i + 1), Some(b' ' | b'\t' | b'\n' | b'\r') | None);
+            }
+            _ => can_start = false,
+        }
+        i += 1;
+    }
+    (String::from_utf8(out).unwrap_or_else(|_| src.to_string()), masked)
+}
+
+/// Gives every plain scalar and key that holds one of the masked colons its text from `text`.
+fn restore_plain(node: &mut Node, text: &str, colons: &[usize]) {
+    let holds = |range: TextRange| colons.iter().any(|&c| range.start <= c && c < range.end);
+    match &mut node.value {
+        Value::Map(entries) => {
+            for entry in entries.iter_mut() {
+                if holds(entry.key_range) {
+                    entry.key = text[entry.key_range.start..entry.key_range.end].to_string();
+                }
+                restore_plain(&mut entry.value, text, colons);
+            }
+        }
+        Value::Seq(items) => items.iter_mut().for_each(|i| restore_plain(i, text, colons)),
+        _ if node.style == Style::Plain && holds(node.range) => node.value = Value::Str(text[node.range.start..node.range.end].to_string()),
+        _ => {}
+    }
+}
+
+/// The words of saphyr's error for a tab right after a mapping's `:`.
+const TAB_AFTER_COLON: &str = "':' must be followed by a valid YAML whitespace";
+
+/// `src` with every tab that follows a `:` outside quoted scalars made a space.
+fn tabs_after_colons(src: &str) -> String {
+    let b = src.as_bytes();
+    let mut out = b.to_vec();
+    let mut quote: Option<u8> = None;
+    let mut i = 0;
+    while i < b.len() {
+        match (b[i], quote) {
+            (b'\\', Some(b'"')) => i += 1,
+            (b'\'', Some(b'\'')) if b.get(i + 1) == Some(&b'\'') => i += 1,
+            (q, Some(open)) if q == open => quote = None,
+            (b'"' | b'\'', None) if i == 0 || matches!(b[i - 1], b' ' | b'\t' | b'\n' | b'[' | b'{' | b',') => quote = Some(b[i]),
+            (b'\t', None) if i > 0 && b[i - 1] == b':' => out[i] = b' ',
+            _ => {}
+        }
+        i += 1;
+    }
+    String::from_utf8(out).unwrap_or_else(|_| src.to_string())
+}
+
+/// The words of saphyr's errors for a line indented too little (in a flow collection among others).
+const UNDER_INDENTED: &str = "invalid indentation";
+
+/// `src` with the line breaks inside flow collections replaced by spaces and the comments there
+/// blanked, so that no line inside a flow collection starts a line of its own. Quoted scalars are
+/// skipped whole; brackets count where a flow collection can open (after indentation, `- `, `: `,
+/// `? `, another bracket or `,`) and inside one; block scalars' lines are left alone.
+fn join_flow_lines(src: &str) -> String {
+    let b = src.as_bytes();
+    let mut out = b.to_vec();
+    let mut depth = 0usize;
+    let mut can_start = true;
+    // Inside a block scalar: the indentation of the line that opened it; its lines are deeper.
+    let mut block_scalar: Option<usize> = None;
+    let mut line_indent = 0;
+    let mut i = 0;
+    while i < b.len() {
+        let at_line_start = i == 0 || b[i - 1] == b'\n';
+        if at_line_start {
+            line_indent = b[i..].iter().take_while(|&&c| c == b' ').count();
+            if let Some(opened) = block_scalar {
+                let blank = matches!(b.get(i + line_indent), Some(b'\n' | b'\r') | None);
+                if blank || line_indent > opened {
+                    i += b[i..].iter().position(|&c| c == b'\n').map_or(b.len() - i, |p| p + 1);
+                    continue;
+                }
+                block_scalar = None;
+            }
+        }
+        let c = b[i];
+        match c {
+            b'\'' | b'"' if can_start || depth > 0 => {
+                i += 1;
+                while i < b.len() {
+                    match b[i] {
+                        b'\\' if c == b'"' => i += 1,
+                        b'\'' if c == b'\'' && b.get(i + 1) == Some(&b'\'') => i += 1,
+                        q if q == c => break,
+                        _ => {}
+                    }
+                    i += 1;
+                }
+                can_start = false;
+            }
+            b'#' if i == 0 || matches!(b[i - 1], b' ' | b'\t' | b'\n' | b'\r') => {
+                while i < b.len() && b[i] != b'\n' && b[i] != b'\r' {
+                    if depth > 0 {
+                        out[i] = b' ';
+                    }
+                    i += 1;
+                }
+                continue;
+            }
+            b'\n' | b'\r' => {
+                if depth > 0 {
+                    out[i] = b' ';
+                }
+                can_start = true;
+            }
+            b' ' | b'\t' => {}
+            b'[' | b'{' if can_start || depth > 0 => {
+                depth += 1;
+                can_start = true;
+            }
+            b']' | b'}' if depth > 0 => {
+                depth -= 1;
+                can_start = false;
+            }
+            b'|' | b'>' if depth == 0 && can_start => {
+                // A block scalar's header: its lines are deeper than this line.
+                block_scalar = Some(line_indent);
+                can_start = false;
+            }
+            b'-' | b'?' | b':' | b',' => {
+                can_start = c == b',' || matches!(b.get(i + 1), Some(b' ' | b'\t' | b'\n' | b'\r') | None);
+            }
+            _ => can_start = false,
+        }
+        i += 1;
+    }
+    String::from_utf8(out).unwrap_or_else(|_| src.to_string())
 }
 
 /// The words of saphyr's error for a quoted scalar's continuation line indented too little.

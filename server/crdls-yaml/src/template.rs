@@ -3,7 +3,9 @@
 //! tell literal text from text the template language produces.
 //!
 //! An action alone on its line (`{{- if .Values.x }}`, `{{- include "labels" . | nindent 4 }}`)
-//! becomes spaces: it contributes no YAML structure of its own. An action inside other text
+//! becomes spaces: it contributes no YAML structure of its own, except when the literal lines below it
+//! are deeper than where it writes, which only renders as YAML after a list item (see
+//! `ends_with_list_item`). An action inside other text
 //! (`image: {{ .Values.image }}:v1`, `"{{ .Release.Name }}"`) becomes a run of `x`, a plain scalar,
 //! so that the key or value around it keeps its shape. Line breaks inside an action are kept.
 
@@ -56,6 +58,11 @@ pub fn mask_go_template(text: &str) -> Masked {
         for b in &mut out[start..end] {
             if *b != b'\n' && *b != b'\r' {
                 *b = fill;
+            }
+        }
+        if alone {
+            if let Some(dash) = ends_with_list_item(bytes, line_start, start, end, line_end) {
+                out[dash] = b'-';
             }
         }
     }
@@ -133,6 +140,55 @@ fn opens_block(bytes: &[u8], line_start: usize, start: usize, line_end: usize) -
         at = next_end;
     }
     false
+}
+
+/// Where a lone action that writes text (`{{- toYaml .Values.endpoints | nindent 4 }}`) must be masked
+/// as a list item's dash, if it must: when the next literal line is deeper than the column the action
+/// writes at (its `indent`/`nindent` argument, else its own column). Helm's output is YAML only if what
+/// the action wrote ends with a list item at that column, which the deeper lines continue
+/// (`      relabelings:` after a list of endpoints); masked as blanks, those lines would become keys of the
+/// list's parent. Control actions (`if`, `with`, `range`, `end`, ...), comments and assignments write
+/// nothing: the deeper lines after them belong to what comes before.
+fn ends_with_list_item(bytes: &[u8], line_start: usize, start: usize, end: usize, line_end: usize) -> Option<usize> {
+    if bytes[line_start..start].iter().any(|&b| b != b' ') {
+        return None;
+    }
+    let body = std::str::from_utf8(&bytes[start + 2..end.saturating_sub(2).max(start + 2)]).ok()?;
+    let body = body.trim_start_matches('-').trim_end_matches('-').trim();
+    let mut words = body.split_whitespace();
+    let first = words.next()?;
+    let keyword = ["if", "else", "end", "with", "range", "define", "block", "break", "continue"].contains(&first);
+    let assignment = first.starts_with('$') && matches!(words.next(), Some(":=" | "="));
+    if keyword || assignment || first.starts_with("/*") {
+        return None;
+    }
+    let own = start - line_start;
+    // The last `indent N` or `nindent N` of the pipeline decides the column.
+    let mut column = own;
+    let tokens: Vec<&str> = body.split(|c: char| c.is_whitespace() || c == '|' || c == '(' || c == ')').filter(|t| !t.is_empty()).collect();
+    for pair in tokens.windows(2) {
+        if matches!(pair[0], "indent" | "nindent") {
+            column = pair[1].parse().ok()?;
+        }
+    }
+    let dash = start + column.checked_sub(own)?;
+    if dash >= end || bytes[start..=dash].iter().any(|&b| b == b'\n' || b == b'\r') {
+        return None;
+    }
+    // The next line that holds something other than blanks, actions or a comment.
+    let mut at = line_end;
+    while at < bytes.len() {
+        let next_start = at + 1;
+        let next_end = bytes[next_start.min(bytes.len())..].iter().position(|&b| b == b'\n').map_or(bytes.len(), |p| next_start + p);
+        let line = &bytes[next_start.min(bytes.len())..next_end];
+        let deeper = line.iter().take_while(|&&b| b == b' ').count();
+        let content = &line[deeper..];
+        if !(only_blanks_and_actions(content) || content.first() == Some(&b'#')) {
+            return (deeper > column).then_some(dash);
+        }
+        at = next_end;
+    }
+    None
 }
 
 /// Whether a stretch of one line holds only blanks and complete actions.
@@ -281,6 +337,32 @@ mod tests {
             shape("endpoints:\n  - port: x\n    {{- toYaml .Values.extra | nindent 4 }}\n    relabelings: []\n"),
             "{endpoints: [{port: s, relabelings: []}]}"
         );
+    }
+
+    #[test]
+    fn an_action_that_writes_list_items_keeps_the_deeper_lines_below_in_the_last_item() {
+        // `toYaml` writes a list at column 4; the literal keys at column 6 continue its last item.
+        let template = "spec:\n  endpoints:\n    {{- toYaml .Values.endpoints | nindent 4 }}\n      relabelings:\n        - action: keep\n  selector: {}\n";
+        assert_eq!(shape(template), "{spec: {endpoints: [{relabelings: [{action: s}]}], selector: {}}}");
+        // The same after literal items, inside a `with`, and with the action at another column than it writes.
+        assert_eq!(
+            shape("endpoints:\n  - port: a\n  {{- with .Values.more }}\n  {{- toYaml . | nindent 2 }}\n  {{- end }}\n    path: /x\n"),
+            "{endpoints: [{port: s}, {path: s}]}"
+        );
+        assert_eq!(shape("endpoints:\n{{ toYaml .Values.endpoints | indent 2 }}\n    path: /x\n"), "{endpoints: [{path: s}]}");
+        // A control action writes nothing: the deeper lines after it stay in the item before.
+        assert_eq!(
+            shape("endpoints:\n  - port: a\n  {{- if .Values.tls }}\n    scheme: https\n  {{- end }}\n"),
+            "{endpoints: [{port: s, scheme: s}]}"
+        );
+        assert_eq!(shape("endpoints:\n  - port: a\n  {{- $x := 1 }}\n    path: /x\n"), "{endpoints: [{port: s, path: s}]}");
+        // An action that writes at the column of the lines below continues the item it is in.
+        assert_eq!(
+            shape("endpoints:\n  - port: a\n  {{- include \"extra\" . | nindent 4 }}\n    path: /x\n"),
+            "{endpoints: [{port: s, path: s}]}"
+        );
+        // Lines below at the action's column are siblings of what it writes.
+        assert_eq!(shape("labels:\n  {{- toYaml .Values.labels | nindent 2 }}\n  app: x\n"), "{labels: {app: s}}");
     }
 
     #[test]

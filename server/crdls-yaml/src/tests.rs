@@ -345,3 +345,59 @@ fn a_stream_of_json_values_is_a_document_per_value() {
     let broken = parse("{\"a\": 1}\nb: 2\n");
     assert!(broken.documents.iter().any(|d| d.diagnostics.iter().any(|x| x.code == "yaml/syntax")));
 }
+
+/// The Go YAML decoder (goyaml.v2, which kubectl and the API server read YAML with) ignores indentation
+/// inside flow collections: a continuation line or the closing bracket may sit at or left of the block
+/// around it. saphyr rejects that; crdls reads such collections as the Go decoder does.
+#[test]
+fn flow_collections_are_read_whatever_the_indentation_of_their_lines() {
+    let text = "spec:\n  items: [\n    a, b # first two\n]\n  m: {x: 1,\n  z: \"q\n  r\"}\n  next: [c]\n";
+    let stream = parse(text);
+    let doc = &stream.documents[0];
+    assert!(doc.diagnostics.is_empty(), "{:?}", doc.diagnostics);
+    let spec = doc.root.as_ref().unwrap().get("spec").unwrap();
+    let items: Vec<&str> = spec.get("items").unwrap().as_seq().unwrap().iter().filter_map(|n| n.as_str()).collect();
+    assert_eq!(items, ["a", "b"]);
+    assert_eq!(spec.get("m").unwrap().get_str("z"), Some("q r"));
+    assert_eq!(spec.get("next").unwrap().as_seq().unwrap().len(), 1);
+    // The ranges still point into the original text, and a block scalar's brackets are text.
+    let closing = spec.get("items").unwrap().range;
+    assert_eq!(&text[closing.start..closing.end], "[\n    a, b # first two\n]");
+    let scalar = parse("a: |\n  if [ -f x\n]\n");
+    assert!(scalar.documents[0].has_syntax_error, "a block scalar's lines are not a flow collection");
+}
+
+/// In a flow collection the Go decoder ends a plain scalar at `:` only before a blank, so a colon
+/// right before a flow indicator belongs to the scalar: `[1.2.3.4, 2001:db8::]` holds two strings.
+#[test]
+fn a_colon_before_a_flow_indicator_stays_in_its_plain_scalar() {
+    check(
+        "ips: [1.2.3.4, 2001:db8::]\nm: {a:, b: c:}\nq: 'x:]'\n",
+        expect![[r#"
+            doc 0..51
+              map 0..50
+                key "ips" 0..3
+                  seq 5..26
+                    Str("1.2.3.4") 6..13 "1.2.3.4"
+                    Str("2001:db8::") 15..25 "2001:db8::"
+                key "m" 27..28
+                  map 30..41
+                    key "a:" 31..33
+                      Null 33..35 ", "
+                    key "b" 35..36
+                      Str("c:") 38..40 "c:"
+                key "q" 42..43
+                  Str("x:]") 45..50 "'x:]'"
+        "#]],
+    );
+}
+
+/// The Go decoder takes a tab after a mapping's `:` as a blank; crdls too, outside quoted scalars.
+#[test]
+fn a_tab_after_a_colon_separates_key_and_value() {
+    let stream = parse("a:\tb\nc: \"d:\te\"\n");
+    let doc = &stream.documents[0];
+    assert!(doc.diagnostics.is_empty(), "{:?}", doc.diagnostics);
+    let root = doc.root.as_ref().unwrap();
+    assert_eq!((root.get_str("a"), root.get_str("c")), (Some("b"), Some("d:\te")));
+}

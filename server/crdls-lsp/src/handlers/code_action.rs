@@ -20,7 +20,7 @@ pub(crate) async fn code_action(backend: &Backend, params: CodeActionParams) -> 
         return Ok(Some(Vec::new()));
     }
     let encoding = *read(&backend.state.encoding);
-    let index = read(&backend.state.index).clone();
+    let index = read(&backend.state.index).seen_from(uri.as_str());
     let diagnostics = params.context.diagnostics;
     backend
         .blocking("code actions", move || {

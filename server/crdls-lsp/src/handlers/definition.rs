@@ -16,7 +16,7 @@ pub(crate) async fn goto_definition(backend: &Backend, params: GotoDefinitionPar
     let Some((text, offset, encoding)) = backend.position_snapshot(&position.text_document.uri, position.position) else {
         return Ok(None);
     };
-    let index = read(&backend.state.index).clone();
+    let index = read(&backend.state.index).seen_from(position.text_document.uri.as_str());
     let state = backend.state.clone();
     let uri = position.text_document.uri.clone();
     let target = backend
@@ -46,7 +46,7 @@ pub(crate) async fn goto_definition(backend: &Backend, params: GotoDefinitionPar
 pub(crate) async fn crd_for_document(backend: &Backend, params: CrdForDocumentParams) -> RpcResult<Option<Location>> {
     let Some(snapshot) = backend.snapshot(&params.text_document.uri) else { return Ok(None) };
     let encoding = *read(&backend.state.encoding);
-    let index = read(&backend.state.index).clone();
+    let index = read(&backend.state.index).seen_from(params.text_document.uri.as_str());
     let found = backend
         .blocking("finding the CRD", move || {
             let lines = Lines::new(&snapshot.text, encoding);

@@ -14,7 +14,7 @@ pub(crate) async fn hover(backend: &Backend, params: HoverParams) -> RpcResult<O
     let Some((text, offset, encoding)) = backend.position_snapshot(&position.text_document.uri, position.position) else {
         return Ok(None);
     };
-    let index = read(&backend.state.index).clone();
+    let index = read(&backend.state.index).seen_from(position.text_document.uri.as_str());
     let kube = crdls_check::kubernetes_release(read(&backend.state.config).kube_version);
     let state = backend.state.clone();
     let uri = position.text_document.uri.clone();

@@ -15,7 +15,7 @@ pub(crate) async fn inlay_hint(backend: &Backend, params: InlayHintParams) -> Rp
     }
     let Some(snapshot) = backend.snapshot(&params.text_document.uri) else { return Ok(None) };
     let encoding = *read(&backend.state.encoding);
-    let index = read(&backend.state.index).clone();
+    let index = read(&backend.state.index).seen_from(params.text_document.uri.as_str());
     backend
         .blocking("inlay hints", move || {
             let text = snapshot.text;

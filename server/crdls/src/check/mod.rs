@@ -69,7 +69,8 @@ pub struct CheckArgs {
     /// cached is a usage error (exit code 2).
     #[arg(long)]
     offline: bool,
-    /// List every CRD source on standard error: how many CRDs each gave, and where a download is cached.
+    /// List every CRD source on standard error: how many CRDs each gave, and where a download is cached;
+    /// and, for each object whose CRD is defined more than once, which definition it used and why.
     #[arg(long, short = 'v')]
     verbose: bool,
     /// Output format.
@@ -244,7 +245,15 @@ pub fn check(args: CheckArgs, io: &mut Io<'_>) -> i32 {
     }
     let reported_at: Vec<usize> = (0..inputs.len()).filter(|i| inputs[*i].report).collect();
     let hints = chart_hints(&inputs, &file_roles, &io.cwd);
-    let checker = Checker { inputs: &inputs, roles: &file_roles, index: &index, options: &options, config: &config, hints: &hints };
+    let checker = Checker {
+        inputs: &inputs,
+        roles: &file_roles,
+        index: &index,
+        options: &options,
+        config: &config,
+        hints: &hints,
+        verbose: args.verbose,
+    };
 
     if args.fix || args.diff {
         let fixing = if args.diff { Fixing::Diff } else { Fixing::Write };
@@ -275,7 +284,12 @@ pub fn check(args: CheckArgs, io: &mut Io<'_>) -> i32 {
         parallel::WINDOW,
         |k| checker.check(reported_at[k]),
         |k, checked| match checked {
-            Ok(checked) => report.file(&inputs[reported_at[k]].display, &checked),
+            Ok(checked) => {
+                for line in &checked.choices {
+                    let _ = writeln!(report.stderr, "{line}");
+                }
+                report.file(&inputs[reported_at[k]].display, &checked)
+            }
             Err(e) => {
                 // The file could be read for its CRDs but no longer: it changed under the run.
                 let _ = writeln!(report.stderr, "crdls: {e}");
@@ -453,27 +467,39 @@ fn read_config(io: &mut Io<'_>, trust: Trust) -> Result<Config, String> {
     Ok(config)
 }
 
-/// The index of every CRD among the inputs (`crds` holds each input's, in order), checked paths
-/// first: a CRD there wins over a `--crds` CRD of the same name. Notes name each CRD defined more than
-/// once and which definition is used.
+/// The index of every CRD among the inputs (`crds` holds each input's, in order). Notes name each CRD
+/// defined in more than one input, with its definitions in precedence order (checked paths before
+/// `--crds`); which one an object uses is decided per object (see `CrdIndex::resolve`).
 fn build_index(inputs: &[Input], crds: Vec<Vec<Crd>>) -> (CrdIndex, Vec<String>) {
     let mut index = CrdIndex::new();
-    let mut first_seen: HashMap<String, &Input> = HashMap::new();
-    let mut notes = Vec::new();
+    let mut defined_in: Vec<(String, Vec<&Input>)> = Vec::new();
+    let mut at: HashMap<String, usize> = HashMap::new();
     for (input, crds) in inputs.iter().zip(crds) {
         for crd in crds.iter().filter(|c| c.is_indexable()) {
-            match first_seen.get(&crd.name) {
-                Some(first) if first.display != input.display => {
-                    notes.push(format!("CRD {} in {} shadows the one in {}", crd.name, source_name(first), source_name(input)))
-                }
-                Some(_) => {}
-                None => {
-                    first_seen.insert(crd.name.clone(), input);
-                }
+            let i = *at.entry(crd.name.clone()).or_insert_with(|| {
+                defined_in.push((crd.name.clone(), Vec::new()));
+                defined_in.len() - 1
+            });
+            let sources = &mut defined_in[i].1;
+            if !sources.iter().any(|s| s.display == input.display) {
+                sources.push(input);
             }
         }
         index.set_source_from(Arc::from(input.display.as_str()), Origin { kind: input.kind, label: None }, crds);
     }
+    let notes = defined_in
+        .into_iter()
+        .filter(|(_, sources)| sources.len() > 1)
+        .map(|(name, mut sources)| {
+            sources.sort_by_key(|s| s.kind);
+            let names: Vec<String> = sources.iter().map(|s| source_name(s)).collect();
+            format!(
+                "CRD {name} is defined in {} places ({}): each object uses one that serves its version, the nearest to its file first (--verbose names it)",
+                sources.len(),
+                names.join(", ")
+            )
+        })
+        .collect();
     (index, notes)
 }
 
@@ -579,6 +605,8 @@ struct Checker<'a> {
     config: &'a Config,
     /// The Helm chart hints, by the input that gets one.
     hints: &'a HashMap<usize, Diagnostic>,
+    /// `--verbose`: say which definition each object used of a CRD defined more than once.
+    verbose: bool,
 }
 
 /// One file checked, with what reporting it needs; its parse is dropped.
@@ -589,6 +617,8 @@ struct Checked<'a> {
     coverage: Coverage,
     /// For rendered output (`# Source:` lines), what locating its diagnostics in templates needs.
     rendered: Option<rendered::Rendered>,
+    /// With `--verbose`, a line per object whose CRD is defined more than once: the definition used.
+    choices: Vec<String>,
 }
 
 impl<'a> Checker<'a> {
@@ -599,7 +629,42 @@ impl<'a> Checker<'a> {
         let (check, diagnostics) = self.check_stream(i, &stream, &mode);
         let mut coverage = Coverage::default();
         count_coverage(&check, &mode, &mut coverage);
-        Ok(Checked { documents: stream.documents.len(), diagnostics, coverage, rendered: rendered::Rendered::of(&stream), text })
+        let choices = if self.verbose { self.choices(i, &text, &stream) } else { Vec::new() };
+        Ok(Checked { documents: stream.documents.len(), diagnostics, coverage, rendered: rendered::Rendered::of(&stream), text, choices })
+    }
+
+    /// The index as input `i` sees it: of a CRD defined more than once, its objects use the nearest
+    /// definition that serves their version.
+    fn index_for(&self, i: usize) -> CrdIndex {
+        self.index.seen_from(&self.inputs[i].display)
+    }
+
+    /// For `--verbose`: which definition each object of input `i` used, where its CRD has several,
+    /// and why each other one was not.
+    fn choices(&self, i: usize, text: &str, stream: &Stream) -> Vec<String> {
+        let index = self.index_for(i);
+        let mut lines = None;
+        let mut out = Vec::new();
+        for root in stream.documents.iter().filter_map(|d| d.root.as_ref()) {
+            let (Some(api_version), Some(kind)) =
+                (root.get("apiVersion").and_then(|n| n.as_str()), root.get("kind").and_then(|n| n.as_str()))
+            else {
+                continue;
+            };
+            let definitions = index.definitions(api_version, kind);
+            let [used, _, ..] = definitions.as_slice() else { continue };
+            if crdls_crd::is_crd(root).is_some() {
+                continue;
+            }
+            let version = crdls_crd::split_api_version(api_version).1;
+            let line = lines.get_or_insert_with(|| crdls_yaml::LineIndex::new(text)).line_of(root.range.start) + 1;
+            let why = crdls_crd::why_not_used(&definitions, version, |c| c.source.to_string());
+            out.push(format!(
+                "crdls: {}:{line}: {kind} {api_version} uses CRD {} in {}; {why}",
+                self.inputs[i].display, used.crd.crd.name, used.crd.source
+            ));
+        }
+        out
     }
 
     fn read(&self, i: usize) -> Result<Cow<'a, str>, String> {
@@ -609,7 +674,7 @@ impl<'a> Checker<'a> {
     }
 
     fn check_stream(&self, i: usize, stream: &Stream, mode: &FileMode) -> (FileCheck, Vec<Diagnostic>) {
-        let check = check_stream_as(stream, self.index, self.options, mode);
+        let check = check_stream_as(stream, &self.index_for(i), self.options, mode);
         let mut diagnostics = check.diagnostics();
         if let Some(hint) = self.hints.get(&i) {
             diagnostics.insert(0, hint.clone());
@@ -624,7 +689,7 @@ impl<'a> Checker<'a> {
         let text = self.read(i)?;
         let (stream, mode) = self.roles[i].parse(&text);
         let (_, diagnostics) = self.check_stream(i, &stream, &mode);
-        let edits = crdls_ide::automatic_edits(&text, &stream, self.index, &diagnostics);
+        let edits = crdls_ide::automatic_edits(&text, &stream, &self.index_for(i), &diagnostics);
         Ok((text, edits))
     }
 }
