@@ -112,7 +112,9 @@ pub(super) fn finish(summary: &Summary, options: &RenderOptions, left_out: &Coll
         0 => {}
         1 => notes.push(summary.shadowing[0].clone()),
         _ if options.verbose => notes.extend(summary.shadowing.iter().cloned()),
-        n => notes.push(format!("{n} CRDs are defined more than once, and the first definition found is used; --verbose names each")),
+        n => notes.push(format!(
+            "{n} CRDs are defined in several places: each object uses a definition that serves its version, the nearest to its file first; --verbose names each"
+        )),
     }
     for note in &notes {
         writeln!(out, "{}: {}", paint.style(YELLOW, "note"), sanitize(note))?;
@@ -537,7 +539,7 @@ mod tests {
         let summary = Summary {
             files: 1,
             documents: 2,
-            shadowing: vec!["CRD a in x shadows the one in y".into(), "CRD b in x shadows the one in z".into()],
+            shadowing: vec!["CRD a is defined in 2 places (x, y)".into(), "CRD b is defined in 2 places (x, z)".into()],
             ..Summary::default()
         };
         let render = |verbose: bool| {
@@ -549,7 +551,7 @@ mod tests {
         expect![[r#"
             no problems in 1 file (2 documents, 0 CRDs known)
             note: 2 objects of groups no known CRD serves are not shown one by one (resource/no-crd information); --verbose shows each
-            note: 2 CRDs are defined more than once, and the first definition found is used; --verbose names each
+            note: 2 CRDs are defined in several places: each object uses a definition that serves its version, the nearest to its file first; --verbose names each
         "#]]
         .assert_eq(&render(false));
         let verbose = render(true);
