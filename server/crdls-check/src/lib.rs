@@ -16,8 +16,7 @@ pub use crdls_crd_check::{
 pub use crdls_resource_check::{
     cel, defaulted_value, did_you_mean, edit_distance, formats, gofmt, is_builtin_group, kubernetes_release, names, old, pattern,
     prune_and_default, CheckOptions, DocumentKind, ErrorType, FieldError, OldObjects, PrunedField, Subresource, Unbounded,
-    NEWEST_KUBERNETES_MINOR,
-    OBJECT_META_FIELDS, OLDEST_KUBERNETES_MINOR,
+    NEWEST_KUBERNETES_MINOR, OBJECT_META_FIELDS, OLDEST_KUBERNETES_MINOR,
 };
 use crdls_resource_check::{check_object, Reading};
 pub use evolution::MAX_OBJECTS;

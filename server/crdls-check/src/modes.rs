@@ -143,10 +143,12 @@ impl FileMode {
 
 /// Codes about an object's completeness, which a partial object does not have to meet.
 /// The junctors count too: `oneOf` and friends usually test which fields are present; and so do
-/// duplicate items of a map list, since partial items may leave their keys out.
+/// duplicate items of a map list, since partial items may leave their keys out; and an owner
+/// reference's empty uid or name, which an assertion leaves out because the cluster fills them in.
 const COMPLETENESS_CODES: &[&str] = &[
     codes::SCHEMA_REQUIRED,
     codes::METADATA_NAME_REQUIRED,
+    codes::METADATA_OWNER_REFERENCE,
     codes::SCHEMA_MIN_ITEMS,
     codes::SCHEMA_MIN_PROPERTIES,
     codes::SCHEMA_EMBEDDED_RESOURCE,

@@ -556,11 +556,11 @@ mod tests {
         .assert_eq(&render(false));
         let verbose = render(true);
         assert_eq!(verbose.matches("info[resource/no-crd]").count(), 2, "{verbose}");
-        assert!(verbose.contains("note: CRD b in x shadows the one in z"), "{verbose}");
+        assert!(verbose.contains("note: CRD b is defined in 2 places (x, z)"), "{verbose}");
         // The machine formats keep everything.
         let json = render_files(Format::Json, &files, &summary, false);
         assert_eq!(json.matches("resource/no-crd").count(), 2, "{json}");
-        assert!(json.contains("CRD b in x shadows the one in z"), "{json}");
+        assert!(json.contains("CRD b is defined in 2 places (x, z)"), "{json}");
         // Raised to an error, it is shown.
         let raised = [Diagnostic { severity: Severity::Error, ..diagnostics[0].clone() }];
         let files = [FileReport { path: "x.yaml", text, diagnostics: &raised, origins: &[] }];
