@@ -111,12 +111,29 @@ pub struct WalkOptions {
 /// every language of the Kubernetes ecosystem follow it.
 pub const TESTDATA_DIR: &str = "testdata";
 
+/// The directories where snapshot tests keep what a program printed: helm-unittest's `__snapshot__`
+/// and Jest's `__snapshots__`. Their YAML is output (often placeholder values for every field), not
+/// something anyone applies.
+pub const SNAPSHOT_DIRS: &[&str] = &["__snapshot__", "__snapshots__"];
+
+/// Whether a directory of this name holds test material that a walk skips unless asked.
+pub fn is_test_material_dir(name: &str) -> bool {
+    name == TESTDATA_DIR || SNAPSHOT_DIRS.contains(&name)
+}
+
 /// Whether a file is, by its name, an expected output of a test rather than an input: a golden file
 /// (`deploy.golden.yaml`, `golden.json`, `out_golden.yml`, as Go's golden-file tests and others name
 /// them) or an expected output (`expected.yaml`, `gateway.expected.yaml`, `expected-patch.yaml`).
 /// The words of the name are told apart at `.`, `-` and `_`, so `goldengate.yaml` or
-/// `unexpected.yaml` are not.
+/// `unexpected.yaml` are not. A file in a snapshot directory ([`SNAPSHOT_DIRS`]) is one too.
 pub fn is_expected_output(path: &Path) -> bool {
+    let in_snapshots = path.parent().is_some_and(|dir| dir.components().any(|c| SNAPSHOT_DIRS.contains(&&*c.as_os_str().to_string_lossy())));
+    in_snapshots || named_as_expected_output(path)
+}
+
+/// Whether a file's own name says it is an expected output (the first half of [`is_expected_output`]):
+/// what a walk skips, since a snapshot directory named as the walk's root was asked for.
+fn named_as_expected_output(path: &Path) -> bool {
     let Some(name) = path.file_name().map(|n| n.to_string_lossy().to_ascii_lowercase()) else { return false };
     name.split(['.', '-', '_']).any(|word| matches!(word, "golden" | "goldens" | "expected"))
 }
@@ -164,7 +181,7 @@ fn walk(root: &Path, top: Option<&Path>, options: WalkOptions, found: &mut Walk)
                 if name != ".git" {
                     found.hidden.push(path);
                 }
-            } else if name == TESTDATA_DIR && !options.include_testdata {
+            } else if is_test_material_dir(&name) && !options.include_testdata {
                 found.test_material.push(path);
             } else if name != "node_modules" && name != "target" {
                 walk(&path, top, options, found);
@@ -173,7 +190,7 @@ fn walk(root: &Path, top: Option<&Path>, options: WalkOptions, found: &mut Walk)
             if is_yaml_or_json(&path) {
                 found.hidden.push(path);
             }
-        } else if !options.include_testdata && is_yaml_or_json(&path) && is_expected_output(&path) {
+        } else if !options.include_testdata && is_yaml_or_json(&path) && named_as_expected_output(&path) {
             found.test_material.push(path);
         } else if ty.is_symlink() && (is_yaml_or_json(&path) || is_dependency_archive(&path)) && !link_stays_inside(&path, top) {
             found.links_out.push(path);
@@ -428,6 +445,9 @@ mod tests {
             "gateway.expected.yaml",
             "expected-patch.yaml",
             "x.goldens.yaml",
+            "tests/__snapshot__/deployment_test.yaml.snap",
+            "charts/x/tests/__snapshot__/crd.yaml",
+            "web/__snapshots__/manifest.yaml",
         ] {
             assert!(is_expected_output(Path::new(name)), "{name}");
         }
@@ -440,7 +460,14 @@ mod tests {
     fn a_walk_skips_testdata_and_expected_outputs_unless_asked() {
         let dir = std::env::temp_dir().join(format!("crdls-walk-testdata-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
-        for file in ["app/deploy.yaml", "app/testdata/in.yaml", "app/deploy.golden.yaml", "app/expected.json", "app/notes.golden"] {
+        for file in [
+            "app/deploy.yaml",
+            "app/testdata/in.yaml",
+            "app/deploy.golden.yaml",
+            "app/expected.json",
+            "app/notes.golden",
+            "chart/tests/__snapshot__/all.yaml",
+        ] {
             let path = dir.join(file);
             std::fs::create_dir_all(path.parent().unwrap()).unwrap();
             std::fs::write(path, "a: 1\n").unwrap();
@@ -452,12 +479,17 @@ mod tests {
         };
         let walked = walk_below(&dir, WalkOptions::default());
         assert_eq!(names(&walked.files), ["app/deploy.yaml"]);
-        assert_eq!(names(&walked.test_material), ["app/deploy.golden.yaml", "app/expected.json", "app/testdata"]);
+        assert_eq!(names(&walked.test_material), ["app/deploy.golden.yaml", "app/expected.json", "app/testdata", "chart/tests/__snapshot__"]);
         let walked = walk_below(&dir, WalkOptions { include_testdata: true });
-        assert_eq!(names(&walked.files), ["app/deploy.golden.yaml", "app/deploy.yaml", "app/expected.json", "app/testdata/in.yaml"]);
+        assert_eq!(
+            names(&walked.files),
+            ["app/deploy.golden.yaml", "app/deploy.yaml", "app/expected.json", "app/testdata/in.yaml", "chart/tests/__snapshot__/all.yaml"]
+        );
         assert!(walked.test_material.is_empty());
         // A testdata directory walked from itself is walked: it was named.
         assert_eq!(names(&walk_below(&dir.join("app/testdata"), WalkOptions::default()).files), ["app/testdata/in.yaml"]);
+        let snapshots = walk_below(&dir.join("chart/tests/__snapshot__"), WalkOptions::default());
+        assert_eq!(names(&snapshots.files), ["chart/tests/__snapshot__/all.yaml"]);
         let _ = std::fs::remove_dir_all(&dir);
     }
 

@@ -218,24 +218,32 @@ pub(crate) fn hidden_note(hidden: &[PathBuf]) -> Option<String> {
     Some(format!("{count} {what} skipped: {}{more}; name one as a path to check it", shown.join(", ")))
 }
 
-/// The note on test material that was skipped: `testdata` directories and expected outputs.
+/// The note on test material that was skipped: `testdata` and snapshot directories, and expected outputs.
 pub(crate) fn test_material_note(skipped: &[PathBuf]) -> Option<String> {
     if skipped.is_empty() {
         return None;
     }
-    let directories = skipped.iter().filter(|p| p.is_dir()).count();
-    let outputs = skipped.len() - directories;
+    let is_snapshots = |p: &&PathBuf| p.file_name().is_some_and(|n| crdls_workspace::files::SNAPSHOT_DIRS.contains(&&*n.to_string_lossy()));
+    let snapshots = skipped.iter().filter(|p| p.is_dir()).filter(is_snapshots).count();
+    let directories = skipped.iter().filter(|p| p.is_dir()).count() - snapshots;
+    let outputs = skipped.len() - directories - snapshots;
     let mut what = Vec::new();
     if directories > 0 {
         what.push(format!("{directories} testdata {}", if directories == 1 { "directory" } else { "directories" }));
+    }
+    if snapshots > 0 {
+        what.push(format!("{snapshots} snapshot {}", if snapshots == 1 { "directory" } else { "directories" }));
     }
     if outputs > 0 {
         what.push(format!("{outputs} expected {} (golden files)", if outputs == 1 { "output" } else { "outputs" }));
     }
     let verb = if skipped.len() == 1 { "was" } else { "were" };
+    let listed = match what.split_last() {
+        Some((last, rest)) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
+        _ => what.join(""),
+    };
     Some(format!(
-        "{} {verb} skipped as test material; pass --include-testdata (includeTestdata = true in crdls.toml) to check them, or name one as a path",
-        what.join(" and ")
+        "{listed} {verb} skipped as test material; pass --include-testdata (includeTestdata = true in crdls.toml) to check them, or name one as a path"
     ))
 }
 
