@@ -928,3 +928,17 @@ fn subresource_status_checks_the_status_sent_against_the_stored_object() {
     assert_eq!(run.code, 1, "{run:?}");
     assert!(run.stdout.contains("resource/no-status-subresource"), "{}", run.stdout);
 }
+
+/// The list types of built-in kinds are server-side apply's merge keys: a container's env entry named
+/// twice or a container port listed twice is created with a warning, where a Service's port listed
+/// twice is refused.
+#[test]
+fn built_in_lists_refuse_only_the_duplicates_the_api_server_refuses() {
+    let deployment = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  selector:\n    matchLabels: {app: web}\n  template:\n    metadata:\n      labels: {app: web}\n    spec:\n      containers:\n        - name: web\n          image: nginx\n          env:\n            - {name: A, value: '1'}\n            - {name: A, value: '2'}\n          ports:\n            - containerPort: 80\n            - containerPort: 80\n";
+    let run = run_cli(&["check", "-", "--format", "json"], deployment);
+    assert_eq!(run.code, 0, "{run:?}");
+    let service = "apiVersion: v1\nkind: Service\nmetadata:\n  name: web\nspec:\n  selector: {app: web}\n  ports:\n    - {name: a, port: 80}\n    - {name: b, port: 80}\n";
+    let run = run_cli(&["check", "-", "--format", "json"], service);
+    assert_eq!(run.code, 1, "{run:?}");
+    assert!(run.stdout.contains("schema/list-map-duplicate"), "{}", run.stdout);
+}

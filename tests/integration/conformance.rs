@@ -104,6 +104,14 @@ fn run_case(doc: &str, index: &CrdIndex) -> (Outcome, String) {
     }
 }
 
+/// Cases where kubectl-validate expects what the API server does not say, with the reason; each must
+/// still differ (the test fails when crdls starts agreeing with kubectl-validate).
+const API_SERVER_DIFFERS: &[(&str, &str)] = &[(
+    "error_x_list_map_duplicate_key.yaml#0",
+    "a container port listed twice: kubectl-validate applies the list type, the API server only warns \
+     (\"duplicate port definition\", k8s.io/kubernetes pkg/api/pod/warnings.go) and creates the Pod",
+)];
+
 #[test]
 fn kubectl_validate_testcases() {
     let Some(corpus) = crdls_tests::corpus_or_skip() else { return };
@@ -126,7 +134,15 @@ fn kubectl_validate_testcases() {
         let text = std::fs::read_to_string(file).unwrap();
         for (i, doc) in documents(&text).iter().enumerate() {
             let name = format!("{}#{i}", file.file_name().unwrap().to_string_lossy());
-            outcomes.insert(name, run_case(doc, &index));
+            let outcome = match API_SERVER_DIFFERS.iter().find(|(case, _)| *case == name) {
+                // The case must still differ: once crdls agrees with kubectl-validate, the exception goes.
+                Some((_, reason)) => match run_case(doc, &index) {
+                    (Outcome::Fail, _) => (Outcome::OutOfScope, (*reason).to_string()),
+                    (other, why) => (Outcome::Fail, format!("listed in API_SERVER_DIFFERS but now {other:?} {why}")),
+                },
+                None => run_case(doc, &index),
+            };
+            outcomes.insert(name, outcome);
         }
     }
     let count = |o: Outcome| outcomes.values().filter(|(x, _)| *x == o).count();

@@ -359,6 +359,7 @@ fn validate_builtin(
     let mut found = Vec::new();
     validate(&checked, schema, &root_path, anchor, &mut found);
     validate_lists(&checked, schema, &root_path, &mut found);
+    found.retain(|d| !(d.code == codes::SCHEMA_LIST_MAP_DUPLICATE && d.path.as_deref().is_some_and(only_warned_duplicate)));
     let version = split_api_version(root.get_str("apiVersion").unwrap_or_default()).1;
     let target = native::Target { minor: kube.minor(), group, kind, version };
     found.retain(|d| {
@@ -384,6 +385,18 @@ fn validate_builtin(
         native::validate(&checked, schema, target, anchor, &mut found);
     }
     out.append(&mut found);
+}
+
+/// Whether a duplicate item of a built-in map list at `path` is one the API server accepts with a
+/// warning: a container's env entry of a name already listed ("hides previous definition") and a
+/// container port listed twice ("duplicate port definition"). The list types of built-in kinds are
+/// server-side apply's merge keys; create and update check uniqueness only where native validation
+/// does (containers, volumes, port names, a Service's ports).
+fn only_warned_duplicate(path: &str) -> bool {
+    let mut segments = path.rsplit('.');
+    let (Some(item), Some(container)) = (segments.next(), segments.next()) else { return false };
+    let in_container = ["containers[", "initContainers[", "ephemeralContainers["].iter().any(|c| container.starts_with(c));
+    in_container && (item.starts_with("env[") || item.starts_with("ports["))
 }
 
 /// The kinds whose empty spec the API server rejects with the errors the schema's `required` and the

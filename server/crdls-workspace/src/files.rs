@@ -127,7 +127,8 @@ pub fn is_test_material_dir(name: &str) -> bool {
 /// The words of the name are told apart at `.`, `-` and `_`, so `goldengate.yaml` or
 /// `unexpected.yaml` are not. A file in a snapshot directory ([`SNAPSHOT_DIRS`]) is one too.
 pub fn is_expected_output(path: &Path) -> bool {
-    let in_snapshots = path.parent().is_some_and(|dir| dir.components().any(|c| SNAPSHOT_DIRS.contains(&&*c.as_os_str().to_string_lossy())));
+    let in_snapshots =
+        path.parent().is_some_and(|dir| dir.components().any(|c| SNAPSHOT_DIRS.contains(&&*c.as_os_str().to_string_lossy())));
     in_snapshots || named_as_expected_output(path)
 }
 
@@ -479,7 +480,10 @@ mod tests {
         };
         let walked = walk_below(&dir, WalkOptions::default());
         assert_eq!(names(&walked.files), ["app/deploy.yaml"]);
-        assert_eq!(names(&walked.test_material), ["app/deploy.golden.yaml", "app/expected.json", "app/testdata", "chart/tests/__snapshot__"]);
+        assert_eq!(
+            names(&walked.test_material),
+            ["app/deploy.golden.yaml", "app/expected.json", "app/testdata", "chart/tests/__snapshot__"]
+        );
         let walked = walk_below(&dir, WalkOptions { include_testdata: true });
         assert_eq!(
             names(&walked.files),
