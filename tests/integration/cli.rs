@@ -942,3 +942,32 @@ fn built_in_lists_refuse_only_the_duplicates_the_api_server_refuses() {
     assert_eq!(run.code, 1, "{run:?}");
     assert!(run.stdout.contains("schema/list-map-duplicate"), "{}", run.stdout);
 }
+
+/// A Kyverno CLI test: the CLI's own files (values, even where the repository holds CRDs of the
+/// `cli.kyverno.io` group for editors) are never sent to an API server, and the resources a test
+/// evaluates its policies against may leave out what a create would need; a plain manifest beside
+/// them is still checked whole.
+#[test]
+fn kyverno_cli_tests_are_read_as_the_cli_reads_them() {
+    let crd = "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: values.cli.kyverno.io\nspec:\n  group: cli.kyverno.io\n  names: {kind: Values, plural: values, listKind: ValuesList, singular: values}\n  scope: Cluster\n  versions:\n  - name: v1alpha1\n    served: true\n    storage: true\n    schema:\n      openAPIV3Schema:\n        type: object\n        x-kubernetes-preserve-unknown-fields: true\n";
+    let tree = TempTree::new(
+        "cli-kyverno-test",
+        &[
+            ("config/crds/values.yaml", crd),
+            ("test/kyverno-test.yaml", "apiVersion: cli.kyverno.io/v1alpha1\nkind: Test\nmetadata:\n  name: t\nresources:\n- resources.yaml\nvariables: values.yaml\n"),
+            ("test/values.yaml", "apiVersion: cli.kyverno.io/v1alpha1\nkind: Value\nglobalValues:\n  request.operation: CREATE\n"),
+            ("test/resources.yaml", "apiVersion: v1\nkind: Pod\nmetadata:\n  name: bare\nspec: {}\n"),
+            ("deploy/pod.yaml", "apiVersion: v1\nkind: Pod\nmetadata:\n  name: bare\nspec: {}\n"),
+        ],
+    );
+    let run = run_cli_in(&tree.path, &["check", ".", "--format", "json"], "");
+    let json: serde_json::Value = serde_json::from_str(&run.stdout).unwrap_or_else(|e| panic!("{e}: {run:?}"));
+    let errors: Vec<String> = json["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["severity"] == "error")
+        .map(|d| format!("{} {}", d["file"].as_str().unwrap(), d["code"].as_str().unwrap()))
+        .collect();
+    assert_eq!(errors, ["deploy/pod.yaml schema/required"], "{}", run.stdout);
+}

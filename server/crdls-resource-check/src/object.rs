@@ -106,6 +106,12 @@ pub fn check_object(root: &Node, index: &CrdIndex, options: &CheckOptions, readi
     let (Some(api_version), Some(kind)) = (api_version_node.as_str(), kind_node.as_str()) else {
         return DocumentKind::NotAnObject;
     };
+    // A tool's own file (a Kyverno CLI test's values, a Chainsaw test, a kustomization) is read by
+    // the tool, never sent to an API server, even where the tool publishes CRDs of its group for
+    // editors: the API server's rules (a required name, the kind's spelling) are not its rules.
+    if builtin::is_config_group(split_api_version(api_version).0) {
+        return DocumentKind::ConfigFile;
+    }
     match index.resolve(api_version, kind) {
         Resolution::Found { crd, version } => {
             check_version_flags(crd, version, kind, api_version_node, out);

@@ -23,6 +23,8 @@ use crdls_yaml::codes;
 const KUSTOMIZATION_FILES: &[&str] = &["kustomization.yaml", "kustomization.yml", "Kustomization"];
 /// The names Chainsaw looks for a test under.
 const CHAINSAW_TEST_FILES: &[&str] = &["chainsaw-test.yaml", "chainsaw-test.yml"];
+/// The names the Kyverno CLI (`kyverno test`) looks for a test under.
+const KYVERNO_TEST_FILES: &[&str] = &["kyverno-test.yaml", "kyverno-test.yml"];
 /// How many directories up a kustomization may sit above a patch it names.
 const KUSTOMIZATION_DEPTH: usize = 4;
 /// The names make gives its makefile.
@@ -386,6 +388,16 @@ fn read_dir_facts(dir: &Path) -> DirFacts {
             facts.make_patches.extend(make_patch_paths(&text));
         }
     }
+    for name in KYVERNO_TEST_FILES {
+        if let Some(text) = read(name) {
+            let test = dir.join(name);
+            for doc in crdls_yaml::parse(&text).documents {
+                if let Some(root) = &doc.root {
+                    kyverno_test_files(root, dir, &test, &mut facts.test_files);
+                }
+            }
+        }
+    }
     for name in CHAINSAW_TEST_FILES {
         if let Some(text) = read(name) {
             let test = dir.join(name);
@@ -679,6 +691,36 @@ fn chainsaw_files(root: &Node, dir: &Path, test: &Path, out: &mut Vec<(PathBuf, 
     }
 }
 
+/// The files a Kyverno CLI test names: its `resources` are objects the policies are evaluated
+/// against, never created (they may leave out what the API server would require), and the
+/// `patchedResource`, `generatedResource` and `cloneSourceResource` of its results are expected
+/// outputs: partial objects either way. Its policies are whole objects and keep their role; its
+/// `variables`, `userinfo` and `context` files are the CLI's own (`cli.kyverno.io`) configuration.
+fn kyverno_test_files(root: &Node, dir: &Path, test: &Path, out: &mut Vec<(PathBuf, FileRole)>) {
+    if !root.get_str("apiVersion").is_some_and(|v| v.starts_with("cli.kyverno.io/")) {
+        return;
+    }
+    let strings = |node: Option<&Node>| -> Vec<String> {
+        match node {
+            Some(n) => match n.as_seq() {
+                Some(items) => items.iter().filter_map(Node::as_str).map(str::to_string).collect(),
+                None => n.as_str().map(str::to_string).into_iter().collect(),
+            },
+            None => Vec::new(),
+        }
+    };
+    for file in strings(root.get("resources")) {
+        out.push((normalize(&dir.join(file)), FileRole::TestResource { test: test.to_path_buf(), merges: true }));
+    }
+    for result in root.get("results").and_then(Node::as_seq).unwrap_or_default() {
+        for key in ["patchedResource", "patchedResources", "generatedResource", "cloneSourceResource"] {
+            for file in strings(result.get(key)) {
+                out.push((normalize(&dir.join(file)), FileRole::TestAssertion { test: test.to_path_buf() }));
+            }
+        }
+    }
+}
+
 /// Chainsaw's (and kuttl's) numbered step files, in a directory without a test file:
 /// `NN-assert.yaml` and `NN-errors.yaml` are assertions, any other `NN-name.yaml` is applied.
 fn numbered_step_role(path: &Path, dir: &Path) -> Option<FileRole> {
@@ -875,6 +917,33 @@ mod tests {
         let smp = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\nspec:\n  template:\n    spec:\n      containers:\n      - name: sidecar\n        $patch: delete\n";
         assert_eq!(FileRole::Manifest.parse(smp).1, FileMode::Patches);
         assert_eq!(FileRole::Manifest.parse("kind: ConfigMap\ndata:\n  k: $patch\n").1, FileMode::Objects, "a value is no directive");
+    }
+
+    #[test]
+    fn kyverno_cli_tests_name_resources_and_expected_outputs() {
+        let tree = Tree::new(
+            "kyverno",
+            &[
+                (
+                    "k/kyverno-test.yaml",
+                    "apiVersion: cli.kyverno.io/v1alpha1\nkind: Test\nmetadata:\n  name: t\npolicies:\n- policy.yaml\nresources:\n- resources.yaml\nvariables: values.yaml\nresults:\n- policy: p\n  rule: r\n  resources: [a]\n  patchedResources: patched.yaml\n  result: pass\n",
+                ),
+                ("k/policy.yaml", ""),
+                ("k/resources.yaml", ""),
+                ("k/patched.yaml", ""),
+                ("k/other.yaml", ""),
+                ("elsewhere/kyverno-test.yaml", "apiVersion: example.com/v1\nkind: Test\nresources:\n- r.yaml\n"),
+                ("elsewhere/r.yaml", ""),
+            ],
+        );
+        let mut roles = Roles::new();
+        let test = tree.0.join("k/kyverno-test.yaml");
+        assert_eq!(tree.role(&mut roles, "k/resources.yaml"), FileRole::TestResource { test: test.clone(), merges: true });
+        assert_eq!(tree.role(&mut roles, "k/patched.yaml"), FileRole::TestAssertion { test });
+        assert_eq!(tree.role(&mut roles, "k/policy.yaml"), FileRole::Manifest);
+        assert_eq!(tree.role(&mut roles, "k/other.yaml"), FileRole::Manifest);
+        // Only the Kyverno CLI's own test files name files so.
+        assert_eq!(tree.role(&mut roles, "elsewhere/r.yaml"), FileRole::Manifest);
     }
 
     #[test]
