@@ -971,3 +971,22 @@ fn kyverno_cli_tests_are_read_as_the_cli_reads_them() {
         .collect();
     assert_eq!(errors, ["deploy/pod.yaml schema/required"], "{}", run.stdout);
 }
+
+/// Objects that say they are a KRM tool's configuration are not sent to an API server: kustomize and
+/// kpt drop `config.kubernetes.io/local-config: "true"` objects from what they output, and a KRM
+/// function reads its `config.kubernetes.io/function` configuration itself. Values that a tool fills
+/// in (`$(VAR)`, `${ VAR }`, `<< Name >>`) are opaque.
+#[test]
+fn tool_configuration_and_tool_variables_are_not_the_api_servers() {
+    let input = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: Not_A_Name\n  annotations:\n    config.kubernetes.io/local-config: \"true\"\n---\napiVersion: example.com/v1\nkind: LabelNamespace\nmetadata:\n  name: UPPER\n  annotations:\n    config.kubernetes.io/function: |\n      container:\n        image: example.com/fn\n---\napiVersion: v1\nkind: Service\nmetadata:\n  name: $(app-name)\n  namespace: << Namespace >>\nspec:\n  ports:\n  - port: 80\n---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${ CLUSTER_NAME }-config\n---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: Still_Checked\n";
+    let run = run_cli(&["check", "-", "--format", "json"], input);
+    let json: serde_json::Value = serde_json::from_str(&run.stdout).unwrap_or_else(|e| panic!("{e}: {run:?}"));
+    let errors: Vec<String> = json["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["severity"] == "error")
+        .map(|d| format!("{} {}", d["range"]["start"]["line"], d["code"].as_str().unwrap()))
+        .collect();
+    assert_eq!(errors, ["34 metadata/name"], "{}", run.stdout);
+}

@@ -243,13 +243,24 @@ fn collect(node: &Node, opaque: Opaque, out: &mut Vec<TextRange>) {
 }
 
 /// Whether a string holds a `${VAR}` substitution (Flux's post-build substitution, envsubst, Kustomize
-/// replacements done by hand): the value the API server sees is not the one written.
+/// replacements done by hand; clusterctl templates write `${ VAR }` with blanks), or a `$(VAR)`
+/// variable (kustomize's `vars`, and Kubernetes' own expansion in a container's command, args and
+/// env): the value the API server sees, or the one the container gets, is not the one written.
 fn has_substitution(text: &str) -> bool {
     let mut rest = text;
     while let Some(at) = rest.find("${") {
-        let after = &rest[at + 2..];
+        let after = rest[at + 2..].trim_start_matches(' ');
         let name_len = after.bytes().take_while(|b| b.is_ascii_alphanumeric() || *b == b'_').count();
-        if name_len > 0 && after[name_len..].starts_with(['}', ':', '=', '-', '+']) {
+        if name_len > 0 && after[name_len..].trim_start_matches(' ').starts_with(['}', ':', '=', '-', '+']) {
+            return true;
+        }
+        rest = &rest[at + 2..];
+    }
+    let mut rest = text;
+    while let Some(at) = rest.find("$(") {
+        let after = &rest[at + 2..];
+        let name_len = after.bytes().take_while(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.')).count();
+        if name_len > 0 && after.as_bytes()[0].is_ascii_alphabetic() && after[name_len..].starts_with(')') {
             return true;
         }
         rest = after;
@@ -261,11 +272,30 @@ fn has_substitution(text: &str) -> bool {
 /// applied: `{IPv6}/128`, `{NAME}`, a brace-enclosed identifier (letters, digits, `_`, not starting with a
 /// digit). JSON or flow YAML in a string never holds one: its braces enclose `"key": value` pairs.
 fn has_placeholder(text: &str) -> bool {
+    if has_angle_placeholder(text) {
+        return true;
+    }
     let mut rest = text;
     while let Some(at) = rest.find('{') {
         let after = &rest[at + 1..];
         if let Some(close) = after.find('}') {
             if is_identifier(&after[..close]) {
+                return true;
+            }
+        }
+        rest = after;
+    }
+    false
+}
+
+/// Whether a string embeds a `<< Name >>` placeholder, the double-angle form some generators fill in
+/// before applying (`<< AddonInstallNamespace >>`): an identifier, blanks around it allowed.
+fn has_angle_placeholder(text: &str) -> bool {
+    let mut rest = text;
+    while let Some(at) = rest.find("<<") {
+        let after = &rest[at + 2..];
+        if let Some(close) = after.find(">>") {
+            if is_identifier(after[..close].trim_matches(' ')) {
                 return true;
             }
         }
@@ -359,6 +389,10 @@ mod tests {
         let text = "spec:\n  replicas: ${REPLICAS}\n  host: app.${cluster_domain:=example.com}\n  script: echo $HOME\n";
         assert_eq!(opaque_texts(&FileMode::Objects, text), ["${REPLICAS}", "app.${cluster_domain:=example.com}"]);
         assert!(!has_substitution("${}") && !has_substitution("$ {X}") && has_substitution("a${X}b"));
+        assert!(has_substitution("${ CLUSTER_NAME }-md-0") && has_substitution("$(kfp-app-name)") && has_substitution("--ip=$(POD_IP)"));
+        assert!(
+            !has_substitution("$(echo hi)") && !has_substitution("$()") && !has_substitution("cost: $(1)") && !has_substitution("${ }")
+        );
     }
 
     #[test]
@@ -369,6 +403,12 @@ mod tests {
         assert_eq!(opaque_texts(&FileMode::Patches, text), expected);
         assert_eq!(opaque_texts(&template(), text), expected);
         assert!(!has_placeholder("{1x}") && !has_placeholder("{}") && !has_placeholder("{a-b}") && has_placeholder("fd00::{IPv6_1}/128"));
+        assert!(
+            has_placeholder("<< AddonInstallNamespace >>")
+                && has_placeholder("x-<<name>>")
+                && !has_placeholder("a << b")
+                && !has_placeholder("<< a b >>")
+        );
     }
 
     #[test]

@@ -109,7 +109,7 @@ pub fn check_object(root: &Node, index: &CrdIndex, options: &CheckOptions, readi
     // A tool's own file (a Kyverno CLI test's values, a Chainsaw test, a kustomization) is read by
     // the tool, never sent to an API server, even where the tool publishes CRDs of its group for
     // editors: the API server's rules (a required name, the kind's spelling) are not its rules.
-    if builtin::is_config_group(split_api_version(api_version).0) {
+    if builtin::is_config_group(split_api_version(api_version).0) || is_local_config(root) {
         return DocumentKind::ConfigFile;
     }
     match index.resolve(api_version, kind) {
@@ -391,6 +391,15 @@ fn validate_builtin(
         native::validate(&checked, schema, target, anchor, &mut found);
     }
     out.append(&mut found);
+}
+
+/// Whether an object says it is configuration for a KRM tool rather than something to apply: the
+/// annotation `config.kubernetes.io/local-config: "true"` (kustomize and kpt leave such objects out of
+/// what they output) or `config.kubernetes.io/function` (a KRM function's configuration, read by the
+/// function).
+fn is_local_config(root: &Node) -> bool {
+    let Some(annotations) = root.get("metadata").and_then(|m| m.get("annotations")) else { return false };
+    annotations.get_str("config.kubernetes.io/local-config") == Some("true") || annotations.get("config.kubernetes.io/function").is_some()
 }
 
 /// Whether a duplicate item of a built-in map list at `path` is one the API server accepts with a
