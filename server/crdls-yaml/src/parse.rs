@@ -768,6 +768,26 @@ impl Builder<'_> {
             }
             Event::SequenceEnd | Event::MappingEnd => self.close(range.end),
             Event::Alias(id) => {
+                // An alias of a scalar used as a key (`*name :`) is that scalar's text, as the Go decoder
+                // reads it; an alias of a collection there is a collection used as a key, reported below.
+                if let (Some(Frame::Map { key: key @ None, .. }), Some((anchored, _, _))) = (self.stack.last_mut(), self.anchors.get(&id)) {
+                    let text = match &anchored.value {
+                        Value::Map(_) | Value::Seq(_) => None,
+                        Value::Str(s) => Some(s.clone()),
+                        // A number, boolean or null, as written (its anchor and tag are not part of it).
+                        _ => self.text.get(anchored.range.start..anchored.range.end).map(|written| {
+                            let mut rest = written.trim();
+                            while rest.starts_with(['&', '!']) {
+                                rest = rest.split_once(char::is_whitespace).map_or("", |(_, after)| after).trim_start();
+                            }
+                            rest.to_string()
+                        }),
+                    };
+                    if let Some(text) = text {
+                        *key = Some((text, range, false));
+                        return true;
+                    }
+                }
                 // An alias expanded where its tree would go past `MAX_NESTING` (aliases of aliases can
                 // deepen a tree at every step) is a collection too deep like any other.
                 if self.anchors.get(&id).is_some_and(|(_, _, height)| self.stack.len() + height > MAX_NESTING) {

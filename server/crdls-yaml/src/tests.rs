@@ -401,3 +401,21 @@ fn a_tab_after_a_colon_separates_key_and_value() {
     let root = doc.root.as_ref().unwrap();
     assert_eq!((root.get_str("a"), root.get_str("c")), (Some("b"), Some("d:\te")));
 }
+
+/// The Go decoder reads an alias of a scalar used as a key (`*app :`) as that scalar: a common way to
+/// name a HelmRelease's controller after the release. An alias of a mapping there is still a
+/// collection used as a key.
+#[test]
+fn an_alias_of_a_scalar_is_a_key() {
+    let stream = parse("metadata:\n  name: &app autobrr\nspec:\n  controllers:\n    *app :\n      replicas: 1\n");
+    let doc = &stream.documents[0];
+    assert!(doc.diagnostics.is_empty(), "{:?}", doc.diagnostics);
+    let controllers = doc.root.as_ref().unwrap().get("spec").unwrap().get("controllers").unwrap();
+    assert!(controllers.get("autobrr").is_some_and(|c| c.get("replicas").is_some()));
+    let collection = parse("base: &b {a: 1}\nm:\n  *b : x\n");
+    assert!(
+        collection.documents[0].diagnostics.iter().any(|d| d.code == crate::codes::YAML_COMPLEX_KEY),
+        "{:?}",
+        collection.documents[0].diagnostics
+    );
+}
