@@ -369,16 +369,7 @@ fn mask_flow_colons(src: &str, base: usize) -> (String, Vec<usize>) {
         let c = b[i];
         match c {
             b'\'' | b'"' if can_start => {
-                i += 1;
-                while i < b.len() {
-                    match b[i] {
-                        b'\\' if c == b'"' => i += 1,
-                        b'\'' if c == b'\'' && b.get(i + 1) == Some(&b'\'') => i += 1,
-                        q if q == c => break,
-                        _ => {}
-                    }
-                    i += 1;
-                }
+                i = closing_quote(b, i);
                 can_start = false;
             }
             b'#' if i == 0 || matches!(b[i - 1], b' ' | b'\t' | b'\n' | b'\r') => {
@@ -437,6 +428,23 @@ fn restore_plain(node: &mut Node, text: &str, colons: &[usize]) {
 /// The words of saphyr's error for a tab right after a mapping's `:`.
 const TAB_AFTER_COLON: &str = "':' must be followed by a valid YAML whitespace";
 
+/// The index of the quote that closes the quoted scalar opened at `open` (`'` or `"`), or the end of
+/// `b`: backslash escapes in double quotes and doubled quotes in single ones do not close it.
+fn closing_quote(b: &[u8], open: usize) -> usize {
+    let quote = b[open];
+    let mut i = open + 1;
+    while i < b.len() {
+        match b[i] {
+            b'\\' if quote == b'"' => i += 1,
+            b'\'' if quote == b'\'' && b.get(i + 1) == Some(&b'\'') => i += 1,
+            q if q == quote => break,
+            _ => {}
+        }
+        i += 1;
+    }
+    i
+}
+
 /// `src` with every tab that follows a `:` outside quoted scalars made a space.
 fn tabs_after_colons(src: &str) -> String {
     let b = src.as_bytes();
@@ -489,16 +497,7 @@ fn join_flow_lines(src: &str) -> String {
         let c = b[i];
         match c {
             b'\'' | b'"' if can_start || depth > 0 => {
-                i += 1;
-                while i < b.len() {
-                    match b[i] {
-                        b'\\' if c == b'"' => i += 1,
-                        b'\'' if c == b'\'' && b.get(i + 1) == Some(&b'\'') => i += 1,
-                        q if q == c => break,
-                        _ => {}
-                    }
-                    i += 1;
-                }
+                i = closing_quote(b, i);
                 can_start = false;
             }
             b'#' if i == 0 || matches!(b[i - 1], b' ' | b'\t' | b'\n' | b'\r') => {
