@@ -119,48 +119,17 @@ const LINES: &[&str] = &[
     "end",
 ];
 
-/// The `archive` target.
-pub struct ArchiveTarget {
-    pub(crate) seeds: Vec<String>,
-}
-
-impl ArchiveTarget {
-    /// The target over its built-in recipes and `regressions`.
-    pub fn new(regressions: Vec<String>) -> ArchiveTarget {
-        let mut seeds: Vec<String> = SEEDS.iter().map(|s| s.to_string()).collect();
-        seeds.extend(regressions);
-        ArchiveTarget { seeds }
-    }
-}
-
-impl super::Target for ArchiveTarget {
-    fn name(&self) -> &'static str {
-        "archive"
-    }
-
-    fn extension(&self) -> &'static str {
-        "txt"
-    }
-
-    fn seeds(&self) -> &[String] {
-        &self.seeds
-    }
-
-    fn mutate(&self, rng: &mut Rng, input: &str, other: &str) -> String {
-        mutate(rng, input, other)
-    }
-
-    fn run(&self, input: &str) -> Result<(), String> {
-        run(input)
-    }
-
-    fn deadline(&self) -> std::time::Duration {
-        // The archive's own time limit is 20 s: past it, reading stops and says so.
-        std::time::Duration::from_secs(30) * super::UNOPTIMISED_SLOWDOWN
-    }
-
-    fn lines_only(&self) -> bool {
-        true
+/// The `archive` target: recipes of lines, minimized by whole lines. The archive's own time limit is
+/// 20 s (past it, reading stops and says so), so an input has 30.
+pub fn target(regressions: Vec<String>) -> super::FnTarget {
+    super::FnTarget {
+        name: "archive",
+        extension: "txt",
+        seeds: SEEDS.iter().map(|s| s.to_string()).chain(regressions).collect(),
+        mutate,
+        run,
+        deadline: std::time::Duration::from_secs(30) * super::UNOPTIMISED_SLOWDOWN,
+        lines_only: true,
     }
 }
 

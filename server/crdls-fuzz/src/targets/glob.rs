@@ -68,39 +68,16 @@ const SEEDS: &[&str] = &[
     "*\na.yaml\nb\n",
 ];
 
-/// The `glob` target.
-pub struct GlobTarget {
-    pub(crate) seeds: Vec<String>,
-}
-
-impl GlobTarget {
-    /// The target over its built-in seeds and `regressions`.
-    pub fn new(regressions: Vec<String>) -> GlobTarget {
-        let mut seeds: Vec<String> = SEEDS.iter().map(|s| s.to_string()).collect();
-        seeds.extend(regressions);
-        GlobTarget { seeds }
-    }
-}
-
-impl super::Target for GlobTarget {
-    fn name(&self) -> &'static str {
-        "glob"
-    }
-
-    fn extension(&self) -> &'static str {
-        "txt"
-    }
-
-    fn seeds(&self) -> &[String] {
-        &self.seeds
-    }
-
-    fn mutate(&self, rng: &mut Rng, input: &str, other: &str) -> String {
-        mutate(rng, input, other)
-    }
-
-    fn run(&self, input: &str) -> Result<(), String> {
-        run(input)
+/// The `glob` target: a pattern and the paths to lay out, one per line.
+pub fn target(regressions: Vec<String>) -> super::FnTarget {
+    super::FnTarget {
+        name: "glob",
+        extension: "txt",
+        seeds: SEEDS.iter().map(|s| s.to_string()).chain(regressions).collect(),
+        mutate,
+        run,
+        deadline: super::DEFAULT_DEADLINE,
+        lines_only: false,
     }
 }
 

@@ -116,46 +116,27 @@ users:
     "{\"apiVersion\":\"v1\",\"kind\":\"Config\",\"clusters\":[{\"name\":\"j\",\"cluster\":{\"server\":\"https://127.0.0.1:1\"}}],\"contexts\":[{\"name\":\"j\",\"context\":{\"cluster\":\"j\",\"user\":\"j\"}}],\"users\":[{\"name\":\"j\",\"user\":{\"exec\":{\"command\":\"/nonexistent/never-run\",\"apiVersion\":\"client.authentication.k8s.io/v1\"}}}],\"current-context\":\"j\"}\n",
 ];
 
-/// The `kubeconfig` target.
-pub struct KubeconfigTarget {
-    pub(crate) seeds: Vec<String>,
-}
-
-impl KubeconfigTarget {
-    /// The target over its built-in kubeconfigs and `regressions`.
-    pub fn new(regressions: Vec<String>) -> KubeconfigTarget {
-        let mut seeds: Vec<String> = SEEDS.iter().map(|s| s.to_string()).collect();
-        seeds.extend(regressions);
-        KubeconfigTarget { seeds }
+/// The `kubeconfig` target: one or more kubeconfig files, merged as `KUBECONFIG` merges them.
+pub fn target(regressions: Vec<String>) -> super::FnTarget {
+    super::FnTarget {
+        name: "kubeconfig",
+        extension: "yaml",
+        seeds: SEEDS.iter().map(|s| s.to_string()).chain(regressions).collect(),
+        mutate: mutate_files,
+        run,
+        deadline: super::DEFAULT_DEADLINE,
+        lines_only: false,
     }
 }
 
-impl super::Target for KubeconfigTarget {
-    fn name(&self) -> &'static str {
-        "kubeconfig"
+/// A mutant kubeconfig; sometimes another file to merge, or two documents in one file.
+fn mutate_files(rng: &mut Rng, input: &str, other: &str) -> String {
+    let mut text = mutate(rng, input, other, Dialect::Yaml, MAX_LEN);
+    if rng.one_in(8) {
+        let separator = if rng.one_in(2) { NEXT_FILE } else { "---" };
+        text = format!("{text}\n{separator}\n{other}");
     }
-
-    fn extension(&self) -> &'static str {
-        "yaml"
-    }
-
-    fn seeds(&self) -> &[String] {
-        &self.seeds
-    }
-
-    fn mutate(&self, rng: &mut Rng, input: &str, other: &str) -> String {
-        let mut text = mutate(rng, input, other, Dialect::Yaml, MAX_LEN);
-        if rng.one_in(8) {
-            // Another file to merge, or two documents in one file.
-            let separator = if rng.one_in(2) { NEXT_FILE } else { "---" };
-            text = format!("{text}\n{separator}\n{other}");
-        }
-        text
-    }
-
-    fn run(&self, input: &str) -> Result<(), String> {
-        run(input)
-    }
+    text
 }
 
 /// Writes the input's files and reads them as one merged kubeconfig.
