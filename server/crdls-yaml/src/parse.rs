@@ -351,20 +351,12 @@ fn mask_flow_colons(src: &str, base: usize) -> (String, Vec<usize>) {
     let mut masked = Vec::new();
     let mut depth = 0usize;
     let mut can_start = true;
-    let mut block_scalar: Option<usize> = None;
-    let mut line_indent = 0;
+    let mut lines = BlockScalarLines::default();
     let mut i = 0;
     while i < b.len() {
-        if i == 0 || b[i - 1] == b'\n' {
-            line_indent = b[i..].iter().take_while(|&&c| c == b' ').count();
-            if let Some(opened) = block_scalar {
-                let blank = matches!(b.get(i + line_indent), Some(b'\n' | b'\r') | None);
-                if blank || line_indent > opened {
-                    i += b[i..].iter().position(|&c| c == b'\n').map_or(b.len() - i, |p| p + 1);
-                    continue;
-                }
-                block_scalar = None;
-            }
+        if let Some(next) = lines.skip(b, i) {
+            i = next;
+            continue;
         }
         let c = b[i];
         match c {
@@ -389,7 +381,7 @@ fn mask_flow_colons(src: &str, base: usize) -> (String, Vec<usize>) {
                 can_start = false;
             }
             b'|' | b'>' if depth == 0 && can_start => {
-                block_scalar = Some(line_indent);
+                lines.open();
                 can_start = false;
             }
             b':' if depth > 0 && !can_start && matches!(b.get(i + 1), Some(b',' | b'?' | b'[' | b']' | b'{' | b'}')) => {
@@ -427,6 +419,38 @@ fn restore_plain(node: &mut Node, text: &str, colons: &[usize]) {
 
 /// The words of saphyr's error for a tab right after a mapping's `:`.
 const TAB_AFTER_COLON: &str = "':' must be followed by a valid YAML whitespace";
+
+/// Where the pre-passes are with respect to block scalars, whose lines are text and are skipped.
+#[derive(Default)]
+struct BlockScalarLines {
+    /// The indentation of the current line.
+    indent: usize,
+    /// Inside a block scalar: the indentation of the line that opened it; its lines are deeper.
+    opened: Option<usize>,
+}
+
+impl BlockScalarLines {
+    /// At the start of a line (`i`), notes its indentation; when the line belongs to an open block
+    /// scalar (deeper, or blank), the index of the next line, to skip it.
+    fn skip(&mut self, b: &[u8], i: usize) -> Option<usize> {
+        if i != 0 && b[i - 1] != b'\n' {
+            return None;
+        }
+        self.indent = b[i..].iter().take_while(|&&c| c == b' ').count();
+        let opened = self.opened?;
+        let blank = matches!(b.get(i + self.indent), Some(b'\n' | b'\r') | None);
+        if blank || self.indent > opened {
+            return Some(i + b[i..].iter().position(|&c| c == b'\n').map_or(b.len() - i, |p| p + 1));
+        }
+        self.opened = None;
+        None
+    }
+
+    /// A block scalar's header on the current line: the lines deeper than it are its text.
+    fn open(&mut self) {
+        self.opened = Some(self.indent);
+    }
+}
 
 /// The index of the quote that closes the quoted scalar opened at `open` (`'` or `"`), or the end of
 /// `b`: backslash escapes in double quotes and doubled quotes in single ones do not close it.
@@ -477,22 +501,12 @@ fn join_flow_lines(src: &str) -> String {
     let mut out = b.to_vec();
     let mut depth = 0usize;
     let mut can_start = true;
-    // Inside a block scalar: the indentation of the line that opened it; its lines are deeper.
-    let mut block_scalar: Option<usize> = None;
-    let mut line_indent = 0;
+    let mut lines = BlockScalarLines::default();
     let mut i = 0;
     while i < b.len() {
-        let at_line_start = i == 0 || b[i - 1] == b'\n';
-        if at_line_start {
-            line_indent = b[i..].iter().take_while(|&&c| c == b' ').count();
-            if let Some(opened) = block_scalar {
-                let blank = matches!(b.get(i + line_indent), Some(b'\n' | b'\r') | None);
-                if blank || line_indent > opened {
-                    i += b[i..].iter().position(|&c| c == b'\n').map_or(b.len() - i, |p| p + 1);
-                    continue;
-                }
-                block_scalar = None;
-            }
+        if let Some(next) = lines.skip(b, i) {
+            i = next;
+            continue;
         }
         let c = b[i];
         match c {
@@ -526,7 +540,7 @@ fn join_flow_lines(src: &str) -> String {
             }
             b'|' | b'>' if depth == 0 && can_start => {
                 // A block scalar's header: its lines are deeper than this line.
-                block_scalar = Some(line_indent);
+                lines.open();
                 can_start = false;
             }
             b'-' | b'?' | b':' | b',' => {
