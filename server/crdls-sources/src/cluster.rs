@@ -219,6 +219,7 @@ fn make_paths_absolute(config: &mut Kubeconfig, dir: &Path) {
 
 /// Runs the context's exec plugin (if its user has one) and the listing, all before `deadline`.
 fn list_with_deadline(mut kubeconfig: Kubeconfig, context: &str, interactive: bool, deadline: Deadline) -> Result<Vec<Value>, String> {
+    inline_named_files(&mut kubeconfig, context)?;
     run_exec_plugin(&mut kubeconfig, context, interactive, deadline)?;
     let kube_options = KubeConfigOptions { context: Some(context.to_string()), ..KubeConfigOptions::default() };
     // The listing runs on a runtime of its own, on a thread of its own, so that it can be called from
@@ -237,6 +238,63 @@ fn list_with_deadline(mut kubeconfig: Kubeconfig, context: &str, interactive: bo
             .join()
             .unwrap_or_else(|_| Err("the listing failed unexpectedly".into()))
     })
+}
+
+/// The largest certificate, key or token file a kubeconfig may name.
+const MAX_CREDENTIAL_FILE_BYTES: u64 = 1024 * 1024;
+
+/// Reads the files that the cluster and user of `context` name (certificate authority, client
+/// certificate and key, token file) through the bounded reader and puts their contents in the
+/// kubeconfig in their place, so that kube-rs opens no file itself: a FIFO, a device or a huge file
+/// named there gets a clear error instead of a hang. It refuses a legacy auth-provider that would run
+/// a command (`cmd-path`), which kube-rs would run without a deadline; an exec plugin does that job.
+fn inline_named_files(kubeconfig: &mut Kubeconfig, context: &str) -> Result<(), String> {
+    let Some(ctx) = kubeconfig.contexts.iter().find(|c| c.name == context).and_then(|c| c.context.clone()) else { return Ok(()) };
+    let read = |what: &str, path: &str| {
+        crate::read::read_bytes(Path::new(path), MAX_CREDENTIAL_FILE_BYTES)
+            .map_err(|e| format!("cannot read the {what} {path} that the kubeconfig names: {e}"))
+    };
+    if let Some(cluster) = kubeconfig.clusters.iter_mut().find(|c| c.name == ctx.cluster).and_then(|c| c.cluster.as_mut()) {
+        if let Some(path) = cluster.certificate_authority.take().filter(|p| !p.is_empty()) {
+            if cluster.certificate_authority_data.is_none() {
+                cluster.certificate_authority_data = Some(base64(&read("certificate authority", &path)?));
+            }
+        }
+    }
+    let Some(user_name) = ctx.user.clone() else { return Ok(()) };
+    let Some(user) = kubeconfig.auth_infos.iter_mut().find(|u| u.name == user_name).and_then(|u| u.auth_info.as_mut()) else {
+        return Ok(());
+    };
+    if let Some(provider) = &user.auth_provider {
+        if provider.config.contains_key("cmd-path") {
+            return Err(format!(
+                "the kubeconfig's user {user_name} has an auth-provider ({}) that runs a command; crdls does not run those (kubectl stopped in 1.26): use an exec credential plugin",
+                provider.name
+            ));
+        }
+    }
+    // kube-rs keeps secrets in its own string type; it is made through its deserializer.
+    let secret = |key: &str, value: String| {
+        serde_json::from_value::<kube::config::AuthInfo>(serde_json::json!({ key: value })).map_err(|e| e.to_string())
+    };
+    if let Some(path) = user.client_certificate.take().filter(|p| !p.is_empty()) {
+        if user.client_certificate_data.is_none() {
+            user.client_certificate_data = Some(base64(&read("client certificate", &path)?));
+        }
+    }
+    if let Some(path) = user.client_key.take().filter(|p| !p.is_empty()) {
+        if user.client_key_data.is_none() {
+            user.client_key_data = secret("client-key-data", base64(&read("client key", &path)?))?.client_key_data;
+        }
+    }
+    if let Some(path) = user.token_file.take().filter(|p| !p.is_empty()) {
+        // As in client-go, a token given inline wins over the token file.
+        if user.token.is_none() {
+            let token = String::from_utf8(read("token file", &path)?).map_err(|_| format!("the token file {path} is not UTF-8"))?;
+            user.token = secret("token", token.trim().to_string())?.token;
+        }
+    }
+    Ok(())
 }
 
 /// If the user of `context` has an exec credential plugin, runs it (see [`run_plugin`]) and replaces
@@ -822,6 +880,74 @@ mod tests {
         // Without the client certificate the server ends the handshake (an empty cache: no fallback).
         let err = fetch(&with_ca("    token: not-a-certificate\n"), &Cache::at(dir.join("empty")), Network::CacheFirst);
         assert!(err.as_ref().is_err_and(|e| e.to_string().starts_with("cannot fetch cluster test: ")), "{err:?}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn reads_the_files_a_kubeconfig_names_itself_with_bounds() {
+        let dir = std::env::temp_dir().join(format!("crdls-cluster-files-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let (server, ca, cert, key) = tls_api_server();
+        std::fs::create_dir_all(&dir).unwrap();
+        for (name, text) in [("ca.pem", &ca), ("client.crt", &cert), ("client.key", &key)] {
+            std::fs::write(dir.join(name), text).unwrap();
+        }
+        let options = |ca_file: &str, user: &str| {
+            let path = kubeconfig(&dir, &server, user);
+            let text = std::fs::read_to_string(&path)
+                .unwrap()
+                .replace(&format!("    server: {server}\n"), &format!("    server: {server}\n    certificate-authority: {ca_file}\n"));
+            std::fs::write(&path, text).unwrap();
+            ClusterOptions { kubeconfig: Some(path), context: Some("test".into()), interactive: false }
+        };
+        // Relative paths, from the kubeconfig's directory, read by crdls and handed to kube-rs inline.
+        let files = "    client-certificate: client.crt\n    client-key: client.key\n";
+        let fetched = fetch(&options("ca.pem", files), &Cache::at(dir.join("cache")), Network::Refresh).unwrap();
+        assert!(fetched.text.contains("widgets.tls.example.com"), "{}", fetched.text);
+
+        // A FIFO named as the CA is refused at once instead of blocking the listing.
+        #[cfg(unix)]
+        {
+            let fifo = dir.join("ca.fifo");
+            assert!(Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+            let started = Instant::now();
+            let err = fetch(&options("ca.fifo", files), &Cache::at(dir.join("empty")), Network::Refresh).unwrap_err().to_string();
+            assert!(err.contains("cannot read the certificate authority") && err.contains("a FIFO"), "{err}");
+            assert!(started.elapsed() < Duration::from_secs(5));
+        }
+        // A client key larger than any key is refused with the bound.
+        std::fs::write(dir.join("huge.key"), vec![b'k'; (MAX_CREDENTIAL_FILE_BYTES + 1) as usize]).unwrap();
+        let err = fetch(
+            &options("ca.pem", "    client-certificate: client.crt\n    client-key: huge.key\n"),
+            &Cache::at(dir.join("empty")),
+            Network::Refresh,
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(err.contains("cannot read the client key") && err.contains("larger than the 1 MiB"), "{err}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn reads_token_files_and_refuses_auth_provider_commands() {
+        let dir = std::env::temp_dir().join(format!("crdls-cluster-token-file-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let (server, _) = api_server("from-file");
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("token"), "from-file\n").unwrap();
+        let options = |user: &str| ClusterOptions { kubeconfig: Some(kubeconfig(&dir, &server, user)), context: None, interactive: false };
+        let fetched = fetch(&options("    tokenFile: token\n"), &Cache::at(dir.join("cache")), Network::Refresh).unwrap();
+        assert!(fetched.text.contains("widgets.a.example.com"), "{}", fetched.text);
+
+        // A legacy auth-provider with a command is never run.
+        let marker = dir.join("ran");
+        let script = dir.join("provider.sh");
+        std::fs::write(&script, format!("touch {:?}\necho '{{}}'\n", marker.display().to_string())).unwrap();
+        let user =
+            format!("    auth-provider:\n      name: gcp\n      config:\n        cmd-path: sh\n        cmd-args: {}\n", script.display());
+        let err = fetch(&options(&user), &Cache::at(dir.join("empty")), Network::Refresh).unwrap_err().to_string();
+        assert!(err.contains("auth-provider (gcp) that runs a command"), "{err}");
+        assert!(!marker.exists(), "the auth-provider command ran");
         let _ = std::fs::remove_dir_all(&dir);
     }
 
