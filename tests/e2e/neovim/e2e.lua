@@ -147,11 +147,15 @@ local SETTINGS_LUA = "{ crdls = { severity = { ['schema/pattern'] = 'warning' } 
 --- The documented plugin-free snippet for Neovim 0.7 to 0.10 (docs/src/editors/neovim.md), with `cmd`
 --- pointing at CRDLS_BIN and the test's settings in place of the empty ones; an error if the page no
 --- longer matches.
-local function readme_snippet()
+--- The lua block after `marker` in docs/src/editors/neovim.md; an error if there is none.
+local function docs_block(marker)
   local readme = read_file(repo .. '/docs/src/editors/neovim.md')
-  local marker = '<!-- e2e: the next lua block is run by tests/e2e/neovim/e2e.lua, from docs/src/editors/neovim.md -->'
-  local at = assert(readme:find(marker, 1, true), 'marker not found in docs/src/editors/neovim.md')
-  local code = assert(readme:match('```lua\n(.-)\n```', at), 'no lua block after the marker')
+  local at = assert(readme:find(marker, 1, true), 'marker not found in docs/src/editors/neovim.md: ' .. marker)
+  return assert(readme:match('```lua\n(.-)\n```', at), 'no lua block after the marker ' .. marker)
+end
+
+local function readme_snippet()
+  local code = docs_block('<!-- e2e: the next lua block is run by tests/e2e/neovim/e2e.lua, from docs/src/editors/neovim.md -->')
   local function replace_once(old, new)
     local first = code:find(old, 1, true)
     assert(first and not code:find(old, first + 1, true), 'expected once in the snippet: ' .. old)
@@ -304,6 +308,74 @@ local function check_file_outside_any_project()
   }, 'outside any project: diagnostics from the CRD beside the file')
 end
 
+--- The documented per-project trust recipe (docs/src/editors/neovim.md, "Workspace trust"; Neovim
+--- 0.11: vim.lsp.config and vim.secure): two projects whose crdls.toml names the same CRD directory
+--- outside them (`../shared-crds`, which only a trusted workspace may use), one allowed in Neovim's
+--- trust list and one denied. The allowed one's Widget is checked against that CRD; the denied one's
+--- is not, and crdls says which setting it left out.
+local function check_trust_recipe()
+  assert((loadstring or load)(docs_block(
+    '<!-- e2e: the next lua block is run by tests/e2e/neovim/e2e.lua (trust), from docs/src/editors/neovim.md -->'),
+    '=docs/src/editors/neovim.md (trust)'))()
+  local base = vim.fn.tempname()
+  vim.fn.mkdir(base .. '/shared-crds', 'p')
+  base = vim.loop.fs_realpath(base)
+  write_file(base .. '/shared-crds/widgets.yaml', read_file(repo .. '/fixtures/crds/widgets.yaml'))
+  local trust_db = {}
+  local function project(name, allowed)
+    local dir = base .. '/' .. name
+    vim.fn.mkdir(dir, 'p')
+    local toml = 'crdPaths = ["../shared-crds"]\n'
+    write_file(dir .. '/crdls.toml', toml)
+    write_file(dir .. '/widget.yaml', table.concat({
+      'apiVersion: demo.crdls.dev/v1', -- 0
+      'kind: Widget', -- 1
+      'metadata:', -- 2
+      '  name: ' .. name, -- 3
+      'spec:', -- 4
+      '  size: 15', -- 5: above the maximum (10)
+      '  owner: team-a', -- 6
+      '',
+    }, '\n'))
+    -- What `:trust` (allow) and `:trust ++deny` write: the file's SHA-256, or '!'.
+    table.insert(trust_db, (allowed and vim.fn.sha256(toml) or '!') .. ' ' .. dir .. '/crdls.toml')
+    return dir
+  end
+  local allowed = project('allowed', true)
+  local denied = project('denied', false)
+  vim.fn.mkdir(vim.fn.stdpath('state'), 'p')
+  write_file(vim.fn.stdpath('state') .. '/trust', table.concat(trust_db, '\n') .. '\n')
+  local complaints_before = #server_complaints
+
+  vim.cmd('edit ' .. vim.fn.fnameescape(allowed .. '/widget.yaml'))
+  local buf = vim.api.nvim_get_current_buf()
+  check(wait_for_client(buf) ~= nil, 'trust recipe: crdls attached in the allowed project')
+  expect_diagnostics(buf, {
+    '5:8 ERROR schema/maximum must be less than or equal to 10'
+      .. ' | API server: spec.size: Invalid value: 15: spec.size in body should be less than or equal to 10',
+  }, 'trust recipe: the allowed project uses the CRDs outside it')
+  check(#server_complaints == complaints_before, 'trust recipe: nothing left out in the allowed project',
+    table.concat(server_complaints, '\n', complaints_before + 1))
+
+  vim.cmd('edit ' .. vim.fn.fnameescape(denied .. '/widget.yaml'))
+  buf = vim.api.nvim_get_current_buf()
+  check(wait_for_client(buf) ~= nil, 'trust recipe: crdls attached in the denied project')
+  local got
+  vim.wait(TIMEOUT_MS, function()
+    got = diagnostics_of(buf)
+    return got:find('resource/no-crd', 1, true) ~= nil
+  end, 20)
+  check(got:find('resource/no-crd', 1, true) ~= nil and not got:find('schema/maximum', 1, true),
+    'trust recipe: the denied project does not use the CRDs outside it', 'got:\n' .. got)
+  local said = table.concat(server_complaints, '\n', complaints_before + 1)
+  check(said:find('not trusted', 1, true) ~= nil and said:find('shared-crds', 1, true) ~= nil,
+    'trust recipe: crdls says it left ../shared-crds out in the denied project', 'logged:\n' .. said)
+  -- Those were expected; the final check looks for others.
+  for i = #server_complaints, complaints_before + 1, -1 do
+    table.remove(server_complaints, i)
+  end
+end
+
 local function run()
   local version = vim.version()
   say(string.format('Neovim %d.%d.%d, mode %s, crdls %s', version.major, version.minor, version.patch, MODE, bin))
@@ -390,6 +462,10 @@ local function run()
   end
 
   check_file_outside_any_project()
+
+  if MODE == 'config' and vim.secure and vim.secure.read then
+    check_trust_recipe()
+  end
 
   check(#server_complaints == 0, 'no errors or warnings logged by crdls', table.concat(server_complaints, '\n'))
   check(vim.v.errmsg == '', 'no error reported by Neovim', vim.v.errmsg)
