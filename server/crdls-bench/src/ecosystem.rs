@@ -4,7 +4,7 @@
 //!
 //! Three files under `tests/ecosystem/` drive it:
 //! - `repos.toml`: the repositories, each `owner/name` at a commit, with a category and a half
-//!   (`tune` or `held-out`);
+//!   (any name: `tune`, `held-out`, `fresh`; precision is reported per half);
 //! - `baseline.tsv`: per repository, the run's status and file count, the count of every code at
 //!   every severity, and every error as file, line, code and a hash of its message;
 //! - `ledger.tsv`: errors a person has read and judged as the API server would: `true` (it rejects
@@ -98,7 +98,7 @@ struct Options {
 }
 
 const USAGE: &str = "usage: crdls-bench ecosystem [--crdls BIN] [--repos DIR] [--list FILE] [--baseline FILE] \
-[--ledger FILE] [--out DIR] [--half tune|held-out] [--only owner/name]... [--timeout SECS] [--no-run] \
+[--ledger FILE] [--out DIR] [--half NAME] [--only owner/name]... [--timeout SECS] [--no-run] \
 [--write-baseline FILE] [--unjudged FILE] [--verbose]";
 
 fn parse_options(args: impl Iterator<Item = String>) -> Result<Options, String> {
@@ -128,13 +128,7 @@ fn parse_options(args: impl Iterator<Item = String>) -> Result<Options, String> 
             "--baseline" => options.baseline = value("--baseline")?.into(),
             "--ledger" => options.ledger = value("--ledger")?.into(),
             "--out" => options.out = value("--out")?.into(),
-            "--half" => {
-                let half = value("--half")?;
-                if half != "tune" && half != "held-out" {
-                    return Err(format!("--half is tune or held-out, not {half:?}"));
-                }
-                options.half = Some(half);
-            }
+            "--half" => options.half = Some(value("--half")?),
             "--only" => options.only.push(value("--only")?),
             "--timeout" => {
                 let secs: u64 = value("--timeout")?.parse().map_err(|_| "--timeout takes whole seconds".to_string())?;
@@ -184,6 +178,7 @@ pub(crate) fn run(args: impl Iterator<Item = String>) {
                 std::process::exit(2);
             }
         };
+    let all_halves: Vec<String> = list.repo.iter().map(|r| r.half.clone()).collect();
     let repos: Vec<Repo> = list
         .repo
         .into_iter()
@@ -191,7 +186,8 @@ pub(crate) fn run(args: impl Iterator<Item = String>) {
         .filter(|r| options.only.is_empty() || options.only.contains(&r.name))
         .collect();
     if repos.is_empty() {
-        println!("no repository in {} matches", options.list.display());
+        let halves: BTreeSet<&str> = all_halves.iter().map(String::as_str).collect();
+        println!("no repository in {} matches (its halves: {})", options.list.display(), halves.into_iter().collect::<Vec<_>>().join(", "));
         std::process::exit(2);
     }
     if !options.no_run && !options.crdls.is_file() {
@@ -590,6 +586,32 @@ mod tests {
         assert_eq!(message_hash("unknown field \"spec.foo\""), message_hash("unknown field \"spec.foo\""));
         assert_ne!(message_hash("a"), message_hash("b"));
         assert_eq!(message_hash("").len(), 8);
+    }
+
+    /// A half is any name the list gives (`tune`, `held-out`, `fresh`, ...): `--half` takes it as it is.
+    #[test]
+    fn any_half_name_is_an_option() {
+        let options = parse_options(["--half".to_string(), "fresh".to_string()].into_iter()).unwrap();
+        assert_eq!(options.half.as_deref(), Some("fresh"));
+        assert!(parse_options(["--half".to_string()].into_iter()).is_err());
+    }
+
+    /// The committed list: every repository once, pinned to a full commit, in one of the five
+    /// categories, and each half holding repositories of several categories.
+    #[test]
+    fn the_committed_list_is_well_formed() {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/ecosystem/repos.toml");
+        let list: RepoList = toml::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+        let mut names = BTreeSet::new();
+        let mut categories: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
+        for repo in &list.repo {
+            assert!(names.insert(repo.name.to_lowercase()), "{} is listed twice", repo.name);
+            assert!(repo.commit.len() == 40 && repo.commit.bytes().all(|b| b.is_ascii_hexdigit()), "{}: commit {}", repo.name, repo.commit);
+            assert!(["gitops", "helm", "operator", "policy", "kustomize"].contains(&repo.category.as_str()), "{}", repo.name);
+            categories.entry(repo.half.as_str()).or_default().insert(repo.category.as_str());
+        }
+        assert_eq!(categories.keys().copied().collect::<Vec<_>>(), ["fresh", "held-out", "tune"]);
+        assert!(categories.values().all(|c| c.len() == 5), "{categories:?}");
     }
 
     #[test]
