@@ -310,6 +310,13 @@ fn change_records_follow_the_documented_schema() {
     broken["diagnostics"][0]["change"]["objects"][0]["line"] = serde_json::json!(0);
     assert_eq!(crdls_tests::json_schema::validate(&schema, &broken).len(), 1);
 
+    // The schema holds for every other diagnostic too: the project's fixtures (CRD errors, objects,
+    // projects with templates and test material) give hundreds of them.
+    let fixtures = crdls_tests::run_cli(&["check", "fixtures", "--format", "json"], "");
+    let fixtures: serde_json::Value = serde_json::from_str(&fixtures.stdout).unwrap();
+    assert!(fixtures["diagnostics"].as_array().unwrap().len() > 100, "{fixtures}");
+    assert_eq!(crdls_tests::json_schema::validate(&schema, &fixtures), Vec::<String>::new());
+
     let sarif = run_cli_in(&tree.path, &["check", "crds", "apps", "--old", "old", "--format", "sarif"], "");
     let sarif: serde_json::Value = serde_json::from_str(&sarif.stdout).unwrap();
     let enum_result = sarif["runs"][0]["results"].as_array().unwrap().iter().find(|r| r["ruleId"] == "crd-change/enum").cloned().unwrap();
