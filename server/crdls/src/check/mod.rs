@@ -42,7 +42,7 @@ pub struct CheckArgs {
     #[arg(long = "crds", value_name = "PATH|URL")]
     crds: Vec<String>,
     /// Also read the CRDs the cluster serves, through the current kubeconfig context (listed once,
-    /// then cached like a URL).
+    /// then cached like a URL). A checked CRD the cluster serves is compared with it, as with --old.
     #[arg(long)]
     cluster: bool,
     /// The kubeconfig context for --cluster (implies --cluster).
