@@ -1,6 +1,7 @@
 //! Helpers shared by the integration tests: running the CLI in-process, finding the repository's files and
 //! the data some tests need, and announcing loudly when a test is skipped without that data.
 
+pub mod json_schema;
 pub mod loopback;
 pub mod lsp;
 

@@ -10,7 +10,7 @@ use crdls_crd::{Crd, CrdIndex};
 use crdls_resource_check::old::SourcedObject;
 use crdls_resource_check::{check_object, CheckOptions, OldObjects, Reading};
 use crdls_yaml::codes;
-use crdls_yaml::{listed, Diagnostic, Node, Severity};
+use crdls_yaml::{listed, BrokenObject, Change, Diagnostic, Node, Severity};
 
 /// How many objects of a kind are checked against a changed CRD.
 pub const MAX_OBJECTS: usize = 100;
@@ -74,7 +74,18 @@ pub(crate) fn broken_objects(old: &Node, new: &Node, options: &CheckOptions, out
         listed(&shown)
     );
     let severity = codes::lookup(codes::CRD_CHANGE_BREAKS_OBJECTS).map_or(Severity::Error, |c| c.severity);
-    out.push(Diagnostic::new(at, severity, codes::CRD_CHANGE_BREAKS_OBJECTS, message).with_path("spec.names.kind"));
+    let mut diagnostic = Diagnostic::new(at, severity, codes::CRD_CHANGE_BREAKS_OBJECTS, message).with_path("spec.names.kind");
+    let objects = broken
+        .iter()
+        .map(|(o, first, _)| BrokenObject {
+            file: o.source.clone(),
+            line: o.line + 1,
+            name: o.root.get("metadata").and_then(|m| m.get_str("name")).unwrap_or_default().to_string(),
+            error: first.clone(),
+        })
+        .collect();
+    diagnostic.change = Some(Box::new(Change { objects, ..Change::default() }));
+    out.push(diagnostic);
 }
 
 /// Each error of `root` checked against `index`, in one line.

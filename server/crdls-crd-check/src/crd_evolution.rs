@@ -15,10 +15,10 @@
 
 use crdls_crd::Schema;
 use crdls_yaml::codes;
-use crdls_yaml::{listed, Diagnostic, Node, Severity, TextRange, Value};
+use crdls_yaml::{listed, Change, Diagnostic, Node, Severity, TextRange, Value};
 
 use crate::gofmt;
-use crdls_go::print::{float as go_float, quote};
+use crdls_go::print::{float as go_float, json_string_into, quote};
 
 /// How deep the two schemas are walked in step (deeper nodes are not compared).
 const MAX_DEPTH: usize = 64;
@@ -46,13 +46,29 @@ struct Cx {
     version: String,
 }
 
+/// The value before and after a change, each as JSON text, `None` where there is none.
+type Values = (Option<String>, Option<String>);
+
+/// `s` as a JSON string.
+fn json_str(s: &str) -> String {
+    let mut out = String::new();
+    json_string_into(s, &mut out);
+    out
+}
+
+/// JSON strings as a JSON array.
+fn json_array(items: &[String]) -> String {
+    format!("[{}]", items.join(","))
+}
+
 impl Cx {
-    fn push(&mut self, at: TextRange, code: &'static str, path: &str, message: String) {
-        self.push_restoring(at, code, path, message, None);
+    /// Reports a change of `path` in the version being compared, from `values.0` to `values.1`.
+    fn push(&mut self, at: TextRange, code: &'static str, path: &str, values: Values, message: String) {
+        self.push_restoring(at, code, path, values, message, None);
     }
 
     /// [`Cx::push`] with the value a quick fix writes back into the keyword at `at`.
-    fn push_restoring(&mut self, at: TextRange, code: &'static str, path: &str, message: String, restore: Option<String>) {
+    fn push_restoring(&mut self, at: TextRange, code: &'static str, path: &str, values: Values, message: String, restore: Option<String>) {
         if self.out.len() >= MAX_FINDINGS {
             return;
         }
@@ -62,6 +78,8 @@ impl Cx {
             d = d.with_path(path);
         }
         d.restore = restore;
+        let (old, new) = values;
+        d.change = Some(Box::new(Change { version: self.version.clone(), old, new, objects: Vec::new() }));
         self.out.push(d);
     }
 
@@ -85,7 +103,8 @@ fn compare_scope(old: &Node, new: &Node, cx: &mut Cx) {
     let (before, after) = (scope(old), scope(new));
     if before != after {
         let at = new.get("spec").and_then(|s| s.get("scope")).map_or(new.range, |n| n.range);
-        cx.push(at, codes::CRD_CHANGE_SCOPE, "spec.scope", format!("scope changed: {before} → {after}"));
+        let values = (Some(json_str(&before)), Some(json_str(&after)));
+        cx.push(at, codes::CRD_CHANGE_SCOPE, "spec.scope", values, format!("scope changed: {before} → {after}"));
     }
 }
 
@@ -137,6 +156,8 @@ fn compare_versions(old: &Node, new: &Node, cx: &mut Cx) {
     for before in &old_versions {
         let after = new_versions.iter().find(|v| v.name == before.name);
         let was_stored = before.storage || stored.contains(&before.name);
+        cx.version = before.name.to_string();
+        let gone = (Some(json_str(before.name)), None);
         match after {
             None if was_stored => {
                 let why = if before.storage { "the storage version" } else { "listed in status.storedVersions" };
@@ -144,6 +165,7 @@ fn compare_versions(old: &Node, new: &Node, cx: &mut Cx) {
                     versions_at,
                     codes::CRD_CHANGE_STORED_VERSION_REMOVED,
                     "spec.versions",
+                    gone,
                     format!(
                         "version {} removed, but it was {why}: objects stored in it must be migrated first, and the API server rejects the update while status.storedVersions lists it",
                         before.name
@@ -154,6 +176,7 @@ fn compare_versions(old: &Node, new: &Node, cx: &mut Cx) {
                 versions_at,
                 codes::CRD_CHANGE_SERVED_VERSION_REMOVED,
                 "spec.versions",
+                gone,
                 format!("served version {} removed: clients that use it get 404 Not Found", before.name),
             ),
             None => {}
@@ -164,14 +187,15 @@ fn compare_versions(old: &Node, new: &Node, cx: &mut Cx) {
                         at,
                         codes::CRD_CHANGE_SERVED_VERSION_REMOVED,
                         "spec.versions",
+                        (Some("true".to_string()), Some("false".to_string())),
                         format!("version {} is no longer served: clients that use it get 404 Not Found", before.name),
                     );
                 }
                 if let (Some(old_schema), Some(new_schema)) = (before.schema, after.schema) {
-                    cx.version = before.name.to_string();
                     let anchor = after.node.get("name").map_or(after.node.range, |n| n.range);
                     let (old_schema_model, new_schema_model) = (Schema::from_node(old_schema), Schema::from_node(new_schema));
-                    compare_schemas(&old_schema_model, &new_schema_model, new_schema, anchor, "", 0, cx);
+                    let nodes = Nodes { old: old_schema, new: new_schema };
+                    compare_schemas(&old_schema_model, &new_schema_model, nodes, anchor, "", 0, cx);
                 }
             }
         }
@@ -200,28 +224,48 @@ fn compare_conversion_losses(old: &Node, new: &Node, cx: &mut Cx) {
         if !served_before.contains(&version.name) {
             continue;
         }
+        cx.version = version.name.to_string();
         cx.push(
             d.range,
             codes::CRD_CHANGE_VERSION_FIELD_LOSS,
-            "",
+            d.path.as_deref().unwrap_or_default(),
+            (None, None),
             format!("this change makes version {}, which clients already use, lose data: {}", version.name, d.message),
         );
     }
 }
 
-/// Compares one schema node of the old and new version. `node` is the new schema's YAML (for
-/// locations), `anchor` where a finding at this node goes when the keyword itself is not written in
-/// the new schema (its property name, or the version's name at the root).
-fn compare_schemas(old: &Schema, new: &Schema, node: &Node, anchor: TextRange, path: &str, depth: usize, cx: &mut Cx) {
+/// The YAML of one schema node in the old and the new CRD: the new one for locations, both for the
+/// keywords compared as written (`allOf`, `anyOf`, `oneOf`, `not`).
+#[derive(Clone, Copy)]
+struct Nodes<'a> {
+    old: &'a Node,
+    new: &'a Node,
+}
+
+impl<'a> Nodes<'a> {
+    /// The nodes of `key` below both, when both have it.
+    fn child(self, key: &str) -> Option<Nodes<'a>> {
+        Some(Nodes { old: self.old.get(key)?, new: self.new.get(key)? })
+    }
+}
+
+/// Compares one schema node of the old and new version. `nodes` are their YAML, `anchor` where a
+/// finding at this node goes when the keyword itself is not written in the new schema (its property
+/// name, or the version's name at the root).
+fn compare_schemas(old: &Schema, new: &Schema, nodes: Nodes<'_>, anchor: TextRange, path: &str, depth: usize, cx: &mut Cx) {
     if depth > MAX_DEPTH {
         return;
     }
+    let node = nodes.new;
     let at = |key: &str| key_range(node, key).unwrap_or(anchor);
     let typed = compare_type(old, new, &at, path, cx);
     compare_default(old, new, &at, path, cx);
     compare_enum(old, new, &at, path, cx);
     compare_bounds(old, new, &at, path, cx);
     compare_pattern(old, new, &at, path, cx);
+    compare_format(old, new, &at, path, cx);
+    compare_junctors(nodes, &at, path, cx);
     compare_flags(old, new, &at, path, cx);
     compare_rules(old, new, &at, path, cx);
     compare_required(old, new, &at, path, cx);
@@ -229,7 +273,7 @@ fn compare_schemas(old: &Schema, new: &Schema, node: &Node, anchor: TextRange, p
         // Below a changed type the old and new nodes describe different values.
         return;
     }
-    compare_children(old, new, node, &at, path, depth, cx);
+    compare_children(old, new, nodes, &at, path, depth, cx);
 }
 
 /// Reports a changed `type` or `x-kubernetes-int-or-string`; returns whether the types agree.
@@ -248,6 +292,7 @@ fn compare_type(old: &Schema, new: &Schema, at: &dyn Fn(&str) -> TextRange, path
         at(where_),
         codes::CRD_CHANGE_TYPE,
         path,
+        (Some(json_str(&before)), Some(json_str(&after))),
         format!("type of {} changed: {before} → {after}; stored objects with the old type fail to decode or validate", cx.field(path)),
     );
     false
@@ -266,7 +311,7 @@ fn compare_default(old: &Schema, new: &Schema, at: &dyn Fn(&str) -> TextRange, p
         }
         _ => return,
     };
-    cx.push(at("default"), codes::CRD_CHANGE_DEFAULT, path, message);
+    cx.push(at("default"), codes::CRD_CHANGE_DEFAULT, path, (before, after), message);
 }
 
 fn compare_enum(old: &Schema, new: &Schema, at: &dyn Fn(&str) -> TextRange, path: &str, cx: &mut Cx) {
@@ -276,11 +321,13 @@ fn compare_enum(old: &Schema, new: &Schema, at: &dyn Fn(&str) -> TextRange, path
             at("enum"),
             codes::CRD_CHANGE_ENUM,
             path,
+            (None, Some(json_array(&after))),
             format!("enum of {} added: (any value) → {}; {RATCHETING}", cx.field(path), listed(&after)),
         ),
         (Some(before), Some(after)) => {
             let removed: Vec<String> = before.iter().filter(|v| !after.contains(v)).cloned().collect();
             let added: Vec<String> = after.iter().filter(|v| !before.contains(v)).cloned().collect();
+            let values = (Some(json_array(&before)), Some(json_array(&after)));
             if !removed.is_empty() {
                 // The fix keeps the new values and puts the removed ones back, as a flow sequence of
                 // JSON scalars (valid YAML).
@@ -289,6 +336,7 @@ fn compare_enum(old: &Schema, new: &Schema, at: &dyn Fn(&str) -> TextRange, path
                     at("enum"),
                     codes::CRD_CHANGE_ENUM,
                     path,
+                    values.clone(),
                     format!("enum values of {} removed: {} → (gone); {RATCHETING}", cx.field(path), listed(&removed)),
                     Some(restored),
                 );
@@ -298,6 +346,7 @@ fn compare_enum(old: &Schema, new: &Schema, at: &dyn Fn(&str) -> TextRange, path
                     at("enum"),
                     codes::CRD_CHANGE_ENUM_VALUES_ADDED,
                     path,
+                    values,
                     format!(
                         "enum values of {} added: {}; clients that handle only the old values may meet new ones",
                         cx.field(path),
@@ -335,11 +384,13 @@ fn compare_bounds(old: &Schema, new: &Schema, at: &dyn Fn(&str) -> TextRange, pa
     // A new multipleOf, or one the old one is not a multiple of, rejects values that were accepted.
     match (o.multiple_of, n.multiple_of) {
         (before, Some(after)) if before.is_none_or(|b| after != 0.0 && (b / after).fract() != 0.0) => {
+            let values = (before.map(go_float), Some(go_float(after)));
             let before = before.map_or("(none)".to_string(), go_float);
             cx.push(
                 at("multipleOf"),
                 codes::CRD_CHANGE_BOUND,
                 path,
+                values,
                 format!("multipleOf of {} changed: {before} → {}; {RATCHETING}", cx.field(path), go_float(after)),
             );
         }
@@ -392,6 +443,7 @@ fn bound(
         at(where_),
         codes::CRD_CHANGE_BOUND,
         path,
+        (before_limit.map(go_float), Some(go_float(limit))),
         format!("{keyword} of {} {verb}: {before} → {}; {RATCHETING}", cx.field(path), shown((limit, exclusive))),
         restore,
     );
@@ -405,21 +457,91 @@ fn compare_pattern(old: &Schema, new: &Schema, at: &dyn Fn(&str) -> TextRange, p
             at("pattern"),
             codes::CRD_CHANGE_PATTERN,
             path,
+            (None, Some(json_str(a))),
             format!("pattern of {} added: (none) → {}; {RATCHETING}", cx.field(path), quoted(a)),
         ),
         (Some(b), Some(a)) if a != b => cx.push(
             at("pattern"),
             codes::CRD_CHANGE_PATTERN,
             path,
+            (Some(json_str(b)), Some(json_str(a))),
             format!("pattern of {} changed: {} → {}; {RATCHETING}", cx.field(path), quoted(b), quoted(a)),
         ),
         (Some(b), None) => cx.push(
             at("pattern"),
             codes::CRD_CHANGE_PATTERN_REMOVED,
             path,
+            (Some(json_str(b)), None),
             format!("pattern of {} removed: {} → (none); clients may now read values the old pattern excluded", cx.field(path), quoted(b)),
         ),
         _ => {}
+    }
+}
+
+/// A `format` added or changed to one the API server validates (it ignores the others, so a
+/// format it does not know rejects nothing). A removed format rejects nothing.
+fn compare_format(old: &Schema, new: &Schema, at: &dyn Fn(&str) -> TextRange, path: &str, cx: &mut Cx) {
+    let validated = |s: &Schema| s.format.as_deref().filter(|f| crdls_go::formats::is_validated_format(f)).map(str::to_string);
+    let Some(after) = validated(new) else { return };
+    let message = match (validated(old), old.format.as_deref()) {
+        (Some(before), _) if before == after => return,
+        (Some(before), _) => format!("format of {} changed: {} → {}; {RATCHETING}", cx.field(path), quote(&before), quote(&after)),
+        (None, Some(unvalidated)) => {
+            format!("format of {} changed: {} (not validated) → {}; {RATCHETING}", cx.field(path), quote(unvalidated), quote(&after))
+        }
+        (None, None) => format!("format of {} added: (none) → {}; {RATCHETING}", cx.field(path), quote(&after)),
+    };
+    cx.push(at("format"), codes::CRD_CHANGE_FORMAT, path, (old.format.as_deref().map(json_str), Some(json_str(&after))), message);
+}
+
+/// `allOf`, `anyOf`, `oneOf` and `not`, their entries compared as written (as JSON, keys sorted):
+/// an `allOf` entry added, an `anyOf` or `oneOf` where there was none or with alternatives removed,
+/// a `oneOf` alternative added (a value may now match two), and a `not` added or changed each
+/// reject values that passed. Entries removed from `allOf`, alternatives added to `anyOf` and a
+/// `not` removed only loosen.
+fn compare_junctors(nodes: Nodes<'_>, at: &dyn Fn(&str) -> TextRange, path: &str, cx: &mut Cx) {
+    let entries = |node: &Node, key: &str| -> Option<Vec<String>> {
+        let value = node.get(key)?;
+        Some(match value.as_seq() {
+            Some(items) => items.iter().map(gofmt::json).collect(),
+            None => vec![gofmt::json(value)],
+        })
+    };
+    let shown = |items: &[String]| listed(&items.iter().map(|i| shorten(i)).collect::<Vec<_>>());
+    for key in ["allOf", "anyOf", "oneOf", "not"] {
+        let (before, after) = (entries(nodes.old, key), entries(nodes.new, key));
+        let Some(after) = after else { continue };
+        let field = cx.field(path);
+        let message = match before {
+            None => format!("{key} of {field} added: (none) → {}; {RATCHETING}", shown(&after)),
+            Some(before) => {
+                let added: Vec<String> = after.iter().filter(|e| !before.contains(e)).cloned().collect();
+                let removed: Vec<String> = before.iter().filter(|e| !after.contains(e)).cloned().collect();
+                match key {
+                    "allOf" if !added.is_empty() => format!("{key} of {field}: entries added: {}; {RATCHETING}", shown(&added)),
+                    "anyOf" | "oneOf" if !removed.is_empty() => {
+                        format!("{key} of {field}: alternatives removed: {}; {RATCHETING}", shown(&removed))
+                    }
+                    "oneOf" if !added.is_empty() => format!(
+                        "{key} of {field}: alternatives added: {}; a value that now matches two alternatives fails; {RATCHETING}",
+                        shown(&added)
+                    ),
+                    "not" if before != after => format!("{key} of {field} changed: {} → {}; {RATCHETING}", shown(&before), shown(&after)),
+                    _ => continue,
+                }
+            }
+        };
+        let values = (entries(nodes.old, key).map(|e| json_array(&e)), entries(nodes.new, key).map(|e| json_array(&e)));
+        cx.push(at(key), codes::CRD_CHANGE_JUNCTOR, path, values, message);
+    }
+}
+
+/// A schema written as JSON, cut to a length a message can carry.
+fn shorten(json: &str) -> String {
+    const MAX: usize = 120;
+    match json.char_indices().nth(MAX) {
+        Some((end, _)) => format!("{}…", &json[..end]),
+        None => json.to_string(),
     }
 }
 
@@ -431,6 +553,7 @@ fn compare_flags(old: &Schema, new: &Schema, at: &dyn Fn(&str) -> TextRange, pat
             at("nullable"),
             codes::CRD_CHANGE_NULLABLE_REMOVED,
             path,
+            (Some("true".into()), Some("false".into())),
             format!(
                 "nullable of {} removed: true → false; a null value is now dropped (or rejected where the field is required)",
                 cx.field(path)
@@ -441,6 +564,7 @@ fn compare_flags(old: &Schema, new: &Schema, at: &dyn Fn(&str) -> TextRange, pat
             at("nullable"),
             codes::CRD_CHANGE_NULLABLE_ADDED,
             path,
+            (Some("false".into()), Some("true".into())),
             format!("nullable of {} added: false → true; clients may now read null", cx.field(path)),
         );
     }
@@ -449,6 +573,7 @@ fn compare_flags(old: &Schema, new: &Schema, at: &dyn Fn(&str) -> TextRange, pat
             at("x-kubernetes-preserve-unknown-fields"),
             codes::CRD_CHANGE_PRESERVE_UNKNOWN_FIELDS,
             path,
+            (Some("true".into()), Some("false".into())),
             format!(
                 "x-kubernetes-preserve-unknown-fields of {} removed: true → false; fields the schema does not declare are pruned from stored objects when they are read or written",
                 cx.field(path)
@@ -460,6 +585,7 @@ fn compare_flags(old: &Schema, new: &Schema, at: &dyn Fn(&str) -> TextRange, pat
             at("x-kubernetes-embedded-resource"),
             codes::CRD_CHANGE_EMBEDDED_RESOURCE,
             path,
+            (Some(old.embedded_resource.to_string()), Some(new.embedded_resource.to_string())),
             format!(
                 "x-kubernetes-embedded-resource of {} changed: {} → {}; the value's apiVersion, kind and metadata are validated and pruned differently",
                 cx.field(path),
@@ -474,6 +600,7 @@ fn compare_flags(old: &Schema, new: &Schema, at: &dyn Fn(&str) -> TextRange, pat
             at("x-kubernetes-list-type"),
             codes::CRD_CHANGE_LIST_TYPE,
             path,
+            (Some(json_str(&list_type(old))), Some(json_str(&list_type(new)))),
             format!(
                 "x-kubernetes-list-type of {} changed: {} → {}; server-side apply merges the list differently, and stored lists may break the new type's rules",
                 cx.field(path),
@@ -483,10 +610,12 @@ fn compare_flags(old: &Schema, new: &Schema, at: &dyn Fn(&str) -> TextRange, pat
         );
     } else if !old.rare().list_map_keys.is_empty() && old.rare().list_map_keys != new.rare().list_map_keys {
         let keys = |s: &Schema| format!("[{}]", s.rare().list_map_keys.join(", "));
+        let json_keys = |s: &Schema| json_array(&s.rare().list_map_keys.iter().map(|k| json_str(k)).collect::<Vec<_>>());
         cx.push(
             at("x-kubernetes-list-map-keys"),
             codes::CRD_CHANGE_LIST_TYPE,
             path,
+            (Some(json_keys(old)), Some(json_keys(new))),
             format!(
                 "x-kubernetes-list-map-keys of {} changed: {} → {}; server-side apply identifies items differently",
                 cx.field(path),
@@ -501,6 +630,7 @@ fn compare_flags(old: &Schema, new: &Schema, at: &dyn Fn(&str) -> TextRange, pat
             at("x-kubernetes-map-type"),
             codes::CRD_CHANGE_LIST_TYPE,
             path,
+            (Some(json_str(&map_type(old))), Some(json_str(&map_type(new)))),
             format!(
                 "x-kubernetes-map-type of {} changed: {} → {}; server-side apply merges the map differently",
                 cx.field(path),
@@ -519,12 +649,20 @@ fn compare_rules(old: &Schema, new: &Schema, at: &dyn Fn(&str) -> TextRange, pat
         }
         let location = rule.rule_node.as_ref().map_or_else(|| at("x-kubernetes-validations"), |n| n.range);
         let transition = rule.rule.contains("oldSelf");
-        let effect = if transition {
+        let effect = if transition && rule.optional_old_self == Some(true) {
+            "a transition rule with optionalOldSelf: it runs on creates (oldSelf has no value) and on updates that change the value"
+        } else if transition {
             "a transition rule: it runs on updates that change the value"
         } else {
             "stored objects still update while they leave the value unchanged (ratcheting); creating them again or changing it must pass the rule"
         };
-        cx.push(location, codes::CRD_CHANGE_RULE, path, format!("rule added on {}: {}; {effect}", cx.field(path), rule.rule));
+        cx.push(
+            location,
+            codes::CRD_CHANGE_RULE,
+            path,
+            (None, Some(json_str(&rule.rule))),
+            format!("rule added on {}: {}; {effect}", cx.field(path), rule.rule),
+        );
     }
 }
 
@@ -537,10 +675,12 @@ fn compare_required(old: &Schema, new: &Schema, at: &dyn Fn(&str) -> TextRange, 
     // A required field with a default is filled in before validation: objects that omit it still pass.
     let bare: Vec<String> = added.into_iter().filter(|name| new.property(name).is_none_or(|p| p.schema.default.is_none())).collect();
     if !bare.is_empty() {
+        let quoted = |names: &[String]| json_array(&names.iter().map(|n| json_str(n)).collect::<Vec<_>>());
         cx.push(
             at("required"),
             codes::CRD_CHANGE_REQUIRED,
             path,
+            (Some(quoted(&old.required)), Some(quoted(&new.required))),
             format!(
                 "{} now requires {}; objects without it are rejected when created, and when updated if they change this object",
                 cx.field(path),
@@ -552,14 +692,13 @@ fn compare_required(old: &Schema, new: &Schema, at: &dyn Fn(&str) -> TextRange, 
 
 /// Properties, items and additionalProperties in step; a removed property is reported on the new
 /// node's `properties` (or its anchor).
-fn compare_children(old: &Schema, new: &Schema, node: &Node, at: &dyn Fn(&str) -> TextRange, path: &str, depth: usize, cx: &mut Cx) {
+fn compare_children(old: &Schema, new: &Schema, nodes: Nodes<'_>, at: &dyn Fn(&str) -> TextRange, path: &str, depth: usize, cx: &mut Cx) {
     let join = |name: &str| if path.is_empty() { name.to_string() } else { format!("{path}.{name}") };
-    let props_node = node.get("properties");
+    let props_nodes = nodes.child("properties");
     for p in old.properties.iter() {
         match new.property(&p.name) {
             Some(q) => {
-                let child = props_node.and_then(|n| n.get(&p.name));
-                if let Some(child) = child {
+                if let Some(child) = props_nodes.and_then(|n| n.child(&p.name)) {
                     compare_schemas(&p.schema, &q.schema, child, q.name_range, &join(&p.name), depth + 1, cx);
                 }
             }
@@ -571,6 +710,7 @@ fn compare_children(old: &Schema, new: &Schema, node: &Node, at: &dyn Fn(&str) -
                     at("properties"),
                     codes::CRD_CHANGE_FIELD_REMOVED,
                     &field,
+                    (p.schema.ty.as_deref().map(json_str), None),
                     format!(
                         "field {} removed: clients that set it lose it, and it is pruned from stored objects when they are read or written",
                         cx.field(&field)
@@ -579,14 +719,19 @@ fn compare_children(old: &Schema, new: &Schema, node: &Node, at: &dyn Fn(&str) -
             }
         }
     }
-    if let (Some(a), Some(b), Some(child)) = (&old.items, &new.items, node.get("items")) {
-        let child = child.as_seq().and_then(|s| s.first()).unwrap_or(child);
-        compare_schemas(a, b, child, key_range(node, "items").unwrap_or(child.range), &format!("{path}[*]"), depth + 1, cx);
+    if let (Some(a), Some(b), Some(child)) = (&old.items, &new.items, nodes.child("items")) {
+        // The array form of items is read as its first element.
+        fn first(n: &Node) -> &Node {
+            n.as_seq().and_then(|s| s.first()).unwrap_or(n)
+        }
+        let child = Nodes { old: first(child.old), new: first(child.new) };
+        let anchor = key_range(nodes.new, "items").unwrap_or(child.new.range);
+        compare_schemas(a, b, child, anchor, &format!("{path}[*]"), depth + 1, cx);
     }
     if let (Some(crdls_crd::AdditionalProperties::Schema(a)), Some(crdls_crd::AdditionalProperties::Schema(b)), Some(child)) =
-        (&old.additional_properties, &new.additional_properties, node.get("additionalProperties"))
+        (&old.additional_properties, &new.additional_properties, nodes.child("additionalProperties"))
     {
-        let anchor = key_range(node, "additionalProperties").unwrap_or(child.range);
+        let anchor = key_range(nodes.new, "additionalProperties").unwrap_or(child.new.range);
         compare_schemas(a, b, child, anchor, &format!("{path}[*]"), depth + 1, cx);
     }
 }
@@ -749,6 +894,30 @@ mod tests {
             expect![[r#"
                 20:73 error[crd-change/field-removed] spec.b: field spec.b in v1beta1 removed: clients that set it lose it, and it is pruned from stored objects when they are read or written
                 20:73 error[crd-change/version-field-loss] -: this change makes version v1beta1, which clients already use, lose data: spec.b is in the storage version v1 but not in v1beta1: with conversion strategy None, a client that reads and writes v1beta1 drops it"#]],
+        );
+    }
+
+    #[test]
+    fn formats_and_junctors() {
+        one(
+            "start: {type: string}, id: {type: string, format: uuid}, free: {type: string, format: my-own}, gone: {type: string, format: date-time}, src: {type: object, properties: {url: {type: string}, path: {type: string}}, anyOf: [{required: [url]}, {required: [path]}]}, num: {type: integer, not: {enum: [0]}}, pick: {type: object, properties: {a: {type: string}}, oneOf: [{required: [a]}]}",
+            "start: {type: string, format: date-time}, id: {type: string, format: ipv4}, free: {type: string, format: other-own}, gone: {type: string}, src: {type: object, properties: {url: {type: string}, path: {type: string}}, anyOf: [{required: [url]}], allOf: [{required: [url]}]}, num: {type: integer, not: {enum: [0, 1]}}, pick: {type: object, properties: {a: {type: string}}, oneOf: [{required: [a]}, {properties: {a: {minLength: 2}}}]}",
+            expect![[r#"
+                14:108 error[crd-change/format] spec.start: format of spec.start in v1 added: (none) → "date-time"; stored objects still update while they leave the value unchanged (ratcheting); creating them again or changing it is checked
+                14:147 error[crd-change/format] spec.id: format of spec.id in v1 changed: "uuid" → "ipv4"; stored objects still update while they leave the value unchanged (ratcheting); creating them again or changing it is checked
+                14:330 warning[crd-change/junctor] spec.src: allOf of spec.src in v1 added: (none) → {"required":["url"]}; stored objects still update while they leave the value unchanged (ratcheting); creating them again or changing it is checked
+                14:302 warning[crd-change/junctor] spec.src: anyOf of spec.src in v1: alternatives removed: {"required":["path"]}; stored objects still update while they leave the value unchanged (ratcheting); creating them again or changing it is checked
+                14:380 warning[crd-change/junctor] spec.num: not of spec.num in v1 changed: {"enum":[0]} → {"enum":[0,1]}; stored objects still update while they leave the value unchanged (ratcheting); creating them again or changing it is checked
+                14:456 warning[crd-change/junctor] spec.pick: oneOf of spec.pick in v1: alternatives added: {"properties":{"a":{"minLength":2}}}; a value that now matches two alternatives fails; stored objects still update while they leave the value unchanged (ratcheting); creating them again or changing it is checked"#]],
+        );
+    }
+
+    #[test]
+    fn loosened_junctors_are_not_breaking() {
+        one(
+            "src: {type: object, properties: {url: {type: string}}, anyOf: [{required: [url]}], allOf: [{required: [url]}], oneOf: [{required: [url]}]}, num: {type: integer, not: {enum: [0]}}, pick: {type: object, properties: {a: {type: string}}, oneOf: [{required: [a]}]}",
+            "src: {type: object, properties: {url: {type: string}}, anyOf: [{required: [url]}, {properties: {url: {minLength: 1}}}], oneOf: [{required: [url]}]}, num: {type: integer}",
+            expect!["14:73 error[crd-change/field-removed] spec.pick: field spec.pick in v1 removed: clients that set it lose it, and it is pruned from stored objects when they are read or written"],
         );
     }
 

@@ -10,6 +10,8 @@
 //! - `schema/type`: quote a plain scalar that must be a string (`version: 1.10`), unquote a number or boolean.
 //! - `crd-change/enum`, `crd-change/bound`: give the keyword of a CRD its previous value back (the
 //!   removed enum values, the previous limit).
+//! - `crd-change/rule`: make a new rule spare the values stored objects already hold, as a transition
+//!   rule (`self == oldSelf || (R)`) or with `optionalOldSelf: true` (checked on create too).
 //! - `resource/deprecated-version`, `resource/version-not-served`, `resource/unknown-version`: move
 //!   `apiVersion` to a served version, the preferred one first; `resource/unknown-kind`: the kind meant.
 
@@ -107,6 +109,8 @@ impl<'a> Fixer<'a> {
             codes::SCHEMA_TYPE => request.path.map(|p| self.wrong_type(p)).unwrap_or_default(),
             codes::CEL_COST | codes::CEL_COST_TOTAL => crate::cost_assist::bound_rule(self.text, self.root, request.range),
             codes::CRD_CHANGE_ENUM | codes::CRD_CHANGE_BOUND => request.restore.map(|r| self.restore(request.range, r)).unwrap_or_default(),
+            // Transition rules need a place whose old value the API server can find: not in list items.
+            codes::CRD_CHANGE_RULE if !request.path.is_some_and(|p| p.contains("[*]")) => self.ratchet_rule(request.range),
             _ => Vec::new(),
         }
     }
@@ -141,6 +145,69 @@ impl<'a> Fixer<'a> {
             automatic: false,
             fixes: Vec::new(),
         }]
+    }
+
+    /// For a rule added to a field stored objects already have (`crd-change/rule`, its range the rule's
+    /// expression): two ways to keep the values stored objects hold valid. A transition rule
+    /// (`self == oldSelf || (R)`) runs only on updates that change the value, so stored objects and
+    /// manifests created again pass as before; with `optionalOldSelf: true` and
+    /// `(oldSelf.hasValue() && self == oldSelf.value()) || (R)` the rule also checks creates, and an
+    /// update that leaves the value unchanged passes where the API server does not ratchet. Not offered
+    /// for a rule that already uses `oldSelf`.
+    fn ratchet_rule(&self, at: TextRange) -> Vec<CodeAction> {
+        fn rule_entry_at(node: &Node, at: TextRange, depth: usize) -> Option<(&Node, &Entry)> {
+            if depth > 256 || !(node.range.start <= at.start && at.end <= node.range.end) {
+                return None;
+            }
+            match &node.value {
+                Value::Map(entries) => match entries.iter().find(|e| e.key == "rule" && e.value.range == at) {
+                    Some(entry) => Some((node, entry)),
+                    None => entries.iter().find_map(|e| rule_entry_at(&e.value, at, depth + 1)),
+                },
+                Value::Seq(items) => items.iter().find_map(|i| rule_entry_at(i, at, depth + 1)),
+                _ => None,
+            }
+        }
+        let Some((map, entry)) = rule_entry_at(self.root, at, 0) else { return Vec::new() };
+        let Some(rule) = entry.value.as_str() else { return Vec::new() };
+        if rule.contains("oldSelf") {
+            return Vec::new();
+        }
+        let range = entry.value.range;
+        let transition = format!("self == oldSelf || ({rule})");
+        let mut actions = vec![CodeAction {
+            title: format!("Check the rule only on updates that change the value: {transition}"),
+            edits: vec![Edit { range, new_text: double_quoted(&transition) }],
+            preferred: false,
+            automatic: false,
+            fixes: Vec::new(),
+        }];
+        let has_key = |key: &str| map.as_map().is_some_and(|entries| entries.iter().any(|e| e.key == key));
+        if !has_key("optionalOldSelf") {
+            let ratcheted = format!("(oldSelf.hasValue() && self == oldSelf.value()) || ({rule})");
+            let written = self.text.get(range.start..range.end).unwrap_or_default();
+            let added = if map.style == Style::Flow {
+                ", optionalOldSelf: true".to_string()
+            } else {
+                // The key of the new entry lines up with `rule`.
+                let line_start = self.text[..entry.key_range.start].rfind('\n').map_or(0, |i| i + 1);
+                let indent =
+                    self.text[line_start..entry.key_range.start].chars().map(|c| if c == '-' { ' ' } else { c }).collect::<String>();
+                match written.ends_with('\n') {
+                    true => format!("{indent}optionalOldSelf: true\n"),
+                    false => format!("\n{indent}optionalOldSelf: true"),
+                }
+            };
+            let newline = if written.ends_with('\n') && map.style != Style::Flow { "\n" } else { "" };
+            actions.push(CodeAction {
+                title: format!("Spare unchanged values with optionalOldSelf: {ratcheted}"),
+                edits: vec![Edit { range, new_text: format!("{}{newline}{added}", double_quoted(&ratcheted)) }],
+                preferred: false,
+                automatic: false,
+                fixes: Vec::new(),
+            });
+        }
+        actions
     }
 
     /// The CRD and schema steps for the document, when its `apiVersion` and `kind` resolve.
@@ -507,6 +574,25 @@ fn line_end(text: &str, offset: usize) -> usize {
 fn path_before<'p>(path: &'p str, rest: &str) -> &'p str {
     let cut = path.len().saturating_sub(rest.len());
     path[..cut].trim_end_matches('.')
+}
+
+/// `s` as a YAML double-quoted scalar, which holds any expression in block and flow context alike
+/// (a plain scalar would end at a comma or a bracket inside a flow mapping).
+fn double_quoted(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            c if c.is_control() => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
 }
 
 #[cfg(test)]

@@ -628,7 +628,9 @@ fn api_error(code: u16, body: &[u8]) -> String {
 }
 
 /// The listed CRDs as a YAML stream of JSON documents (JSON is YAML), each with the `apiVersion` and
-/// `kind` a list leaves out, without server bookkeeping (managed fields, the last applied copy, status).
+/// `kind` a list leaves out, without server bookkeeping (managed fields, the last applied copy, the
+/// status but for `status.storedVersions`, which says the versions objects may be stored in: a CRD
+/// of the workspace compared with the cluster's must not drop them).
 fn render(context: &str, server: &str, items: &[Value]) -> String {
     let mut out = format!("# The CRDs served by {server} (kubeconfig context {context}), listed by crdls.\n");
     for item in items {
@@ -641,6 +643,9 @@ fn render(context: &str, server: &str, items: &[Value]) -> String {
                     crd.insert(key.clone(), value.clone());
                 }
             }
+        }
+        if let Some(stored) = item.pointer("/status/storedVersions").filter(|v| v.is_array()) {
+            crd.insert("status".into(), serde_json::json!({ "storedVersions": stored }));
         }
         if let Some(Value::Object(metadata)) = crd.get_mut("metadata") {
             metadata.remove("managedFields");
@@ -774,7 +779,9 @@ mod tests {
         assert_eq!(fetched.text.matches("---\n").count(), 2, "{}", fetched.text);
         assert!(fetched.text.contains("\"kind\": \"CustomResourceDefinition\""));
         assert!(fetched.text.contains("widgets.b.example.com"));
-        assert!(!fetched.text.contains("managedFields") && !fetched.text.contains("storedVersions"));
+        assert!(!fetched.text.contains("managedFields"));
+        // Of the status, only the stored versions are kept.
+        assert!(fetched.text.contains("\"status\": {\n    \"storedVersions\": [\n      \"v1\"\n    ]\n  }"), "{}", fetched.text);
         let requests = seen.lock().unwrap().clone();
         assert_eq!(
             requests,

@@ -92,12 +92,42 @@ pub struct Diagnostic {
     /// For a change from a CRD's previous version (`crd-change/...`) that a quick fix can undo: the
     /// value, as YAML, that the keyword whose name is at `range` is to hold again.
     pub restore: Option<String>,
+    /// For a change from a CRD's previous version (`crd-change/...`): what changed, for structured
+    /// output (`--format json`).
+    pub change: Option<Box<Change>>,
+}
+
+/// What a `crd-change/...` finding changed: the version, the value before and after, and for
+/// `crd-change/breaks-objects` the objects it breaks.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Change {
+    /// The CRD version the change is in (`v1`); empty for a change of the whole CRD (its scope).
+    pub version: String,
+    /// The previous value, as JSON text (`"Managed"`, `10`, `["A","B"]`); `None` when there was none.
+    pub old: Option<String>,
+    /// The new value, as JSON text; `None` when there is none now.
+    pub new: Option<String>,
+    /// The objects the change breaks (`crd-change/breaks-objects` only).
+    pub objects: Vec<BrokenObject>,
+}
+
+/// A custom resource that the previous CRD accepts and the changed one rejects.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct BrokenObject {
+    /// Where it is, as the front end names its file.
+    pub file: String,
+    /// Its 1-based line.
+    pub line: u32,
+    /// Its `metadata.name`.
+    pub name: String,
+    /// The first error the changed CRD gives it, in the API server's words.
+    pub error: String,
 }
 
 impl Diagnostic {
     /// A diagnostic with no field path and no API-server cause.
     pub fn new(range: TextRange, severity: Severity, code: &'static str, message: impl Into<String>) -> Diagnostic {
-        Diagnostic { range, severity, code, message: message.into(), path: None, cause: None, restore: None }
+        Diagnostic { range, severity, code, message: message.into(), path: None, cause: None, restore: None, change: None }
     }
 
     /// Sets the field path.

@@ -12,7 +12,7 @@ mod scalar_map;
 pub mod template;
 mod tree;
 
-pub use diag::{listed, listed_of, listed_up_to, Diagnostic, Severity, TextRange, MAX_LISTED};
+pub use diag::{listed, listed_of, listed_up_to, BrokenObject, Change, Diagnostic, Severity, TextRange, MAX_LISTED};
 pub use line_index::{ColumnUnit, LineCol, LineIndex};
 pub use locate::{document_at, locate, Location, Segment};
 pub use parse::{parse, parse_at, Document, Stream, MAX_EXPANDED_NODES, MAX_NESTING};

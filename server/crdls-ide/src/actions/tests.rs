@@ -578,3 +578,75 @@ spec:
     "#]]
     .assert_eq(&out);
 }
+
+/// A rule added to a field stored objects already have: the fixes rewrite it as a transition rule, or
+/// with `optionalOldSelf: true`, in block and flow style; the fixed CRD is valid, and its rule now
+/// spares unchanged values.
+#[test]
+fn a_new_rule_is_made_to_spare_stored_values() {
+    let old = "\
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: widgets.demo.crdls.dev
+spec:
+  group: demo.crdls.dev
+  names:
+    kind: Widget
+    plural: widgets
+  scope: Namespaced
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          size:
+            type: integer
+          name:
+            type: string
+";
+    let new = old
+        .replace("            type: integer\n", "            type: integer\n            x-kubernetes-validations:\n            - rule: self <= 10\n              message: at most 10\n")
+        .replace("            type: string\n", "            type: string\n            x-kubernetes-validations: [{rule: \"!(self in ['x', 'y'])\"}]\n");
+    let mut previous = crdls_check::OldObjects::new();
+    previous.add_stream(&crdls_yaml::parse(old));
+    let options = crdls_check::CheckOptions { old: Some(std::sync::Arc::new(previous)), ..Default::default() };
+    let index = CrdIndex::new();
+    let stream = crdls_yaml::parse(&new);
+    let diagnostics = crate::diagnostics(&stream, &index, &options);
+    assert_eq!(diagnostics.iter().map(|d| d.code).collect::<Vec<_>>(), ["crd-change/rule", "crd-change/rule"], "{diagnostics:?}");
+    let requests: Vec<FixRequest<'_>> = diagnostics
+        .iter()
+        .map(|d| FixRequest { code: d.code, range: d.range, path: d.path.as_deref(), restore: d.restore.as_deref() })
+        .collect();
+    let mut out = String::new();
+    for action in code_actions(&new, &stream, &index, &requests) {
+        let text = apply_edits(&new, &action.edits);
+        let after = crate::diagnostics(&crdls_yaml::parse(&text), &index, &options);
+        // The CRD stays valid: only the two rule changes are reported, the fixed one as sparing unchanged values.
+        assert_eq!(
+            after.iter().map(|d| d.code).collect::<Vec<_>>(),
+            ["crd-change/rule", "crd-change/rule"],
+            "{}:\n{text}\n{after:?}",
+            action.title
+        );
+        assert!(after.iter().any(|d| d.message.contains("a transition rule")), "{}: {after:?}", action.title);
+        let changed: Vec<&str> = text.lines().filter(|l| !new.lines().any(|n| n == *l)).collect();
+        out.push_str(&format!("## {}\n{}\n", action.title, changed.join("\n")));
+    }
+    expect![[r###"
+        ## Check the rule only on updates that change the value: self == oldSelf || (self <= 10)
+                    - rule: "self == oldSelf || (self <= 10)"
+        ## Spare unchanged values with optionalOldSelf: (oldSelf.hasValue() && self == oldSelf.value()) || (self <= 10)
+                    - rule: "(oldSelf.hasValue() && self == oldSelf.value()) || (self <= 10)"
+                      optionalOldSelf: true
+        ## Check the rule only on updates that change the value: self == oldSelf || (!(self in ['x', 'y']))
+                    x-kubernetes-validations: [{rule: "self == oldSelf || (!(self in ['x', 'y']))"}]
+        ## Spare unchanged values with optionalOldSelf: (oldSelf.hasValue() && self == oldSelf.value()) || (!(self in ['x', 'y']))
+                    x-kubernetes-validations: [{rule: "(oldSelf.hasValue() && self == oldSelf.value()) || (!(self in ['x', 'y']))", optionalOldSelf: true}]
+    "###]]
+    .assert_eq(&out);
+}

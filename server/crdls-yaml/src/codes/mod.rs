@@ -137,6 +137,8 @@ codes! {
     CRD_CHANGE_ENUM_VALUES_ADDED = "crd-change/enum-values-added", Warning, "Values were added to a field's enum.";
     CRD_CHANGE_BOUND = "crd-change/bound", Error, "A minimum, maximum, length, item or property bound (or multipleOf) was added or tightened.";
     CRD_CHANGE_PATTERN = "crd-change/pattern", Error, "A field's pattern was added or changed.";
+    CRD_CHANGE_FORMAT = "crd-change/format", Error, "A format the API server validates was added to a field or changed.";
+    CRD_CHANGE_JUNCTOR = "crd-change/junctor", Warning, "An allOf, anyOf, oneOf or not was added or tightened on an existing field.";
     CRD_CHANGE_PATTERN_REMOVED = "crd-change/pattern-removed", Information, "A field's pattern was removed.";
     CRD_CHANGE_NULLABLE_REMOVED = "crd-change/nullable-removed", Error, "A field no longer accepts null.";
     CRD_CHANGE_NULLABLE_ADDED = "crd-change/nullable-added", Information, "A field now accepts null.";

@@ -42,7 +42,7 @@ pub struct CheckArgs {
     #[arg(long = "crds", value_name = "PATH|URL")]
     crds: Vec<String>,
     /// Also read the CRDs the cluster serves, through the current kubeconfig context (listed once,
-    /// then cached like a URL).
+    /// then cached like a URL). A checked CRD the cluster serves is compared with it, as with --old.
     #[arg(long)]
     cluster: bool,
     /// The kubeconfig context for --cluster (implies --cluster).
@@ -220,6 +220,11 @@ pub fn check(args: CheckArgs, io: &mut Io<'_>) -> i32 {
         }
     };
     notes.extend(skipped.iter().map(|s| format!("not read: {s}")));
+    // The cluster's CRDs, as served, are the previous versions of the checked CRDs of the same name
+    // (`--old` takes their place): what applying the checked CRDs would change.
+    let checked_crds: Vec<String> =
+        inputs.iter().zip(&crds).filter(|(input, _)| input.report).flat_map(|(_, crds)| crds.iter().map(|c| c.name.clone())).collect();
+    let served = served_crds(&inputs, &checked_crds);
     let (index, shadowing) = build_index(&inputs, crds);
     if args.verbose {
         for line in source_lines(&inputs, &index) {
@@ -230,8 +235,8 @@ pub fn check(args: CheckArgs, io: &mut Io<'_>) -> i32 {
     if let Some(SubresourceArg::Status) = args.subresource {
         options.subresource = crdls_check::Subresource::Status;
     }
-    if !args.old.is_empty() {
-        match old_objects(&args.old, &inputs, &io.cwd) {
+    if !args.old.is_empty() || !served.is_empty() {
+        match old_objects(served, &args.old, &inputs, &io.cwd) {
             Ok(old) => {
                 options.old = Some(Arc::new(old));
                 // A CRD compared with its previous version says which checked objects the change breaks.
@@ -815,8 +820,40 @@ fn count_coverage(check: &FileCheck, mode: &FileMode, coverage: &mut Coverage) {
 }
 
 /// The old objects from `--old` sources: files and directories, or each checked file at a git revision.
-fn old_objects(sources: &[String], inputs: &[Input], cwd: &std::path::Path) -> Result<crdls_check::OldObjects, String> {
-    let mut old = crdls_check::OldObjects::new();
+/// The CRDs named `names` that the cluster sources serve, as old objects. A listing is a stream of
+/// JSON documents crdls wrote (see `crdls_sources::cluster`), which can hold hundreds of MiB: only the
+/// documents that name one of `names` are parsed.
+fn served_crds(inputs: &[Input], names: &[String]) -> crdls_check::OldObjects {
+    let mut served = crdls_check::OldObjects::new();
+    if names.is_empty() {
+        return served;
+    }
+    let wanted: Vec<String> = names.iter().map(|n| format!("\"name\": {}", serde_json::Value::from(n.as_str()))).collect();
+    for input in inputs.iter().filter(|i| i.kind == SourceKind::Cluster) {
+        let text = match (&input.text, &input.path) {
+            (Some(text), _) => Cow::Borrowed(text.as_str()),
+            (None, Some(path)) => match crdls_sources::cache::read_entry(path) {
+                Ok(text) => Cow::Owned(text),
+                Err(_) => continue,
+            },
+            (None, None) => continue,
+        };
+        for document in text.split("\n---\n").filter(|d| wanted.iter().any(|w| d.contains(w.as_str()))) {
+            served.add_stream(&crdls_yaml::parse(document));
+        }
+    }
+    served
+}
+
+/// The old objects: `served` (the cluster's CRDs), then those of each `--old` source, which take the
+/// place of a served one of the same name.
+fn old_objects(
+    served: crdls_check::OldObjects,
+    sources: &[String],
+    inputs: &[Input],
+    cwd: &std::path::Path,
+) -> Result<crdls_check::OldObjects, String> {
+    let mut old = served;
     for source in sources {
         if let Some(rev) = source.strip_prefix("git:") {
             crdls_workspace::git::check_revision(rev).map_err(|e| format!("--old git:{rev}: {e}"))?;

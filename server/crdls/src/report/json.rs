@@ -20,6 +20,53 @@ struct JsonDiagnostic<'a> {
     /// For rendered output (`helm template`), the template the document came from, and where in it the
     /// field is written when that was found; `null` otherwise.
     template: Option<JsonTemplate<'a>>,
+    /// For a change from a CRD's previous version (`crd-change/...`), what changed; `null` otherwise.
+    change: Option<JsonChange<'a>>,
+}
+
+/// A change record (`docs/src/report.schema.json`, `$defs/change`).
+#[derive(Serialize)]
+struct JsonChange<'a> {
+    /// The CRD version, `null` for a change of the whole CRD.
+    version: Option<&'a str>,
+    /// The value before and after, as JSON values; `null` where there was or is none.
+    old: serde_json::Value,
+    new: serde_json::Value,
+    /// The objects the change breaks (`crd-change/breaks-objects`), else empty.
+    objects: Vec<JsonBrokenObject<'a>>,
+}
+
+#[derive(Serialize)]
+struct JsonBrokenObject<'a> {
+    file: &'a str,
+    line: u32,
+    name: &'a str,
+    error: &'a str,
+}
+
+/// A change record as a JSON value, for the SARIF report's result properties.
+pub(super) fn change_value(change: &crdls_yaml::Change) -> serde_json::Value {
+    serde_json::to_value(JsonChange::new(change)).unwrap_or_default()
+}
+
+impl<'a> JsonChange<'a> {
+    fn new(change: &'a crdls_yaml::Change) -> JsonChange<'a> {
+        // The values are JSON text; one that does not parse (none should) is given as a string.
+        let value = |text: &Option<String>| match text {
+            None => serde_json::Value::Null,
+            Some(text) => serde_json::from_str(text).unwrap_or_else(|_| serde_json::Value::String(text.clone())),
+        };
+        JsonChange {
+            version: Some(change.version.as_str()).filter(|v| !v.is_empty()),
+            old: value(&change.old),
+            new: value(&change.new),
+            objects: change
+                .objects
+                .iter()
+                .map(|o| JsonBrokenObject { file: &o.file, line: o.line, name: &o.name, error: &o.error })
+                .collect(),
+        }
+    }
 }
 
 #[derive(Serialize)]
@@ -130,6 +177,7 @@ impl JsonReport {
                 path: diagnostic.path.as_deref(),
                 cause: diagnostic.cause.as_deref(),
                 template,
+                change: diagnostic.change.as_deref().map(JsonChange::new),
             };
             out.write_all(if self.any { b",\n    " } else { b"\n    " })?;
             self.any = true;
@@ -201,7 +249,8 @@ mod tests {
                   "message": "demo.crdls.dev/v1 Widget is deprecated; use demo.crdls.dev/v2 Widget",
                   "path": null,
                   "cause": null,
-                  "template": null
+                  "template": null,
+                  "change": null
                 },
                 {
                   "file": "deploy/my widget.yaml",
@@ -220,7 +269,8 @@ mod tests {
                   "message": "invalid label value",
                   "path": "metadata.labels.team",
                   "cause": "metadata.labels: Invalid value: \"日本語チーム\": a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.'",
-                  "template": null
+                  "template": null,
+                  "change": null
                 },
                 {
                   "file": "deploy/my widget.yaml",
@@ -239,7 +289,8 @@ mod tests {
                   "message": "must be less than or equal to 10",
                   "path": "spec.size",
                   "cause": "spec.size: Invalid value: 11: spec.size in body should be less than or equal to 10",
-                  "template": null
+                  "template": null,
+                  "change": null
                 },
                 {
                   "file": "deploy/my widget.yaml",
@@ -258,7 +309,8 @@ mod tests {
                   "message": "should match '^[a-z]+$'",
                   "path": "spec.owner",
                   "cause": null,
-                  "template": null
+                  "template": null,
+                  "change": null
                 },
                 {
                   "file": "deploy/my widget.yaml",
@@ -277,7 +329,8 @@ mod tests {
                   "message": "duplicate entries for key [name=\"http\"]",
                   "path": "spec.ports[1]",
                   "cause": "spec.ports[1]: Duplicate value: map[string]interface {}{\"name\":\"http\"}",
-                  "template": null
+                  "template": null,
+                  "change": null
                 },
                 {
                   "file": "deploy/my widget.yaml",
@@ -296,7 +349,8 @@ mod tests {
                   "message": "unexpected end of the stream",
                   "path": null,
                   "cause": null,
-                  "template": null
+                  "template": null,
+                  "change": null
                 }
               ],
               "summary": {

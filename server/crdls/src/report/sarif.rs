@@ -132,11 +132,14 @@ struct Properties {
     /// For rendered output, where the result is in it (`<stdin>:57:9`).
     #[serde(skip_serializing_if = "Option::is_none")]
     rendered: Option<String>,
+    /// For a change from a CRD's previous version, the change record of the JSON report.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    change: Option<serde_json::Value>,
 }
 
 impl Properties {
     fn is_empty(&self) -> bool {
-        self.path.is_none() && self.cause.is_none() && self.rendered.is_none()
+        self.path.is_none() && self.cause.is_none() && self.rendered.is_none() && self.change.is_none()
     }
 }
 
@@ -182,7 +185,12 @@ impl SarifReport {
                 level: level(diagnostic.severity),
                 message: Message { text: diagnostic.message.clone() },
                 locations: [Location { physical_location: PhysicalLocation { artifact_location: ArtifactLocation { uri }, region } }],
-                properties: Properties { path: diagnostic.path.clone(), cause: diagnostic.cause.clone(), rendered },
+                properties: Properties {
+                    path: diagnostic.path.clone(),
+                    cause: diagnostic.cause.clone(),
+                    rendered,
+                    change: diagnostic.change.as_deref().map(super::json::change_value),
+                },
             });
         }
     }
