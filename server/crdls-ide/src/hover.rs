@@ -97,6 +97,47 @@ pub fn hover_with_docs(
     Some(HoverResult { range, markdown: field_markdown(&location.path, &steps, origin) })
 }
 
+/// What a hover on the field `path` of a built-in object of `api_version` and `kind` shows, for the
+/// command line (`crdls explain-field`): `path` names fields as `kubectl explain` does
+/// (`spec.template.spec.containers.image`: list items are entered without an index; `containers[]`
+/// is also accepted). An error says what is not known.
+pub fn explain_builtin_field(api_version: &str, kind: &str, path: &str, kube: KubeVersion, docs: &dyn FieldDocs) -> Result<String, String> {
+    let Some(schema) = crate::builtin_kinds::schema(kube, api_version, kind) else {
+        let (group, _) = crdls_crd::split_api_version(api_version);
+        let kinds = crate::builtin_kinds::kinds(group);
+        let hint = match crdls_check::did_you_mean(kind, kinds.iter().copied()) {
+            Some(s) => format!("; did you mean {s}?"),
+            None => String::new(),
+        };
+        return Err(format!("Kubernetes {kube} serves no built-in kind {kind} in {api_version}{hint}"));
+    };
+    let names: Vec<&str> = path.split('.').map(|name| name.trim_end_matches("[]")).collect();
+    if names.iter().any(|name| name.is_empty()) {
+        return Err(format!("\"{path}\" is not a field path: name fields with dots, as in spec.template.spec"));
+    }
+    let mut segments = Vec::new();
+    let mut step = Step::root(Some(schema));
+    for (i, name) in names.iter().enumerate() {
+        // A list is entered without an index, as `kubectl explain` does.
+        while step.schema.items.is_some() && step.schema.property(name).is_none() {
+            segments.push(Segment::Index(0));
+            step = step.child(Segment::Index(0)).ok_or_else(|| format!("{} is not a list", names[..i].join(".")))?;
+        }
+        segments.push(Segment::Key(name));
+        step = step.child(Segment::Key(name)).ok_or_else(|| {
+            let at = if i == 0 { format!("{kind}") } else { format!("{kind} {}", names[..i].join(".")) };
+            format!("{at} has no field {name} in Kubernetes {kube}")
+        })?;
+    }
+    let steps = walk(Some(schema), &segments).ok_or_else(|| format!("{kind} has no field {path}"))?;
+    let mut markdown = field_markdown(&segments, &steps, crate::builtin_kinds::origin(kube, api_version, kind));
+    let (group, version) = crdls_crd::split_api_version(api_version);
+    if let Some(doc) = docs.describe(kube, group, version, kind, &doc_steps(&segments, &steps)) {
+        markdown.push_str(&format!("\n\n---\n\n{}\n\n*{}.*", doc.text, doc.source));
+    }
+    Ok(markdown)
+}
+
 /// The way down to the field a walk ends at, as the API documents nest: each step after the root.
 fn doc_steps(path: &[Segment<'_>], steps: &[Step<'_>]) -> Vec<DocStep> {
     path.iter()
@@ -710,6 +751,21 @@ mod tests {
         );
         let labels = crate::hover_with_docs(text, &stream, &index, at("app:"), kube, &EchoDocs).unwrap().markdown;
         assert!(labels.contains("Asked for Deployment of \"apps\" v1 at metadata labels {}."), "{labels}");
+        let explained = crate::explain_builtin_field("apps/v1", "Deployment", "spec.template.spec.containers.image", kube, &EchoDocs).unwrap();
+        assert_eq!(explained, with, "the command line shows what the hover shows");
+        assert_eq!(crate::explain_builtin_field("apps/v1", "Deployment", "spec.template.spec.containers[].image", kube, &EchoDocs), Ok(explained));
+        let replicas = text.replace("spec:\n  template", "spec:\n  replicas: 1\n  template");
+        let hovered = hover(&replicas, &crdls_yaml::parse(&replicas), &index, replicas.find("replicas").unwrap() + 1, kube).unwrap();
+        assert_eq!(crate::explain_builtin_field("apps/v1", "Deployment", "spec.replicas", kube, &NoDocs), Ok(hovered.markdown));
+        assert_eq!(
+            crate::explain_builtin_field("apps/v1", "Deployment", "spec.tempalte", kube, &NoDocs),
+            Err(format!("Deployment spec has no field tempalte in Kubernetes {kube}"))
+        );
+        assert_eq!(
+            crate::explain_builtin_field("apps/v1", "Deploymnet", "spec", kube, &NoDocs),
+            Err(format!("Kubernetes {kube} serves no built-in kind Deploymnet in apps/v1; did you mean Deployment?"))
+        );
+        assert!(crate::explain_builtin_field("apps/v1", "Deployment", "spec..x", kube, &NoDocs).is_err());
         let size = DOC.find("size").unwrap() + 1;
         let widget = crate::hover_with_docs(DOC, &crdls_yaml::parse(DOC), &fixture::index(&crd()), size, kube, &EchoDocs).unwrap();
         assert!(widget.markdown.starts_with("`spec.size`") && !widget.markdown.contains("Asked for"), "{}", widget.markdown);
