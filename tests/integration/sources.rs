@@ -615,6 +615,7 @@ fn built_in_hovers_show_the_documentation_the_user_turned_on() {
         .env("CRDLS_CACHE_DIR", "{workspace}/.cache");
     let mut session = Session::start_binary(&crdls_binary(), options);
     session.open("d.yaml", DEPLOYMENT);
+    session.wait_for_diagnostics("d.yaml", 1);
     let hover = session.hover("d.yaml", session.position_of("d.yaml", "image"));
     let markdown = hover["contents"]["value"].as_str().unwrap_or_default().to_string();
     let (before, docs) = markdown.split_once("\n\n---\n\n").unwrap_or_else(|| panic!("no documentation: {markdown}"));
@@ -631,6 +632,7 @@ fn built_in_hovers_show_the_documentation_the_user_turned_on() {
     assert!(cached[0].file_name().to_string_lossy().ends_with("-apis__apps__v1_openapi.json"), "{cached:?}");
     // A kind whose document the mirror does not have: the hover is as before, the failure said once.
     session.open("s.yaml", "apiVersion: v1\nkind: Service\nmetadata:\n  name: s\nspec:\n  type: ClusterIP\n");
+    session.wait_for_diagnostics("s.yaml", 1);
     let hover = session.hover("s.yaml", session.position_of("s.yaml", "type"));
     let markdown = hover["contents"]["value"].as_str().unwrap_or_default();
     assert!(markdown.starts_with("`spec.type`: **string**") && !markdown.contains("---"), "{hover}");
@@ -649,6 +651,7 @@ fn built_in_hovers_show_the_documentation_the_user_turned_on() {
     assert!(message.starts_with("crdls: crdls.toml asks for field documentation from the network (`fieldDocs`); not used"), "{message}");
     session.expect_log_containing("not used, because the workspace is not trusted");
     session.open("d.yaml", DEPLOYMENT);
+    session.wait_for_diagnostics("d.yaml", 1);
     let hover = session.hover("d.yaml", session.position_of("d.yaml", "image"));
     let markdown = hover["contents"]["value"].as_str().unwrap_or_default();
     assert!(markdown.starts_with("`spec.template.spec.containers[0].image`: **string**") && !markdown.contains("---"), "{markdown}");
