@@ -666,7 +666,11 @@ fn built_in_hovers_show_the_documentation_the_user_turned_on() {
 fn explain_field_prints_the_hover_with_the_documentation_asked_for() {
     let document = invented_apps_document();
     let site = Loopback::start(move |request| {
-        if request.line.contains("/api/openapi-spec/v3/apis__apps__v1_openapi.json ") { (200, document.clone()) } else { (404, "no".into()) }
+        if request.line.contains("/api/openapi-spec/v3/apis__apps__v1_openapi.json ") {
+            (200, document.clone())
+        } else {
+            (404, "no".into())
+        }
     });
     let dir = TempTree::new("explain-field", &[]);
     dir.write("crdls.toml", &format!("fieldDocs = \"{}\"\n", site.address));
@@ -682,7 +686,11 @@ fn explain_field_prints_the_hover_with_the_documentation_asked_for() {
     let with_docs = crdls(&dir, &[&field[..], &[flag.as_str()]].concat());
     assert_eq!(with_docs.status.code(), Some(0), "{with_docs:?}");
     let with_docs = text(&with_docs.stdout);
-    assert_eq!(with_docs.strip_prefix(plain.trim_end()).map(|rest| rest.starts_with("\n\n---\n\nZebra-striped image words")), Some(true), "{with_docs}");
+    assert_eq!(
+        with_docs.strip_prefix(plain.trim_end()).map(|rest| rest.starts_with("\n\n---\n\nZebra-striped image words")),
+        Some(true),
+        "{with_docs}"
+    );
     assert_eq!(site.requests().len(), 1);
     assert!(site.requests()[0].starts_with("GET /v1.36."), "{:?}", site.requests());
     let offline = crdls(&dir, &[&field[..], &[flag.as_str(), "--offline"]].concat());

@@ -61,9 +61,9 @@ impl FieldDocs for NoDocs {
 /// a document names can reach a path or a URL but these two words).
 pub fn document_file(group: &str, version: &str) -> Option<String> {
     let group_ok = group.len() <= 253
-        && group.split('.').all(|label| {
-            !label.is_empty() && label.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
-        });
+        && group
+            .split('.')
+            .all(|label| !label.is_empty() && label.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-'));
     let version_ok = !version.is_empty() && version.len() <= 32 && version.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit());
     if !version_ok || (!group.is_empty() && !group_ok) {
         return None;
@@ -259,7 +259,10 @@ mod tests {
         let deep = format!(r#"{{"components": {{"schemas": {{"a": {}1{}}}}}}}"#, "[".repeat(100_000), "]".repeat(100_000));
         assert!(OpenApiDocs::parse(&deep).is_err());
         // A reference that loops ends.
-        let looping = WIDGETS.replace(r##""status": {"$ref": "#/components/schemas/dev.example.WidgetStatus"}"##, r##""status": {"$ref": "#/components/schemas/dev.example.Loop"}"##);
+        let looping = WIDGETS.replace(
+            r##""status": {"$ref": "#/components/schemas/dev.example.WidgetStatus"}"##,
+            r##""status": {"$ref": "#/components/schemas/dev.example.Loop"}"##,
+        );
         let docs = OpenApiDocs::parse(&looping).unwrap();
         assert_eq!(describe(&docs, &[DocStep::Property("status".into()), DocStep::Property("x".into())]), None);
         // A long description is cut.

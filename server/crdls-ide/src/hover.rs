@@ -718,7 +718,14 @@ mod tests {
     struct EchoDocs;
 
     impl FieldDocs for EchoDocs {
-        fn describe(&self, kube: KubeVersion, group: &str, version: &str, kind: &str, steps: &[DocStep]) -> Option<crdls_builtins::docs::FieldDoc> {
+        fn describe(
+            &self,
+            kube: KubeVersion,
+            group: &str,
+            version: &str,
+            kind: &str,
+            steps: &[DocStep],
+        ) -> Option<crdls_builtins::docs::FieldDoc> {
             let steps: Vec<String> = steps
                 .iter()
                 .map(|s| match s {
@@ -747,13 +754,19 @@ mod tests {
         let without = hover(text, &stream, &index, at("image"), kube).unwrap().markdown;
         assert_eq!(
             with,
-            format!("{without}\n\n---\n\nAsked for Deployment of \"apps\" v1 at spec template spec containers [] image.\n\n*Echo of {kube}.*")
+            format!(
+                "{without}\n\n---\n\nAsked for Deployment of \"apps\" v1 at spec template spec containers [] image.\n\n*Echo of {kube}.*"
+            )
         );
         let labels = crate::hover_with_docs(text, &stream, &index, at("app:"), kube, &EchoDocs).unwrap().markdown;
         assert!(labels.contains("Asked for Deployment of \"apps\" v1 at metadata labels {}."), "{labels}");
-        let explained = crate::explain_builtin_field("apps/v1", "Deployment", "spec.template.spec.containers.image", kube, &EchoDocs).unwrap();
+        let explained =
+            crate::explain_builtin_field("apps/v1", "Deployment", "spec.template.spec.containers.image", kube, &EchoDocs).unwrap();
         assert_eq!(explained, with, "the command line shows what the hover shows");
-        assert_eq!(crate::explain_builtin_field("apps/v1", "Deployment", "spec.template.spec.containers[].image", kube, &EchoDocs), Ok(explained));
+        assert_eq!(
+            crate::explain_builtin_field("apps/v1", "Deployment", "spec.template.spec.containers[].image", kube, &EchoDocs),
+            Ok(explained)
+        );
         let replicas = text.replace("spec:\n  template", "spec:\n  replicas: 1\n  template");
         let hovered = hover(&replicas, &crdls_yaml::parse(&replicas), &index, replicas.find("replicas").unwrap() + 1, kube).unwrap();
         assert_eq!(crate::explain_builtin_field("apps/v1", "Deployment", "spec.replicas", kube, &NoDocs), Ok(hovered.markdown));

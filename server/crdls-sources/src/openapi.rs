@@ -62,7 +62,8 @@ pub fn fetch<T>(
         return Err(SourceError::NotCached { label });
     }
     let failed = |reason: String| SourceError::Fetch { label: label.clone(), reason };
-    let bytes = crate::url::download(url, &UrlPolicy::default(), MAX_DOCUMENT_BYTES, TIMEOUT).map_err(|e| failed(e.replace(url, &label)))?;
+    let bytes =
+        crate::url::download(url, &UrlPolicy::default(), MAX_DOCUMENT_BYTES, TIMEOUT).map_err(|e| failed(e.replace(url, &label)))?;
     let text = String::from_utf8(bytes).map_err(|_| failed("the content is not UTF-8 text".into()))?;
     let parsed = parse(&text).map_err(failed)?;
     let not_cached = cache.write(&path, text.as_bytes()).err().map(|e| format!("cannot write the cache {}: {e}", path.display()));

@@ -60,14 +60,12 @@ impl KubeDocs {
             documents.entry(url.to_string()).or_default().clone()
         };
         let mut fresh_failure = None;
-        let outcome = cell.get_or_init(|| {
-            match openapi::fetch(url, readable, cache, network, OpenApiDocs::parse) {
-                Ok(document) => Ok(Arc::new(document.parsed)),
-                Err(error) => {
-                    let reason = format!("field documentation: {error}");
-                    fresh_failure = Some(reason.clone());
-                    Err((reason, Instant::now()))
-                }
+        let outcome = cell.get_or_init(|| match openapi::fetch(url, readable, cache, network, OpenApiDocs::parse) {
+            Ok(document) => Ok(Arc::new(document.parsed)),
+            Err(error) => {
+                let reason = format!("field documentation: {error}");
+                fresh_failure = Some(reason.clone());
+                Err((reason, Instant::now()))
             }
         });
         if let Some(reason) = fresh_failure {

@@ -97,9 +97,7 @@ pub fn wants_language_server(args: &[String]) -> bool {
     let rest = args.get(1..).unwrap_or_default();
     match rest.first().map(String::as_str) {
         None | Some("lsp") => true,
-        Some("check") | Some("cost") | Some("explain") | Some("explain-field") | Some("completions") | Some("man") | Some("help") => {
-            false
-        }
+        Some("check") | Some("cost") | Some("explain") | Some("explain-field") | Some("completions") | Some("man") | Some("help") => false,
         Some(_) => rest.iter().any(|a| a == "--stdio"),
     }
 }

@@ -57,7 +57,10 @@ pub fn explain_field(args: ExplainFieldArgs, io: &mut Io<'_>) -> i32 {
     let store = KubeDocs::new();
     let cache = config.field_docs.as_ref().and_then(|_| crdls_sources::Cache::from_env());
     if config.field_docs.is_some() && cache.is_none() {
-        let _ = writeln!(io.stderr, "crdls: warning: --field-docs: no cache directory (set CRDLS_CACHE_DIR or HOME); the documentation is left out");
+        let _ = writeln!(
+            io.stderr,
+            "crdls: warning: --field-docs: no cache directory (set CRDLS_CACHE_DIR or HOME); the documentation is left out"
+        );
     }
     let network = if args.offline { Network::Offline } else { Network::CacheFirst };
     let docs = store.source(config.field_docs.as_deref(), cache.as_ref(), network);
