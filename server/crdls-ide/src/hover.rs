@@ -125,7 +125,7 @@ pub fn explain_builtin_field(api_version: &str, kind: &str, path: &str, kube: Ku
         }
         segments.push(Segment::Key(name));
         step = step.child(Segment::Key(name)).ok_or_else(|| {
-            let at = if i == 0 { format!("{kind}") } else { format!("{kind} {}", names[..i].join(".")) };
+            let at = if i == 0 { kind.to_string() } else { format!("{kind} {}", names[..i].join(".")) };
             format!("{at} has no field {name} in Kubernetes {kube}")
         })?;
     }
