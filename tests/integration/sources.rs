@@ -706,6 +706,11 @@ fn explain_field_prints_the_hover_with_the_documentation_asked_for() {
     let unknown = crdls(&dir, &["explain-field", "apps/v1", "Deployment", "spec.tempalte"]);
     assert_eq!(unknown.status.code(), Some(2), "{unknown:?}");
     assert!(text(&unknown.stderr).starts_with("crdls: Deployment spec has no field tempalte in Kubernetes 1."), "{unknown:?}");
+    // `crdls check` has no hovers: the crdls.toml asking for field documentation draws no warning there.
+    dir.write("d.yaml", DEPLOYMENT);
+    let check = crdls(&dir, &["check", "d.yaml"]);
+    assert_eq!(check.status.code(), Some(0), "{check:?}");
+    assert!(!text(&check.stderr).contains("fieldDocs"), "{check:?}");
     let bad = crdls(&dir, &["explain-field", "apps/v1", "Deployment", "spec", "--field-docs=file:///etc"]);
     assert_eq!(text(&bad.stderr), "crdls: --field-docs: \"file:///etc\" is not true, false or an http(s) URL\n", "{bad:?}");
 }
