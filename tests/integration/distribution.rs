@@ -146,10 +146,11 @@ fn man_pages_are_roff_and_render() {
     assert_eq!(run.code, 0, "{run:?}");
     let written: BTreeSet<String> =
         std::fs::read_dir(tree.path.join("man1")).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
-    let expected: BTreeSet<String> = ["crdls", "crdls-check", "crdls-completions", "crdls-cost", "crdls-explain", "crdls-lsp", "crdls-man"]
-        .iter()
-        .map(|page| format!("{page}.1"))
-        .collect();
+    let expected: BTreeSet<String> =
+        ["crdls", "crdls-check", "crdls-completions", "crdls-cost", "crdls-explain", "crdls-explain-field", "crdls-lsp", "crdls-man"]
+            .iter()
+            .map(|page| format!("{page}.1"))
+            .collect();
     assert_eq!(written, expected);
     assert_eq!(std::fs::read_to_string(tree.path.join("man1/crdls-check.1")).unwrap(), check, "--dir writes what `man check` prints");
 

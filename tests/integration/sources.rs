@@ -556,3 +556,161 @@ fn the_language_server_reads_a_large_download_too() {
     session.finish();
     assert_eq!(server.requests().len(), 2);
 }
+
+/// An OpenAPI v3 document of `apps/v1` in the upstream layout, with descriptions invented for the test:
+/// a Deployment whose pod template's containers have an image, through `allOf` references and a list.
+fn invented_apps_document() -> String {
+    let reference = |name: &str| serde_json::json!({"allOf": [{"$ref": format!("#/components/schemas/{name}")}]});
+    let with = |mut node: serde_json::Value, description: &str| {
+        node["description"] = description.into();
+        node
+    };
+    serde_json::json!({
+        "openapi": "3.0.0",
+        "info": {"title": "invented", "version": "v0"},
+        "paths": {},
+        "components": {"schemas": {
+            "invented.Deployment": {
+                "description": "An invented deployment.",
+                "x-kubernetes-group-version-kind": [{"group": "apps", "version": "v1", "kind": "Deployment"}],
+                "properties": {"spec": with(reference("invented.DeploymentSpec"), "Invented words about the spec.")}
+            },
+            "invented.DeploymentSpec": {"properties": {"template": reference("invented.PodTemplateSpec")}},
+            "invented.PodTemplateSpec": {"description": "An invented pod template.", "properties": {"spec": reference("invented.PodSpec")}},
+            "invented.PodSpec": {"properties": {
+                "containers": {"type": "array", "description": "Invented containers.", "items": reference("invented.Container")}
+            }},
+            "invented.Container": {"properties": {
+                "image": {"type": "string", "description": "Zebra-striped image words, invented for this test."}
+            }}
+        }}
+    })
+    .to_string()
+}
+
+const DEPLOYMENT: &str = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: d\nspec:\n  selector:\n    matchLabels:\n      app: d\n  template:\n    metadata:\n      labels:\n        app: d\n    spec:\n      containers:\n      - name: web\n        image: nginx\n";
+
+/// Field documentation for built-in kinds is read only where the user turned it on: from the user's
+/// settings (here the initialization options, naming a mirror), the document of the configured
+/// release is fetched once into the cache and the hover shows the field's description below what it
+/// showed before; a workspace's crdls.toml alone fetches nothing, and says so.
+#[test]
+fn built_in_hovers_show_the_documentation_the_user_turned_on() {
+    use crdls_tests::lsp::{Session, SessionOptions};
+
+    let document = invented_apps_document();
+    let site = Loopback::start(move |request| {
+        if request.line.starts_with("GET /mirror/v1.36.") && request.line.contains("/api/openapi-spec/v3/apis__apps__v1_openapi.json ") {
+            (200, document.clone())
+        } else {
+            (404, "no".into())
+        }
+    });
+    let mirror = format!("{}/mirror", site.address);
+
+    // The user's own setting: fetched once, for 1.36, into the cache.
+    let options = SessionOptions::new()
+        .file("crdls.toml", "kubeVersion = \"1.36\"\n")
+        .setting("fieldDocs", serde_json::Value::String(mirror.clone()))
+        .env("CRDLS_CACHE_DIR", "{workspace}/.cache");
+    let mut session = Session::start_binary(&crdls_binary(), options);
+    session.open("d.yaml", DEPLOYMENT);
+    session.wait_for_diagnostics("d.yaml", 1);
+    let hover = session.hover("d.yaml", session.position_of("d.yaml", "image"));
+    let markdown = hover["contents"]["value"].as_str().unwrap_or_default().to_string();
+    let (before, docs) = markdown.split_once("\n\n---\n\n").unwrap_or_else(|| panic!("no documentation: {markdown}"));
+    assert!(before.starts_with("`spec.template.spec.containers[0].image`: **string**"), "{markdown}");
+    assert!(before.contains("Kubernetes 1.36."), "{markdown}");
+    assert!(docs.starts_with("Zebra-striped image words, invented for this test.\n\n*Kubernetes v1.36."), "{markdown}");
+    assert!(docs.ends_with(&format!("'s API documentation, from {mirror}.*")), "{markdown}");
+    let hover = session.hover("d.yaml", session.position_of("d.yaml", "template"));
+    let markdown = hover["contents"]["value"].as_str().unwrap_or_default().to_string();
+    assert!(markdown.contains("\n\n---\n\nAn invented pod template.\n\n"), "{markdown}");
+    assert_eq!(site.requests().len(), 1, "{:?}", site.requests());
+    let cached: Vec<_> = std::fs::read_dir(session.workspace().join(".cache/kubernetes-openapi")).unwrap().flatten().collect();
+    assert_eq!(cached.len(), 1);
+    assert!(cached[0].file_name().to_string_lossy().ends_with("-apis__apps__v1_openapi.json"), "{cached:?}");
+    // A kind whose document the mirror does not have: the hover is as before, the failure said once.
+    session.open("s.yaml", "apiVersion: v1\nkind: Service\nmetadata:\n  name: s\nspec:\n  type: ClusterIP\n");
+    session.wait_for_diagnostics("s.yaml", 1);
+    let hover = session.hover("s.yaml", session.position_of("s.yaml", "type"));
+    let markdown = hover["contents"]["value"].as_str().unwrap_or_default();
+    assert!(markdown.starts_with("`spec.type`: **string**") && !markdown.contains("---"), "{hover}");
+    session.expect_log_containing("field documentation: cannot fetch");
+    session.hover("s.yaml", session.position_of("s.yaml", "type"));
+    assert_eq!(site.requests().len(), 2, "{:?}", site.requests());
+    session.finish();
+
+    // The workspace alone asks for it: nothing is fetched, the hover is what it was, and it is said.
+    let options = SessionOptions::new()
+        .file("crdls.toml", &format!("kubeVersion = \"1.36\"\nfieldDocs = \"{mirror}\"\n"))
+        .env("CRDLS_CACHE_DIR", "{workspace}/.cache");
+    let mut session = Session::start_binary(&crdls_binary(), options);
+    let shown = session.expect_notification("window/showMessage");
+    let message = shown["message"].as_str().unwrap_or_default();
+    assert!(message.starts_with("crdls: crdls.toml asks for field documentation from the network (`fieldDocs`); not used"), "{message}");
+    session.expect_log_containing("not used, because the workspace is not trusted");
+    session.open("d.yaml", DEPLOYMENT);
+    session.wait_for_diagnostics("d.yaml", 1);
+    let hover = session.hover("d.yaml", session.position_of("d.yaml", "image"));
+    let markdown = hover["contents"]["value"].as_str().unwrap_or_default();
+    assert!(markdown.starts_with("`spec.template.spec.containers[0].image`: **string**") && !markdown.contains("---"), "{markdown}");
+    session.finish();
+    assert_eq!(site.requests().len(), 2, "{:?}", site.requests());
+}
+
+/// `crdls explain-field` prints what the hover shows; with `--field-docs`, the documentation of the
+/// release it names, downloaded once and then read from the cache, even `--offline`; without the flag
+/// nothing is fetched, and a crdls.toml asking for it changes nothing.
+#[test]
+fn explain_field_prints_the_hover_with_the_documentation_asked_for() {
+    let document = invented_apps_document();
+    let site = Loopback::start(move |request| {
+        if request.line.contains("/api/openapi-spec/v3/apis__apps__v1_openapi.json ") {
+            (200, document.clone())
+        } else {
+            (404, "no".into())
+        }
+    });
+    let dir = TempTree::new("explain-field", &[]);
+    dir.write("crdls.toml", &format!("fieldDocs = \"{}\"\n", site.address));
+    let field = ["explain-field", "apps/v1", "Deployment", "spec.template.spec.containers.image", "--kube-version", "1.36"];
+    let plain = crdls(&dir, &field);
+    assert_eq!(plain.status.code(), Some(0), "{plain:?}");
+    let plain = text(&plain.stdout);
+    assert!(plain.starts_with("`spec.template.spec.containers[0].image`: **string**"), "{plain}");
+    assert!(plain.contains("Kubernetes 1.36.") && !plain.contains("Zebra"), "{plain}");
+    assert!(site.requests().is_empty());
+
+    let flag = format!("--field-docs={}", site.address);
+    let with_docs = crdls(&dir, &[&field[..], &[flag.as_str()]].concat());
+    assert_eq!(with_docs.status.code(), Some(0), "{with_docs:?}");
+    let with_docs = text(&with_docs.stdout);
+    assert_eq!(
+        with_docs.strip_prefix(plain.trim_end()).map(|rest| rest.starts_with("\n\n---\n\nZebra-striped image words")),
+        Some(true),
+        "{with_docs}"
+    );
+    assert_eq!(site.requests().len(), 1);
+    assert!(site.requests()[0].starts_with("GET /v1.36."), "{:?}", site.requests());
+    let offline = crdls(&dir, &[&field[..], &[flag.as_str(), "--offline"]].concat());
+    assert_eq!(text(&offline.stdout), with_docs);
+    assert_eq!(site.requests().len(), 1, "read from the cache");
+
+    // Offline with nothing cached, or a document the site lacks: the field without documentation, and a warning.
+    let service = crdls(&dir, &["explain-field", "v1", "Service", "spec.type", flag.as_str()]);
+    assert_eq!(service.status.code(), Some(0), "{service:?}");
+    assert!(text(&service.stderr).starts_with("crdls: warning: field documentation: cannot fetch "), "{service:?}");
+    assert!(!text(&service.stdout).contains("---"), "{service:?}");
+
+    let unknown = crdls(&dir, &["explain-field", "apps/v1", "Deployment", "spec.tempalte"]);
+    assert_eq!(unknown.status.code(), Some(2), "{unknown:?}");
+    assert!(text(&unknown.stderr).starts_with("crdls: Deployment spec has no field tempalte in Kubernetes 1."), "{unknown:?}");
+    // `crdls check` has no hovers: the crdls.toml asking for field documentation draws no warning there.
+    dir.write("d.yaml", DEPLOYMENT);
+    let check = crdls(&dir, &["check", "d.yaml"]);
+    assert_eq!(check.status.code(), Some(0), "{check:?}");
+    assert!(!text(&check.stderr).contains("fieldDocs"), "{check:?}");
+    let bad = crdls(&dir, &["explain-field", "apps/v1", "Deployment", "spec", "--field-docs=file:///etc"]);
+    assert_eq!(text(&bad.stderr), "crdls: --field-docs: \"file:///etc\" is not true, false or an http(s) URL\n", "{bad:?}");
+}

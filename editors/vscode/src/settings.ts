@@ -2,7 +2,7 @@
 // crdls.toml is not overridden by VS Code's defaults. Pure: no `vscode` import, unit-tested.
 
 /** The settings keys the server reads (the `crdls` section minus what only the client uses). */
-export const SERVER_KEYS = ['crdPaths', 'cluster', 'redirectHosts', 'strict', 'failUnchecked', 'includeTestdata', 'kubeVersion', 'oldObject', 'severity', 'inlayHints'] as const;
+export const SERVER_KEYS = ['crdPaths', 'cluster', 'redirectHosts', 'strict', 'failUnchecked', 'includeTestdata', 'kubeVersion', 'oldObject', 'severity', 'inlayHints', 'fieldDocs'] as const;
 
 export type ServerKey = (typeof SERVER_KEYS)[number];
 
@@ -12,7 +12,7 @@ export type ServerKey = (typeof SERVER_KEYS)[number];
  * a credential or touch the network. package.json declares them as `restrictedConfigurations` too;
  * here, in a workspace that is not trusted, only the user's own value counts.
  */
-export const RESTRICTED_KEYS: readonly ServerKey[] = ['crdPaths', 'cluster', 'oldObject', 'redirectHosts'];
+export const RESTRICTED_KEYS: readonly ServerKey[] = ['crdPaths', 'cluster', 'oldObject', 'redirectHosts', 'fieldDocs'];
 
 /** A severity a diagnostic code can be overridden to. */
 export const SEVERITIES = ['error', 'warning', 'info', 'hint', 'off'] as const;
@@ -43,6 +43,7 @@ export interface ServerSettings {
   oldObject?: string;
   severity?: Record<string, string>;
   inlayHints?: boolean;
+  fieldDocs?: boolean | string;
 }
 
 /** A setting with a value the server would reject, and why. */
@@ -163,6 +164,16 @@ export function serverSettings(
       settings.oldObject = oldObject.trim() === '' ? 'off' : oldObject.trim();
     } else {
       bad('oldObject', 'must be a git revision (such as HEAD) or "off"');
+    }
+  }
+  const fieldDocs = explicit('fieldDocs');
+  if (fieldDocs !== undefined) {
+    if (typeof fieldDocs === 'boolean') {
+      settings.fieldDocs = fieldDocs;
+    } else if (typeof fieldDocs === 'string' && /^(https?:\/\/\S+|off|)$/i.test(fieldDocs.trim())) {
+      settings.fieldDocs = fieldDocs.trim() === '' ? false : fieldDocs.trim();
+    } else {
+      bad('fieldDocs', 'must be true, false, or the http(s) URL of a mirror of the Kubernetes repository');
     }
   }
   const severity = explicit('severity');

@@ -104,21 +104,25 @@ test('in a workspace that is not trusted, only the user may set what runs progra
     cluster: { workspaceFolderValue: { kubeconfig: 'kube/config' } },
     oldObject: { workspaceValue: '--output=x' },
     redirectHosts: { workspaceValue: ['*'] },
+    fieldDocs: { workspaceValue: 'https://mirror.example' },
     strict: { workspaceValue: true },
   });
   const restricted = serverSettings(values, false);
   assert.deepEqual(restricted.settings, { crdPaths: ['crds/'], strict: true });
-  assert.deepEqual(restricted.withheld, ['crdls.crdPaths', 'crdls.redirectHosts', 'crdls.cluster', 'crdls.oldObject']);
+  assert.deepEqual(restricted.withheld, ['crdls.crdPaths', 'crdls.redirectHosts', 'crdls.cluster', 'crdls.oldObject', 'crdls.fieldDocs']);
   const trusted = serverSettings(values, true);
   assert.deepEqual(trusted.settings, {
     crdPaths: ['https://example.com/crds.yaml'],
     cluster: { kubeconfig: 'kube/config' },
     redirectHosts: ['*'],
     oldObject: '--output=x',
+    fieldDocs: 'https://mirror.example',
     strict: true,
   });
   assert.deepEqual(trusted.withheld, []);
   // The user's own values of the restricted keys count either way.
+  assert.deepEqual(serverSettings(inspector({ fieldDocs: { globalValue: true } }), false).settings, { fieldDocs: true });
+  assert.deepEqual(serverSettings(inspector({ fieldDocs: { globalValue: 'file:///etc' } })).problems.map((p) => p.key), ['crdls.fieldDocs']);
   assert.deepEqual(serverSettings(inspector({ cluster: { globalValue: true } }), false), {
     settings: { cluster: true },
     problems: [],

@@ -90,6 +90,7 @@
 //! array defaults out, and keeps the scalar ones (a service port's `protocol: TCP`), which the API
 //! server's defaulting does apply.
 
+pub mod docs;
 pub mod format;
 mod version;
 

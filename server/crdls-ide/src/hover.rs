@@ -2,12 +2,13 @@
 //! default, description, CEL rules and the CRD that defines it; for `apiVersion` and `kind` values, a
 //! summary of the CRD.
 
+use crdls_builtins::docs::{DocStep, FieldDocs, NoDocs};
 use crdls_builtins::KubeVersion;
 use crdls_crd::{CrdIndex, IndexedCrd, Resolution, Schema, SourceKind};
 use crdls_yaml::{locate, Segment, Stream, TextRange};
 
 use crate::render::yaml_inline;
-use crate::schema_walk::{path_text, type_label, walk, Step};
+use crate::schema_walk::{path_text, type_label, walk, Step, Via};
 
 /// A hover: the range it concerns and its Markdown.
 #[derive(Clone, Debug, PartialEq)]
@@ -21,6 +22,19 @@ pub struct HoverResult {
 /// The hover at byte `offset`: on a key or scalar value of a custom resource whose CRD is indexed, or of
 /// a built-in object, described by Kubernetes release `kube`'s schema.
 pub fn hover(text: &str, stream: &Stream, index: &CrdIndex, offset: usize, kube: KubeVersion) -> Option<HoverResult> {
+    hover_with_docs(text, stream, index, offset, kube, &NoDocs)
+}
+
+/// [`hover`], with a built-in object's field followed by its description as `docs` gives it (the
+/// release's API documentation, which crdls does not ship and reads only where the user allowed).
+pub fn hover_with_docs(
+    text: &str,
+    stream: &Stream,
+    index: &CrdIndex,
+    offset: usize,
+    kube: KubeVersion,
+    docs: &dyn FieldDocs,
+) -> Option<HoverResult> {
     let cost = crate::cost_assist::hover(text, stream, offset);
     if let Some(in_rule) = crate::cel_assist::hover(text, stream, offset) {
         // The type under the cursor, then what the rule costs.
@@ -68,10 +82,12 @@ pub fn hover(text: &str, stream: &Stream, index: &CrdIndex, offset: usize, kube:
     }
     if matches!(resolution, Resolution::UnknownGroup) {
         let steps = walk(Some(crate::builtin_kinds::schema(kube, api_version, kind)?), &location.path)?;
-        return Some(HoverResult {
-            range,
-            markdown: field_markdown(&location.path, &steps, crate::builtin_kinds::origin(kube, api_version, kind)),
-        });
+        let mut markdown = field_markdown(&location.path, &steps, crate::builtin_kinds::origin(kube, api_version, kind));
+        let (group, version) = crdls_crd::split_api_version(api_version);
+        if let Some(doc) = docs.describe(kube, group, version, kind, &doc_steps(&location.path, &steps)) {
+            markdown.push_str(&format!("\n\n---\n\n{}\n\n*{}.*", doc.text, doc.source));
+        }
+        return Some(HoverResult { range, markdown });
     }
     let Resolution::Found { crd, version } = resolution else { return None };
     let steps = walk(version.schema().map(|s| &**s), &location.path)?;
@@ -79,6 +95,60 @@ pub fn hover(text: &str, stream: &Stream, index: &CrdIndex, offset: usize, kube:
         format!("Defined by CRD {}, version {}, in {}.", code(&crd.crd.name), code(&version.name), source_name(index, &crd.source));
     origin.push_str(&choice(index, api_version, kind));
     Some(HoverResult { range, markdown: field_markdown(&location.path, &steps, origin) })
+}
+
+/// What a hover on the field `path` of a built-in object of `api_version` and `kind` shows, for the
+/// command line (`crdls explain-field`): `path` names fields as `kubectl explain` does
+/// (`spec.template.spec.containers.image`: list items are entered without an index; `containers[]`
+/// is also accepted). An error says what is not known.
+pub fn explain_builtin_field(api_version: &str, kind: &str, path: &str, kube: KubeVersion, docs: &dyn FieldDocs) -> Result<String, String> {
+    let Some(schema) = crate::builtin_kinds::schema(kube, api_version, kind) else {
+        let (group, _) = crdls_crd::split_api_version(api_version);
+        let kinds = crate::builtin_kinds::kinds(group);
+        let hint = match crdls_check::did_you_mean(kind, kinds.iter().copied()) {
+            Some(s) => format!("; did you mean {s}?"),
+            None => String::new(),
+        };
+        return Err(format!("Kubernetes {kube} serves no built-in kind {kind} in {api_version}{hint}"));
+    };
+    let names: Vec<&str> = path.split('.').map(|name| name.trim_end_matches("[]")).collect();
+    if names.iter().any(|name| name.is_empty()) {
+        return Err(format!("\"{path}\" is not a field path: name fields with dots, as in spec.template.spec"));
+    }
+    let mut segments = Vec::new();
+    let mut step = Step::root(Some(schema));
+    for (i, name) in names.iter().enumerate() {
+        // A list is entered without an index, as `kubectl explain` does.
+        while step.schema.items.is_some() && step.schema.property(name).is_none() {
+            segments.push(Segment::Index(0));
+            step = step.child(Segment::Index(0)).ok_or_else(|| format!("{} is not a list", names[..i].join(".")))?;
+        }
+        segments.push(Segment::Key(name));
+        step = step.child(Segment::Key(name)).ok_or_else(|| {
+            let at = if i == 0 { kind.to_string() } else { format!("{kind} {}", names[..i].join(".")) };
+            format!("{at} has no field {name} in Kubernetes {kube}")
+        })?;
+    }
+    let steps = walk(Some(schema), &segments).ok_or_else(|| format!("{kind} has no field {path}"))?;
+    let mut markdown = field_markdown(&segments, &steps, crate::builtin_kinds::origin(kube, api_version, kind));
+    let (group, version) = crdls_crd::split_api_version(api_version);
+    if let Some(doc) = docs.describe(kube, group, version, kind, &doc_steps(&segments, &steps)) {
+        markdown.push_str(&format!("\n\n---\n\n{}\n\n*{}.*", doc.text, doc.source));
+    }
+    Ok(markdown)
+}
+
+/// The way down to the field a walk ends at, as the API documents nest: each step after the root.
+fn doc_steps(path: &[Segment<'_>], steps: &[Step<'_>]) -> Vec<DocStep> {
+    path.iter()
+        .zip(steps.iter().skip(1))
+        .map(|(segment, step)| match (step.via, segment) {
+            (Via::Item, _) => DocStep::Item,
+            (Via::MapKey, _) => DocStep::Value,
+            (_, Segment::Key(key)) => DocStep::Property(key.to_string()),
+            (_, Segment::Index(_)) => DocStep::Item,
+        })
+        .collect()
 }
 
 /// When several sources define the CRD of `kind`, why the one in use was chosen for this file: the
@@ -642,6 +712,76 @@ mod tests {
                 let _ = hover(text, &stream, &index, offset, crdls_builtins::newest());
             }
         }
+    }
+
+    /// Documentation that names what it was asked for, so the test sees the way down to the field.
+    struct EchoDocs;
+
+    impl FieldDocs for EchoDocs {
+        fn describe(
+            &self,
+            kube: KubeVersion,
+            group: &str,
+            version: &str,
+            kind: &str,
+            steps: &[DocStep],
+        ) -> Option<crdls_builtins::docs::FieldDoc> {
+            let steps: Vec<String> = steps
+                .iter()
+                .map(|s| match s {
+                    DocStep::Property(name) => name.clone(),
+                    DocStep::Item => "[]".into(),
+                    DocStep::Value => "{}".into(),
+                })
+                .collect();
+            Some(crdls_builtins::docs::FieldDoc {
+                text: format!("Asked for {kind} of {group:?} {version} at {}.", steps.join(" ")),
+                source: format!("Echo of {kube}"),
+            })
+        }
+    }
+
+    /// A built-in object's field is followed by what the documentation says, below today's hover;
+    /// custom resources are not asked about.
+    #[test]
+    fn built_in_fields_are_followed_by_their_documentation() {
+        let text = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  labels:\n    app: web\nspec:\n  template:\n    spec:\n      containers:\n      - name: web\n        image: nginx\n";
+        let stream = crdls_yaml::parse(text);
+        let index = CrdIndex::new();
+        let kube = crdls_builtins::newest();
+        let at = |needle: &str| text.find(needle).unwrap() + 1;
+        let with = crate::hover_with_docs(text, &stream, &index, at("image"), kube, &EchoDocs).unwrap().markdown;
+        let without = hover(text, &stream, &index, at("image"), kube).unwrap().markdown;
+        assert_eq!(
+            with,
+            format!(
+                "{without}\n\n---\n\nAsked for Deployment of \"apps\" v1 at spec template spec containers [] image.\n\n*Echo of {kube}.*"
+            )
+        );
+        let labels = crate::hover_with_docs(text, &stream, &index, at("app:"), kube, &EchoDocs).unwrap().markdown;
+        assert!(labels.contains("Asked for Deployment of \"apps\" v1 at metadata labels {}."), "{labels}");
+        let explained =
+            crate::explain_builtin_field("apps/v1", "Deployment", "spec.template.spec.containers.image", kube, &EchoDocs).unwrap();
+        assert_eq!(explained, with, "the command line shows what the hover shows");
+        assert_eq!(
+            crate::explain_builtin_field("apps/v1", "Deployment", "spec.template.spec.containers[].image", kube, &EchoDocs),
+            Ok(explained)
+        );
+        let replicas = text.replace("spec:\n  template", "spec:\n  replicas: 1\n  template");
+        let hovered = hover(&replicas, &crdls_yaml::parse(&replicas), &index, replicas.find("replicas").unwrap() + 1, kube).unwrap();
+        assert_eq!(crate::explain_builtin_field("apps/v1", "Deployment", "spec.replicas", kube, &NoDocs), Ok(hovered.markdown));
+        assert_eq!(
+            crate::explain_builtin_field("apps/v1", "Deployment", "spec.tempalte", kube, &NoDocs),
+            Err(format!("Deployment spec has no field tempalte in Kubernetes {kube}"))
+        );
+        assert_eq!(
+            crate::explain_builtin_field("apps/v1", "Deploymnet", "spec", kube, &NoDocs),
+            Err(format!("Kubernetes {kube} serves no built-in kind Deploymnet in apps/v1; did you mean Deployment?"))
+        );
+        assert!(crate::explain_builtin_field("apps/v1", "Deployment", "spec..x", kube, &NoDocs).is_err());
+        let size = DOC.find("size").unwrap() + 1;
+        let widget = crate::hover_with_docs(DOC, &crdls_yaml::parse(DOC), &fixture::index(&crd()), size, kube, &EchoDocs).unwrap();
+        assert!(widget.markdown.starts_with("`spec.size`") && !widget.markdown.contains("Asked for"), "{}", widget.markdown);
     }
 }
 

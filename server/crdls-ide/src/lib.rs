@@ -27,7 +27,7 @@ use crdls_yaml::{Diagnostic, Stream};
 pub use actions::{apply_edits, automatic_edits, code_actions, CodeAction, Edit, FixRequest};
 pub use completion::{completions, CompletionItem, CompletionKind};
 pub use hints::{inlay_hints, InlayHint};
-pub use hover::{hover, HoverResult};
+pub use hover::{explain_builtin_field, hover, hover_with_docs, HoverResult};
 pub use navigation::{definition, Target};
 pub use outline::{document_symbols, folding_ranges, Symbol, SymbolKind};
 

@@ -56,6 +56,8 @@ pub(crate) struct State {
     /// The custom resources read from the workspace's files for a changed CRD (`objects.rs`), until
     /// the next scan or change on disk.
     pub(crate) objects: Mutex<Option<Arc<crate::objects::DiskObjects>>>,
+    /// The API documents read for the hovers of built-in kinds, when the user turned `fieldDocs` on.
+    pub(crate) docs: crdls_workspace::docs::KubeDocs,
 }
 
 /// The server: the connection to the client and the shared state. Cloning it is cheap, so work that
@@ -112,6 +114,7 @@ impl Backend {
                 index_ready: tokio::sync::watch::Sender::new(false),
                 scans: crate::flight::Flight::default(),
                 objects: Mutex::new(None),
+                docs: crdls_workspace::docs::KubeDocs::new(),
             }),
         }
     }

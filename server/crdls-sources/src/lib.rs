@@ -9,6 +9,7 @@
 pub mod archive;
 pub mod cache;
 pub mod cluster;
+pub mod openapi;
 pub mod read;
 pub mod url;
 

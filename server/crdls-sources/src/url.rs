@@ -71,7 +71,7 @@ pub fn fetch(source: &UrlSource, cache: &Cache, network: Network, policy: &UrlPo
     if network == Network::Offline {
         return Err(SourceError::NotCached { label });
     }
-    let bytes = match download(&source.url, policy) {
+    let bytes = match download(&source.url, policy, MAX_BYTES, DOWNLOAD_TIMEOUT) {
         Ok(bytes) => bytes,
         Err(reason) => {
             let reason = scrub(&reason, &source.url, &label);
@@ -113,9 +113,10 @@ fn scrub(reason: &str, url: &str, label: &str) -> String {
     out
 }
 
-/// The body of a GET of `url`, following at most [`MAX_REDIRECTS`] redirects, and only to the same
-/// scheme, host and port unless `policy` allows others; or why there is none.
-fn download(url: &str, policy: &UrlPolicy) -> Result<Vec<u8>, String> {
+/// The body of a GET of `url`, at most `max_bytes` of it and within `timeout`, following at most
+/// [`MAX_REDIRECTS`] redirects, and only to the same scheme, host and port unless `policy` allows
+/// others; or why there is none.
+pub(crate) fn download(url: &str, policy: &UrlPolicy, max_bytes: u64, timeout: Duration) -> Result<Vec<u8>, String> {
     let config = ureq::Agent::config_builder()
         .timeout_connect(Some(CONNECT_TIMEOUT))
         .user_agent(concat!("crdls/", env!("CARGO_PKG_VERSION")))
@@ -123,7 +124,7 @@ fn download(url: &str, policy: &UrlPolicy) -> Result<Vec<u8>, String> {
         .max_redirects(0)
         .build();
     let agent = ureq::Agent::new_with_config(config);
-    let deadline = Instant::now() + DOWNLOAD_TIMEOUT;
+    let deadline = Instant::now() + timeout;
     let first = ::url::Url::parse(url).map_err(|e| format!("it is not a URL ({e})"))?;
     let mut current = first.clone();
     for _ in 0..=MAX_REDIRECTS {
@@ -137,7 +138,7 @@ fn download(url: &str, policy: &UrlPolicy) -> Result<Vec<u8>, String> {
             if !response.status().is_success() {
                 return Err(format!("the server answered HTTP {status}"));
             }
-            return response.body_mut().with_config().limit(MAX_BYTES).read_to_vec().map_err(describe);
+            return response.body_mut().with_config().limit(max_bytes).read_to_vec().map_err(describe);
         }
         let location = response.headers().get(http::header::LOCATION).and_then(|v| v.to_str().ok());
         let Some(location) = location else {

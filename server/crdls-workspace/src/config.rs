@@ -69,6 +69,11 @@ pub struct Config {
     /// rules, ratcheting): `None` for off (every object is checked as created), else a git revision.
     /// Read it through [`Config::git_revision`], which says no in a workspace that is not trusted.
     pub old_object: Option<String>,
+    /// Where the field documentation of built-in kinds is read from, for hovers: `None` for nowhere
+    /// (the default), else the base URL of the Kubernetes repository's files (`fieldDocs = true` is
+    /// [`crdls_sources::openapi::DEFAULT_BASE`]). It touches the network, so a workspace's own
+    /// `crdls.toml` cannot turn it on unless the workspace is trusted.
+    pub field_docs: Option<String>,
     /// Whether the user trusts the workspace: set by the front end (a flag, the editor's workspace
     /// trust), never by a settings layer.
     pub trust: Trust,
@@ -88,6 +93,7 @@ impl Default for Config {
             debounce: Duration::from_millis(50),
             inlay_hints: true,
             old_object: Some("HEAD".into()),
+            field_docs: None,
             trust: Trust::default(),
         }
     }
@@ -119,6 +125,38 @@ struct ClusterTable {
     kubeconfig: Option<String>,
 }
 
+/// The `fieldDocs` setting as written: `true` for the Kubernetes repository on GitHub, `false` for
+/// off, or the base URL of a mirror of the repository's files.
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+enum FieldDocsLayer {
+    On(bool),
+    Base(String),
+}
+
+impl FieldDocsLayer {
+    /// The base URL this layer asks for, `None` for off, or why it is not one.
+    fn base(&self) -> Result<Option<String>, String> {
+        match self {
+            FieldDocsLayer::On(on) => Ok(on.then(|| crdls_sources::openapi::DEFAULT_BASE.to_string())),
+            FieldDocsLayer::Base(base) => {
+                let base = base.trim();
+                let lower = base.get(..8).unwrap_or(base).to_ascii_lowercase();
+                match base {
+                    "" | "off" => Ok(None),
+                    _ if lower.starts_with("http://") || lower.starts_with("https://") => Ok(Some(base.trim_end_matches('/').to_string())),
+                    _ => Err(format!("fieldDocs: \"{base}\" is not true, false or an http(s) URL")),
+                }
+            }
+        }
+    }
+
+    /// Whether this layer turns the documentation on.
+    fn asks(&self) -> bool {
+        self.base().is_ok_and(|base| base.is_some())
+    }
+}
+
 /// One layer of settings as written: every field optional, camelCase in JSON and TOML alike.
 #[derive(Debug, Default, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
@@ -134,6 +172,7 @@ struct Layer {
     debounce_ms: Option<u64>,
     inlay_hints: Option<bool>,
     old_object: Option<String>,
+    field_docs: Option<FieldDocsLayer>,
 }
 
 impl Config {
@@ -197,6 +236,9 @@ impl Config {
         if let Some(v) = &layer.kube_version {
             parse_kube_version(v).map_err(|e| format!("crdls settings: kubeVersion: {e}"))?;
         }
+        if let Some(docs) = &layer.field_docs {
+            docs.base().map_err(|e| format!("crdls settings: {e}"))?;
+        }
         self.apply(layer);
         Ok(())
     }
@@ -242,6 +284,10 @@ impl Config {
             let source = source.trim();
             self.old_object = (!source.is_empty() && source != "off").then(|| source.to_string());
         }
+        if let Some(docs) = layer.field_docs {
+            // Checked when the layer was read.
+            self.field_docs = docs.base().ok().flatten();
+        }
     }
 
     /// Applies the severity overrides: changes severities and drops diagnostics turned off. With
@@ -281,6 +327,9 @@ fn read_toml(text: &str) -> Result<Layer, String> {
     if let Some(v) = &layer.kube_version {
         parse_kube_version(v).map_err(|e| format!("{CONFIG_FILE}: kubeVersion: {e}"))?;
     }
+    if let Some(docs) = &layer.field_docs {
+        docs.base().map_err(|e| format!("{CONFIG_FILE}: {e}"))?;
+    }
     Ok(layer)
 }
 
@@ -303,6 +352,10 @@ fn withhold(layer: &mut Layer) -> Vec<Withheld> {
         let (kept, refused) = withhold_locations(paths);
         layer.crd_paths = Some(kept);
         withheld.extend(refused);
+    }
+    if layer.field_docs.as_ref().is_some_and(FieldDocsLayer::asks) {
+        layer.field_docs = None;
+        withheld.push(Withheld::FieldDocs);
     }
     if let Some(rev) = layer.old_object.take() {
         let rev = rev.trim();
@@ -394,6 +447,36 @@ mod tests {
             .merge_json(&serde_json::json!({"severity": {"no/such-code": "off"}}))
             .unwrap_err()
             .starts_with("crdls settings: severity: no diagnostic code"));
+    }
+
+    /// Field documentation touches the network: the user's settings turn it on, a workspace's own
+    /// `crdls.toml` only when the workspace is trusted (turning it off is always allowed).
+    #[test]
+    fn field_docs_come_from_the_user_or_a_trusted_workspace() {
+        let mut user = Config::default();
+        assert_eq!(user.field_docs, None);
+        user.merge_json(&serde_json::json!({"fieldDocs": true})).unwrap();
+        assert_eq!(user.field_docs.as_deref(), Some(crdls_sources::openapi::DEFAULT_BASE));
+        user.merge_json(&serde_json::json!({"fieldDocs": "http://mirror.example/k8s/"})).unwrap();
+        assert_eq!(user.field_docs.as_deref(), Some("http://mirror.example/k8s"));
+        assert_eq!(
+            user.merge_json(&serde_json::json!({"fieldDocs": "file:///etc"})).unwrap_err(),
+            "crdls settings: fieldDocs: \"file:///etc\" is not true, false or an http(s) URL"
+        );
+
+        let mut restricted = Config::default();
+        assert_eq!(restricted.merge_workspace_toml("fieldDocs = true\n").unwrap(), [Withheld::FieldDocs]);
+        assert_eq!(restricted.merge_workspace_toml("fieldDocs = \"https://evil.example\"\n").unwrap(), [Withheld::FieldDocs]);
+        assert_eq!(restricted.field_docs, None);
+        assert_eq!(Withheld::FieldDocs.to_string(), "field documentation from the network (`fieldDocs`)");
+        // A workspace may always turn it off.
+        let mut on = Config { field_docs: Some("https://a.example".into()), ..Config::default() };
+        assert_eq!(on.merge_workspace_toml("fieldDocs = false\n").unwrap(), []);
+        assert_eq!(on.field_docs, None);
+
+        let mut trusted = Config { trust: Trust::Trusted, ..Config::default() };
+        assert_eq!(trusted.merge_workspace_toml("fieldDocs = true\n").unwrap(), []);
+        assert!(trusted.field_docs.is_some());
     }
 
     #[test]

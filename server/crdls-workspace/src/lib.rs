@@ -3,9 +3,11 @@
 //! (`files.rs`), what each file is from the files around it (`roles.rs`: chart templates, kustomize
 //! patches, test assertions), old versions of files from git (`git.rs`), and CRD sources beyond the
 //! workspace's files: chart archives, URLs and the cluster (`sources.rs`), and what a workspace that
-//! the user has not trusted may ask for (`trust.rs`).
+//! the user has not trusted may ask for (`trust.rs`), and the field documentation of built-in kinds
+//! that the user turned on (`docs.rs`).
 
 pub mod config;
+pub mod docs;
 pub mod files;
 pub mod git;
 pub mod roles;

@@ -1,7 +1,8 @@
 //! Workspace trust: a workspace may ask, only the user may allow. A repository's own files
 //! (`crdls.toml`) can ask crdls to list a cluster's CRDs with a kubeconfig, to download URLs, to read
 //! CRDs from paths outside the repository and to run git at a revision; each of these runs a program
-//! (a kubeconfig's exec plugin, git), reads a credential or touches the network, so none of them is
+//! (a kubeconfig's exec plugin, git), reads a credential or touches the network (as does `fieldDocs`,
+//! the download of the Kubernetes API documents for hovers), so none of them is
 //! taken from a workspace the user has not trusted. What the user says themselves (command-line
 //! flags, the editor's own settings) is always the user's. The threat model is in ARCHITECTURE.md.
 
@@ -34,6 +35,8 @@ pub enum Withheld {
     GitRevision(String),
     /// `redirectHosts`: the hosts URL sources may be redirected to.
     RedirectHosts(Vec<String>),
+    /// `fieldDocs`: downloading the Kubernetes API documents for the hovers of built-in kinds.
+    FieldDocs,
 }
 
 impl std::fmt::Display for Withheld {
@@ -44,6 +47,7 @@ impl std::fmt::Display for Withheld {
             Withheld::OutsidePath(path) => write!(f, "the path {path}, outside the workspace"),
             Withheld::GitRevision(rev) => write!(f, "git revision {rev} (`oldObject`)"),
             Withheld::RedirectHosts(hosts) => write!(f, "redirects to {} (`redirectHosts`)", hosts.join(", ")),
+            Withheld::FieldDocs => write!(f, "field documentation from the network (`fieldDocs`)"),
         }
     }
 }

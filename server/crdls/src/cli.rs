@@ -1,4 +1,4 @@
-//! The command line: `crdls check`, `cost`, `explain`, `completions` and `man` (the language server
+//! The command line: `crdls check`, `cost`, `explain`, `explain-field`, `completions` and `man` (the language server
 //! starts in `main`). Kept in the library so tests drive it in-process with their own input and output.
 
 use std::io::{Read, Write};
@@ -24,6 +24,9 @@ enum Command {
     /// List every diagnostic code with its default severity and summary, or explain one code: what
     /// triggers it, an example, and how to fix it.
     Explain(crate::explain::ExplainArgs),
+    /// Describe a field of a built-in kind as a hover does (`crdls explain-field apps/v1 Deployment
+    /// spec.template.spec.containers.image`); with --field-docs, with its API documentation.
+    ExplainField(crate::explain_field::ExplainFieldArgs),
     /// Run the language server over stdio (also what `crdls` with no arguments does).
     Lsp(LspArgs),
     /// Print a shell completion script, or write it into a directory with --dir, for example
@@ -94,7 +97,7 @@ pub fn wants_language_server(args: &[String]) -> bool {
     let rest = args.get(1..).unwrap_or_default();
     match rest.first().map(String::as_str) {
         None | Some("lsp") => true,
-        Some("check") | Some("cost") | Some("explain") | Some("completions") | Some("man") | Some("help") => false,
+        Some("check") | Some("cost") | Some("explain") | Some("explain-field") | Some("completions") | Some("man") | Some("help") => false,
         Some(_) => rest.iter().any(|a| a == "--stdio"),
     }
 }
@@ -125,6 +128,7 @@ pub fn run<T: Into<std::ffi::OsString> + Clone>(args: impl IntoIterator<Item = T
         Some(Command::Check(args)) => crate::check::check(args, io),
         Some(Command::Cost(args)) => crate::cost::cost(args, io),
         Some(Command::Explain(args)) => crate::explain::explain(args, io),
+        Some(Command::ExplainField(args)) => crate::explain_field::explain_field(args, io),
         Some(Command::Completions(args)) => completions(args, io),
         Some(Command::Man(args)) => man(args, io),
         Some(Command::Lsp(_)) | None => {
@@ -180,7 +184,7 @@ impl clap::builder::TypedValueParser for KnownValues {
 
 /// The commands that have a manual page of their own, for `crdls man <TAB>`.
 pub fn command_names() -> Vec<&'static str> {
-    vec!["check", "cost", "explain", "lsp", "completions", "man"]
+    vec!["check", "cost", "explain", "explain-field", "lsp", "completions", "man"]
 }
 
 /// The Kubernetes releases crdls answers for (`1.23` to `1.35`), for `--kube-version <TAB>`.

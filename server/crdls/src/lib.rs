@@ -4,5 +4,6 @@ mod check;
 pub mod cli;
 pub mod cost;
 mod explain;
+mod explain_field;
 pub mod parallel;
 pub mod report;

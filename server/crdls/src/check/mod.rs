@@ -19,7 +19,7 @@ use clap::ValueEnum;
 use crdls_check::{check_stream_as, CheckOptions, DocumentKind, FileCheck, FileMode};
 use crdls_crd::{Crd, CrdIndex, Origin, SourceKind};
 use crdls_sources::Network;
-use crdls_workspace::{files, sources, trust, ClusterSetting, Config, FileRole, Roles, Trust, CONFIG_FILE};
+use crdls_workspace::{files, sources, trust, ClusterSetting, Config, FileRole, Roles, Trust, Withheld, CONFIG_FILE};
 use crdls_yaml::{Diagnostic, Severity, Stream};
 use rayon::prelude::*;
 
@@ -465,6 +465,9 @@ fn read_config(io: &mut Io<'_>, trust: Trust) -> Result<Config, String> {
         Err(files::ReadError::Io(e)) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
         Err(e) => return Err(format!("cannot read {CONFIG_FILE}: {e}")),
     };
+    // `crdls check` shows no hovers, so whether `fieldDocs` was withheld changes nothing here: a
+    // project that turns it on for its editors gets no warning in every CI run.
+    let withheld: Vec<Withheld> = withheld.into_iter().filter(|w| *w != Withheld::FieldDocs).collect();
     if !withheld.is_empty() {
         let how = "pass --trust-workspace, or set CRDLS_TRUST_WORKSPACE=1, to use them";
         let _ = writeln!(io.stderr, "crdls: warning: {}", trust::describe(&withheld, how));
