@@ -14,7 +14,6 @@ use crdls_yaml::{codes, Diagnostic, Severity, TextRange};
 use tower_lsp::lsp_types::{MessageType, Url};
 
 use crate::session::{lock, read, write, Backend};
-use crate::workspace::crds_in;
 
 /// The two groups of source problems, found at different times: the scan reads the archives, the
 /// background fetch the URLs and the cluster.
@@ -66,7 +65,7 @@ fn indexed(archive: &Path, source: External) -> Option<Indexed> {
         None if source.not_cached.is_some() => crdls_workspace::files::reader_of_text(Arc::from(source.text.as_str())),
         None => crdls_workspace::files::reader_of_cached(source.file.clone()),
     };
-    let crds = crds_in(&source.text, reader);
+    let crds = crdls_workspace::resolver::crds_of(&source.text, &crdls_workspace::FileRole::Manifest, reader);
     Some(Indexed { id, origin: Origin { kind: source.kind, label }, crds })
 }
 

@@ -16,18 +16,17 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use clap::ValueEnum;
-use crdls_check::{check_stream_as, CheckOptions, DocumentKind, FileCheck, FileMode};
+use crdls_check::{CheckOptions, DocumentKind, FileCheck, FileMode};
 use crdls_crd::{Crd, CrdIndex, Origin, SourceKind};
 use crdls_sources::Network;
-use crdls_workspace::{files, sources, trust, ClusterSetting, Config, FileRole, Roles, Trust, CONFIG_FILE};
+use crdls_workspace::check::{chart_hint, check_file, CheckedFile, FileContext};
+use crdls_workspace::{files, resolver, sources, trust, ClusterSetting, Config, FileRole, Trust, CONFIG_FILE};
 use crdls_yaml::{Diagnostic, Severity, Stream};
-use rayon::prelude::*;
 
 use crate::cli::{Io, EXIT_ERRORS, EXIT_OK, EXIT_USAGE};
 use crate::parallel;
 use crate::report::{Coverage, FileReport, Format, RenderOptions, Reporter, Summary, Unvalidated};
 
-use crdls_yaml::codes;
 use inputs::Input;
 pub(crate) use inputs::{collect_files, display_path};
 
@@ -169,19 +168,10 @@ pub fn check(args: CheckArgs, io: &mut Io<'_>) -> i32 {
             kubeconfig: args.kubeconfig.as_ref().map(|p| p.to_string_lossy().into_owned()).or(configured.kubeconfig),
         });
     }
-    let mut crd_sources = Vec::new();
-    for pattern in sources::local_paths(&config.crd_paths) {
-        if pattern.contains('*') {
-            let expansion = files::expand(&io.cwd, &pattern);
-            if let Some(limited) = &expansion.limited {
-                let _ = writeln!(io.stderr, "crdls: warning: {pattern}: {limited}");
-            }
-            crd_sources.extend(expansion.files);
-        } else {
-            crd_sources.push(PathBuf::from(pattern));
-        }
+    let mut found = inputs::read(&args.paths, &config.crd_paths, io.stdin, &io.cwd, config.walk_options());
+    for warning in &found.warnings {
+        let _ = writeln!(io.stderr, "crdls: warning: {warning}");
     }
-    let mut found = inputs::read(&args.paths, &crd_sources, io.stdin, &io.cwd, config.walk_options());
     let network = match (args.offline, args.refresh) {
         (true, _) => Network::Offline,
         (_, true) => Network::Refresh,
@@ -390,14 +380,14 @@ impl<'a> Report<'a> {
 /// while walking and not regular, or too large) leave the list and are returned as notes; any other
 /// read failure is a usage error.
 fn read_crds(inputs: &mut Vec<Input>) -> Result<CrdsRead, Vec<String>> {
-    let read: Vec<(FileRole, Result<Vec<Crd>, inputs::Unread>)> = inputs
-        .par_iter_mut()
-        .map_init(Roles::new, |roles, input| {
-            let role = input.path.as_deref().filter(|_| input.report).map_or(FileRole::Manifest, |p| roles.role_of(p));
-            let crds = read_crds_of(input, &role);
-            (role, crds)
-        })
-        .collect();
+    let read: Vec<(FileRole, Result<Vec<Crd>, inputs::Unread>)> = resolver::read_all(inputs, |roles, input| {
+        // A file's CRDs are read in its role wherever it was found; only the checked files are
+        // checked in theirs.
+        let local = matches!(input.kind, SourceKind::Workspace | SourceKind::Configured);
+        let role = input.path.as_deref().filter(|_| local).map_or(FileRole::Manifest, |p| roles.role_of(p));
+        let crds = read_crds_of(input, &role);
+        (if input.report { role } else { FileRole::Manifest }, crds)
+    });
     let keep: Vec<bool> = read.iter().map(|(_, r)| !matches!(r, Err(inputs::Unread::Skipped(_)))).collect();
     let (mut crds, mut roles, mut skipped, mut errors) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     for (role, outcome) in read {
@@ -422,20 +412,16 @@ fn read_crds(inputs: &mut Vec<Input>) -> Result<CrdsRead, Vec<String>> {
 fn read_crds_of(input: &mut Input, role: &FileRole) -> Result<Vec<Crd>, inputs::Unread> {
     let crds = {
         let text = input.read()?;
-        if may_define_crd(&text) {
-            // Schemas are built when a resource first needs them: from the file as it is then, or
-            // from the text kept for what cannot be read again (standard input, archive members).
-            let reader = match &input.path {
-                Some(path) if matches!(input.kind, SourceKind::Url | SourceKind::Cluster) => {
-                    crdls_workspace::files::reader_of_cached(path.clone())
-                }
-                Some(path) => crdls_workspace::files::reader_of(path.clone()),
-                None => crdls_workspace::files::reader_of_text(Arc::from(&*text)),
-            };
-            role.crds(&text, reader)
-        } else {
-            Vec::new()
-        }
+        // Schemas are built when a resource first needs them: from the file as it is then, or from
+        // the text kept for what cannot be read again (standard input, archive members).
+        let reader = match &input.path {
+            Some(path) if matches!(input.kind, SourceKind::Url | SourceKind::Cluster) => {
+                crdls_workspace::files::reader_of_cached(path.clone())
+            }
+            Some(path) => crdls_workspace::files::reader_of(path.clone()),
+            None => crdls_workspace::files::reader_of_text(Arc::from(&*text)),
+        };
+        resolver::crds_of(&text, role, reader)
     };
     // Only standard input cannot be read again.
     if input.path.is_some() || !input.report {
@@ -577,23 +563,12 @@ fn chart_hints(inputs: &[Input], roles: &[FileRole], cwd: &std::path::Path) -> H
         let at = inputs.iter().position(|i| i.report && i.path.as_deref() == Some(chart_file.as_path())).unwrap_or(templates[0]);
         let shown = display_path(dir, cwd);
         let shown = if shown.is_empty() { ".".to_string() } else { shown };
-        let hint = Diagnostic::new(
-            crdls_yaml::TextRange::empty(0),
-            Severity::Hint,
-            codes::HELM_TEMPLATES,
-            crdls_workspace::helm_template_hint(name, &shown, Some(templates.len())),
-        );
+        let hint = chart_hint(name, &shown, Some(templates.len()));
         if inputs[at].report {
             hints.insert(at, hint);
         }
     }
     hints
-}
-
-/// Whether `text` may define a CRD: it names the kind, or holds an escape (`\u0043`, `\x43`, a line
-/// continued with `\`) that could spell it. Other texts are not parsed in the first pass.
-fn may_define_crd(text: &str) -> bool {
-    text.contains("CustomResourceDefinition") || ["\\u", "\\U", "\\x", "\\\n", "\\\r"].iter().any(|escape| text.contains(escape))
 }
 
 /// What checking one file needs, shared by the threads that check files.
@@ -622,15 +597,21 @@ struct Checked<'a> {
 }
 
 impl<'a> Checker<'a> {
-    /// Reads input `i` again and checks it with the one pipeline.
+    /// Reads input `i` again and checks it with the one `check_file` the language server also runs.
     fn check(&self, i: usize) -> Result<Checked<'a>, String> {
         let text = self.read(i)?;
-        let (stream, mode) = self.roles[i].parse(&text);
-        let (check, diagnostics) = self.check_stream(i, &stream, &mode);
+        let checked = self.check_file(i, &text);
         let mut coverage = Coverage::default();
-        count_coverage(&check, &mode, &mut coverage);
-        let choices = if self.verbose { self.choices(i, &text, &stream) } else { Vec::new() };
-        Ok(Checked { documents: stream.documents.len(), diagnostics, coverage, rendered: rendered::Rendered::of(&stream), text, choices })
+        count_coverage(&checked.check, &checked.mode, &mut coverage);
+        let choices = if self.verbose { self.choices(i, &text, &checked.stream, &checked.index) } else { Vec::new() };
+        Ok(Checked {
+            documents: checked.stream.documents.len(),
+            rendered: rendered::Rendered::of(&checked.stream),
+            diagnostics: checked.diagnostics,
+            coverage,
+            text,
+            choices,
+        })
     }
 
     /// The index as input `i` sees it: of a CRD defined more than once, its objects use the nearest
@@ -641,8 +622,7 @@ impl<'a> Checker<'a> {
 
     /// For `--verbose`: which definition each object of input `i` used, where its CRD has several,
     /// and why each other one was not.
-    fn choices(&self, i: usize, text: &str, stream: &Stream) -> Vec<String> {
-        let index = self.index_for(i);
+    fn choices(&self, i: usize, text: &str, stream: &Stream, index: &CrdIndex) -> Vec<String> {
         let mut lines = None;
         let mut out = Vec::new();
         for root in stream.documents.iter().filter_map(|d| d.root.as_ref()) {
@@ -673,23 +653,17 @@ impl<'a> Checker<'a> {
         })
     }
 
-    fn check_stream(&self, i: usize, stream: &Stream, mode: &FileMode) -> (FileCheck, Vec<Diagnostic>) {
-        let check = check_stream_as(stream, &self.index_for(i), self.options, mode);
-        let mut diagnostics = check.diagnostics();
-        if let Some(hint) = self.hints.get(&i) {
-            diagnostics.insert(0, hint.clone());
-        }
-        // Last, so the user's overrides hold for every diagnostic, the chart hint included.
-        self.config.apply_severity(&mut diagnostics);
-        (check, diagnostics)
+    /// Checks the text of input `i` in its role, with its chart hint if it gets one.
+    fn check_file(&self, i: usize, text: &str) -> CheckedFile {
+        let cx = FileContext { role: &self.roles[i], config: self.config, options: self.options };
+        check_file(text, &cx, self.hints.get(&i).cloned(), |_, _| self.index_for(i))
     }
 
     /// The automatic fixes of input `i`, with the text they apply to.
     fn fixes(&self, i: usize) -> Result<(Cow<'a, str>, Vec<crdls_ide::Edit>), String> {
         let text = self.read(i)?;
-        let (stream, mode) = self.roles[i].parse(&text);
-        let (_, diagnostics) = self.check_stream(i, &stream, &mode);
-        let edits = crdls_ide::automatic_edits(&text, &stream, &self.index_for(i), &diagnostics);
+        let checked = self.check_file(i, &text);
+        let edits = crdls_ide::automatic_edits(&text, &checked.stream, &checked.index, &checked.diagnostics);
         Ok((text, edits))
     }
 }
@@ -848,22 +822,74 @@ fn plural<'a>(n: usize, one: &'a str, many: &'a str) -> &'a str {
 
 #[cfg(test)]
 mod tests {
+    use std::path::{Path, PathBuf};
+
+    use crdls_crd::{CrdIndex, SourceKind};
+    use crdls_workspace::Config;
+
+    /// The index `crdls check PATHS` builds in `cwd` from the files on disk (downloads aside).
+    fn cli_index(paths: &[PathBuf], config: &Config, cwd: &Path) -> CrdIndex {
+        let found = super::inputs::read(paths, &config.crd_paths, &mut std::io::empty(), cwd, config.walk_options());
+        assert!(found.errors.is_empty(), "{:?}", found.errors);
+        let mut inputs = found.inputs;
+        let Ok(read) = super::read_crds(&mut inputs) else { panic!("the inputs are readable") };
+        super::build_index(&inputs, read.crds).0
+    }
+
+    /// Each CRD of `index` by name, with where it is defined (relative to `root`) and in which rank.
+    fn listing(index: &CrdIndex, root: &Path) -> Vec<(String, SourceKind, String)> {
+        let uri_root = format!("file://{}/", root.display());
+        let mut out: Vec<(String, SourceKind, String)> = index
+            .iter()
+            .map(|c| {
+                let source = c.source.strip_prefix(uri_root.as_str()).unwrap_or(&c.source).to_string();
+                (c.crd.name.clone(), c.kind, source)
+            })
+            .collect();
+        out.sort();
+        out
+    }
+
+    /// Both front ends find the same files, detect the same CRDs (a kind spelled with an escape, a
+    /// chart template's literal CRD) and rank them alike (a CRD path outside the walk after the
+    /// workspace's files), through the one resolver.
     #[test]
-    fn every_spelling_of_the_crd_kind_is_parsed_in_the_first_pass() {
-        let spellings = [
-            "kind: CustomResourceDefinition\n",
-            "{\"kind\": \"Custom\\u0052esourceDefinition\"}\n",
-            "kind: \"Custom\\x52esourceDefinition\"\n",
-            "kind: \"Custom\\U00000052esourceDefinition\"\n",
-            "kind: \"Custom\\\n  ResourceDefinition\"\n",
-            "kind: \"Custom\\\r\n  ResourceDefinition\"\r\n",
+    fn the_command_line_and_the_editor_index_the_same_tree_alike() {
+        let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/crds");
+        let fixture = |name: &str| std::fs::read_to_string(fixtures.join(name)).expect("the fixture CRDs are in the repository");
+        let root = std::env::temp_dir().join(format!("crdls-front-ends-index-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        let escaped = fixture("things.json").replace("\"CustomResourceDefinition\"", "\"Custom\\u0052esourceDefinition\"");
+        assert!(!escaped.contains("CustomResourceDefinition"));
+        let template = format!("{{{{- if .Values.crds }}}}\n{}{{{{- end }}}}\n", fixture("gadgets-v1beta1.yaml"));
+        let files = [
+            ("crds/widgets.yaml", fixture("widgets.yaml")),
+            ("escaped.json", escaped),
+            ("chart/Chart.yaml", "apiVersion: v2\nname: app\nversion: 0.1.0\n".to_string()),
+            ("chart/templates/crds.yaml", template),
+            (".vendor/widgets.yaml", fixture("widgets.yaml")),
+            ("testdata/scalers.yaml", fixture("scalers.yaml")),
+            ("crdls.toml", "crdPaths = [\"crds\", \".vendor\", \"testdata/*.yaml\"]\n".to_string()),
         ];
-        for text in spellings {
-            let stream = crdls_yaml::parse(text);
-            let kind = stream.documents[0].root.as_ref().and_then(|r| r.get_str("kind"));
-            assert_eq!(kind, Some("CustomResourceDefinition"), "{text:?} spells the kind");
-            assert!(super::may_define_crd(text), "{text:?}");
+        for (path, text) in &files {
+            let path = root.join(path);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, text).unwrap();
         }
-        assert!(!super::may_define_crd("apiVersion: v1\nkind: ConfigMap\ndata:\n  a: \"tab\\tnewline\\n\"\n"));
+        let mut config = Config::default();
+        config.merge_workspace_toml(&files[6].1).unwrap();
+        let cli = listing(&cli_index(&[PathBuf::from(".")], &config, &root), &root);
+        let editor = listing(&crdls_lsp::scan_index(&[root.clone()], &config), &root);
+        let _ = std::fs::remove_dir_all(&root);
+        let expected = [
+            ("gadgets.demo.crdls.dev", SourceKind::Workspace, "chart/templates/crds.yaml"),
+            ("scalers.autoscale.crdls.dev", SourceKind::Configured, "testdata/scalers.yaml"),
+            ("things.demo.crdls.dev", SourceKind::Workspace, "escaped.json"),
+            ("widgets.demo.crdls.dev", SourceKind::Workspace, "crds/widgets.yaml"),
+            ("widgets.demo.crdls.dev", SourceKind::Configured, ".vendor/widgets.yaml"),
+        ];
+        let expected: Vec<(String, SourceKind, String)> = expected.iter().map(|(n, k, s)| (n.to_string(), *k, s.to_string())).collect();
+        assert_eq!(cli, expected, "crdls check");
+        assert_eq!(editor, expected, "the editor's scan");
     }
 }
