@@ -270,7 +270,10 @@ mod tests {
         }
         let mut resolver = Resolver::excluding(WalkOptions::default(), Some(dir.join("cache")));
         resolver.add_root(&dir.join("app"));
-        resolver.add_crd_paths(&["app/crds".into(), "vendor/*.yaml".into(), "cache/*.yaml".into(), "missing".into()], &[dir.clone()]);
+        resolver.add_crd_paths(
+            &["app/crds".into(), "vendor/*.yaml".into(), "cache/*.yaml".into(), "missing".into()],
+            std::slice::from_ref(&dir),
+        );
         let resolution = resolver.finish(&[dir.join("app")]);
         let shown: Vec<(String, SourceKind)> = resolution
             .files

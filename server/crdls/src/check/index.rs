@@ -221,7 +221,7 @@ mod tests {
         let mut config = Config::default();
         config.merge_workspace_toml(&files[6].1).unwrap();
         let cli = listing(&cli_index(&[PathBuf::from(".")], &config, &root), &root);
-        let editor = listing(&crdls_lsp::scan_index(&[root.clone()], &config), &root);
+        let editor = listing(&crdls_lsp::scan_index(std::slice::from_ref(&root), &config), &root);
         let _ = std::fs::remove_dir_all(&root);
         let expected = [
             ("gadgets.demo.crdls.dev", SourceKind::Workspace, "chart/templates/crds.yaml"),
