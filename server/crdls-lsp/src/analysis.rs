@@ -10,7 +10,7 @@ use crdls_workspace::FileRole;
 use crdls_yaml::Diagnostic;
 use tower_lsp::lsp_types::Url;
 
-use crate::session::{read, role_of, Backend};
+use crate::session::{role_of, Backend};
 
 impl Backend {
     /// Parses and checks a text on a blocking thread: the diagnostics and the CRDs the text declares.
@@ -19,7 +19,7 @@ impl Backend {
         let source: SourceId = Arc::from(uri.as_str());
         self.blocking("checking a document", move || {
             let role = role_of(&state, &source);
-            let config = read(&state.config).clone();
+            let config = state.session().config.clone();
             let mut options = config.check_options();
             // The file's version at the configured git revision is what this edit updates.
             let path = Url::parse(&source).ok().and_then(|u| u.to_file_path().ok());
@@ -46,13 +46,13 @@ impl Backend {
                     stream.documents.iter().any(|d| d.has_syntax_error && d.root.as_ref().is_some_and(|r| is_crd(r).is_some()));
                 crds = match mode {
                     crdls_check::FileMode::Template { .. } => crdls_workspace::template_crds(&text),
-                    _ if broken_crd => read(&state.index).crds_of(&source).iter().map(|c| (**c).clone()).collect(),
+                    _ if broken_crd => state.session().index.crds_of(&source).iter().map(|c| (**c).clone()).collect(),
                     _ => stream.documents.iter().flat_map(Crd::from_document).collect(),
                 };
                 // A buffer's own CRDs count when checking it, before the shared index is updated. Of
                 // a CRD defined more than once, the document's objects use the nearest definition that
                 // serves their version.
-                let mut index = read(&state.index).seen_from(&source);
+                let mut index = state.session().index.seen_from(&source);
                 if !crds.is_empty() || !index.crds_of(&source).is_empty() {
                     let origin = index.origin_of(&source);
                     index.set_source_from(source.clone(), origin, crds.clone());

@@ -22,7 +22,7 @@ use tower_lsp::lsp_types::{
     WorkDoneProgressCreateParams, WorkDoneProgressEnd,
 };
 
-use crate::session::{lock, panic_text, read, write, Backend};
+use crate::session::{lock, panic_text, Backend};
 use crate::sources::{self, Indexed, SourceErrors};
 
 impl Backend {
@@ -37,7 +37,7 @@ impl Backend {
         known.insert(uri.clone(), fingerprint);
         drop(known);
         // A buffer's first check replaces what the scan read from disk for it, if anything.
-        if previous.is_none() && crds.is_empty() && read(&self.state.index).crds_of(uri.as_str()).is_empty() {
+        if previous.is_none() && crds.is_empty() && self.state.session().index.crds_of(uri.as_str()).is_empty() {
             return false;
         }
         self.set_source(Arc::from(uri.as_str()), crds);
@@ -47,12 +47,10 @@ impl Backend {
     /// Replaces the CRDs one source contributes to the index, keeping its rank (a file of the CRD
     /// paths stays one when it is open or changes on disk).
     pub(crate) fn set_source(&self, source: SourceId, crds: Vec<Crd>) {
-        let mut guard = write(&self.state.index);
-        let mut index = (**guard).clone();
-        let origin = index.origin_of(&source);
-        index.set_source_from(source, origin, crds);
-        *guard = Arc::new(index);
-        drop(guard);
+        self.state.update_index(|index| {
+            let origin = index.origin_of(&source);
+            index.set_source_from(source, origin, crds);
+        });
         // The texts of the CRDs just replaced need no shared copy any more.
         crdls_crd::intern::prune();
     }
@@ -64,7 +62,7 @@ impl Backend {
         if lock(&self.state.documents).contains_key(uri) {
             return false;
         }
-        let origin = read(&self.state.index).origin_of(uri.as_str());
+        let origin = self.state.session().index.origin_of(uri.as_str());
         if matches!(origin.kind, SourceKind::Url | SourceKind::Cluster) {
             return self.reindex_download(uri, origin, deleted);
         }
@@ -73,7 +71,7 @@ impl Backend {
             return false;
         }
         let crds = if deleted { Vec::new() } else { file_crds(uri) };
-        let had = !read(&self.state.index).crds_of(uri.as_str()).is_empty();
+        let had = !self.state.session().index.crds_of(uri.as_str()).is_empty();
         if crds.is_empty() && !had {
             return false;
         }
@@ -91,11 +89,7 @@ impl Backend {
             return false;
         }
         let Some(crds) = resolver::read_cached_crds(&path) else { return false };
-        let mut guard = write(&self.state.index);
-        let mut index = (**guard).clone();
-        index.set_source_from(Arc::from(uri.as_str()), origin, crds);
-        *guard = Arc::new(index);
-        drop(guard);
+        self.state.update_index(|index| index.set_source_from(Arc::from(uri.as_str()), origin, crds));
         crdls_crd::intern::prune();
         true
     }
@@ -129,7 +123,7 @@ impl Backend {
     /// the cached copies of the configured URLs and cluster, reporting progress.
     async fn scan_workspace(&self, network: Option<Network>) {
         let token = NumberOrString::String("crdls/index".into());
-        let progress = read(&self.state.flags).progress
+        let progress = self.state.session().flags.progress
             && self.client.send_request::<WorkDoneProgressCreate>(WorkDoneProgressCreateParams { token: token.clone() }).await.is_ok();
         if progress {
             let begin = WorkDoneProgressBegin { title: "Indexing CRDs".into(), cancellable: Some(false), message: None, percentage: None };
@@ -142,8 +136,8 @@ impl Backend {
         }
         let started = Instant::now();
         crate::objects::invalidate(&self.state);
-        let roots = read(&self.state.roots).clone();
-        let config = read(&self.state.config).clone();
+        let roots = self.state.session().roots.clone();
+        let config = self.state.session().config.clone();
         let refresh = network == Some(Network::Refresh);
         let scanned = self
             .blocking("indexing the workspace", move || {
@@ -168,12 +162,7 @@ impl Backend {
         // Buffers already checked have put their own CRDs in the index, and their text wins; for the
         // others (opened but not checked yet, as after a restart) the file on disk stands in until then.
         let open: HashSet<String> = lock(&self.state.buffer_crds).keys().map(|u| u.to_string()).collect();
-        {
-            let mut guard = write(&self.state.index);
-            let mut index = (**guard).clone();
-            disk.apply(&mut index, &open);
-            *guard = Arc::new(index);
-        }
+        self.state.update_index(|index| disk.apply(index, &open));
         // Cached downloads join the index now; missing ones are fetched in the background.
         let fetch = match remote {
             None => Some(Network::Refresh),
@@ -189,7 +178,7 @@ impl Backend {
         if fetch.is_none() {
             self.set_source_errors(SourceErrors::Remote, Vec::new()).await;
         }
-        let crd_count = read(&self.state.index).len();
+        let crd_count = self.state.session().index.len();
         let message = format!("indexed {crd_count} CRDs from {file_count} files in {} ms", started.elapsed().as_millis());
         if progress {
             self.client
@@ -203,7 +192,7 @@ impl Backend {
         // is asked to pull again right after it.
         self.recheck_all_pushed();
         self.log(MessageType::INFO, message).await;
-        let flags = *read(&self.state.flags);
+        let flags = self.state.session().flags;
         if flags.pull_diagnostics && flags.diagnostic_refresh {
             let _ = self.client.workspace_diagnostic_refresh().await;
         }

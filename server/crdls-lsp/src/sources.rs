@@ -13,7 +13,7 @@ use crdls_workspace::sources::External;
 use crdls_yaml::{codes, Diagnostic, Severity, TextRange};
 use tower_lsp::lsp_types::{MessageType, Url};
 
-use crate::session::{lock, read, write, Backend};
+use crate::session::{lock, Backend};
 
 /// The two groups of source problems, found at different times: the scan reads the archives, the
 /// background fetch the URLs and the cluster.
@@ -95,8 +95,8 @@ impl Backend {
     /// cluster's CRDs in the index and re-checks the open documents. The scan calls it at its end, in
     /// the background and one at a time (see `index.rs`).
     pub(crate) async fn fetch_remote(&self, network: Network) {
-        let config = read(&self.state.config).clone();
-        let root = read(&self.state.roots).first().cloned().unwrap_or_default();
+        let config = self.state.session().config.clone();
+        let root = self.state.session().roots.first().cloned().unwrap_or_default();
         let fetched = self.blocking("fetching CRD sources", move || read_remote(&config, &root, network)).await;
         let Some((found, errors)) = fetched else { return };
         let count: usize = found.iter().map(|f| f.crds.len()).sum();
@@ -111,19 +111,17 @@ impl Backend {
 
     /// Replaces the URL and cluster sources of the index with `found`.
     pub(crate) fn replace_remote(&self, found: Vec<Indexed>) {
-        let mut guard = write(&self.state.index);
-        let mut index = (**guard).clone();
-        let keep: HashSet<&str> = found.iter().map(|f| f.id.as_str()).collect();
-        let stale: Vec<String> =
-            index.sources().filter(|s| is_remote(&index.origin_of(s)) && !keep.contains(s.as_ref())).map(|s| s.to_string()).collect();
-        for source in stale {
-            index.remove_source(&source);
-        }
-        for source in found {
-            index.set_source_from(Arc::from(source.id.as_str()), source.origin, source.crds);
-        }
-        *guard = Arc::new(index);
-        drop(guard);
+        self.state.update_index(|index| {
+            let keep: HashSet<&str> = found.iter().map(|f| f.id.as_str()).collect();
+            let stale: Vec<String> =
+                index.sources().filter(|s| is_remote(&index.origin_of(s)) && !keep.contains(s.as_ref())).map(|s| s.to_string()).collect();
+            for source in stale {
+                index.remove_source(&source);
+            }
+            for source in found {
+                index.set_source_from(Arc::from(source.id.as_str()), source.origin, source.crds);
+            }
+        });
         crdls_crd::intern::prune();
     }
 
@@ -143,7 +141,7 @@ impl Backend {
     /// Shows each source that could not be read: as a warning on `crdls.toml` where the file names it,
     /// and as a message once per problem. An empty list clears the warnings.
     async fn report_source_errors(&self, errors: &[SourceError]) {
-        let Some(root) = read(&self.state.roots).first().cloned() else {
+        let Some(root) = self.state.session().roots.first().cloned() else {
             for error in errors {
                 self.notify_once(error.to_string()).await;
             }

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use tower_lsp::lsp_types::{DidChangeTextDocumentParams, DidCloseTextDocumentParams, DidOpenTextDocumentParams, DidSaveTextDocumentParams};
 
 use crate::document::Document;
-use crate::session::{lock, read, Backend};
+use crate::session::{lock, Backend};
 
 /// `didOpen`: the document enters the store at the client's version and is checked.
 pub(crate) async fn did_open(backend: &Backend, params: DidOpenTextDocumentParams) {
@@ -19,7 +19,7 @@ pub(crate) async fn did_open(backend: &Backend, params: DidOpenTextDocumentParam
 /// `didChange`: the edits are applied in order and the new version is checked.
 pub(crate) async fn did_change(backend: &Backend, params: DidChangeTextDocumentParams) {
     let uri = params.text_document.uri;
-    let encoding = *read(&backend.state.encoding);
+    let encoding = backend.state.session().encoding;
     {
         let mut docs = lock(&backend.state.documents);
         let Some(doc) = docs.get_mut(&uri) else { return };
@@ -49,7 +49,7 @@ pub(crate) async fn did_close(backend: &Backend, params: DidCloseTextDocumentPar
         backend.set_source(Arc::from(uri.as_str()), crds);
         backend.recheck_all_except(None);
     }
-    if !read(&backend.state.flags).pull_diagnostics {
+    if !backend.state.session().flags.pull_diagnostics {
         backend.client.publish_diagnostics(uri, Vec::new(), None).await;
     }
 }
