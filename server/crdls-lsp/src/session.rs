@@ -57,12 +57,8 @@ pub(crate) struct State {
     pub(crate) git: GitOld,
     /// What each file is (a chart template, a patch, a test assertion), from the files around it.
     pub(crate) roles: Mutex<crdls_workspace::Roles>,
-    /// The CRD sources that could not be read: chart archives, then URLs and the cluster.
-    pub(crate) source_errors: Mutex<(Vec<crdls_sources::SourceError>, Vec<crdls_sources::SourceError>)>,
-    /// Whether `crdls.toml` carries warnings about sources (so they are cleared when fixed).
-    pub(crate) source_warnings: Mutex<bool>,
-    /// The source problems already shown as messages since the last refresh.
-    pub(crate) shown_messages: Mutex<std::collections::HashSet<String>>,
+    /// The CRD sources that could not be read, and how they were shown.
+    pub(crate) source_problems: Mutex<crate::sources::SourceProblems>,
     /// What `crdls.toml` asked for and was withheld in a workspace the user has not trusted, until
     /// it has been said.
     pub(crate) withheld: Mutex<Option<String>>,
@@ -157,9 +153,7 @@ impl Backend {
                 buffer_crds: Mutex::new(HashMap::new()),
                 git: GitOld::default(),
                 roles: Mutex::new(crdls_workspace::Roles::new()),
-                source_errors: Mutex::new((Vec::new(), Vec::new())),
-                source_warnings: Mutex::new(false),
-                shown_messages: Mutex::new(std::collections::HashSet::new()),
+                source_problems: Mutex::new(crate::sources::SourceProblems::default()),
                 withheld: Mutex::new(None),
                 index_ready: tokio::sync::watch::Sender::new(false),
                 scans: crate::flight::Flight::default(),

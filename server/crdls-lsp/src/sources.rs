@@ -23,6 +23,20 @@ pub(crate) enum SourceErrors {
     Remote,
 }
 
+/// The CRD sources that could not be read, and how they were shown: one record, so that a refresh
+/// forgets what it must at once.
+#[derive(Default)]
+pub(crate) struct SourceProblems {
+    /// The chart archives that could not be read (found by the scan).
+    archives: Vec<SourceError>,
+    /// The URLs and the cluster that could not be read (found by the fetch).
+    remote: Vec<SourceError>,
+    /// Whether `crdls.toml` carries warnings about sources (so they are cleared when fixed).
+    published: bool,
+    /// The messages already shown since the last refresh.
+    shown: HashSet<String>,
+}
+
 /// The command that fetches URLs and the cluster again and re-reads the chart archives.
 pub(crate) const REFRESH_COMMAND: &str = "crdls.refreshCrdSources";
 
@@ -128,12 +142,12 @@ impl Backend {
     /// Records the problems of one group of sources and shows all that are current.
     pub(crate) async fn set_source_errors(&self, group: SourceErrors, errors: Vec<SourceError>) {
         let all = {
-            let mut current = lock(&self.state.source_errors);
+            let mut current = lock(&self.state.source_problems);
             match group {
-                SourceErrors::Archives => current.0 = errors,
-                SourceErrors::Remote => current.1 = errors,
+                SourceErrors::Archives => current.archives = errors,
+                SourceErrors::Remote => current.remote = errors,
             }
-            current.0.iter().chain(&current.1).cloned().collect::<Vec<SourceError>>()
+            current.archives.iter().chain(&current.remote).cloned().collect::<Vec<SourceError>>()
         };
         self.report_source_errors(&all).await;
     }
@@ -159,7 +173,7 @@ impl Backend {
             self.notify_once(error.to_string()).await;
         }
         let Ok(uri) = Url::from_file_path(&config_path) else { return };
-        let was_published = std::mem::replace(&mut *lock(&self.state.source_warnings), !diagnostics.is_empty());
+        let was_published = std::mem::replace(&mut lock(&self.state.source_problems).published, !diagnostics.is_empty());
         if diagnostics.is_empty() && !was_published {
             return;
         }
@@ -170,7 +184,7 @@ impl Backend {
     /// Logs `message` and shows it to the user, unless it was shown already since the last refresh.
     async fn notify_once(&self, message: String) {
         let message = format!("crdls: {message}");
-        let first = lock(&self.state.shown_messages).insert(message.clone());
+        let first = lock(&self.state.source_problems).shown.insert(message.clone());
         self.log(MessageType::WARNING, message.clone()).await;
         if first {
             self.client.show_message(MessageType::WARNING, message).await;
@@ -180,8 +194,11 @@ impl Backend {
     /// `crdls.refreshCrdSources`: reads the archives and fetches the URLs and the cluster again.
     pub(crate) fn refresh_sources(&self) {
         // What the refresh finds is what will be shown; earlier problems are forgotten.
-        lock(&self.state.shown_messages).clear();
-        lock(&self.state.source_errors).1.clear();
+        {
+            let mut problems = lock(&self.state.source_problems);
+            problems.shown.clear();
+            problems.remote.clear();
+        }
         self.spawn_scan_then(Some(Network::Refresh));
     }
 }
