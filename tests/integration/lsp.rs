@@ -1319,3 +1319,78 @@ fn crds_written_literally_in_chart_templates_are_indexed() {
     assert_eq!(codes(&diagnostics), ["resource/no-crd"], "{diagnostics:#}");
     session.finish();
 }
+
+/// The editor and `crdls check` give the same diagnostics for the same file and crdls.toml, severities
+/// included, because both run the one `check_file` (role, parse, pipeline, hint, severities). The
+/// chart hint differs only in its words: the command line gives one per chart and counts its
+/// templates, the editor one per open template; its code and (overridden) severity are the same.
+#[test]
+fn the_editor_and_the_command_line_give_the_same_diagnostics() {
+    let widgets = std::fs::read_to_string(repo_root().join("fixtures/crds/widgets.yaml")).unwrap();
+    let toml = "strict = true\n[severity]\n\"schema/minimum\" = \"info\"\n\"helm/templates\" = \"warning\"\n";
+    let widget = "apiVersion: demo.crdls.dev/v1\nkind: Widget\nmetadata:\n  name: w\nspec:\n  size: 0\n  colour: red\n  tier: iron\n";
+    let template = "apiVersion: demo.crdls.dev/v1\nkind: Widget\nmetadata:\n  name: {{ .Release.Name }}\nspec:\n  size: 0\n  owner: {{ .Values.owner }}\n  tier: iron\n";
+    let files = [
+        ("crds/widgets.yaml", widgets.as_str()),
+        ("crdls.toml", toml),
+        ("w.yaml", widget),
+        ("chart/Chart.yaml", "apiVersion: v2\nname: app\nversion: 0.1.0\n"),
+        ("chart/templates/w.yaml", template),
+    ];
+    let tree = crdls_tests::TempTree::new("front-ends-diagnostics", &files);
+    let cli = crdls_tests::run_cli_in(&tree.path, &["check", "--format", "json", "w.yaml", "chart", "crds"], "");
+    let report: Value = serde_json::from_str(&cli.stdout).unwrap_or_else(|e| panic!("{e}: {}{}", cli.stdout, cli.stderr));
+    let mut options = SessionOptions::new();
+    for (path, text) in &files {
+        options = options.file(path, text);
+    }
+    let mut session = Session::start(options);
+    for file in ["w.yaml", "chart/templates/w.yaml"] {
+        let from_cli: Vec<String> = report["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|d| d["file"] == file)
+            .map(|d| {
+                let start = &d["range"]["start"];
+                let message = if d["code"] == "helm/templates" { "" } else { d["message"].as_str().unwrap() };
+                format!(
+                    "{}:{} {} {} {message}",
+                    start["line"],
+                    start["column"],
+                    d["severity"].as_str().unwrap(),
+                    d["code"].as_str().unwrap()
+                )
+            })
+            .collect();
+        session.open(file, session_text(&files, file));
+        let from_editor: Vec<String> = session.wait_for_diagnostics(file, 1)["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|d| {
+                let start = &d["range"]["start"];
+                let severity = ["", "error", "warning", "info", "hint"][d["severity"].as_u64().unwrap() as usize];
+                // The editor adds the API server's words on a line of their own; the JSON report does not.
+                let message = if d["code"] == "helm/templates" { "" } else { d["message"].as_str().unwrap().lines().next().unwrap() };
+                let (line, column) = (start["line"].as_u64().unwrap() + 1, start["character"].as_u64().unwrap() + 1);
+                format!("{line}:{column} {severity} {} {message}", d["code"].as_str().unwrap())
+            })
+            .collect();
+        assert!(from_cli.iter().any(|d| d.contains(" info schema/minimum ")), "{file}: {from_cli:#?}");
+        // The chart hint is where each front end puts it: on the chart's Chart.yaml when the command
+        // line checked it, on each open template in the editor; the user's severity holds in both.
+        let (hints, from_editor): (Vec<String>, Vec<String>) = from_editor.into_iter().partition(|d| d.contains(" helm/templates "));
+        assert_eq!(hints, if file == "w.yaml" { vec![] } else { vec!["1:1 warning helm/templates ".to_string()] }, "{file}");
+        assert_eq!(from_editor, from_cli, "{file}");
+    }
+    assert!(
+        report["diagnostics"].as_array().unwrap().iter().any(|d| d["code"] == "helm/templates" && d["severity"] == "warning"),
+        "{report:#}"
+    );
+    session.finish();
+}
+
+fn session_text<'a>(files: &[(&str, &'a str)], path: &str) -> &'a str {
+    files.iter().find(|(p, _)| *p == path).map(|(_, t)| *t).expect("a file of the tree")
+}

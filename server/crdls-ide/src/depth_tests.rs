@@ -36,7 +36,7 @@ fn exercise(text: &str, index: &crdls_crd::CrdIndex) -> String {
     let stream = crdls_yaml::parse(text);
     let height = stream.documents.iter().filter_map(|d| d.root.as_ref()).map(Node::height).max().unwrap_or(0);
     let deepest = text.rfind("leaf").unwrap_or(0);
-    let diagnostics = crate::diagnostics(&stream, index, &CheckOptions::default());
+    let diagnostics = crdls_check::check_stream(&stream, index, &CheckOptions::default()).diagnostics();
     let requests: Vec<_> = diagnostics
         .iter()
         .map(|d| crate::FixRequest { code: d.code, range: d.range, path: d.path.as_deref(), restore: d.restore.as_deref() })

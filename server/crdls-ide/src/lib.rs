@@ -1,5 +1,6 @@
 //! The editor features of crdls as pure functions: given a document's text, its parsed stream and the
-//! CRD index, compute diagnostics, completions, hovers and definitions. No LSP types here: positions
+//! CRD index, compute completions, hovers, definitions, code actions and hints (diagnostics come from
+//! `crdls_workspace::check::check_file`, the one both front ends run). No LSP types here: positions
 //! are byte offsets, and the language server converts at its edge.
 
 pub mod actions;
@@ -20,23 +21,9 @@ mod render;
 mod schema_walk;
 mod skeleton;
 
-use crdls_check::{check_stream, check_stream_as, CheckOptions, FileMode};
-use crdls_crd::CrdIndex;
-use crdls_yaml::{Diagnostic, Stream};
-
 pub use actions::{apply_edits, automatic_edits, code_actions, CodeAction, Edit, FixRequest};
 pub use completion::{completions, CompletionItem, CompletionKind};
 pub use hints::{inlay_hints, InlayHint};
 pub use hover::{explain_builtin_field, hover, hover_with_docs, HoverResult};
 pub use navigation::{definition, Target};
 pub use outline::{document_symbols, folding_ranges, Symbol, SymbolKind};
-
-/// The diagnostics of one document of whole objects: the same pipeline `crdls check` runs.
-pub fn diagnostics(stream: &Stream, index: &CrdIndex, options: &CheckOptions) -> Vec<Diagnostic> {
-    check_stream(stream, index, options).diagnostics()
-}
-
-/// The diagnostics of one document read in `mode` (see [`FileRole::parse`]).
-pub fn diagnostics_as(stream: &Stream, index: &CrdIndex, options: &CheckOptions, mode: &FileMode) -> Vec<Diagnostic> {
-    check_stream_as(stream, index, options, mode).diagnostics()
-}

@@ -1,15 +1,16 @@
 //! What checking one document means in the editor: the file's role decides how it is read, the
 //! buffer's own CRDs count before the shared index has them, the file at the configured git revision
-//! is the old object, and then the same pipeline as `crdls check` runs, on a blocking thread.
+//! is the old object, and then the one `check_file` of `crdls check` runs, on a blocking thread.
 
 use std::sync::Arc;
 
 use crdls_crd::{is_crd, Crd, SourceId};
+use crdls_workspace::check::{chart_hint, check_file, FileContext};
+use crdls_workspace::FileRole;
 use crdls_yaml::Diagnostic;
 use tower_lsp::lsp_types::Url;
 
-use crate::session::{read, role_of, Backend};
-use crdls_yaml::codes;
+use crate::session::{role_of, Backend};
 
 impl Backend {
     /// Parses and checks a text on a blocking thread: the diagnostics and the CRDs the text declares.
@@ -18,27 +19,7 @@ impl Backend {
         let source: SourceId = Arc::from(uri.as_str());
         self.blocking("checking a document", move || {
             let role = role_of(&state, &source);
-            let (stream, mode) = role.parse(&text);
-            // Of a chart template, only the CRDs it writes in literal text are indexed. A CRD being
-            // edited that has a syntax error for now keeps what the buffer last indexed, so the
-            // resources that use it do not lose their schema at every keystroke.
-            let broken_crd = stream.documents.iter().any(|d| d.has_syntax_error && d.root.as_ref().is_some_and(|r| is_crd(r).is_some()));
-            let crds: Vec<Crd> = match mode {
-                crdls_check::FileMode::Template { .. } => crdls_workspace::template_crds(&text),
-                _ if broken_crd => read(&state.index).crds_of(&source).iter().map(|c| (**c).clone()).collect(),
-                _ => stream.documents.iter().flat_map(Crd::from_document).collect(),
-            };
-            // A buffer's own CRDs count when checking it, before the shared index is updated.
-            // Of a CRD defined more than once, the document's objects use the nearest definition that
-            // serves their version.
-            let index = {
-                let mut index = read(&state.index).seen_from(&source);
-                if !crds.is_empty() || !index.crds_of(&source).is_empty() {
-                    index.set_source(source.clone(), crds.clone());
-                }
-                index
-            };
-            let config = read(&state.config).clone();
+            let config = state.session().config.clone();
             let mut options = config.check_options();
             // The file's version at the configured git revision is what this edit updates.
             let path = Url::parse(&source).ok().and_then(|u| u.to_file_path().ok());
@@ -50,14 +31,35 @@ impl Backend {
                     options.objects = Some(Arc::new(crate::objects::WorkspaceObjects::new(state.clone())));
                 }
             }
-            let mut diagnostics = crdls_ide::diagnostics_as(&stream, &index, &options, &mode);
-            if let crdls_workspace::FileRole::HelmTemplate { chart_dir, chart_name } = &role {
-                let hint = crdls_workspace::helm_template_hint(chart_name, &chart_dir.to_string_lossy(), None);
-                diagnostics
-                    .insert(0, Diagnostic::new(crdls_yaml::TextRange::empty(0), crdls_yaml::Severity::Hint, codes::HELM_TEMPLATES, hint));
-            }
-            config.apply_severity(&mut diagnostics);
-            (diagnostics, crds)
+            // The one hint of the open template's chart (the command line gives one per chart).
+            let hint = match &role {
+                FileRole::HelmTemplate { chart_dir, chart_name } => Some(chart_hint(chart_name, &chart_dir.to_string_lossy(), None)),
+                _ => None,
+            };
+            let mut crds = Vec::new();
+            let cx = FileContext { role: &role, config: &config, options: &options };
+            let checked = check_file(&text, &cx, hint, |stream, mode| {
+                // Of a chart template, only the CRDs it writes in literal text are indexed. A CRD being
+                // edited that has a syntax error for now keeps what the buffer last indexed, so the
+                // resources that use it do not lose their schema at every keystroke.
+                let broken_crd =
+                    stream.documents.iter().any(|d| d.has_syntax_error && d.root.as_ref().is_some_and(|r| is_crd(r).is_some()));
+                crds = match mode {
+                    crdls_check::FileMode::Template { .. } => crdls_workspace::template_crds(&text),
+                    _ if broken_crd => state.session().index.crds_of(&source).iter().map(|c| (**c).clone()).collect(),
+                    _ => stream.documents.iter().flat_map(Crd::from_document).collect(),
+                };
+                // A buffer's own CRDs count when checking it, before the shared index is updated. Of
+                // a CRD defined more than once, the document's objects use the nearest definition that
+                // serves their version.
+                let mut index = state.session().index.seen_from(&source);
+                if !crds.is_empty() || !index.crds_of(&source).is_empty() {
+                    let origin = index.origin_of(&source);
+                    index.set_source_from(source.clone(), origin, crds.clone());
+                }
+                index
+            });
+            (checked.diagnostics, crds)
         })
         .await
     }

@@ -10,8 +10,10 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Instant;
 
-use crdls_crd::{Crd, Origin, SourceId, SourceKind};
+use crdls_crd::{Crd, CrdIndex, Origin, SourceId, SourceKind};
 use crdls_sources::Network;
+use crdls_sources::SourceError;
+use crdls_workspace::resolver::{self, Resolver};
 use futures::FutureExt;
 use tower_lsp::lsp_types::notification::Progress;
 use tower_lsp::lsp_types::request::WorkDoneProgressCreate;
@@ -20,9 +22,8 @@ use tower_lsp::lsp_types::{
     WorkDoneProgressCreateParams, WorkDoneProgressEnd,
 };
 
-use crate::session::{lock, panic_text, read, write, Backend};
-use crate::sources::{self, SourceErrors};
-use crate::workspace;
+use crate::session::{lock, panic_text, Backend};
+use crate::sources::{self, Indexed, SourceErrors};
 
 impl Backend {
     /// Records the CRDs an open buffer declares; returns whether they changed.
@@ -36,20 +37,20 @@ impl Backend {
         known.insert(uri.clone(), fingerprint);
         drop(known);
         // A buffer's first check replaces what the scan read from disk for it, if anything.
-        if previous.is_none() && crds.is_empty() && read(&self.state.index).crds_of(uri.as_str()).is_empty() {
+        if previous.is_none() && crds.is_empty() && self.state.session().index.crds_of(uri.as_str()).is_empty() {
             return false;
         }
         self.set_source(Arc::from(uri.as_str()), crds);
         true
     }
 
-    /// Replaces the CRDs one source contributes to the index.
+    /// Replaces the CRDs one source contributes to the index, keeping its rank (a file of the CRD
+    /// paths stays one when it is open or changes on disk).
     pub(crate) fn set_source(&self, source: SourceId, crds: Vec<Crd>) {
-        let mut guard = write(&self.state.index);
-        let mut index = (**guard).clone();
-        index.set_source(source, crds);
-        *guard = Arc::new(index);
-        drop(guard);
+        self.state.update_index(|index| {
+            let origin = index.origin_of(&source);
+            index.set_source_from(source, origin, crds);
+        });
         // The texts of the CRDs just replaced need no shared copy any more.
         crdls_crd::intern::prune();
     }
@@ -61,7 +62,7 @@ impl Backend {
         if lock(&self.state.documents).contains_key(uri) {
             return false;
         }
-        let origin = read(&self.state.index).origin_of(uri.as_str());
+        let origin = self.state.session().index.origin_of(uri.as_str());
         if matches!(origin.kind, SourceKind::Url | SourceKind::Cluster) {
             return self.reindex_download(uri, origin, deleted);
         }
@@ -69,8 +70,8 @@ impl Backend {
         if uri.to_file_path().is_ok_and(|p| in_cache(&p, crdls_sources::Cache::from_env().as_ref())) {
             return false;
         }
-        let crds = if deleted { Vec::new() } else { uri.to_file_path().ok().and_then(|p| workspace::read_crds(&p)).unwrap_or_default() };
-        let had = !read(&self.state.index).crds_of(uri.as_str()).is_empty();
+        let crds = if deleted { Vec::new() } else { file_crds(uri) };
+        let had = !self.state.session().index.crds_of(uri.as_str()).is_empty();
         if crds.is_empty() && !had {
             return false;
         }
@@ -87,14 +88,8 @@ impl Backend {
         if deleted {
             return false;
         }
-        let reader = crdls_workspace::files::reader_of_cached(path);
-        let Some(text) = reader() else { return false };
-        let crds = workspace::crds_in(&text, reader);
-        let mut guard = write(&self.state.index);
-        let mut index = (**guard).clone();
-        index.set_source_from(Arc::from(uri.as_str()), origin, crds);
-        *guard = Arc::new(index);
-        drop(guard);
+        let Some(crds) = resolver::read_cached_crds(&path) else { return false };
+        self.state.update_index(|index| index.set_source_from(Arc::from(uri.as_str()), origin, crds));
         crdls_crd::intern::prune();
         true
     }
@@ -128,7 +123,7 @@ impl Backend {
     /// the cached copies of the configured URLs and cluster, reporting progress.
     async fn scan_workspace(&self, network: Option<Network>) {
         let token = NumberOrString::String("crdls/index".into());
-        let progress = read(&self.state.flags).progress
+        let progress = self.state.session().flags.progress
             && self.client.send_request::<WorkDoneProgressCreate>(WorkDoneProgressCreateParams { token: token.clone() }).await.is_ok();
         if progress {
             let begin = WorkDoneProgressBegin { title: "Indexing CRDs".into(), cancellable: Some(false), message: None, percentage: None };
@@ -141,100 +136,33 @@ impl Backend {
         }
         let started = Instant::now();
         crate::objects::invalidate(&self.state);
-        let roots = read(&self.state.roots).clone();
-        let config = read(&self.state.config).clone();
+        let roots = self.state.session().roots.clone();
+        let config = self.state.session().config.clone();
         let refresh = network == Some(Network::Refresh);
         let scanned = self
             .blocking("indexing the workspace", move || {
-                let patterns = crdls_workspace::sources::local_paths(&config.crd_paths);
-                let mut files = Vec::new();
-                let mut archives = Vec::new();
-                // The cache's files are sources of their own (downloads read with the download limit,
-                // archive members), even when the cache lies inside the workspace.
-                let cache = crdls_sources::Cache::from_env();
-                let mut add = |paths: Vec<PathBuf>| {
-                    for path in paths {
-                        if in_cache(&path, cache.as_ref()) {
-                            continue;
-                        }
-                        if crdls_sources::archive::is_chart_archive(&path) {
-                            archives.push(path);
-                        } else {
-                            files.push(path);
-                        }
-                    }
-                };
-                for root in &roots {
-                    let walked = crdls_workspace::files::walk_below(root, config.walk_options());
-                    add(walked.files);
-                    add(walked.archives);
-                    for pattern in &patterns {
-                        add(crdls_workspace::files::expand(root, pattern).files);
-                    }
-                }
-                if roots.is_empty() {
-                    for pattern in &patterns {
-                        add(crdls_workspace::files::expand(Path::new(""), pattern).files);
-                    }
-                }
-                files.sort();
-                files.dedup();
-                archives.sort();
-                archives.dedup();
-                let count = files.len() + archives.len();
-                let (found, unread) = workspace::read_all_crds(files);
-                let (archived, archive_errors) = sources::read_archives(&archives);
+                let disk = scan_disk(&roots, &config);
                 // Downloads come from the cache here; what it lacks is fetched after the scan.
                 let root = roots.first().cloned().unwrap_or_default();
                 let remote = (!refresh).then(|| sources::read_remote(&config, &root, Network::Offline));
-                (count, found, archived, archive_errors, remote, unread)
+                (disk, remote)
             })
             .await;
-        let Some((file_count, found, archived, archive_errors, remote, unread)) = scanned else {
+        let Some((disk, remote)) = scanned else {
             // The scan failed (and said so): what the index holds is all there will be.
             self.state.index_ready.send_replace(true);
             self.recheck_all_pushed();
             return;
         };
+        let DiskScan { files: file_count, unread, archive_errors, .. } = &disk;
+        let (file_count, archive_errors) = (*file_count, archive_errors.clone());
         for file in unread {
             self.log(MessageType::WARNING, format!("not read: {file}")).await;
         }
         // Buffers already checked have put their own CRDs in the index, and their text wins; for the
         // others (opened but not checked yet, as after a restart) the file on disk stands in until then.
         let open: HashSet<String> = lock(&self.state.buffer_crds).keys().map(|u| u.to_string()).collect();
-        {
-            let mut guard = write(&self.state.index);
-            let mut index = (**guard).clone();
-            // What the scan no longer finds (a CRD path the settings dropped) leaves the index; open
-            // buffers stay, as their text is what counts.
-            let mut found_uris: HashSet<String> = found
-                .iter()
-                .filter(|(_, crds)| !crds.is_empty())
-                .filter_map(|(path, _)| Url::from_file_path(path).ok())
-                .map(|u| u.to_string())
-                .collect();
-            found_uris.extend(archived.iter().map(|a| a.id.clone()));
-            // Downloads are kept up to date by `replace_remote`, not by the scan.
-            let stale: Vec<String> = index
-                .sources()
-                .filter(|s| !open.contains(s.as_ref()) && !found_uris.contains(s.as_ref()))
-                .filter(|s| !matches!(index.origin_of(s).kind, SourceKind::Url | SourceKind::Cluster))
-                .map(|s| s.to_string())
-                .collect();
-            for source in stale {
-                index.remove_source(&source);
-            }
-            for (path, crds) in found {
-                let Ok(uri) = Url::from_file_path(&path) else { continue };
-                if !open.contains(uri.as_str()) && !crds.is_empty() {
-                    index.set_source(Arc::from(uri.as_str()), crds);
-                }
-            }
-            for source in archived {
-                index.set_source_from(Arc::from(source.id.as_str()), source.origin, source.crds);
-            }
-            *guard = Arc::new(index);
-        }
+        self.state.update_index(|index| disk.apply(index, &open));
         // Cached downloads join the index now; missing ones are fetched in the background.
         let fetch = match remote {
             None => Some(Network::Refresh),
@@ -250,7 +178,7 @@ impl Backend {
         if fetch.is_none() {
             self.set_source_errors(SourceErrors::Remote, Vec::new()).await;
         }
-        let crd_count = read(&self.state.index).len();
+        let crd_count = self.state.session().index.len();
         let message = format!("indexed {crd_count} CRDs from {file_count} files in {} ms", started.elapsed().as_millis());
         if progress {
             self.client
@@ -264,7 +192,7 @@ impl Backend {
         // is asked to pull again right after it.
         self.recheck_all_pushed();
         self.log(MessageType::INFO, message).await;
-        let flags = *read(&self.state.flags);
+        let flags = self.state.session().flags;
         if flags.pull_diagnostics && flags.diagnostic_refresh {
             let _ = self.client.workspace_diagnostic_refresh().await;
         }
@@ -273,6 +201,85 @@ impl Backend {
             self.fetch_remote(network).await;
         }
     }
+}
+
+/// What the scan read from disk: the CRDs of the workspace's files and of the CRD paths, each with its
+/// rank, and of the chart archives among them.
+pub(crate) struct DiskScan {
+    /// How many files and archives were looked at.
+    pub(crate) files: usize,
+    /// Each file with its rank and CRDs, in the resolver's order.
+    pub(crate) found: Vec<(PathBuf, SourceKind, Vec<Crd>)>,
+    pub(crate) archived: Vec<Indexed>,
+    pub(crate) archive_errors: Vec<SourceError>,
+    /// Files not read (not regular, too large, not text), with why.
+    pub(crate) unread: Vec<String>,
+}
+
+/// Reads the CRDs below the workspace folders `roots` and of the configured CRD paths (relative to
+/// each folder, or to the working directory without one), with the resolver `crdls check` uses.
+pub(crate) fn scan_disk(roots: &[PathBuf], config: &crdls_workspace::Config) -> DiskScan {
+    let mut resolver = Resolver::new(config.walk_options());
+    for root in roots {
+        resolver.add_root(root);
+    }
+    let bases = if roots.is_empty() { vec![PathBuf::new()] } else { roots.to_vec() };
+    resolver.add_crd_paths(&config.crd_paths, &bases);
+    // A folder or CRD path that is missing is not an error in the editor: nothing is read from it.
+    let resolution = resolver.finish(roots);
+    let files: Vec<(PathBuf, SourceKind)> = resolution.files.into_iter().filter_map(|f| Some((f.path?, f.kind))).collect();
+    let paths: Vec<PathBuf> = files.iter().map(|(p, _)| p.clone()).collect();
+    let mut found = Vec::new();
+    let mut unread = Vec::new();
+    for ((path, kind), crds) in files.into_iter().zip(resolver::read_files_crds(&paths)) {
+        match crds {
+            Ok(crds) => found.push((path, kind, crds)),
+            Err(crdls_workspace::files::ReadError::Io(_)) => {}
+            Err(e) => unread.push(format!("{}: {e}", path.display())),
+        }
+    }
+    let (archived, archive_errors) = sources::read_archives(&resolution.archives);
+    DiskScan { files: paths.len() + resolution.archives.len(), found, archived, archive_errors, unread }
+}
+
+impl DiskScan {
+    /// Puts what the scan found in `index`: what it no longer finds (a CRD path the settings dropped)
+    /// leaves, open buffers (`open`, their URIs) stay as their text is what counts, and downloads are
+    /// left to `replace_remote`.
+    pub(crate) fn apply(self, index: &mut CrdIndex, open: &HashSet<String>) {
+        let mut found_uris: HashSet<String> = self
+            .found
+            .iter()
+            .filter(|(_, _, crds)| !crds.is_empty())
+            .filter_map(|(path, _, _)| Url::from_file_path(path).ok())
+            .map(|u| u.to_string())
+            .collect();
+        found_uris.extend(self.archived.iter().map(|a| a.id.clone()));
+        let stale: Vec<String> = index
+            .sources()
+            .filter(|s| !open.contains(s.as_ref()) && !found_uris.contains(s.as_ref()))
+            .filter(|s| !matches!(index.origin_of(s).kind, SourceKind::Url | SourceKind::Cluster))
+            .map(|s| s.to_string())
+            .collect();
+        for source in stale {
+            index.remove_source(&source);
+        }
+        for (path, kind, crds) in self.found {
+            let Ok(uri) = Url::from_file_path(&path) else { continue };
+            if !open.contains(uri.as_str()) && !crds.is_empty() {
+                index.set_source_from(Arc::from(uri.as_str()), Origin { kind, label: None }, crds);
+            }
+        }
+        for source in self.archived {
+            index.set_source_from(Arc::from(source.id.as_str()), source.origin, source.crds);
+        }
+    }
+}
+
+/// The CRDs of the file behind `uri` as it is on disk, read in its role (none when it cannot be read).
+pub(crate) fn file_crds(uri: &Url) -> Vec<Crd> {
+    let Ok(path) = uri.to_file_path() else { return Vec::new() };
+    resolver::read_file_crds(&path, &mut crdls_workspace::Roles::new()).unwrap_or_default()
 }
 
 /// Whether `path` lies in crdls's cache directory.

@@ -34,7 +34,6 @@ mod session;
 mod settings;
 mod sources;
 mod transport;
-mod workspace;
 
 use tokio::io::{AsyncRead, AsyncWrite};
 use tower_lsp::LspService;
@@ -71,4 +70,13 @@ pub fn run_stdio() -> i32 {
 #[allow(clippy::print_stderr)]
 fn log_stderr(message: &str) {
     eprintln!("crdls: {message}");
+}
+
+/// The CRD index the editor's workspace scan builds from the files below `roots` and the configured
+/// local CRD paths (downloads aside, which come from the cache as `crdls check` reads them). `crdls
+/// check` builds its index from the same resolver; a test holds the two to the same result.
+pub fn scan_index(roots: &[std::path::PathBuf], config: &crdls_workspace::Config) -> crdls_crd::CrdIndex {
+    let mut index = crdls_crd::CrdIndex::new();
+    index::scan_disk(roots, config).apply(&mut index, &std::collections::HashSet::new());
+    index
 }

@@ -16,7 +16,7 @@ use crdls_check::old::{ObjectSource, SourcedObject};
 use crdls_check::FileMode;
 use tower_lsp::lsp_types::Url;
 
-use crate::session::{lock, read, role_of, State};
+use crate::session::{lock, role_of, State};
 
 /// How many files below the workspace folders are read for objects.
 const MAX_FILES: usize = 5_000;
@@ -50,7 +50,7 @@ pub(crate) fn invalidate(state: &State) {
 
 impl ObjectSource for WorkspaceObjects {
     fn objects_of(&self, group: &str, kind: &str, limit: usize) -> Vec<SourcedObject> {
-        let roots = read(&self.state.roots).clone();
+        let roots = self.state.session().roots.clone();
         let open: Vec<(Url, String)> = lock(&self.state.documents).iter().map(|(uri, d)| (uri.clone(), d.text())).collect();
         let open_paths: Vec<PathBuf> = open.iter().filter_map(|(uri, _)| uri.to_file_path().ok()).collect();
         let disk = {
@@ -93,7 +93,7 @@ impl ObjectSource for WorkspaceObjects {
 fn read_disk(state: &State, roots: &[PathBuf]) -> DiskObjects {
     let mut out = Vec::new();
     let mut files = Vec::new();
-    let options = read(&state.config).walk_options();
+    let options = state.session().config.walk_options();
     for root in roots {
         files.extend(crdls_workspace::files::walk_below(root, options).files);
     }

@@ -5,11 +5,12 @@ use crdls_yaml::{ColumnUnit, Diagnostic, LineCol, LineIndex, Severity, TextRange
 use tower_lsp::lsp_types::{self as lsp, DiagnosticSeverity, NumberOrString, Position};
 
 /// The negotiated position encoding.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Encoding {
     /// Columns in UTF-8 bytes.
     Utf8,
     /// Columns in UTF-16 code units (the LSP default).
+    #[default]
     Utf16,
 }
 

@@ -8,7 +8,7 @@ use tower_lsp::lsp_types::Url;
 
 use crate::capabilities::ClientFlags;
 use crate::ext::{IndexStatus, IndexStatusParams};
-use crate::session::{lock, read, Backend};
+use crate::session::{lock, Backend};
 
 impl Backend {
     /// Schedules a check of `uri` after the debounce delay; newer edits supersede it.
@@ -20,7 +20,7 @@ impl Backend {
     /// Checks one open document and publishes its diagnostics, unless a newer edit came in meanwhile.
     async fn check(&self, uri: Url) {
         let Some(start) = self.snapshot(&uri) else { return };
-        let debounce = read(&self.state.config).debounce;
+        let debounce = self.state.session().config.debounce;
         if !debounce.is_zero() {
             tokio::time::sleep(debounce).await;
         }
@@ -46,7 +46,7 @@ impl Backend {
         if self.update_buffer_crds(&uri, crds) {
             self.recheck_all_except(Some(&uri));
         }
-        if !read(&self.state.flags).pull_diagnostics {
+        if !self.state.session().flags.pull_diagnostics {
             let lsp = self.to_lsp(&snapshot.text, &diagnostics);
             self.client.publish_diagnostics(uri, lsp, Some(snapshot.version)).await;
         }
@@ -55,7 +55,7 @@ impl Backend {
     /// Checks one open document again, its text unchanged (what it is checked against changed): pushes
     /// its new diagnostics, or asks a client that pulls to pull again.
     pub(crate) fn recheck_one(&self, uri: Url) {
-        let flags = *read(&self.state.flags);
+        let flags = self.state.session().flags;
         if flags.pull_diagnostics {
             if flags.diagnostic_refresh {
                 self.spawn_diagnostic_refresh();
@@ -90,9 +90,9 @@ impl Backend {
     /// Tells the client what follows from a change of the index: the `crdls/indexStatus` notification
     /// (to clients that asked for it) and a refresh of inlay hints. Returns the client's flags.
     fn announce_index_change(&self) -> ClientFlags {
-        let flags = *read(&self.state.flags);
+        let flags = self.state.session().flags;
         if flags.index_status {
-            let index = read(&self.state.index).clone();
+            let index = self.state.session().index.clone();
             let params = IndexStatusParams { crds: index.len(), files: index.sources().count() };
             let client = self.client.clone();
             tokio::spawn(async move { client.send_notification::<IndexStatus>(params).await });

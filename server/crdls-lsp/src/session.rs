@@ -1,6 +1,9 @@
-//! The state the handlers share (open documents, the CRD index, settings, what the client supports)
-//! and what every handler uses on it: locks that survive a panic, document snapshots, log lines, and
-//! blocking work whose panic becomes a logged error instead of a dead server.
+//! The state the handlers share and what every handler uses on it. What they read (the CRD index,
+//! the settings, what the client supports) is one `Session` snapshot, replaced whole under one lock
+//! (`State::update`), as ruff_server's `Session` hands out snapshots; the bookkeeping of open
+//! documents, checks, scans and messages sits beside it. Also here: locks that survive a panic,
+//! document snapshots, the position-request recipe (`Backend::at_cursor`), log lines, and blocking
+//! work whose panic becomes a logged error instead of a dead server.
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -9,7 +12,7 @@ use std::sync::{Arc, Mutex, RwLock};
 use crdls_crd::CrdIndex;
 use crdls_workspace::Config;
 use crdls_yaml::Diagnostic;
-use tower_lsp::jsonrpc::Error as RpcError;
+use tower_lsp::jsonrpc::{Error as RpcError, Result as RpcResult};
 use tower_lsp::lsp_types::{self as lsp_types, MessageType, Position, Url};
 use tower_lsp::Client;
 
@@ -18,18 +21,34 @@ use crate::document::Document;
 use crate::git::GitOld;
 use crate::proto::{Encoding, Lines};
 
-/// Everything the handlers share.
-pub(crate) struct State {
-    pub(crate) documents: Mutex<HashMap<Url, Document>>,
-    pub(crate) index: RwLock<Arc<CrdIndex>>,
+/// What every handler and check reads of the server's state, taken whole at one moment (ruff_server's
+/// `Session` hands out snapshots the same way): the CRD index, the settings, and what was negotiated
+/// at `initialize`. It is never changed in place: [`State::update`] replaces it as a whole under one
+/// lock, so a reader sees one consistent moment, and an index replaced while a check runs does not
+/// change the check's.
+#[derive(Clone, Default)]
+pub(crate) struct Session {
+    pub(crate) index: Arc<CrdIndex>,
     /// The settings in force: `base` with the client's current settings on top.
-    pub(crate) config: RwLock<Config>,
+    pub(crate) config: Config,
     /// Defaults, `crdls.toml` and the initialization options: what the client's settings apply to
     /// (each time afresh, so a setting the user removes goes back to its `crdls.toml` value).
-    pub(crate) base: RwLock<Config>,
-    pub(crate) encoding: RwLock<Encoding>,
-    pub(crate) roots: RwLock<Vec<PathBuf>>,
-    pub(crate) flags: RwLock<ClientFlags>,
+    pub(crate) base: Config,
+    /// The position encoding negotiated at `initialize`.
+    pub(crate) encoding: Encoding,
+    /// The workspace folders.
+    pub(crate) roots: Vec<PathBuf>,
+    /// What the client supports.
+    pub(crate) flags: ClientFlags,
+}
+
+/// Everything the handlers share: the session snapshot, and the bookkeeping of documents, checks,
+/// scans and messages, each behind its own lock (none is held across an `.await` or while taking
+/// another).
+pub(crate) struct State {
+    /// The current snapshot; see [`Session`].
+    session: RwLock<Arc<Session>>,
+    pub(crate) documents: Mutex<HashMap<Url, Document>>,
     /// One lock per document so only one check of it runs at a time.
     pub(crate) flights: Mutex<HashMap<Url, Arc<tokio::sync::Mutex<()>>>>,
     /// A fingerprint of the CRDs each open buffer contributes, to notice when they change.
@@ -38,12 +57,8 @@ pub(crate) struct State {
     pub(crate) git: GitOld,
     /// What each file is (a chart template, a patch, a test assertion), from the files around it.
     pub(crate) roles: Mutex<crdls_workspace::Roles>,
-    /// The CRD sources that could not be read: chart archives, then URLs and the cluster.
-    pub(crate) source_errors: Mutex<(Vec<crdls_sources::SourceError>, Vec<crdls_sources::SourceError>)>,
-    /// Whether `crdls.toml` carries warnings about sources (so they are cleared when fixed).
-    pub(crate) source_warnings: Mutex<bool>,
-    /// The source problems already shown as messages since the last refresh.
-    pub(crate) shown_messages: Mutex<std::collections::HashSet<String>>,
+    /// The CRD sources that could not be read, and how they were shown.
+    pub(crate) source_problems: Mutex<crate::sources::SourceProblems>,
     /// What `crdls.toml` asked for and was withheld in a workspace the user has not trusted, until
     /// it has been said.
     pub(crate) withheld: Mutex<Option<String>>,
@@ -83,6 +98,44 @@ pub(crate) fn write<T>(l: &RwLock<T>) -> std::sync::RwLockWriteGuard<'_, T> {
     l.write().unwrap_or_else(|e| e.into_inner())
 }
 
+impl State {
+    /// The session as it is now: a snapshot that later updates do not change.
+    pub(crate) fn session(&self) -> Arc<Session> {
+        read(&self.session).clone()
+    }
+
+    /// Changes the session: `change` works on a copy, which then replaces the snapshot whole. Updates
+    /// run one at a time.
+    pub(crate) fn update<R>(&self, change: impl FnOnce(&mut Session) -> R) -> R {
+        let mut guard = write(&self.session);
+        let mut next = Session::clone(&guard);
+        let result = change(&mut next);
+        *guard = Arc::new(next);
+        result
+    }
+
+    /// Changes the CRD index (see [`State::update`]).
+    pub(crate) fn update_index<R>(&self, change: impl FnOnce(&mut CrdIndex) -> R) -> R {
+        self.update(|session| change(Arc::make_mut(&mut session.index)))
+    }
+}
+
+/// What a request at a cursor reads (see [`Backend::at_cursor`]).
+pub(crate) struct Cursor<'a> {
+    /// The text the editor features read: the document's, a template's actions masked.
+    pub(crate) text: &'a str,
+    /// That text parsed for the cursor.
+    pub(crate) stream: &'a crdls_yaml::Stream,
+    /// The cursor, in bytes.
+    pub(crate) offset: usize,
+    /// The index as the document sees it.
+    pub(crate) index: &'a CrdIndex,
+    /// The settings in force.
+    pub(crate) config: &'a Config,
+    /// The document's lines, to answer in the negotiated encoding.
+    pub(crate) lines: &'a Lines<'a>,
+}
+
 /// A document's text and version at one moment.
 pub(crate) struct Snapshot {
     pub(crate) text: String,
@@ -96,20 +149,13 @@ impl Backend {
         Backend {
             client,
             state: Arc::new(State {
+                session: RwLock::new(Arc::new(Session::default())),
                 documents: Mutex::new(HashMap::new()),
-                index: RwLock::new(Arc::new(CrdIndex::new())),
-                config: RwLock::new(Config::default()),
-                base: RwLock::new(Config::default()),
-                encoding: RwLock::new(Encoding::Utf16),
-                roots: RwLock::new(Vec::new()),
-                flags: RwLock::new(ClientFlags::default()),
                 flights: Mutex::new(HashMap::new()),
                 buffer_crds: Mutex::new(HashMap::new()),
                 git: GitOld::default(),
                 roles: Mutex::new(crdls_workspace::Roles::new()),
-                source_errors: Mutex::new((Vec::new(), Vec::new())),
-                source_warnings: Mutex::new(false),
-                shown_messages: Mutex::new(std::collections::HashSet::new()),
+                source_problems: Mutex::new(crate::sources::SourceProblems::default()),
                 withheld: Mutex::new(None),
                 index_ready: tokio::sync::watch::Sender::new(false),
                 scans: crate::flight::Flight::default(),
@@ -125,12 +171,35 @@ impl Backend {
         docs.get(uri).map(|d| Snapshot { text: d.text(), version: d.version, generation: d.generation })
     }
 
-    /// The document's text and position as a byte offset, for the read-only features.
-    pub(crate) fn position_snapshot(&self, uri: &Url, position: Position) -> Option<(String, usize, Encoding)> {
-        let snapshot = self.snapshot(uri)?;
-        let encoding = *read(&self.state.encoding);
-        let offset = Lines::new(&snapshot.text, encoding).offset(position);
-        Some((snapshot.text, offset, encoding))
+    /// The recipe every request at a cursor follows (hover, definition, completion): the document's
+    /// text and the cursor's byte offset now, the index as the document sees it and the settings from
+    /// one session snapshot; then, on a blocking thread, the text the file's role gives the editor
+    /// features (a template's actions masked) parsed for the cursor, which `answer` reads. `Ok(None)`
+    /// when the document is not open; an error response when the work failed (the log says why).
+    pub(crate) async fn at_cursor<T: Send + 'static>(
+        &self,
+        what: &'static str,
+        uri: &Url,
+        position: Position,
+        answer: impl FnOnce(&Cursor<'_>) -> T + Send + 'static,
+    ) -> RpcResult<Option<T>> {
+        let Some(snapshot) = self.snapshot(uri) else { return Ok(None) };
+        let session = self.state.session();
+        let offset = Lines::new(&snapshot.text, session.encoding).offset(position);
+        let index = session.index.seen_from(uri.as_str());
+        let state = self.state.clone();
+        let uri = uri.clone();
+        let answered = self
+            .blocking(what, move || {
+                let role = role_of(&state, uri.as_str());
+                let features = role.text_for_features(&snapshot.text);
+                let stream = crdls_yaml::parse_at(&features, offset);
+                let lines = Lines::new(&snapshot.text, session.encoding);
+                let cursor = Cursor { text: &features, stream: &stream, offset, index: &index, config: &session.config, lines: &lines };
+                answer(&cursor)
+            })
+            .await;
+        answered.map(Some).ok_or_else(|| internal(what))
     }
 
     /// The text behind a URI a CRD came from: the open buffer if there is one, else the file on disk.
@@ -159,7 +228,7 @@ impl Backend {
 
     /// Diagnostics of `text` in LSP form, in the negotiated encoding.
     pub(crate) fn to_lsp(&self, text: &str, diagnostics: &[Diagnostic]) -> Vec<lsp_types::Diagnostic> {
-        let lines = Lines::new(text, *read(&self.state.encoding));
+        let lines = Lines::new(text, self.state.session().encoding);
         diagnostics.iter().map(|d| lines.diagnostic(d)).collect()
     }
 

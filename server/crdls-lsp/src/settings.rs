@@ -10,7 +10,7 @@
 use crdls_workspace::{trust, Config, Trust};
 use tower_lsp::lsp_types::{ConfigurationItem, MessageType};
 
-use crate::session::{lock, read, write, Backend};
+use crate::session::{lock, Backend};
 
 /// The initialization option that carries the editor's workspace trust.
 const TRUST_OPTION: &str = "trustedWorkspace";
@@ -40,7 +40,7 @@ impl Backend {
             }
         };
         let mut config = Config { trust, ..Config::default() };
-        let root = read(&self.state.roots).first().cloned();
+        let root = self.state.session().roots.first().cloned();
         if let Some(root) = root {
             if let Ok(text) = crdls_workspace::files::read_text(&root.join(crdls_workspace::CONFIG_FILE)) {
                 match config.merge_workspace_toml(&text) {
@@ -53,8 +53,10 @@ impl Backend {
         if let Err(e) = config.merge_json(&options) {
             self.log(MessageType::WARNING, e).await;
         }
-        *write(&self.state.base) = config.clone();
-        *write(&self.state.config) = config;
+        self.state.update(|session| {
+            session.base = config.clone();
+            session.config = config;
+        });
     }
 
     /// Says once, when the session starts, what `crdls.toml` asked for and was withheld.
@@ -69,7 +71,7 @@ impl Backend {
 
     /// Asks the client for the `crdls` section (when it can be asked): its current settings.
     pub(crate) async fn pull_configuration(&self) -> Option<Vec<serde_json::Value>> {
-        if !read(&self.state.flags).configuration {
+        if !self.state.session().flags.configuration {
             return None;
         }
         let items = vec![ConfigurationItem { scope_uri: None, section: Some("crdls".into()) }];
@@ -85,7 +87,7 @@ impl Backend {
     /// Puts the client's settings on top of the base settings, replacing the client's previous ones.
     /// Returns whether the CRD paths or the cluster changed (the workspace must then be scanned again).
     pub(crate) async fn apply_client_settings(&self, layers: &[serde_json::Value]) -> bool {
-        let mut config = read(&self.state.base).clone();
+        let mut config = self.state.session().base.clone();
         for layer in layers {
             let mut layer = layer.clone();
             let section = match layer.get_mut("crdls") {
@@ -102,12 +104,14 @@ impl Backend {
                 self.log(MessageType::WARNING, e).await;
             }
         }
-        let mut current = write(&self.state.config);
-        // What the workspace scan reads: the CRD paths, the cluster, and whether test material is walked.
-        let paths_changed = current.crd_paths != config.crd_paths
-            || current.cluster != config.cluster
-            || current.include_testdata != config.include_testdata;
-        *current = config;
-        paths_changed
+        self.state.update(|session| {
+            let current = &session.config;
+            // What the workspace scan reads: the CRD paths, the cluster, and whether test material is walked.
+            let paths_changed = current.crd_paths != config.crd_paths
+                || current.cluster != config.cluster
+                || current.include_testdata != config.include_testdata;
+            session.config = config;
+            paths_changed
+        })
     }
 }

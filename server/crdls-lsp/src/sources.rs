@@ -13,8 +13,7 @@ use crdls_workspace::sources::External;
 use crdls_yaml::{codes, Diagnostic, Severity, TextRange};
 use tower_lsp::lsp_types::{MessageType, Url};
 
-use crate::session::{lock, read, write, Backend};
-use crate::workspace::crds_in;
+use crate::session::{lock, Backend};
 
 /// The two groups of source problems, found at different times: the scan reads the archives, the
 /// background fetch the URLs and the cluster.
@@ -22,6 +21,20 @@ use crate::workspace::crds_in;
 pub(crate) enum SourceErrors {
     Archives,
     Remote,
+}
+
+/// The CRD sources that could not be read, and how they were shown: one record, so that a refresh
+/// forgets what it must at once.
+#[derive(Default)]
+pub(crate) struct SourceProblems {
+    /// The chart archives that could not be read (found by the scan).
+    archives: Vec<SourceError>,
+    /// The URLs and the cluster that could not be read (found by the fetch).
+    remote: Vec<SourceError>,
+    /// Whether `crdls.toml` carries warnings about sources (so they are cleared when fixed).
+    published: bool,
+    /// The messages already shown since the last refresh.
+    shown: HashSet<String>,
 }
 
 /// The command that fetches URLs and the cluster again and re-reads the chart archives.
@@ -66,7 +79,7 @@ fn indexed(archive: &Path, source: External) -> Option<Indexed> {
         None if source.not_cached.is_some() => crdls_workspace::files::reader_of_text(Arc::from(source.text.as_str())),
         None => crdls_workspace::files::reader_of_cached(source.file.clone()),
     };
-    let crds = crds_in(&source.text, reader);
+    let crds = crdls_workspace::resolver::crds_of(&source.text, &crdls_workspace::FileRole::Manifest, reader);
     Some(Indexed { id, origin: Origin { kind: source.kind, label }, crds })
 }
 
@@ -96,8 +109,8 @@ impl Backend {
     /// cluster's CRDs in the index and re-checks the open documents. The scan calls it at its end, in
     /// the background and one at a time (see `index.rs`).
     pub(crate) async fn fetch_remote(&self, network: Network) {
-        let config = read(&self.state.config).clone();
-        let root = read(&self.state.roots).first().cloned().unwrap_or_default();
+        let config = self.state.session().config.clone();
+        let root = self.state.session().roots.first().cloned().unwrap_or_default();
         let fetched = self.blocking("fetching CRD sources", move || read_remote(&config, &root, network)).await;
         let Some((found, errors)) = fetched else { return };
         let count: usize = found.iter().map(|f| f.crds.len()).sum();
@@ -112,31 +125,29 @@ impl Backend {
 
     /// Replaces the URL and cluster sources of the index with `found`.
     pub(crate) fn replace_remote(&self, found: Vec<Indexed>) {
-        let mut guard = write(&self.state.index);
-        let mut index = (**guard).clone();
-        let keep: HashSet<&str> = found.iter().map(|f| f.id.as_str()).collect();
-        let stale: Vec<String> =
-            index.sources().filter(|s| is_remote(&index.origin_of(s)) && !keep.contains(s.as_ref())).map(|s| s.to_string()).collect();
-        for source in stale {
-            index.remove_source(&source);
-        }
-        for source in found {
-            index.set_source_from(Arc::from(source.id.as_str()), source.origin, source.crds);
-        }
-        *guard = Arc::new(index);
-        drop(guard);
+        self.state.update_index(|index| {
+            let keep: HashSet<&str> = found.iter().map(|f| f.id.as_str()).collect();
+            let stale: Vec<String> =
+                index.sources().filter(|s| is_remote(&index.origin_of(s)) && !keep.contains(s.as_ref())).map(|s| s.to_string()).collect();
+            for source in stale {
+                index.remove_source(&source);
+            }
+            for source in found {
+                index.set_source_from(Arc::from(source.id.as_str()), source.origin, source.crds);
+            }
+        });
         crdls_crd::intern::prune();
     }
 
     /// Records the problems of one group of sources and shows all that are current.
     pub(crate) async fn set_source_errors(&self, group: SourceErrors, errors: Vec<SourceError>) {
         let all = {
-            let mut current = lock(&self.state.source_errors);
+            let mut current = lock(&self.state.source_problems);
             match group {
-                SourceErrors::Archives => current.0 = errors,
-                SourceErrors::Remote => current.1 = errors,
+                SourceErrors::Archives => current.archives = errors,
+                SourceErrors::Remote => current.remote = errors,
             }
-            current.0.iter().chain(&current.1).cloned().collect::<Vec<SourceError>>()
+            current.archives.iter().chain(&current.remote).cloned().collect::<Vec<SourceError>>()
         };
         self.report_source_errors(&all).await;
     }
@@ -144,7 +155,7 @@ impl Backend {
     /// Shows each source that could not be read: as a warning on `crdls.toml` where the file names it,
     /// and as a message once per problem. An empty list clears the warnings.
     async fn report_source_errors(&self, errors: &[SourceError]) {
-        let Some(root) = read(&self.state.roots).first().cloned() else {
+        let Some(root) = self.state.session().roots.first().cloned() else {
             for error in errors {
                 self.notify_once(error.to_string()).await;
             }
@@ -162,7 +173,7 @@ impl Backend {
             self.notify_once(error.to_string()).await;
         }
         let Ok(uri) = Url::from_file_path(&config_path) else { return };
-        let was_published = std::mem::replace(&mut *lock(&self.state.source_warnings), !diagnostics.is_empty());
+        let was_published = std::mem::replace(&mut lock(&self.state.source_problems).published, !diagnostics.is_empty());
         if diagnostics.is_empty() && !was_published {
             return;
         }
@@ -173,7 +184,7 @@ impl Backend {
     /// Logs `message` and shows it to the user, unless it was shown already since the last refresh.
     async fn notify_once(&self, message: String) {
         let message = format!("crdls: {message}");
-        let first = lock(&self.state.shown_messages).insert(message.clone());
+        let first = lock(&self.state.source_problems).shown.insert(message.clone());
         self.log(MessageType::WARNING, message.clone()).await;
         if first {
             self.client.show_message(MessageType::WARNING, message).await;
@@ -183,8 +194,11 @@ impl Backend {
     /// `crdls.refreshCrdSources`: reads the archives and fetches the URLs and the cluster again.
     pub(crate) fn refresh_sources(&self) {
         // What the refresh finds is what will be shown; earlier problems are forgotten.
-        lock(&self.state.shown_messages).clear();
-        lock(&self.state.source_errors).1.clear();
+        {
+            let mut problems = lock(&self.state.source_problems);
+            problems.shown.clear();
+            problems.remote.clear();
+        }
         self.spawn_scan_then(Some(Network::Refresh));
     }
 }

@@ -29,7 +29,12 @@ impl std::fmt::Display for ReadError {
         match self {
             ReadError::NotRegular(what) => write!(f, "not a regular file ({what}); crdls reads only regular files"),
             ReadError::TooLarge { size, limit } => {
-                write!(f, "{:.1} MiB, larger than the {} MiB crdls reads", *size as f64 / MIB as f64, limit / MIB)
+                write!(
+                    f,
+                    "{:.1} MiB, larger than the {} MiB crdls reads (the API server takes at most 3 MiB in one request)",
+                    *size as f64 / MIB as f64,
+                    limit / MIB
+                )
             }
             ReadError::NotText => write!(f, "not UTF-8 text"),
             ReadError::Io(e) => write!(f, "{e}"),

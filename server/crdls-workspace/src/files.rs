@@ -8,46 +8,15 @@ use std::path::{Component, Path, PathBuf};
 /// of several CRDs are larger, so the limit is generous.
 pub const MAX_FILE_BYTES: u64 = 16 * 1024 * 1024;
 
-/// Why a file's text could not be read.
-#[derive(Debug)]
-pub enum ReadError {
-    /// Not a regular file: a FIFO, a device, a socket, a directory. Reading one could block forever
-    /// or never end.
-    NotRegular(&'static str),
-    /// Larger than [`MAX_FILE_BYTES`].
-    TooLarge(u64),
-    /// Not UTF-8.
-    NotText,
-    /// The system said no.
-    Io(std::io::Error),
-}
-
-impl std::fmt::Display for ReadError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            ReadError::NotRegular(what) => write!(f, "not a regular file ({what}); crdls reads only regular files"),
-            ReadError::TooLarge(size) => write!(
-                f,
-                "{:.1} MiB, larger than the {} MiB crdls reads (the API server takes at most 3 MiB in one request)",
-                *size as f64 / (1024.0 * 1024.0),
-                MAX_FILE_BYTES / (1024 * 1024)
-            ),
-            ReadError::NotText => write!(f, "not UTF-8 text"),
-            ReadError::Io(e) => write!(f, "{e}"),
-        }
-    }
-}
+/// Why a file's text could not be read: the one error of every bounded read crdls makes (the
+/// workspace's files here, the cache's entries and kubeconfigs in `crdls-sources`).
+pub use crdls_sources::read::ReadError;
 
 /// The text of the file at `path` (symbolic links followed): only a regular file, at most
 /// [`MAX_FILE_BYTES`], in UTF-8. It never blocks on a FIFO nor reads a device without end. The rules
 /// are `crdls_sources::read`'s, which the cache and the kubeconfig are read through as well.
 pub fn read_text(path: &Path) -> Result<String, ReadError> {
-    crdls_sources::read::read_text(path, MAX_FILE_BYTES).map_err(|e| match e {
-        crdls_sources::read::ReadError::NotRegular(what) => ReadError::NotRegular(what),
-        crdls_sources::read::ReadError::TooLarge { size, .. } => ReadError::TooLarge(size),
-        crdls_sources::read::ReadError::NotText => ReadError::NotText,
-        crdls_sources::read::ReadError::Io(e) => ReadError::Io(e),
-    })
+    crdls_sources::read::read_text(path, MAX_FILE_BYTES)
 }
 
 /// Whether a path names a file crdls reads.

@@ -1,15 +1,19 @@
-//! What crdls reads from disk around the files it checks, kept out of the pure layers: the settings
+//! What crdls reads from disk around the files it checks, kept out of the pure layers, and the one
+//! `check_file` both front ends run on a file in its role (`check.rs`): the settings
 //! (`config.rs`: `crdls.toml`, initialization options, client settings), file discovery and globs
 //! (`files.rs`), what each file is from the files around it (`roles.rs`: chart templates, kustomize
-//! patches, test assertions), old versions of files from git (`git.rs`), and CRD sources beyond the
+//! patches, test assertions), which files a run reads and how their CRDs rank (`resolver.rs`, the one
+//! resolver of both front ends), old versions of files from git (`git.rs`), and CRD sources beyond the
 //! workspace's files: chart archives, URLs and the cluster (`sources.rs`), and what a workspace that
 //! the user has not trusted may ask for (`trust.rs`), and the field documentation of built-in kinds
 //! that the user turned on (`docs.rs`).
 
+pub mod check;
 pub mod config;
 pub mod docs;
 pub mod files;
 pub mod git;
+pub mod resolver;
 pub mod roles;
 pub mod sources;
 pub mod trust;

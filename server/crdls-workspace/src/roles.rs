@@ -235,15 +235,6 @@ pub fn helm_template_hint(chart_name: &str, chart_dir: &str, templates: Option<u
     )
 }
 
-/// Whether `path` is below `templates/` of a Helm chart, without a cache: for one-off questions such
-/// as whether a file's CRDs can be indexed.
-pub fn is_chart_template(path: &Path) -> bool {
-    let path = normalize(path);
-    path.ancestors().skip(1).any(|dir| {
-        dir.file_name().is_some_and(|n| n == "templates") && dir.parent().is_some_and(|chart| chart.join("Chart.yaml").is_file())
-    })
-}
-
 /// Roles of files, with what each directory holds read once.
 #[derive(Default)]
 pub struct Roles {
@@ -814,8 +805,6 @@ mod tests {
         assert_eq!(tree.role(&mut roles, "chart/templates/tests/test.yaml"), expected);
         assert_eq!(tree.role(&mut roles, "chart/crds/crd.yaml"), FileRole::Manifest);
         assert_eq!(tree.role(&mut roles, "other/templates/x.yaml"), FileRole::Manifest);
-        assert!(is_chart_template(&tree.0.join("chart/templates/tests/test.yaml")));
-        assert!(!is_chart_template(&tree.0.join("chart/crds/crd.yaml")));
     }
 
     #[test]

@@ -131,9 +131,7 @@ pub fn run(text: &str, base: &CrdIndex) -> Result<(), String> {
     let diagnostics = check.diagnostics();
     check_diagnostics(text, &diagnostics)?;
 
-    let editor = crdls_ide::diagnostics_as(&stream, &index, &options, &mode);
-    check_diagnostics(text, &editor)?;
-    let edits = crdls_ide::actions::automatic_edits(text, &stream, &index, &editor);
+    let edits = crdls_ide::actions::automatic_edits(text, &stream, &index, &diagnostics);
     for edit in &edits {
         check_range(text, edit.range, "automatic fix")?;
     }

@@ -50,7 +50,7 @@ fn crd() -> String {
 fn check_fixes(doc: &str, expect: Expect) {
     let index = fixture::index(&crd());
     let stream = crdls_yaml::parse(doc);
-    let diagnostics = crate::diagnostics(&stream, &index, &Default::default());
+    let diagnostics = crdls_check::check_stream(&stream, &index, &Default::default()).diagnostics();
     let requests: Vec<FixRequest<'_>> = diagnostics
         .iter()
         .map(|d| FixRequest { code: d.code, range: d.range, path: d.path.as_deref(), restore: d.restore.as_deref() })
@@ -65,7 +65,7 @@ fn check_fixes(doc: &str, expect: Expect) {
         // The fixed text must parse, and must not have the diagnostics the action fixes.
         let fixed = crdls_yaml::parse(&text);
         assert!(fixed.documents.iter().all(|d| !d.has_syntax_error), "{} broke the YAML:\n{text}", action.title);
-        let after = crate::diagnostics(&fixed, &index, &Default::default());
+        let after = crdls_check::check_stream(&fixed, &index, &Default::default()).diagnostics();
         for i in &action.fixes {
             let (code, path) = (requests[*i].code, requests[*i].path);
             let left = after.iter().find(|d| d.code == code && d.path.as_deref() == path && d.message == diagnostics[*i].message);
@@ -395,7 +395,7 @@ fn automatic_edits_take_only_clear_replacements_once() {
     let index = fixture::index(&crd());
     let doc = "apiVersion: demo.crdls.dev/v1\nkind: Pump\nmetadata: {name: p}\n---\napiVersion: demo.crdls.dev/v2\nkind: Pump\nmetadata: {name: q}\nspec:\n  mode: burts\n  outlet: {size: 1, valv: open, extra: 1}\n  version: 2\n";
     let stream = crdls_yaml::parse(doc);
-    let diagnostics = crate::diagnostics(&stream, &index, &Default::default());
+    let diagnostics = crdls_check::check_stream(&stream, &index, &Default::default()).diagnostics();
     let edits = automatic_edits(doc, &stream, &index, &diagnostics);
     expect![[r#"
         apiVersion: demo.crdls.dev/v1
@@ -418,7 +418,7 @@ fn a_legacy_crd_is_converted_to_v1() {
     let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../fixtures/crds/gadgets-v1beta1.yaml")).unwrap();
     let index = CrdIndex::new();
     let stream = crdls_yaml::parse(&text);
-    let diagnostics = crate::diagnostics(&stream, &index, &Default::default());
+    let diagnostics = crdls_check::check_stream(&stream, &index, &Default::default()).diagnostics();
     let requests: Vec<FixRequest<'_>> = diagnostics
         .iter()
         .map(|d| FixRequest { code: d.code, range: d.range, path: d.path.as_deref(), restore: d.restore.as_deref() })
@@ -426,7 +426,7 @@ fn a_legacy_crd_is_converted_to_v1() {
     let actions = code_actions(&text, &stream, &index, &requests);
     let convert = actions.iter().find(|a| a.title.starts_with("Convert this CRD")).expect("a conversion");
     let converted = apply_edits(&text, &convert.edits);
-    let after = crate::diagnostics(&crdls_yaml::parse(&converted), &index, &Default::default());
+    let after = crdls_check::check_stream(&crdls_yaml::parse(&converted), &index, &Default::default()).diagnostics();
     assert!(after.iter().all(|d| d.code != "crd/legacy-v1beta1"), "{after:?}\n{converted}");
     assert!(converted.starts_with(text.lines().next().unwrap()), "leading comments stay:\n{converted}");
     let before_crd = crdls_crd::Crd::from_document(&stream.documents[0]);
@@ -543,7 +543,7 @@ spec:
     let options = crdls_check::CheckOptions { old: Some(std::sync::Arc::new(previous)), ..Default::default() };
     let index = CrdIndex::new();
     let stream = crdls_yaml::parse(&new);
-    let diagnostics = crate::diagnostics(&stream, &index, &options);
+    let diagnostics = crdls_check::check_stream(&stream, &index, &options).diagnostics();
     let requests: Vec<FixRequest<'_>> = diagnostics
         .iter()
         .map(|d| FixRequest { code: d.code, range: d.range, path: d.path.as_deref(), restore: d.restore.as_deref() })
@@ -557,7 +557,7 @@ spec:
             "{} broke the YAML:\n{text}",
             action.title
         );
-        let after = crate::diagnostics(&fixed, &index, &options);
+        let after = crdls_check::check_stream(&fixed, &index, &options).diagnostics();
         // The other change is still reported, this one is not.
         assert_eq!(after.len(), 1, "{}: {after:?}", action.title);
         for i in &action.fixes {
@@ -616,7 +616,7 @@ spec:
     let options = crdls_check::CheckOptions { old: Some(std::sync::Arc::new(previous)), ..Default::default() };
     let index = CrdIndex::new();
     let stream = crdls_yaml::parse(&new);
-    let diagnostics = crate::diagnostics(&stream, &index, &options);
+    let diagnostics = crdls_check::check_stream(&stream, &index, &options).diagnostics();
     assert_eq!(diagnostics.iter().map(|d| d.code).collect::<Vec<_>>(), ["crd-change/rule", "crd-change/rule"], "{diagnostics:?}");
     let requests: Vec<FixRequest<'_>> = diagnostics
         .iter()
@@ -625,7 +625,7 @@ spec:
     let mut out = String::new();
     for action in code_actions(&new, &stream, &index, &requests) {
         let text = apply_edits(&new, &action.edits);
-        let after = crate::diagnostics(&crdls_yaml::parse(&text), &index, &options);
+        let after = crdls_check::check_stream(&crdls_yaml::parse(&text), &index, &options).diagnostics();
         // The CRD stays valid: only the two rule changes are reported, the fixed one as sparing unchanged values.
         assert_eq!(
             after.iter().map(|d| d.code).collect::<Vec<_>>(),

@@ -7,7 +7,7 @@ use tower_lsp::lsp_types::{self as lsp_types, CodeActionKind, CodeActionParams, 
 
 use crate::convert::{self, fix_request};
 use crate::proto::Lines;
-use crate::session::{internal, read, Backend};
+use crate::session::{internal, Backend};
 
 /// `textDocument/codeAction`: the quick fixes of the crdls diagnostics the client sends, when the client
 /// asks for quick fixes at all.
@@ -19,8 +19,8 @@ pub(crate) async fn code_action(backend: &Backend, params: CodeActionParams) -> 
     if !wants_fixes || params.context.diagnostics.is_empty() {
         return Ok(Some(Vec::new()));
     }
-    let encoding = *read(&backend.state.encoding);
-    let index = read(&backend.state.index).seen_from(uri.as_str());
+    let encoding = backend.state.session().encoding;
+    let index = backend.state.session().index.seen_from(uri.as_str());
     let diagnostics = params.context.diagnostics;
     backend
         .blocking("code actions", move || {

@@ -8,27 +8,19 @@ use tower_lsp::lsp_types::{GotoDefinitionParams, GotoDefinitionResponse, Locatio
 
 use crate::ext::CrdForDocumentParams;
 use crate::proto::Lines;
-use crate::session::{internal, read, role_of, Backend};
+use crate::session::{internal, Backend};
 
 /// `textDocument/definition`: where the schema of the key under the cursor is written.
 pub(crate) async fn goto_definition(backend: &Backend, params: GotoDefinitionParams) -> RpcResult<Option<GotoDefinitionResponse>> {
     let position = params.text_document_position_params;
-    let Some((text, offset, encoding)) = backend.position_snapshot(&position.text_document.uri, position.position) else {
-        return Ok(None);
-    };
-    let index = read(&backend.state.index).seen_from(position.text_document.uri.as_str());
-    let state = backend.state.clone();
-    let uri = position.text_document.uri.clone();
+    let uri = &position.text_document.uri;
     let target = backend
-        .blocking("definition", move || {
-            let role = role_of(&state, uri.as_str());
-            let features = role.text_for_features(&text);
-            let stream = crdls_yaml::parse_at(&features, offset);
-            crdls_ide::definition(&features, &stream, &index, offset)
+        .at_cursor("definition", uri, position.position, |cursor| {
+            crdls_ide::definition(cursor.text, cursor.stream, cursor.index, cursor.offset)
         })
-        .await
-        .ok_or_else(|| internal("definition"))?;
-    let Some(target) = target else { return Ok(None) };
+        .await?;
+    let encoding = backend.state.session().encoding;
+    let Some(target) = target.flatten() else { return Ok(None) };
     // An empty source is the document itself.
     let (uri, text) = if target.source.is_empty() {
         let uri = position.text_document.uri.clone();
@@ -45,8 +37,8 @@ pub(crate) async fn goto_definition(backend: &Backend, params: GotoDefinitionPar
 /// `crdls/crdForDocument`: where the CRD serving the document's `apiVersion`/`kind` is defined.
 pub(crate) async fn crd_for_document(backend: &Backend, params: CrdForDocumentParams) -> RpcResult<Option<Location>> {
     let Some(snapshot) = backend.snapshot(&params.text_document.uri) else { return Ok(None) };
-    let encoding = *read(&backend.state.encoding);
-    let index = read(&backend.state.index).seen_from(params.text_document.uri.as_str());
+    let encoding = backend.state.session().encoding;
+    let index = backend.state.session().index.seen_from(params.text_document.uri.as_str());
     let found = backend
         .blocking("finding the CRD", move || {
             let lines = Lines::new(&snapshot.text, encoding);

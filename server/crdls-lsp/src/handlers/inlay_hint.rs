@@ -6,16 +6,16 @@ use tower_lsp::lsp_types::{InlayHint, InlayHintParams};
 
 use crate::convert;
 use crate::proto::Lines;
-use crate::session::{internal, read, Backend};
+use crate::session::{internal, Backend};
 
 /// `textDocument/inlayHint`: the hints in the requested range.
 pub(crate) async fn inlay_hint(backend: &Backend, params: InlayHintParams) -> RpcResult<Option<Vec<InlayHint>>> {
-    if !read(&backend.state.config).inlay_hints {
+    if !backend.state.session().config.inlay_hints {
         return Ok(None);
     }
     let Some(snapshot) = backend.snapshot(&params.text_document.uri) else { return Ok(None) };
-    let encoding = *read(&backend.state.encoding);
-    let index = read(&backend.state.index).seen_from(params.text_document.uri.as_str());
+    let encoding = backend.state.session().encoding;
+    let index = backend.state.session().index.seen_from(params.text_document.uri.as_str());
     backend
         .blocking("inlay hints", move || {
             let text = snapshot.text;

@@ -9,15 +9,13 @@ use tower_lsp::lsp_types::{InitializeParams, InitializeResult, InitializedParams
 
 use crate::capabilities::{server_capabilities, watched_files_registration, ClientFlags};
 use crate::proto::Encoding;
-use crate::session::{read, write, Backend};
+use crate::session::Backend;
 
 /// `initialize`: what the client supports, where the workspace is, and what the server offers.
 pub(crate) async fn initialize(backend: &Backend, params: InitializeParams) -> RpcResult<InitializeResult> {
     let caps = &params.capabilities;
     let encoding = Encoding::negotiate(caps.general.as_ref().and_then(|g| g.position_encodings.as_deref()));
-    *write(&backend.state.encoding) = encoding;
     let flags = ClientFlags::new(caps);
-    *write(&backend.state.flags) = flags;
     let mut roots: Vec<PathBuf> = params.workspace_folders.iter().flatten().filter_map(|f| f.uri.to_file_path().ok()).collect();
     #[allow(deprecated)]
     if roots.is_empty() {
@@ -25,7 +23,11 @@ pub(crate) async fn initialize(backend: &Backend, params: InitializeParams) -> R
             roots.push(path);
         }
     }
-    *write(&backend.state.roots) = roots;
+    backend.state.update(|session| {
+        session.encoding = encoding;
+        session.flags = flags;
+        session.roots = roots;
+    });
     backend.load_config(params.initialization_options).await;
     Ok(InitializeResult {
         server_info: Some(ServerInfo { name: "crdls".into(), version: Some(env!("CARGO_PKG_VERSION").into()) }),
@@ -35,7 +37,7 @@ pub(crate) async fn initialize(backend: &Backend, params: InitializeParams) -> R
 
 /// `initialized`: registers the file watcher, applies the client's settings, and scans the workspace.
 pub(crate) async fn initialized(backend: &Backend, _: InitializedParams) {
-    if read(&backend.state.flags).watch_files {
+    if backend.state.session().flags.watch_files {
         if let Err(e) = backend.client.register_capability(vec![watched_files_registration()]).await {
             backend.log(MessageType::WARNING, format!("file watching unavailable: {e}")).await;
         }

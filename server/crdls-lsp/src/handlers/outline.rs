@@ -6,12 +6,12 @@ use tower_lsp::lsp_types::{DocumentSymbolParams, DocumentSymbolResponse, Folding
 
 use crate::convert;
 use crate::proto::Lines;
-use crate::session::{internal, read, Backend};
+use crate::session::{internal, Backend};
 
 /// `textDocument/documentSymbol`: the outline, nested.
 pub(crate) async fn document_symbol(backend: &Backend, params: DocumentSymbolParams) -> RpcResult<Option<DocumentSymbolResponse>> {
     let Some(snapshot) = backend.snapshot(&params.text_document.uri) else { return Ok(None) };
-    let encoding = *read(&backend.state.encoding);
+    let encoding = backend.state.session().encoding;
     backend
         .blocking("document symbols", move || {
             let text = snapshot.text;
@@ -27,7 +27,7 @@ pub(crate) async fn document_symbol(backend: &Backend, params: DocumentSymbolPar
 /// `textDocument/foldingRange`: the ranges of mappings and sequences, as whole lines.
 pub(crate) async fn folding_range(backend: &Backend, params: FoldingRangeParams) -> RpcResult<Option<Vec<FoldingRange>>> {
     let Some(snapshot) = backend.snapshot(&params.text_document.uri) else { return Ok(None) };
-    let encoding = *read(&backend.state.encoding);
+    let encoding = backend.state.session().encoding;
     backend
         .blocking("folding ranges", move || {
             let text = snapshot.text;

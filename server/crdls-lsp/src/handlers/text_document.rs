@@ -7,8 +7,7 @@ use std::sync::Arc;
 use tower_lsp::lsp_types::{DidChangeTextDocumentParams, DidCloseTextDocumentParams, DidOpenTextDocumentParams, DidSaveTextDocumentParams};
 
 use crate::document::Document;
-use crate::session::{lock, read, Backend};
-use crate::workspace;
+use crate::session::{lock, Backend};
 
 /// `didOpen`: the document enters the store at the client's version and is checked.
 pub(crate) async fn did_open(backend: &Backend, params: DidOpenTextDocumentParams) {
@@ -20,7 +19,7 @@ pub(crate) async fn did_open(backend: &Backend, params: DidOpenTextDocumentParam
 /// `didChange`: the edits are applied in order and the new version is checked.
 pub(crate) async fn did_change(backend: &Backend, params: DidChangeTextDocumentParams) {
     let uri = params.text_document.uri;
-    let encoding = *read(&backend.state.encoding);
+    let encoding = backend.state.session().encoding;
     {
         let mut docs = lock(&backend.state.documents);
         let Some(doc) = docs.get_mut(&uri) else { return };
@@ -46,11 +45,11 @@ pub(crate) async fn did_close(backend: &Backend, params: DidCloseTextDocumentPar
     let had_crds = lock(&backend.state.buffer_crds).remove(&uri).is_some_and(|f| f != 0);
     if had_crds {
         // The file on disk is what counts again.
-        let crds = uri.to_file_path().ok().and_then(|p| workspace::read_crds(&p)).unwrap_or_default();
+        let crds = crate::index::file_crds(&uri);
         backend.set_source(Arc::from(uri.as_str()), crds);
         backend.recheck_all_except(None);
     }
-    if !read(&backend.state.flags).pull_diagnostics {
+    if !backend.state.session().flags.pull_diagnostics {
         backend.client.publish_diagnostics(uri, Vec::new(), None).await;
     }
 }

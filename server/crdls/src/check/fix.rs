@@ -4,9 +4,14 @@
 
 use std::fmt::Write as _;
 use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use crdls_ide::Edit;
 use crdls_yaml::{ColumnUnit, LineIndex};
+
+use super::checker::Checker;
+use crate::cli::{Io, EXIT_ERRORS, EXIT_OK, EXIT_USAGE};
+use crate::parallel;
 
 /// Lines of context around each change in a diff.
 const CONTEXT: usize = 3;
@@ -221,6 +226,106 @@ fn hunks(old: &[&str], new: &[&str]) -> Vec<Hunk> {
         }
     }
     out
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum Fixing {
+    /// `--fix`: rewrite the files.
+    Write,
+    /// `--diff`: print what `--fix` would change.
+    Diff,
+}
+
+pub(super) enum FixOutcome {
+    /// The files were fixed; report what is left.
+    Fixed,
+    /// The run ends with this exit code.
+    Exit(i32),
+}
+
+/// `--fix` and `--diff`: every reported file on disk checked for automatic fixes, in parallel; in input
+/// order, each fixed file is written (`--fix`, stopping at the first that cannot be) or its diff
+/// printed (`--diff`, which then ends the run). The report that follows reads the fixed files again.
+pub(super) fn fix_files(checker: &Checker<'_>, reported_at: &[usize], fixing: Fixing, io: &mut Io<'_>) -> FixOutcome {
+    let files: Vec<usize> = reported_at.iter().copied().filter(|&i| checker.inputs[i].path.is_some()).collect();
+    let stop = AtomicBool::new(false);
+    let mut changes: Vec<Vec<String>> = Vec::new();
+    let mut failure: Option<String> = None;
+    let mut diffs = false;
+    let mut written: std::io::Result<()> = Ok(());
+    let (stdout, stderr) = (&mut *io.stdout, &mut *io.stderr);
+    parallel::for_each_ordered(
+        files.len(),
+        parallel::WINDOW,
+        |k| if stop.load(Ordering::Relaxed) { Err(String::new()) } else { checker.fixes(files[k]) },
+        |k, fixes| {
+            if failure.is_some() {
+                return;
+            }
+            let input = &checker.inputs[files[k]];
+            let (text, edits) = match fixes {
+                Ok(fixes) => fixes,
+                Err(e) => {
+                    failure = Some(e);
+                    stop.store(true, Ordering::Relaxed);
+                    return;
+                }
+            };
+            if edits.is_empty() {
+                return;
+            }
+            if fixing == Fixing::Diff {
+                diffs = true;
+                if written.is_ok() {
+                    written = stdout.write_all(unified_diff(&input.display, &text, &edits).as_bytes());
+                }
+                return;
+            }
+            let fixed = crdls_ide::apply_edits(&text, &edits);
+            let path = input.path.as_deref().expect("only files are fixed");
+            if let Err(e) = write_if_unchanged(path, &text, &fixed) {
+                failure = Some(e);
+                stop.store(true, Ordering::Relaxed);
+                return;
+            }
+            changes.push(describe(&input.display, &text, &edits));
+        },
+    );
+    if let Some(e) = failure {
+        let _ = writeln!(stderr, "crdls: {e}");
+        return FixOutcome::Exit(EXIT_USAGE);
+    }
+    if fixing == Fixing::Diff {
+        return FixOutcome::Exit(match written {
+            Ok(()) if !diffs => EXIT_OK,
+            Ok(()) => EXIT_ERRORS,
+            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => EXIT_OK,
+            Err(e) => {
+                let _ = writeln!(stderr, "crdls: cannot write the diff: {e}");
+                EXIT_USAGE
+            }
+        });
+    }
+    let fixes: usize = changes.iter().map(Vec::len).sum();
+    for line in changes.iter().flatten() {
+        let _ = writeln!(stderr, "fixed {line}");
+    }
+    let _ = writeln!(
+        stderr,
+        "crdls: made {fixes} {} in {} {}",
+        plural(fixes, "fix", "fixes"),
+        changes.len(),
+        plural(changes.len(), "file", "files")
+    );
+    FixOutcome::Fixed
+}
+
+pub(super) fn plural<'a>(n: usize, one: &'a str, many: &'a str) -> &'a str {
+    if n == 1 {
+        one
+    } else {
+        many
+    }
 }
 
 #[cfg(test)]

@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 
 use crdls_crd::SourceKind;
 use crdls_workspace::files;
+use crdls_workspace::resolver::{self, Resolver};
 use crdls_workspace::sources::External;
 
 /// One input: a file found, or a text read into memory.
@@ -42,7 +43,7 @@ pub(crate) enum Unread {
 }
 
 impl Input {
-    fn file(display: String, path: PathBuf, named: bool, report: bool) -> Input {
+    pub(crate) fn file(display: String, path: PathBuf, named: bool, report: bool) -> Input {
         let kind = if report { SourceKind::Workspace } else { SourceKind::Configured };
         Input { display, path: Some(path), text: None, report, kind, fetched: None, named }
     }
@@ -57,7 +58,7 @@ impl Input {
             Ok(text) => Ok(Cow::Owned(text)),
             // Found while walking a directory, a FIFO, a device, a huge or a binary file is skipped
             // and named.
-            Err(e @ (files::ReadError::NotRegular(_) | files::ReadError::TooLarge(_) | files::ReadError::NotText)) if !self.named => {
+            Err(e @ (files::ReadError::NotRegular(_) | files::ReadError::TooLarge { .. } | files::ReadError::NotText)) if !self.named => {
                 Err(Unread::Skipped(format!("{}: {e}", self.display)))
             }
             Err(files::ReadError::Io(e)) => Err(Unread::Error(format!("cannot read {}: {e}", file.display()))),
@@ -89,99 +90,67 @@ pub(crate) struct Found {
     pub test_material: Vec<PathBuf>,
     /// Messages for inputs that could not be read; any makes the run a usage error.
     pub errors: Vec<String>,
+    /// Globs of CRD paths whose walk stopped early, with why.
+    pub warnings: Vec<String>,
 }
 
-/// Reads the checked `paths` (reported) and the `crd_sources` (not reported). A file named both
-/// ways is read once, and reported.
-pub(crate) fn read(paths: &[PathBuf], crd_sources: &[PathBuf], stdin: &mut dyn Read, cwd: &Path, options: files::WalkOptions) -> Found {
-    let mut found = Found::default();
-    for (paths, report) in [(paths, true), (crd_sources, false)] {
-        for path in paths {
-            if path.as_os_str() == "-" {
-                let mut text = String::new();
-                match stdin.read_to_string(&mut text) {
-                    Ok(_) => found.inputs.push(Input {
-                        display: "<stdin>".into(),
-                        path: None,
-                        text: Some(text),
-                        report,
-                        kind: if report { SourceKind::Workspace } else { SourceKind::Configured },
-                        fetched: None,
-                        named: true,
-                    }),
-                    Err(e) => found.errors.push(format!("cannot read standard input: {e}")),
-                }
-                continue;
-            }
-            let path = cwd.join(path);
-            let walked = match walk(&path, options) {
-                Ok(walked) => walked,
-                Err(e) => {
-                    found.errors.push(format!("{}: {e}", path.display()));
-                    continue;
-                }
-            };
-            if report {
-                found.hidden.extend(walked.hidden);
-                found.test_material.extend(walked.test_material);
-            }
-            found.links_out.extend(walked.links_out.iter().map(|l| PathBuf::from(display_path(l, cwd))));
-            // The CRDs of chart archives count wherever the archives are; their members are not checked.
-            for archive in walked.archives {
-                match crdls_workspace::sources::archive_members(&archive) {
-                    Ok(members) => found.inputs.extend(members.into_iter().map(|m| Input::external(m, cwd))),
-                    Err(e) => found.errors.push(e),
-                }
-            }
-            let named_file = walked.files.first().is_some_and(|f| *f == path);
-            for file in walked.files {
-                found.inputs.push(Input::file(display_path(&file, cwd), file, named_file, report));
-            }
+/// Reads the checked `paths` (reported) and the local CRD locations among `crd_locations` (not
+/// reported; globs expanded), found by the resolver the language server's scan uses too. A file named
+/// both ways is read once, and reported.
+pub(crate) fn read(paths: &[PathBuf], crd_locations: &[String], stdin: &mut dyn Read, cwd: &Path, options: files::WalkOptions) -> Found {
+    let mut resolver = Resolver::new(options);
+    for path in paths {
+        if path.as_os_str() == "-" {
+            resolver.add_stdin(SourceKind::Workspace);
+        } else {
+            resolver.add_root(&cwd.join(path));
         }
     }
-    let mut seen = std::collections::HashSet::new();
-    found.inputs.retain(|i| seen.insert(i.display.clone()));
-    // Precedence: the checked files, then --crds files, then chart archives (see `SourceKind`).
-    found.inputs.sort_by_key(|i| i.kind);
-    // A hidden directory that was also named as a path (or holds one) was checked after all.
-    let named: Vec<PathBuf> = paths.iter().map(|p| files::normalize(&cwd.join(p))).collect();
-    let unnamed = |dir: &PathBuf| {
-        let dir = files::normalize(dir);
-        !named.iter().any(|p| p.starts_with(&dir))
-    };
-    found.hidden.retain(unnamed);
-    found.test_material.retain(unnamed);
+    // Standard input may be a CRD source too (`kustomize build crds/ | crdls check --crds - .`).
+    let (stdin_crds, locations): (Vec<String>, Vec<String>) = crd_locations.iter().cloned().partition(|l| l == "-");
+    if !stdin_crds.is_empty() {
+        resolver.add_stdin(SourceKind::Configured);
+    }
+    resolver.add_crd_paths(&locations, &[cwd.to_path_buf()]);
+    let named: Vec<PathBuf> = paths.iter().map(|p| cwd.join(p)).collect();
+    let resolution = resolver.finish(&named);
+    let mut found = Found { warnings: resolution.warnings, errors: resolution.errors, ..Found::default() };
+    for file in resolution.files {
+        let report = file.reported();
+        let Some(path) = file.path else {
+            let mut text = String::new();
+            match stdin.read_to_string(&mut text) {
+                Ok(_) => found.inputs.push(Input {
+                    display: "<stdin>".into(),
+                    path: None,
+                    text: Some(text),
+                    report,
+                    kind: file.kind,
+                    fetched: None,
+                    named: true,
+                }),
+                Err(e) => found.errors.push(format!("cannot read standard input: {e}")),
+            }
+            continue;
+        };
+        found.inputs.push(Input::file(display_path(&path, cwd), path, file.named, report));
+    }
+    // The CRDs of chart archives count wherever the archives are; their members are not checked.
+    for archive in &resolution.archives {
+        match crdls_workspace::sources::archive_members(archive) {
+            Ok(members) => found.inputs.extend(members.into_iter().map(|m| Input::external(m, cwd))),
+            Err(e) => found.errors.push(e),
+        }
+    }
+    found.hidden = resolution.hidden;
+    found.test_material = resolution.test_material;
+    found.links_out = resolution.links_out.iter().map(|l| PathBuf::from(display_path(l, cwd))).collect();
     found
 }
 
 /// The files a path stands for: itself (whatever its extension), or the YAML and JSON files below a directory, sorted.
 pub(crate) fn collect_files(path: &Path) -> std::io::Result<Vec<PathBuf>> {
-    Ok(walk(path, files::WalkOptions::default())?.files)
-}
-
-/// What a path stands for: itself (a chart archive, or a file of any other extension), or the YAML
-/// and JSON files and the dependency archives below a directory, sorted, with the hidden directories
-/// (and, unless `options` include it, test material) skipped.
-fn walk(path: &Path, options: files::WalkOptions) -> std::io::Result<files::Walk> {
-    let meta = std::fs::metadata(path)?;
-    if !meta.is_file() && !meta.is_dir() {
-        // A FIFO would block the run, a device would never end.
-        let what = files::read_text(path).err().map_or_else(|| "not a regular file".to_string(), |e| e.to_string());
-        return Err(std::io::Error::other(what));
-    }
-    if meta.is_file() {
-        let mut walked = files::Walk::default();
-        if crdls_sources::archive::is_chart_archive(path) {
-            walked.archives.push(path.to_path_buf());
-        } else {
-            walked.files.push(path.to_path_buf());
-        }
-        return Ok(walked);
-    }
-    let mut walked = files::walk_below(path, options);
-    walked.files.sort();
-    walked.archives.sort();
-    Ok(walked)
+    Ok(resolver::walk(path, files::WalkOptions::default())?.files)
 }
 
 /// A path as users expect to see it: relative to the working directory when below it, with forward
@@ -191,69 +160,4 @@ pub(crate) fn display_path(path: &Path, cwd: &Path) -> String {
     let s = shown.to_string_lossy().replace('\\', "/");
     let s = s.replace("/./", "/");
     s.strip_prefix("./").map(str::to_string).unwrap_or(s)
-}
-
-/// The note on hidden directories that were skipped, naming a few of the most common names.
-pub(crate) fn hidden_note(hidden: &[PathBuf]) -> Option<String> {
-    if hidden.is_empty() {
-        return None;
-    }
-    let mut names: std::collections::BTreeMap<String, usize> = std::collections::BTreeMap::new();
-    for dir in hidden {
-        *names.entry(dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default()).or_default() += 1;
-    }
-    let mut names: Vec<(String, usize)> = names.into_iter().collect();
-    names.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
-    let shown: Vec<String> = names.iter().take(4).map(|(n, c)| if *c == 1 { n.clone() } else { format!("{n} ({c})") }).collect();
-    let more = if names.len() > 4 { ", ..." } else { "" };
-    let count = hidden.len();
-    let directories = hidden.iter().filter(|p| p.is_dir()).count();
-    let what = match (count, directories) {
-        (1, 1) => "hidden directory was",
-        (1, _) => "hidden file was",
-        (_, d) if d == count => "hidden directories were",
-        (_, 0) => "hidden files were",
-        _ => "hidden directories and files were",
-    };
-    Some(format!("{count} {what} skipped: {}{more}; name one as a path to check it", shown.join(", ")))
-}
-
-/// The note on test material that was skipped: `testdata` and snapshot directories, and expected outputs.
-pub(crate) fn test_material_note(skipped: &[PathBuf]) -> Option<String> {
-    if skipped.is_empty() {
-        return None;
-    }
-    let is_snapshots = |p: &&PathBuf| p.file_name().is_some_and(|n| crdls_workspace::files::SNAPSHOT_DIRS.contains(&&*n.to_string_lossy()));
-    let snapshots = skipped.iter().filter(|p| p.is_dir()).filter(is_snapshots).count();
-    let directories = skipped.iter().filter(|p| p.is_dir()).count() - snapshots;
-    let outputs = skipped.len() - directories - snapshots;
-    let mut what = Vec::new();
-    if directories > 0 {
-        what.push(format!("{directories} testdata {}", if directories == 1 { "directory" } else { "directories" }));
-    }
-    if snapshots > 0 {
-        what.push(format!("{snapshots} snapshot {}", if snapshots == 1 { "directory" } else { "directories" }));
-    }
-    if outputs > 0 {
-        what.push(format!("{outputs} expected {} (golden files)", if outputs == 1 { "output" } else { "outputs" }));
-    }
-    let verb = if skipped.len() == 1 { "was" } else { "were" };
-    let listed = match what.split_last() {
-        Some((last, rest)) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
-        _ => what.join(""),
-    };
-    Some(format!(
-        "{listed} {verb} skipped as test material; pass --include-testdata (includeTestdata = true in crdls.toml) to check them, or name one as a path"
-    ))
-}
-
-/// The note on symbolic links that were not followed because they lead outside what was walked.
-pub(crate) fn links_note(links: &[PathBuf]) -> Option<String> {
-    let (first, rest) = links.split_first()?;
-    let more = if rest.is_empty() { String::new() } else { format!(" and {} more", rest.len()) };
-    let them = if rest.is_empty() { "it" } else { "one" };
-    Some(format!(
-        "not read: {}{more}, a symbolic link that leads outside the directory checked; name {them} as a path to check it",
-        first.display()
-    ))
 }

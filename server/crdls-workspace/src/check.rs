@@ -1,0 +1,83 @@
+//! One file checked, the one way both front ends check it (`crdls check` per file, the language
+//! server per buffer): the file's role decides how it is parsed, the index it is checked against is
+//! built from what the parse found, `crdls_check` runs its pipeline, the run's hint joins, and the
+//! user's severities apply last, to every diagnostic the hint included. ruff's `generate_diagnostics`
+//! serves its CLI and its server the same way, so the order of these steps cannot drift apart.
+
+use crdls_check::{check_stream_as, CheckOptions, FileCheck, FileMode};
+use crdls_crd::CrdIndex;
+use crdls_yaml::{codes, Diagnostic, Severity, Stream, TextRange};
+
+use crate::config::Config;
+use crate::roles::{helm_template_hint, FileRole};
+
+/// What checking a file needs besides its text and its index.
+pub struct FileContext<'a> {
+    /// What the file is (a chart template, a patch, a test assertion), which decides how it is read.
+    pub role: &'a FileRole,
+    /// The settings: their severities apply to every diagnostic.
+    pub config: &'a Config,
+    /// The pipeline's options (the settings' own, with what the front end adds: old objects, a
+    /// subresource).
+    pub options: &'a CheckOptions,
+}
+
+/// One file checked: its parse, what the pipeline found, and the diagnostics to show.
+pub struct CheckedFile {
+    /// The documents as parsed in the file's role.
+    pub stream: Stream,
+    /// How they were read.
+    pub mode: FileMode,
+    /// The index they were checked against.
+    pub index: CrdIndex,
+    /// What the pipeline found, per document.
+    pub check: FileCheck,
+    /// The diagnostics to show, the hint first, with the user's severities applied.
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// Checks `text` in its role: parses it, builds the index from the parse (`index`: the editor adds a
+/// buffer's own CRDs), runs the pipeline, puts `hint` first, then applies the user's severities to all.
+pub fn check_file(
+    text: &str,
+    cx: &FileContext<'_>,
+    hint: Option<Diagnostic>,
+    index: impl FnOnce(&Stream, &FileMode) -> CrdIndex,
+) -> CheckedFile {
+    let (stream, mode) = cx.role.parse(text);
+    let index = index(&stream, &mode);
+    let check = check_stream_as(&stream, &index, cx.options, &mode);
+    let mut diagnostics = check.diagnostics();
+    diagnostics.splice(0..0, hint);
+    // Last, so the user's overrides hold for every diagnostic, the hint included.
+    cx.config.apply_severity(&mut diagnostics);
+    CheckedFile { stream, mode, index, check, diagnostics }
+}
+
+/// The hint a chart's template gets (see [`helm_template_hint`]): `chart_dir` as users see it, and
+/// `templates`, for the command line's one hint per chart, how many of the chart's templates it checked.
+pub fn chart_hint(chart_name: &str, chart_dir: &str, templates: Option<usize>) -> Diagnostic {
+    Diagnostic::new(TextRange::empty(0), Severity::Hint, codes::HELM_TEMPLATES, helm_template_hint(chart_name, chart_dir, templates))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_users_severities_hold_for_the_hint_too() {
+        let mut config = Config::default();
+        config.merge_workspace_toml("[severity]\n\"helm/templates\" = \"off\"\n").unwrap();
+        let role = FileRole::HelmTemplate { chart_dir: "chart".into(), chart_name: "app".into() };
+        let options = config.check_options();
+        let cx = FileContext { role: &role, config: &config, options: &options };
+        let text = "apiVersion: demo.crdls.dev/v1\nkind: Widget\nmetadata:\n  name: {{ .Release.Name }}\n";
+        let checked = check_file(text, &cx, Some(chart_hint("app", "chart", None)), |_, _| CrdIndex::new());
+        let codes: Vec<&str> = checked.diagnostics.iter().map(|d| d.code).collect();
+        assert!(!codes.contains(&codes::HELM_TEMPLATES), "{codes:?}");
+        let without = Config::default();
+        let cx = FileContext { role: &role, config: &without, options: &options };
+        let checked = check_file(text, &cx, Some(chart_hint("app", "chart", None)), |_, _| CrdIndex::new());
+        assert_eq!(checked.diagnostics.first().map(|d| d.code), Some(codes::HELM_TEMPLATES));
+    }
+}

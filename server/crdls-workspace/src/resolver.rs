@@ -1,0 +1,295 @@
+//! The one resolver of CRD sources and files, behind `crdls check` and the language server's scan
+//! alike (ruff's `ruff_workspace::resolver` serves `ruff check` and `ruff server` the same way): which
+//! files a run looks at, what rank each file's CRDs take in the index, which texts may define a CRD,
+//! and how a file's CRDs are read. The front ends differ only in what they do around it (the command
+//! line reads standard input and reports; the editor keeps the index current).
+//!
+//! - **Discovery.** A checked path or a workspace folder ([`Resolver::add_root`]) is walked as
+//!   [`files::walk_below`] walks (hidden directories, `node_modules`, `target` and, unless asked, test
+//!   material skipped); a path named as a file is read whatever its extension. The local CRD paths
+//!   (`--crds`, `crdPaths`: files, directories, globs; [`Resolver::add_crd_paths`]) are expanded
+//!   against each base. Chart archives in `charts/` directories, or named, are sources of their own.
+//!   crdls's cache directory is left out of walks and globs: its files are downloads and extracted
+//!   archive members, read as such.
+//! - **Rank.** A file found below a root is a workspace file; one found only through the CRD paths
+//!   ranks after them ([`SourceKind::Configured`]), then chart archives, URLs and the cluster. A file
+//!   found both ways is a workspace file.
+//! - **Detection.** A text is parsed for CRDs only when it may define one ([`may_define_crd`]: it names
+//!   the kind, or holds an escape that could spell it); its role decides how (a chart template defines
+//!   only the CRDs it writes in literal text, see [`FileRole::crds`]).
+//! - **Size.** A local file is read up to [`files::MAX_FILE_BYTES`] (16 MiB): it is something a person
+//!   edits or a generator writes into a repository, and the API server takes at most 3 MiB in one
+//!   request, so 16 MiB holds any bundle of CRDs one applies while bounding what a hostile repository
+//!   can make the editor hold. Downloads and the cluster's listing are read from the cache up to its
+//!   own bound (`crdls_sources::cache::MAX_ENTRY_BYTES`): a cluster of a thousand CRDs lists far more
+//!   than 16 MiB, and the cache holds only what the user's own settings fetched. Archive members are
+//!   bounded by the archive reader. Both front ends read every kind of source with the same bound.
+
+use std::path::{Path, PathBuf};
+
+use crdls_crd::{Crd, SourceKind, TextReader};
+use rayon::prelude::*;
+
+use crate::files::{self, ReadError, WalkOptions};
+use crate::roles::{FileRole, Roles};
+
+/// One file a run looks at.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Found {
+    /// The file, or `None` for standard input, whose text the front end reads.
+    pub path: Option<PathBuf>,
+    /// Its rank among the sources of a CRD: [`SourceKind::Workspace`] or [`SourceKind::Configured`].
+    pub kind: SourceKind,
+    /// Whether the file was named as a path rather than found while walking a directory: a FIFO, a
+    /// device or a huge file named so is an error, one found so is skipped with a note.
+    pub named: bool,
+}
+
+impl Found {
+    /// Whether the file's own problems are reported (the checked paths, the workspace's files).
+    pub fn reported(&self) -> bool {
+        self.kind == SourceKind::Workspace
+    }
+}
+
+/// What a resolution found.
+#[derive(Debug, Default)]
+pub struct Resolution {
+    /// The files, each once, workspace files first (in the order of the roots, each root's files
+    /// sorted), then the files of the CRD paths.
+    pub files: Vec<Found>,
+    /// Chart archives, each once, in the order found; each member is a source ranked
+    /// [`SourceKind::ChartArchive`].
+    pub archives: Vec<PathBuf>,
+    /// Hidden directories and files skipped while walking the roots (not the CRD paths).
+    pub hidden: Vec<PathBuf>,
+    /// Symbolic links found while walking that lead outside the walked directory: not followed.
+    pub links_out: Vec<PathBuf>,
+    /// Test material skipped while walking the roots.
+    pub test_material: Vec<PathBuf>,
+    /// Globs whose walk stopped early, with why (what they found is used all the same).
+    pub warnings: Vec<String>,
+    /// Paths named that cannot be read (missing, or not a file nor a directory).
+    pub errors: Vec<String>,
+}
+
+/// Gathers the files of a run: the roots first, then the CRD paths; [`Resolver::finish`] ranks them.
+pub struct Resolver {
+    walk: WalkOptions,
+    /// Left out of walks and globs: crdls's cache directory.
+    exclude: Option<PathBuf>,
+    out: Resolution,
+}
+
+impl Resolver {
+    /// A resolver that walks directories with `walk`, leaving out crdls's cache directory.
+    pub fn new(walk: WalkOptions) -> Resolver {
+        Resolver::excluding(walk, crdls_sources::Cache::from_env().map(|c| c.dir().to_path_buf()))
+    }
+
+    /// A resolver that leaves out `exclude` (and what is below it) when walking.
+    pub fn excluding(walk: WalkOptions, exclude: Option<PathBuf>) -> Resolver {
+        Resolver { walk, exclude, out: Resolution::default() }
+    }
+
+    /// Standard input at this place, among the roots ([`SourceKind::Workspace`]) or as a CRD source.
+    pub fn add_stdin(&mut self, kind: SourceKind) {
+        self.out.files.push(Found { path: None, kind, named: true });
+    }
+
+    /// A checked path or a workspace folder: a file (whatever its extension) or a directory walked.
+    pub fn add_root(&mut self, path: &Path) {
+        self.add(path, SourceKind::Workspace);
+    }
+
+    /// The local CRD paths among `locations` (files, directories, globs; URLs are fetched apart),
+    /// relative to each of `bases`: a glob's matches, a plain path as [`Resolver::add_root`] takes one.
+    pub fn add_crd_paths(&mut self, locations: &[String], bases: &[PathBuf]) {
+        for pattern in crate::sources::local_paths(locations) {
+            for base in bases {
+                if !pattern.contains('*') {
+                    self.add(&base.join(&pattern), SourceKind::Configured);
+                    continue;
+                }
+                let expansion = files::expand(base, &pattern);
+                if let Some(limited) = &expansion.limited {
+                    self.out.warnings.push(format!("{pattern}: {limited}"));
+                }
+                for file in expansion.files {
+                    if !self.excluded(&file) {
+                        self.add(&file, SourceKind::Configured);
+                    }
+                }
+            }
+        }
+    }
+
+    fn excluded(&self, path: &Path) -> bool {
+        self.exclude.as_deref().is_some_and(|dir| path.starts_with(dir))
+    }
+
+    fn add(&mut self, path: &Path, kind: SourceKind) {
+        let walked = match walk(path, self.walk) {
+            Ok(walked) => walked,
+            Err(e) => {
+                self.out.errors.push(format!("{}: {e}", path.display()));
+                return;
+            }
+        };
+        if kind == SourceKind::Workspace {
+            self.out.hidden.extend(walked.hidden);
+            self.out.test_material.extend(walked.test_material);
+        }
+        self.out.links_out.extend(walked.links_out);
+        let named = walked.files.first().is_some_and(|f| f == path);
+        let keep = |f: &PathBuf| f == path || !self.excluded(f);
+        let archives: Vec<PathBuf> = walked.archives.into_iter().filter(keep).collect();
+        let found: Vec<Found> = walked.files.into_iter().filter(keep).map(|file| Found { path: Some(file), kind, named }).collect();
+        self.out.archives.extend(archives);
+        self.out.files.extend(found);
+    }
+
+    /// The files found, each once and ranked (a file found both below a root and through a CRD path is
+    /// a workspace file), with the hidden directories and test material that were named after all
+    /// left out of the notes.
+    pub fn finish(self, named_roots: &[PathBuf]) -> Resolution {
+        let mut out = self.out;
+        let mut seen = std::collections::HashSet::new();
+        out.files.retain(|f| seen.insert(f.path.as_deref().map(files::normalize)));
+        out.files.sort_by_key(|f| f.kind);
+        let mut seen = std::collections::HashSet::new();
+        out.archives.retain(|a| seen.insert(files::normalize(a)));
+        // A hidden directory that was also named as a path (or holds one) was checked after all.
+        let named: Vec<PathBuf> = named_roots.iter().map(|p| files::normalize(p)).collect();
+        let unnamed = |dir: &PathBuf| {
+            let dir = files::normalize(dir);
+            !named.iter().any(|p| p.starts_with(&dir))
+        };
+        out.hidden.retain(unnamed);
+        out.test_material.retain(unnamed);
+        out
+    }
+}
+
+/// What a path stands for: itself (a chart archive, or a file of any other extension), or the YAML
+/// and JSON files and the dependency archives below a directory, sorted, with the hidden directories
+/// (and, unless `options` include it, test material) skipped.
+pub fn walk(path: &Path, options: WalkOptions) -> std::io::Result<files::Walk> {
+    let meta = std::fs::metadata(path)?;
+    if !meta.is_file() && !meta.is_dir() {
+        // A FIFO would block the run, a device would never end.
+        let what = files::read_text(path).err().map_or_else(|| "not a regular file".to_string(), |e| e.to_string());
+        return Err(std::io::Error::other(what));
+    }
+    if meta.is_file() {
+        let mut walked = files::Walk::default();
+        if crdls_sources::archive::is_chart_archive(path) {
+            walked.archives.push(path.to_path_buf());
+        } else {
+            walked.files.push(path.to_path_buf());
+        }
+        return Ok(walked);
+    }
+    let mut walked = files::walk_below(path, options);
+    walked.files.sort();
+    walked.archives.sort();
+    Ok(walked)
+}
+
+/// Whether `text` may define a CRD: it names the kind, or holds an escape (`\u0043`, `\x43`, a line
+/// continued with `\`) that could spell it. Other texts are not parsed for CRDs.
+pub fn may_define_crd(text: &str) -> bool {
+    text.contains("CustomResourceDefinition") || ["\\u", "\\U", "\\x", "\\\n", "\\\r"].iter().any(|escape| text.contains(escape))
+}
+
+/// The CRDs of a source's text read in `role`, their schemas built from `reader` when first needed;
+/// none, without parsing, when the text cannot define one.
+pub fn crds_of(text: &str, role: &FileRole, reader: TextReader) -> Vec<Crd> {
+    if !may_define_crd(text) {
+        return Vec::new();
+    }
+    role.crds(text, reader)
+}
+
+/// The CRDs of the file at `path`, read in its role, at most [`files::MAX_FILE_BYTES`].
+pub fn read_file_crds(path: &Path, roles: &mut Roles) -> Result<Vec<Crd>, ReadError> {
+    let text = files::read_text(path)?;
+    Ok(crds_of(&text, &roles.role_of(path), files::reader_of(path.to_path_buf())))
+}
+
+/// The CRDs of a download's cached copy (a URL, the cluster), read up to the cache's own bound.
+pub fn read_cached_crds(path: &Path) -> Option<Vec<Crd>> {
+    let reader = files::reader_of_cached(path.to_path_buf());
+    let text = reader()?;
+    Some(crds_of(&text, &FileRole::Manifest, reader))
+}
+
+/// Runs `read` on every item on all cores (work stealing: a few large files do not leave a core
+/// idle), each thread with its own cache of what directories hold; the results in the items' order.
+pub fn read_all<T: Send, R: Send>(items: &mut [T], read: impl Fn(&mut Roles, &mut T) -> R + Sync + Send) -> Vec<R> {
+    items.par_iter_mut().map_init(Roles::new, read).collect()
+}
+
+/// The CRDs of many files, read in parallel in their roles, in the order of `files`.
+pub fn read_files_crds(files: &[PathBuf]) -> Vec<Result<Vec<Crd>, ReadError>> {
+    let mut paths: Vec<&Path> = files.iter().map(PathBuf::as_path).collect();
+    read_all(&mut paths, |roles, path| read_file_crds(path, roles))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_spelling_of_the_crd_kind_is_parsed() {
+        let spellings = [
+            "kind: CustomResourceDefinition\n",
+            "{\"kind\": \"Custom\\u0052esourceDefinition\"}\n",
+            "kind: \"Custom\\x52esourceDefinition\"\n",
+            "kind: \"Custom\\U00000052esourceDefinition\"\n",
+            "kind: \"Custom\\\n  ResourceDefinition\"\n",
+            "kind: \"Custom\\\r\n  ResourceDefinition\"\r\n",
+        ];
+        for text in spellings {
+            let stream = crdls_yaml::parse(text);
+            let kind = stream.documents[0].root.as_ref().and_then(|r| r.get_str("kind"));
+            assert_eq!(kind, Some("CustomResourceDefinition"), "{text:?} spells the kind");
+            assert!(may_define_crd(text), "{text:?}");
+        }
+        assert!(!may_define_crd("apiVersion: v1\nkind: ConfigMap\ndata:\n  a: \"tab\\tnewline\\n\"\n"));
+    }
+
+    #[test]
+    fn a_file_found_both_ways_is_a_workspace_file_and_crd_paths_rank_after() {
+        let dir = std::env::temp_dir().join(format!("crdls-resolver-rank-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        for file in ["app/a.yaml", "app/crds/b.yaml", "vendor/c.yaml", "cache/d.yaml", "app/cache-link.txt"] {
+            let path = dir.join(file);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(&path, "a: 1\n").unwrap();
+        }
+        let mut resolver = Resolver::excluding(WalkOptions::default(), Some(dir.join("cache")));
+        resolver.add_root(&dir.join("app"));
+        resolver.add_crd_paths(
+            &["app/crds".into(), "vendor/*.yaml".into(), "cache/*.yaml".into(), "missing".into()],
+            std::slice::from_ref(&dir),
+        );
+        let resolution = resolver.finish(&[dir.join("app")]);
+        let shown: Vec<(String, SourceKind)> = resolution
+            .files
+            .iter()
+            .map(|f| (f.path.as_ref().unwrap().strip_prefix(&dir).unwrap().to_string_lossy().into_owned(), f.kind))
+            .collect();
+        assert_eq!(
+            shown,
+            [
+                ("app/a.yaml".to_string(), SourceKind::Workspace),
+                ("app/crds/b.yaml".to_string(), SourceKind::Workspace),
+                ("vendor/c.yaml".to_string(), SourceKind::Configured),
+            ]
+        );
+        assert_eq!(resolution.errors.len(), 1, "{:?}", resolution.errors);
+        assert!(resolution.errors[0].contains("missing"), "{:?}", resolution.errors);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}

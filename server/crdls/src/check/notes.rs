@@ -1,0 +1,100 @@
+//! The notes that end a `crdls check` report: what was skipped while walking, what was not read,
+//! what the run checked at all, and where CRDs came from besides the workspace.
+
+use std::path::PathBuf;
+
+use crdls_workspace::Config;
+
+use crate::report::Summary;
+
+/// The notes on what the run checked: nothing at all (no file, no document, no object), which fails the
+/// run under `--fail-unchecked`, first; then the CRD sources outside the workspace.
+pub(super) fn outcome_notes(summary: &Summary, config: &Config, notes: &mut Vec<String>) {
+    // A run that checked no Kubernetes object or CRD (a directory of other tools' YAML) does not pass
+    // for a clean run: it says so, and fails with --fail-unchecked.
+    if summary.files == 0 {
+        notes.insert(0, "no YAML or JSON file was found to check".into());
+    } else if summary.documents == 0 {
+        notes.insert(0, "the files hold no YAML document to check".into());
+    } else if summary.checked() == 0 {
+        let fails = if config.fail_unchecked { "so the run fails (--fail-unchecked)" } else { "--fail-unchecked makes this fail" };
+        let what = match summary.documents {
+            1 => "the one document is not a Kubernetes object (it lacks apiVersion or kind, or configures a tool)".to_string(),
+            n => format!("none of the {n} documents is a Kubernetes object (each lacks apiVersion or kind, or configures a tool)"),
+        };
+        notes.insert(0, format!("nothing was checked: {what}; {fails}"));
+    }
+    if !summary.crd_sources.is_empty() {
+        let shown: Vec<String> = summary.crd_sources.iter().map(|(name, n)| format!("{} from {name}", plural_count(*n, "CRD"))).collect();
+        notes.push(format!("CRDs from outside the workspace: {}", shown.join(", ")));
+    }
+}
+
+pub(super) fn plural_count(n: usize, one: &str) -> String {
+    format!("{n} {}", if n == 1 { one.to_string() } else { format!("{one}s") })
+}
+
+/// The note on hidden directories that were skipped, naming a few of the most common names.
+pub(super) fn hidden_note(hidden: &[PathBuf]) -> Option<String> {
+    if hidden.is_empty() {
+        return None;
+    }
+    let mut names: std::collections::BTreeMap<String, usize> = std::collections::BTreeMap::new();
+    for dir in hidden {
+        *names.entry(dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default()).or_default() += 1;
+    }
+    let mut names: Vec<(String, usize)> = names.into_iter().collect();
+    names.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    let shown: Vec<String> = names.iter().take(4).map(|(n, c)| if *c == 1 { n.clone() } else { format!("{n} ({c})") }).collect();
+    let more = if names.len() > 4 { ", ..." } else { "" };
+    let count = hidden.len();
+    let directories = hidden.iter().filter(|p| p.is_dir()).count();
+    let what = match (count, directories) {
+        (1, 1) => "hidden directory was",
+        (1, _) => "hidden file was",
+        (_, d) if d == count => "hidden directories were",
+        (_, 0) => "hidden files were",
+        _ => "hidden directories and files were",
+    };
+    Some(format!("{count} {what} skipped: {}{more}; name one as a path to check it", shown.join(", ")))
+}
+
+/// The note on test material that was skipped: `testdata` and snapshot directories, and expected outputs.
+pub(super) fn test_material_note(skipped: &[PathBuf]) -> Option<String> {
+    if skipped.is_empty() {
+        return None;
+    }
+    let is_snapshots = |p: &&PathBuf| p.file_name().is_some_and(|n| crdls_workspace::files::SNAPSHOT_DIRS.contains(&&*n.to_string_lossy()));
+    let snapshots = skipped.iter().filter(|p| p.is_dir()).filter(is_snapshots).count();
+    let directories = skipped.iter().filter(|p| p.is_dir()).count() - snapshots;
+    let outputs = skipped.len() - directories - snapshots;
+    let mut what = Vec::new();
+    if directories > 0 {
+        what.push(format!("{directories} testdata {}", if directories == 1 { "directory" } else { "directories" }));
+    }
+    if snapshots > 0 {
+        what.push(format!("{snapshots} snapshot {}", if snapshots == 1 { "directory" } else { "directories" }));
+    }
+    if outputs > 0 {
+        what.push(format!("{outputs} expected {} (golden files)", if outputs == 1 { "output" } else { "outputs" }));
+    }
+    let verb = if skipped.len() == 1 { "was" } else { "were" };
+    let listed = match what.split_last() {
+        Some((last, rest)) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
+        _ => what.join(""),
+    };
+    Some(format!(
+        "{listed} {verb} skipped as test material; pass --include-testdata (includeTestdata = true in crdls.toml) to check them, or name one as a path"
+    ))
+}
+
+/// The note on symbolic links that were not followed because they lead outside what was walked.
+pub(super) fn links_note(links: &[PathBuf]) -> Option<String> {
+    let (first, rest) = links.split_first()?;
+    let more = if rest.is_empty() { String::new() } else { format!(" and {} more", rest.len()) };
+    let them = if rest.is_empty() { "it" } else { "one" };
+    Some(format!(
+        "not read: {}{more}, a symbolic link that leads outside the directory checked; name {them} as a path to check it",
+        first.display()
+    ))
+}
