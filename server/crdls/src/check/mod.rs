@@ -797,7 +797,7 @@ fn count_coverage(check: &FileCheck, mode: &FileMode, coverage: &mut Coverage) {
             coverage.partial += check.documents.len();
             return;
         }
-        FileMode::Objects | FileMode::Assembled | FileMode::TestObjects { merges: false } => {}
+        FileMode::Objects | FileMode::Assembled { .. } | FileMode::TestObjects { merges: false } => {}
     }
     for doc in &check.documents {
         match &doc.kind {
