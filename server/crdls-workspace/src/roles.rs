@@ -851,7 +851,10 @@ mod tests {
         assert_eq!(tree.role(&mut roles, "overlay/smp.yaml"), FileRole::Patch { kustomization: by.clone() });
         assert_eq!(tree.role(&mut roles, "overlay/legacy.yaml"), FileRole::Patch { kustomization: by.clone() });
         assert_eq!(tree.role(&mut roles, "overlay/bare.yaml"), FileRole::Patch { kustomization: by.clone() });
-        assert_eq!(tree.role(&mut roles, "overlay/app.yaml"), FileRole::KustomizeResource { kustomization: by.clone(), sets_namespace: false });
+        assert_eq!(
+            tree.role(&mut roles, "overlay/app.yaml"),
+            FileRole::KustomizeResource { kustomization: by.clone(), sets_namespace: false }
+        );
         assert_eq!(tree.role(&mut roles, "overlay/ops.yaml"), FileRole::JsonPatch { kustomization: by.clone() });
         assert_eq!(tree.role(&mut roles, "overlay/patches/json.yaml"), FileRole::JsonPatch { kustomization: by.clone() });
         // Placed or named as a patch in a kustomize tree, though no kustomization names it (yet).
