@@ -957,7 +957,8 @@ fn kyverno_cli_tests_are_read_as_the_cli_reads_them() {
             ("test/kyverno-test.yaml", "apiVersion: cli.kyverno.io/v1alpha1\nkind: Test\nmetadata:\n  name: t\nresources:\n- resources.yaml\nvariables: values.yaml\n"),
             ("test/values.yaml", "apiVersion: cli.kyverno.io/v1alpha1\nkind: Value\nglobalValues:\n  request.operation: CREATE\n"),
             ("test/resources.yaml", "apiVersion: v1\nkind: Pod\nmetadata:\n  name: bare\nspec: {}\n"),
-            ("deploy/pod.yaml", "apiVersion: v1\nkind: Pod\nmetadata:\n  name: bare\nspec: {}\n"),
+            // With a label, not only a name: a document of a name and `spec: {}` alone is a reference.
+            ("deploy/pod.yaml", "apiVersion: v1\nkind: Pod\nmetadata:\n  name: bare\n  labels: {app: bare}\nspec: {}\n"),
         ],
     );
     let run = run_cli_in(&tree.path, &["check", ".", "--format", "json"], "");

@@ -171,6 +171,14 @@ fn a_directory_without_kubernetes_objects_says_nothing_was_checked() {
     snapshot_with("fixtures/projects/not-kubernetes", "projects-not-kubernetes", &["--fail-unchecked"]);
 }
 
+/// Documents that are not objects to create, told by their shape: a CRD with an empty group, references
+/// with `spec: {}`, a Namespace its kustomization renames, constants' names standing for values, a
+/// Jinja-wrapped snippet. What the API server would still reject in them is reported.
+#[test]
+fn by_products_references_and_placeholders_are_not_checked_as_objects() {
+    project("by-products");
+}
+
 #[test]
 fn chainsaw_tests_apply_objects_and_assert_partial_ones() {
     project("chainsaw");

@@ -69,8 +69,21 @@ fn check_document(doc: &Document, text: &str, index: &CrdIndex, options: &CheckO
         return DocumentCheck { kind: DocumentKind::NotAnObject, diagnostics: Vec::new() };
     }
     let mut diagnostics = doc.diagnostics.clone();
+    let mode = mode.for_document(doc.root.as_ref());
     let kind = match &doc.root {
         Some(root) => match is_crd(root) {
+            Some(_) if mode.whole_objects() && modes::is_ungrouped_crd(root) => {
+                // A generator's by-product for types without an API group: said once, not validated.
+                if let Some(group) = root.get("spec").and_then(|s| s.get("group")) {
+                    diagnostics.push(Diagnostic::new(
+                        group.range,
+                        crdls_yaml::Severity::Warning,
+                        crdls_yaml::codes::CRD_NAMES,
+                        "spec.group is empty: this is what controller-gen writes for Go types whose package declares no API group (+groupName); no API server serves such a CRD, so crdls does not check it further",
+                    ).with_path("spec.group"));
+                }
+                DocumentKind::Crd
+            }
             Some(version) => {
                 crdls_crd_check::check_legacy_version(root, version, &mut diagnostics);
                 // A CRD in a patch or an assertion is partial: there is no whole CRD to validate.

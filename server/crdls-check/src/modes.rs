@@ -6,7 +6,7 @@
 
 use crdls_yaml::codes;
 use crdls_yaml::template::has_actions;
-use crdls_yaml::{Diagnostic, Node, Severity, TextRange, Value};
+use crdls_yaml::{Diagnostic, Node, Severity, Style, TextRange, Value};
 
 /// How the documents of a file are read.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -24,7 +24,13 @@ pub enum FileMode {
     /// Objects a kustomization assembles (named in its `resources`): kustomize's label transformers
     /// (`labels` with `includeSelectors`, `commonLabels`) may give a workload the selector the file
     /// leaves out, so a missing or unmatched selector is not reported.
-    Assembled,
+    Assembled {
+        /// Whether kustomize sets the namespace of what it assembles (the kustomization has `namespace`,
+        /// or is a component, which the kustomizations using it may give one): its namespace
+        /// transformer then also renames every Namespace object to that namespace, so the name a
+        /// Namespace is written with (often a placeholder, `_`) is not the one the API server sees.
+        renames_namespaces: bool,
+    },
     /// Strategic-merge patches named by a kustomization: partial objects, whose fields are checked but
     /// not their completeness; `$patch` and the other directives are not fields.
     Patches,
@@ -57,7 +63,7 @@ impl FileMode {
     /// Whether documents hold whole objects, so that required fields, minimum counts and CEL rules
     /// (which see the whole object) apply.
     pub fn whole_objects(&self) -> bool {
-        matches!(self, FileMode::Objects | FileMode::Assembled | FileMode::TestObjects { merges: false })
+        matches!(self, FileMode::Objects | FileMode::Assembled { .. } | FileMode::TestObjects { merges: false })
     }
 
     /// Whether an object's status is checked as the live object's status even with the status
@@ -75,7 +81,7 @@ impl FileMode {
         }
         match self {
             FileMode::JsonPatches => {}
-            FileMode::Objects | FileMode::Assembled => collect(root, Opaque::Substitutions, &mut out),
+            FileMode::Objects | FileMode::Assembled { .. } => collect(root, Opaque::Substitutions, &mut out),
             FileMode::Template { actions, .. } => {
                 out.extend(actions.iter().copied().filter(|a| a.start < root.range.end && root.range.start < a.end.max(a.start + 1)));
                 collect(root, Opaque::Substitutions, &mut out);
@@ -98,10 +104,21 @@ impl FileMode {
     /// Whether a diagnostic of this code still holds in this mode, before looking at where it is.
     pub fn keeps(&self, code: &str) -> bool {
         match self {
-            FileMode::Objects | FileMode::Assembled | FileMode::TestObjects { merges: false } => true,
+            FileMode::Objects | FileMode::Assembled { .. } | FileMode::TestObjects { merges: false } => true,
             FileMode::JsonPatches => false,
             FileMode::Patches | FileMode::Assertions | FileMode::TestObjects { merges: true } => !COMPLETENESS_CODES.contains(&code),
             FileMode::Template { .. } => TEMPLATE_CODES.contains(&code),
+        }
+    }
+
+    /// How one document of a file in this mode is read: as the file's mode says, except that a document
+    /// that only names an object ([`is_reference`]) is partial wherever it is.
+    pub fn for_document(&self, root: Option<&Node>) -> &FileMode {
+        static PARTIAL: FileMode = FileMode::Patches;
+        if matches!(self, FileMode::Objects | FileMode::Assembled { .. }) && root.is_some_and(is_reference) {
+            &PARTIAL
+        } else {
+            self
         }
     }
 
@@ -110,10 +127,20 @@ impl FileMode {
     pub fn filter(&self, root: Option<&Node>, diagnostics: &mut Vec<Diagnostic>) {
         let opaque = root.map(|r| self.opaque_ranges(r)).unwrap_or_default();
         diagnostics.retain(|d| self.keeps(d.code) && !touches(&opaque, d.range));
-        if *self == FileMode::Assembled {
+        if let (Some(root), false) = (root, *self == FileMode::JsonPatches) {
+            let (mut scalars, mut maps) = (Vec::new(), Vec::new());
+            constant_placeholders(root, &mut scalars, &mut maps);
+            let within = |ranges: &[TextRange], d: &Diagnostic| ranges.iter().any(|c| c.start <= d.range.start && d.range.end <= c.end);
+            diagnostics.retain(|d| !(PLACEHOLDER_MISMATCHES.contains(&d.code) && within(&scalars, d) || within(&maps, d)));
+        }
+        if let FileMode::Assembled { renames_namespaces } = self {
             diagnostics.retain(|d| {
                 !(d.code == codes::NATIVE_SELECTOR || d.code == codes::SCHEMA_REQUIRED && d.path.as_deref() == Some("spec.selector"))
             });
+            let namespace_object = root.is_some_and(|r| r.get_str("apiVersion") == Some("v1") && r.get_str("kind") == Some("Namespace"));
+            if *renames_namespaces && namespace_object {
+                diagnostics.retain(|d| !(d.code == codes::METADATA_NAME && d.path.as_deref() == Some("metadata.name")));
+            }
         }
         if let FileMode::Template { alternatives, asks_capabilities, conditionals, .. } = self {
             let within = |blocks: &[TextRange], range: TextRange| blocks.iter().any(|a| a.start <= range.start && range.end <= a.end);
@@ -309,6 +336,68 @@ fn is_identifier(name: &str) -> bool {
     name.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_') && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
 }
 
+/// Whether a string is written like a constant's name: ASCII capitals and digits in words joined by `_`
+/// (`HELMSUBST_DEPLOYMENT_REPLICAS`, `IMAGE_TAG`), at least two words. Scripts and build steps
+/// substitute such tokens (`sed s/IMAGE_TAG/.../`) before the file is applied.
+fn is_constant_name(text: &str) -> bool {
+    text.starts_with(|c: char| c.is_ascii_uppercase())
+        && text.contains('_')
+        && !text.ends_with('_')
+        && !text.contains("__")
+        && text.bytes().all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_')
+}
+
+/// What a constant's name earns where it stands for a value of another type or format: no number,
+/// boolean, list or object is written that way, nor an IP address or base64 data (`token: ROOK_TOKEN`),
+/// nor anything else a `format` names. An enum or a pattern still holds: some enums are written so
+/// (`ISTIO_MUTUAL`), and a name that breaks a pattern may be a real mistake.
+const PLACEHOLDER_MISMATCHES: &[&str] = &[codes::SCHEMA_TYPE, codes::SCHEMA_FORMAT, codes::SCHEMA_ANY_OF, codes::SCHEMA_ONE_OF];
+
+/// The placeholders written as constants' names: a plain scalar (`replicas: IMAGE_REPLICAS`), whose
+/// mismatches in type or format are dropped ([`PLACEHOLDER_MISMATCHES`]), or a mapping whose every key
+/// is such a name with an empty string for value (`tolerations: {HELMSUBST_TOLERATIONS: ""}`), the
+/// form a build step replaces with a template's text, inside which nothing is reported: its keys are no
+/// fields.
+fn constant_placeholders(node: &Node, scalars: &mut Vec<TextRange>, maps: &mut Vec<TextRange>) {
+    match &node.value {
+        Value::Map(entries)
+            if !entries.is_empty()
+                && entries.iter().all(|e| is_constant_name(&e.key) && matches!(&e.value.value, Value::Str(v) if v.is_empty())) =>
+        {
+            maps.push(node.range)
+        }
+        Value::Map(entries) => entries.iter().for_each(|e| constant_placeholders(&e.value, scalars, maps)),
+        Value::Seq(items) => items.iter().for_each(|i| constant_placeholders(i, scalars, maps)),
+        Value::Str(s) if node.style == Style::Plain && is_constant_name(s) => scalars.push(node.range),
+        _ => {}
+    }
+}
+
+/// Whether a document only names an object: its `apiVersion`, `kind`, a `metadata` of `name` (and
+/// `namespace`) and an empty `spec: {}` written out, with nothing else. Tests list such documents to
+/// wait for an object or its deletion, and tools read them as references to objects that something else
+/// creates; nobody writes an explicitly empty spec to create an object whose spec requires fields. Such
+/// a document is read as a partial object: its fields are checked, not its completeness.
+pub fn is_reference(root: &Node) -> bool {
+    let Value::Map(entries) = &root.value else { return false };
+    let only = |node: &Node, keys: &[&str]| match &node.value {
+        Value::Map(fields) => fields.iter().all(|f| keys.contains(&f.key.as_str())),
+        _ => false,
+    };
+    let empty_spec = root.get("spec").is_some_and(|s| s.style == Style::Flow && matches!(&s.value, Value::Map(m) if m.is_empty()));
+    let named = root.get("metadata").is_some_and(|m| m.get_str("name").is_some() && only(m, &["name", "namespace"]));
+    empty_spec && named && entries.iter().all(|e| ["apiVersion", "kind", "metadata", "spec"].contains(&e.key.as_str()))
+}
+
+/// Whether a CustomResourceDefinition writes its `spec.group` as the empty string: the zero value
+/// controller-gen writes for Go types whose package declares no API group (no `+groupName` marker; the
+/// file is named `_<plural>.yaml`). No API server serves such a definition (the empty group is the
+/// core group, kept for built-in kinds) and nobody installs it: it is a generator's by-product, not a
+/// definition to validate field by field.
+pub fn is_ungrouped_crd(root: &Node) -> bool {
+    root.get("spec").and_then(|s| s.get("group")).is_some_and(|g| g.style != Style::Plain && g.as_str() == Some(""))
+}
+
 /// Whether a mapping is a placeholder written without quotes, which YAML reads as a flow mapping of one
 /// key with no value: `{NAME}` (an identifier between braces), or a Go template action `{{ .name }}`,
 /// whose inner braces become a key that is itself a mapping. Nobody writes `{key: null}` that way.
@@ -438,6 +527,39 @@ mod tests {
         let mode =
             FileMode::Template { actions: masked.actions, alternatives: Vec::new(), asks_capabilities: false, conditionals: Vec::new() };
         assert!(mode.computes_identity(parsed.documents[0].root.as_ref().unwrap()));
+    }
+
+    #[test]
+    fn constant_names_stand_for_values_of_other_types() {
+        assert!(is_constant_name("HELMSUBST_DEPLOYMENT_REPLICAS") && is_constant_name("IMAGE_TAG2"));
+        assert!(!is_constant_name("TCP") && !is_constant_name("Image_Tag") && !is_constant_name("A__B") && !is_constant_name("_A_B"));
+        let text = "spec:\n  replicas: WEB_REPLICAS\n  tls: 'QUOTED_NAME'\n  tolerations:\n    WEB_TOLERATIONS: \"\"\n  data:\n    LOG_LEVEL: debug\n";
+        let root = crdls_yaml::parse(text).documents[0].root.clone().unwrap();
+        let (mut scalars, mut maps) = (Vec::new(), Vec::new());
+        constant_placeholders(&root, &mut scalars, &mut maps);
+        let shown = |found: &[TextRange]| found.iter().map(|r| text[r.start..r.end].to_string()).collect::<Vec<_>>();
+        assert_eq!((shown(&scalars), shown(&maps)), (vec!["WEB_REPLICAS".to_string()], vec!["WEB_TOLERATIONS: \"\"".to_string()]));
+    }
+
+    #[test]
+    fn references_name_an_object_with_an_empty_spec() {
+        let root = |text: &str| crdls_yaml::parse(text).documents[0].root.clone().unwrap();
+        assert!(is_reference(&root("apiVersion: a/v1\nkind: A\nmetadata:\n  name: x\n  namespace: y\nspec: {}\n")));
+        // Anything more than a name, or a spec that is not written empty, makes an object to create.
+        assert!(!is_reference(&root("apiVersion: a/v1\nkind: A\nmetadata:\n  name: x\n  labels: {a: b}\nspec: {}\n")));
+        assert!(!is_reference(&root("apiVersion: a/v1\nkind: A\nmetadata:\n  name: x\nspec:\n")));
+        assert!(!is_reference(&root("apiVersion: a/v1\nkind: A\nmetadata:\n  name: x\nspec: {}\ndata: {}\n")));
+        assert!(!is_reference(&root("apiVersion: a/v1\nkind: A\nspec: {}\n")));
+        assert_eq!(FileMode::Objects.for_document(Some(&root("kind: A\nmetadata: {name: x}\nspec: {}\n"))), &FileMode::Patches);
+        assert_eq!(FileMode::Assertions.for_document(Some(&root("kind: A\nmetadata: {name: x}\nspec: {}\n"))), &FileMode::Assertions);
+    }
+
+    #[test]
+    fn ungrouped_crds_are_generator_output() {
+        let root = |text: &str| crdls_yaml::parse(text).documents[0].root.clone().unwrap();
+        assert!(is_ungrouped_crd(&root("kind: CustomResourceDefinition\nspec:\n  group: \"\"\n")));
+        assert!(!is_ungrouped_crd(&root("kind: CustomResourceDefinition\nspec:\n  group:\n")));
+        assert!(!is_ungrouped_crd(&root("kind: CustomResourceDefinition\nspec:\n  group: a.b\n")));
     }
 
     #[test]

@@ -129,8 +129,9 @@ impl Crd {
 
     /// Whether the CRD can serve resources at all and so belongs in the index: it names a group that
     /// could be a CRD group (a domain with a dot; never the core group or a dot-less built-in one such
-    /// as `apps`), a kind, and at least one named version. Test assertions and half-written CRDs
-    /// (`spec: {}`) fail this; they still get their own errors when checked, but claim nothing.
+    /// as `apps`), a kind, and at least one named version. Test assertions, references that only name a
+    /// CRD (`spec: {}`) and half-written CRDs fail this: they claim nothing (the half-written ones still
+    /// get their own errors when checked).
     pub fn is_indexable(&self) -> bool {
         self.group.contains('.') && !self.names.kind.is_empty() && self.versions.iter().any(|v| !v.name.is_empty())
     }

@@ -123,7 +123,7 @@ fn read_disk(state: &State, roots: &[PathBuf]) -> DiskObjects {
 /// assertions hold none).
 fn objects_in(state: &State, uri: &str, shown: &str, text: &str, found: &mut dyn FnMut(SourcedObject)) {
     let (stream, mode) = role_of(state, uri).parse(text);
-    if !matches!(mode, FileMode::Objects | FileMode::Assembled) {
+    if !matches!(mode, FileMode::Objects | FileMode::Assembled { .. }) {
         return;
     }
     let lines = crdls_yaml::LineIndex::new(text);

@@ -75,6 +75,9 @@ pub enum FileRole {
     KustomizeResource {
         /// The kustomization that names it.
         kustomization: PathBuf,
+        /// Whether kustomize sets the namespace of what it assembles there: the kustomization has
+        /// `namespace`, or is a `Component` (whose users may set one).
+        sets_namespace: bool,
     },
     /// A file a Chainsaw test asserts, expects as an error, or patches with: partial objects.
     TestAssertion {
@@ -124,7 +127,9 @@ impl FileRole {
             FileRole::KubeadmPatch { json: true } => (crdls_yaml::parse(text), FileMode::JsonPatches),
             FileRole::JsonPatch { .. } => (crdls_yaml::parse(text), FileMode::JsonPatches),
             FileRole::TestResource { merges, .. } => (crdls_yaml::parse(text), FileMode::TestObjects { merges: *merges }),
-            FileRole::KustomizeResource { .. } => (crdls_yaml::parse(text), FileMode::Assembled),
+            FileRole::KustomizeResource { sets_namespace, .. } => {
+                (crdls_yaml::parse(text), FileMode::Assembled { renames_namespaces: *sets_namespace })
+            }
             FileRole::TestAssertion { .. } => (crdls_yaml::parse(text), FileMode::Assertions),
         }
     }
@@ -433,11 +438,12 @@ fn kustomization_patches(root: &Node, dir: &Path, kustomization: &Path, out: &mu
         }
     }
     // Resource files (directories and remote bases hold their own kustomization).
+    let sets_namespace = root.get_str("namespace").is_some() || root.get_str("kind") == Some("Component");
     for entry in seq("resources") {
         if let Some(path) = entry.as_str().filter(|p| [".yaml", ".yml", ".json"].iter().any(|e| p.ends_with(e)) && !p.contains("://")) {
             let file = normalize(&dir.join(path));
             if !out.iter().any(|(p, _)| *p == file) {
-                out.push((file, FileRole::KustomizeResource { kustomization: by() }));
+                out.push((file, FileRole::KustomizeResource { kustomization: by(), sets_namespace }));
             }
         }
     }
@@ -834,7 +840,10 @@ mod tests {
         assert_eq!(tree.role(&mut roles, "overlay/smp.yaml"), FileRole::Patch { kustomization: by.clone() });
         assert_eq!(tree.role(&mut roles, "overlay/legacy.yaml"), FileRole::Patch { kustomization: by.clone() });
         assert_eq!(tree.role(&mut roles, "overlay/bare.yaml"), FileRole::Patch { kustomization: by.clone() });
-        assert_eq!(tree.role(&mut roles, "overlay/app.yaml"), FileRole::KustomizeResource { kustomization: by.clone() });
+        assert_eq!(
+            tree.role(&mut roles, "overlay/app.yaml"),
+            FileRole::KustomizeResource { kustomization: by.clone(), sets_namespace: false }
+        );
         assert_eq!(tree.role(&mut roles, "overlay/ops.yaml"), FileRole::JsonPatch { kustomization: by.clone() });
         assert_eq!(tree.role(&mut roles, "overlay/patches/json.yaml"), FileRole::JsonPatch { kustomization: by.clone() });
         // Placed or named as a patch in a kustomize tree, though no kustomization names it (yet).

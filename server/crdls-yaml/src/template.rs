@@ -29,9 +29,43 @@ impl Masked {
     }
 }
 
-/// Whether `text` looks like a Go template: it holds an action opener and closer.
+/// Whether `text` looks like a Go template: it holds an action opener and closer; or a Jinja template
+/// (Ansible, mkdocs macros, cookiecutter), whose statements are `{% … %}`.
 pub fn has_actions(text: &str) -> bool {
-    text.find("{{").is_some_and(|open| text[open..].contains("}}"))
+    text.find("{{").is_some_and(|open| text[open..].contains("}}")) || text.find("{%").is_some_and(|open| text[open..].contains("%}"))
+}
+
+/// The offset just past the action that starts at `i`, if one does: a Go template action or Jinja
+/// expression (`{{ … }}`, an unterminated one running to the end of the text), or a Jinja statement
+/// closed on its line (`{% raw %}`, `{% if x %}`). YAML outside quotes never writes `{%`: `%` cannot
+/// start a plain scalar.
+fn action_at(bytes: &[u8], i: usize) -> Option<usize> {
+    match (bytes[i], bytes.get(i + 1)) {
+        (b'{', Some(b'{')) => Some(action_end(bytes, i + 2)),
+        (b'{', Some(b'%')) => jinja_statement_end(bytes, i + 2),
+        _ => None,
+    }
+}
+
+/// The offset just past the `%}` that closes the Jinja statement whose body starts at `from`, skipping
+/// quoted strings; `None` when the line ends first (`"{%s}"` is a format, not a statement).
+fn jinja_statement_end(bytes: &[u8], from: usize) -> Option<usize> {
+    let mut i = from;
+    while i < bytes.len() && bytes[i] != b'\n' {
+        match bytes[i] {
+            b'"' | b'\'' => {
+                let quote = bytes[i];
+                i += 1;
+                while i < bytes.len() && bytes[i] != quote && bytes[i] != b'\n' {
+                    i += if bytes[i] == b'\\' { 2 } else { 1 };
+                }
+                i += 1;
+            }
+            b'%' if bytes.get(i + 1) == Some(&b'}') => return Some(i + 2),
+            _ => i += 1,
+        }
+    }
+    None
 }
 
 /// Masks every action of `text`. An unterminated action runs to the end of the text.
@@ -41,12 +75,11 @@ pub fn mask_go_template(text: &str) -> Masked {
     let mut actions = Vec::new();
     let mut i = 0;
     while i + 1 < bytes.len() {
-        if !(bytes[i] == b'{' && bytes[i + 1] == b'{') {
+        let Some(end) = action_at(bytes, i) else {
             i += 1;
             continue;
-        }
+        };
         let start = i;
-        let end = action_end(bytes, i + 2);
         actions.push(TextRange::new(start, end));
         let line_start = bytes[..start].iter().rposition(|&b| b == b'\n').map_or(0, |p| p + 1);
         let line_end = bytes[end..].iter().position(|&b| b == b'\n').map_or(bytes.len(), |p| end + p);
@@ -197,7 +230,10 @@ fn only_blanks_and_actions(bytes: &[u8]) -> bool {
     while i < bytes.len() {
         match bytes[i] {
             b' ' | b'\t' | b'\r' => i += 1,
-            b'{' if bytes.get(i + 1) == Some(&b'{') => i = action_end(bytes, i + 2),
+            b'{' => match action_at(bytes, i) {
+                Some(end) => i = end,
+                None => return false,
+            },
             _ => return false,
         }
     }
@@ -222,7 +258,7 @@ pub fn conditionals(text: &str, actions: &[TextRange]) -> Vec<Conditional> {
     // The open blocks: their start, whether they are conditional, whether an else was seen.
     let mut open: Vec<(usize, bool, bool)> = Vec::new();
     let mut out = Vec::new();
-    for action in actions {
+    for action in actions.iter().filter(|a| text.get(a.start..a.start + 2) == Some("{{")) {
         let body = text.get(action.start + 2..action.end.saturating_sub(2).max(action.start + 2)).unwrap_or_default();
         let body = body.trim_start_matches('-').trim_end_matches('-').trim();
         let word = body.split(|c: char| c.is_whitespace() || c == '(').next().unwrap_or_default();
@@ -278,6 +314,19 @@ mod tests {
         let blocks = conditionals(text, &masked.actions);
         let shown: Vec<(&str, bool)> = blocks.iter().map(|c| (&text[c.range.start..c.range.end], c.has_else)).collect();
         assert_eq!(shown, [("{{- if .a }}\nkind: A\n{{- else }}\nkind: B\n{{- end }}", true), ("{{ with .y }}z{{ end }}", false)]);
+    }
+
+    #[test]
+    fn jinja_statements_are_actions_too() {
+        let text = "{% raw %}\nkind: Pod\nmetadata:\n  name: a-{% if x %}b{% endif %}\n{% endraw %}\n";
+        assert!(has_actions(text) && !has_actions("a: 5%\nb: '{x}'\n"));
+        let masked = mask_go_template(text);
+        assert_eq!(masked.text, "         \nkind: Pod\nmetadata:\n  name: a-xxxxxxxxxxbxxxxxxxxxxx\n            \n");
+        assert_eq!(masked.actions.len(), 4);
+        let parsed = crate::parse(&masked.text);
+        assert!(parsed.documents[0].diagnostics.is_empty(), "{:?}", parsed.documents[0].diagnostics);
+        // Jinja's `{% if %}` is not a Go template's `if`: its blocks end with `endif`, not `end`.
+        assert!(conditionals(text, &masked.actions).is_empty());
     }
 
     #[test]

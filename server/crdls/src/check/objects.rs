@@ -61,7 +61,7 @@ impl CheckedObjects {
                 (None, None) => continue,
             };
             let (stream, mode) = file.role.parse(&text);
-            if !matches!(mode, FileMode::Objects | FileMode::Assembled) {
+            if !matches!(mode, FileMode::Objects | FileMode::Assembled { .. }) {
                 continue;
             }
             let lines = crdls_yaml::LineIndex::new(&text);
