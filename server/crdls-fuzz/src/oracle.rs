@@ -108,7 +108,7 @@ pub fn our_verdict(diagnostics: &[Diagnostic], unknown_code: &str) -> Verdict {
         } else if d.severity == Severity::Error {
             verdict.accepted = false;
             verdict.causes.insert(d.cause.clone().unwrap_or_else(|| format!("(crdls, no cause) {}: {}", d.code, d.message)));
-        } else if d.code == "cel/skipped" {
+        } else if d.code == crdls_yaml::codes::CEL_SKIPPED {
             // A note, not an error, for crdls, but a cause of the API server's answer (only ever beside
             // errors, so it does not change the verdict).
             verdict.causes.extend(d.cause.clone());

@@ -16,7 +16,7 @@ use std::sync::{Arc, Mutex};
 
 use crdls_check::{check_stream, CheckOptions, DocumentKind, OldObjects};
 use crdls_crd::{Crd, CrdIndex};
-use crdls_yaml::{Severity, Stream};
+use crdls_yaml::{codes, Severity, Stream};
 use serde_json::{json, Map, Value};
 
 use crate::oracle::{compare, our_verdict, their_verdict, Oracle};
@@ -118,7 +118,9 @@ pub const EXCEPTIONS: &[Exception] = &[
         applies: |case| {
             case.kind == "cr"
                 && case.lines().all(|l| {
-                    l.starts_with("only the oracle: (rejected)") || l.contains("resource/unserved-version") || l.contains("not served")
+                    l.starts_with("only the oracle: (rejected)")
+                        || l.contains(codes::RESOURCE_VERSION_NOT_SERVED)
+                        || l.contains("not served")
                 })
         },
     },
@@ -304,10 +306,10 @@ impl super::Target for DifferentialTarget {
         let errors: Vec<crdls_yaml::Diagnostic> = crd_check.documents[0]
             .diagnostics
             .iter()
-            .filter(|d| d.severity == Severity::Error || d.code == "crd/unknown-field")
+            .filter(|d| d.severity == Severity::Error || d.code == codes::CRD_UNKNOWN_FIELD)
             .cloned()
             .collect();
-        let ours = our_verdict(&errors, "crd/unknown-field");
+        let ours = our_verdict(&errors, codes::CRD_UNKNOWN_FIELD);
         let answer = match self.ask(&json!({"op": "crd", "crd": crd.to_string()})) {
             Ok(a) if a.get("oracle").is_none() => a,
             Ok(_) | Err(_) => {
@@ -347,7 +349,7 @@ impl super::Target for DifferentialTarget {
             .cloned()
             .map(|mut d| {
                 // A status write to a version without /status is refused before validation.
-                if d.code == "resource/no-status-subresource" {
+                if d.code == codes::RESOURCE_NO_STATUS_SUBRESOURCE {
                     d.cause = d.cause.map(|c| format!("(rejected) {c}"));
                 }
                 d
@@ -368,7 +370,7 @@ impl super::Target for DifferentialTarget {
             }
         };
         self.count(|t| t.objects += 1);
-        match compare(&our_verdict(&diagnostics, "schema/unknown-field"), &their_verdict(&answer)) {
+        match compare(&our_verdict(&diagnostics, codes::SCHEMA_UNKNOWN_FIELD), &their_verdict(&answer)) {
             Some(difference) => self.judge(&Case { kind: "cr", crd, object, difference: &difference }),
             None => Ok(()),
         }
