@@ -9,22 +9,22 @@
 //! one, and says which known ones went away. Without `go` the tests pass after a `SKIPPED:` line,
 //! but with `CI` set a failed build of the oracle fails them.
 
-use std::collections::{BTreeMap, BTreeSet};
-use std::io::{BufRead, BufReader, Write};
+use std::collections::BTreeMap;
+use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::sync::{Arc, OnceLock};
 
 use crdls_check::{check_stream, CheckOptions, DocumentKind};
 use crdls_crd::{Crd, CrdIndex};
-use crdls_tests::{announce_skip, repo_root, target_dir, Missing};
+use crdls_fuzz::oracle::{compare, our_verdict, their_verdict, Oracle};
+use crdls_tests::{announce_skip, repo_root, Missing};
 use crdls_yaml::{Severity, Stream, Value as YamlValue};
 use serde_json::{json, Value};
 
 /// The oracle binary, built once per test run; `None` when it cannot be built outside CI.
 fn oracle_binary() -> Option<PathBuf> {
     static BINARY: OnceLock<Result<PathBuf, String>> = OnceLock::new();
-    match BINARY.get_or_init(build_oracle) {
+    match BINARY.get_or_init(crdls_fuzz::oracle::build) {
         Ok(path) => Some(path.clone()),
         Err(why) => {
             assert!(std::env::var_os("CI").is_none(), "CI is set and the differential oracle did not build: {why}");
@@ -35,61 +35,15 @@ fn oracle_binary() -> Option<PathBuf> {
     }
 }
 
-/// Builds `tests/oracle` into `<target>/oracle/crdls-oracle`, with Go's build cache under the target
-/// directory too (unless `GOCACHE` is set), so that caching the target directory caches both.
-fn build_oracle() -> Result<PathBuf, String> {
-    let out_dir = target_dir().join("oracle");
-    let binary = out_dir.join(format!("crdls-oracle{}", std::env::consts::EXE_SUFFIX));
-    let mut command = Command::new("go");
-    // No VCS stamping: a worktree or a checkout without git must build alike.
-    command.args(["build", "-buildvcs=false", "-o"]).arg(&binary).arg(".").current_dir(repo_root().join("tests/oracle"));
-    if std::env::var_os("GOCACHE").is_none() {
-        command.env("GOCACHE", out_dir.join("go-build"));
-    }
-    let output = command.output().map_err(|e| format!("go could not be run: {e}"))?;
-    if !output.status.success() {
-        return Err(format!("go build failed ({}):\n{}", output.status, String::from_utf8_lossy(&output.stderr)));
-    }
-    Ok(binary)
-}
-
 /// Writes a line to standard error, past the test harness's capture, so counts show in passing runs.
 fn say(line: &str) {
     // Nothing to do when standard error cannot be written to.
     let _ = std::io::stderr().write_all(format!("{line}\n").as_bytes());
 }
 
-/// A running oracle: one request line in, one answer line out.
-struct Oracle {
-    child: Child,
-    stdin: Option<ChildStdin>,
-    stdout: BufReader<ChildStdout>,
-}
-
-impl Oracle {
-    fn start(binary: &Path) -> Oracle {
-        let mut child = Command::new(binary).stdin(Stdio::piped()).stdout(Stdio::piped()).spawn().expect("the oracle starts");
-        let stdin = child.stdin.take();
-        let stdout = BufReader::new(child.stdout.take().expect("the oracle's stdout is piped"));
-        Oracle { child, stdin, stdout }
-    }
-
-    fn ask(&mut self, request: &Value) -> Value {
-        let stdin = self.stdin.as_mut().expect("the oracle's stdin is open");
-        writeln!(stdin, "{request}").expect("the oracle reads a request");
-        stdin.flush().expect("the oracle reads a request");
-        let mut line = String::new();
-        self.stdout.read_line(&mut line).expect("the oracle answers");
-        serde_json::from_str(&line).unwrap_or_else(|e| panic!("the oracle's answer is not JSON ({e}): {line:?}"))
-    }
-}
-
-impl Drop for Oracle {
-    fn drop(&mut self) {
-        // Closing its input ends the oracle.
-        drop(self.stdin.take());
-        let _ = self.child.wait();
-    }
+/// Asks the oracle; a broken oracle fails the test.
+fn ask(oracle: &mut Oracle, request: &Value) -> Value {
+    oracle.ask(request).unwrap_or_else(|e| panic!("{e}"))
 }
 
 /// The inputs of one family: the repository's fixtures or the shared corpus.
@@ -218,7 +172,7 @@ fn has_yaml_error(stream: &Stream, index: usize) -> bool {
 #[test]
 fn yaml_to_json_agrees_with_the_oracle() {
     let Some(binary) = oracle_binary() else { return };
-    let mut oracle = Oracle::start(&binary);
+    let mut oracle = Oracle::start(&binary).expect("the oracle starts");
     let mut tally = Tally::default();
     for inputs in inputs() {
         let mut all = inputs.crds.clone();
@@ -239,7 +193,7 @@ fn yaml_to_json_agrees_with_the_oracle() {
 
 /// Compares crdls's reading of one YAML stream with the oracle's, document by document.
 fn compare_yaml(oracle: &mut Oracle, name: &str, text: &str, tally: &mut Tally) {
-    let answer = oracle.ask(&json!({"op": "yaml", "text": text}));
+    let answer = ask(oracle, &json!({"op": "yaml", "text": text}));
     let theirs: Vec<&Value> = answer["documents"]
         .as_array()
         .map(|docs| docs.iter().filter(|d| d.get("error").is_some() || d["json"] != "null").collect())
@@ -486,87 +440,12 @@ fn crd_texts(paths: &[PathBuf]) -> (CrdIndex, BTreeMap<(String, String), String>
     (index, texts)
 }
 
-/// crdls's errors, split as the oracle's answer is: API-server causes (or crdls's own words when it has
-/// none), unknown-field paths, and whether it accepts.
-struct Verdict {
-    accepted: bool,
-    causes: BTreeSet<String>,
-    unknown: BTreeSet<String>,
-}
-
-fn our_verdict(diagnostics: &[crdls_yaml::Diagnostic], unknown_code: &str) -> Verdict {
-    let mut verdict = Verdict { accepted: true, causes: BTreeSet::new(), unknown: BTreeSet::new() };
-    for d in diagnostics {
-        if d.code == unknown_code {
-            verdict.unknown.insert(d.path.clone().unwrap_or_default());
-            verdict.accepted = false;
-        } else if d.severity == Severity::Error {
-            verdict.accepted = false;
-            verdict.causes.insert(d.cause.clone().unwrap_or_else(|| format!("(crdls, no cause) {}: {}", d.code, d.message)));
-        } else if d.code == "cel/skipped" {
-            // A note, not an error, for crdls, but a cause of the API server's answer (only ever beside
-            // errors, so it does not change the verdict).
-            verdict.causes.extend(d.cause.clone());
-        }
-    }
-    verdict
-}
-
-fn their_verdict(answer: &Value) -> Verdict {
-    let strings = |key: &str| -> BTreeSet<String> {
-        answer[key].as_array().map(|a| a.iter().filter_map(Value::as_str).map(str::to_string).collect()).unwrap_or_default()
-    };
-    let mut causes: BTreeSet<String> = answer["errors"]
-        .as_array()
-        .map(|a| a.iter().filter_map(|e| e["message"].as_str()).map(str::to_string).collect())
-        .unwrap_or_default();
-    causes.extend(strings("strictErrors").into_iter().filter(|e| !e.starts_with("unknown field ")));
-    if let Some(rejection) = answer["rejection"].as_str() {
-        causes.insert(format!("(rejected) {rejection}"));
-    }
-    let mut unknown = strings("unknownFields");
-    // The strict decoder's unknown fields (a CRD's), as paths.
-    unknown.extend(
-        strings("strictErrors").iter().filter_map(|e| e.strip_prefix("unknown field \"")).map(|e| e.trim_end_matches('"').to_string()),
-    );
-    Verdict { accepted: answer["accepted"].as_bool().unwrap_or(false), causes, unknown }
-}
-
-/// What differs between two verdicts, or `None`.
-fn compare(ours: &Verdict, theirs: &Verdict) -> Option<String> {
-    let mut lines = Vec::new();
-    if ours.accepted != theirs.accepted {
-        lines.push(format!("crdls {}, the oracle {}", verb(ours.accepted), verb(theirs.accepted)));
-    }
-    for cause in theirs.causes.difference(&ours.causes) {
-        lines.push(format!("only the oracle: {cause}"));
-    }
-    for cause in ours.causes.difference(&theirs.causes) {
-        lines.push(format!("only crdls:      {cause}"));
-    }
-    for path in theirs.unknown.difference(&ours.unknown) {
-        lines.push(format!("unknown field only for the oracle: {path}"));
-    }
-    for path in ours.unknown.difference(&theirs.unknown) {
-        lines.push(format!("unknown field only for crdls: {path}"));
-    }
-    (!lines.is_empty()).then(|| lines.join("\n"))
-}
-
-fn verb(accepted: bool) -> &'static str {
-    if accepted {
-        "accepts"
-    } else {
-        "rejects"
-    }
-}
-
 /// Custom-resource creates: every document crdls reads as a custom resource of a CRD of the same
 /// inputs (documents with YAML errors are the YAML test's), with strict field validation.
 #[test]
 fn custom_resource_creates_agree_with_the_oracle() {
     let Some(binary) = oracle_binary() else { return };
-    let mut oracle = Oracle::start(&binary);
+    let mut oracle = Oracle::start(&binary).expect("the oracle starts");
     let mut tally = Tally::default();
     for inputs in inputs() {
         let (index, texts) = crd_texts(&inputs.crds);
@@ -586,8 +465,10 @@ fn custom_resource_creates_agree_with_the_oracle() {
                 let crdls_crd::Resolution::Found { crd: found, .. } = resolution else { continue };
                 let Some(crd_text) = texts.get(&(found.source.to_string(), crd.clone())) else { continue };
                 tally.compared += 1;
-                let answer =
-                    oracle.ask(&json!({"op": "cr", "crd": crd_text, "object": document_text(&stream, i), "old": "", "subresource": ""}));
+                let answer = ask(
+                    &mut oracle,
+                    &json!({"op": "cr", "crd": crd_text, "object": document_text(&stream, i), "old": "", "subresource": ""}),
+                );
                 let case = format!("cr {}#{i}", inputs.name(path));
                 if let Some(failure) = answer["oracle"].as_str() {
                     tally.differ(case, format!("the oracle could not answer: {failure}"));
@@ -607,7 +488,7 @@ fn custom_resource_creates_agree_with_the_oracle() {
 #[test]
 fn crd_creates_agree_with_the_oracle() {
     let Some(binary) = oracle_binary() else { return };
-    let mut oracle = Oracle::start(&binary);
+    let mut oracle = Oracle::start(&binary).expect("the oracle starts");
     let mut tally = Tally::default();
     for inputs in inputs() {
         let mut paths = inputs.crds.clone();
@@ -623,7 +504,7 @@ fn crd_creates_agree_with_the_oracle() {
                     continue;
                 }
                 tally.compared += 1;
-                let answer = oracle.ask(&json!({"op": "crd", "crd": document_text(&stream, i)}));
+                let answer = ask(&mut oracle, &json!({"op": "crd", "crd": document_text(&stream, i)}));
                 let case = format!("crd {}#{i}", inputs.name(path));
                 if let Some(failure) = answer["oracle"].as_str() {
                     tally.differ(case, format!("the oracle could not answer: {failure}"));
@@ -646,7 +527,7 @@ fn crd_creates_agree_with_the_oracle() {
 #[test]
 fn rule_costs_agree_with_the_oracle() {
     let Some(binary) = oracle_binary() else { return };
-    let mut oracle = Oracle::start(&binary);
+    let mut oracle = Oracle::start(&binary).expect("the oracle starts");
     let mut tally = Tally::default();
     for inputs in inputs() {
         let mut paths = inputs.crds.clone();
@@ -664,7 +545,7 @@ fn rule_costs_agree_with_the_oracle() {
                 if root.get_str("kind") != Some("CustomResourceDefinition") || has_yaml_error(&stream, i) {
                     continue;
                 }
-                let answer = oracle.ask(&json!({"op": "cost", "crd": document_text(&stream, i)}));
+                let answer = ask(&mut oracle, &json!({"op": "cost", "crd": document_text(&stream, i)}));
                 let case = format!("cost {}#{i}", inputs.name(path));
                 if let Some(failure) = answer["oracle"].as_str().or(answer["rejection"].as_str()) {
                     tally.compared += 1;
@@ -713,7 +594,7 @@ fn rule_costs_agree_with_the_oracle() {
 #[test]
 fn custom_resource_updates_agree_with_the_oracle() {
     let Some(binary) = oracle_binary() else { return };
-    let mut oracle = Oracle::start(&binary);
+    let mut oracle = Oracle::start(&binary).expect("the oracle starts");
     let mut tally = Tally::default();
     let scaler = |name: &str, spec: &str| {
         format!("apiVersion: autoscale.crdls.dev/v1\nkind: Scaler\nmetadata:\n  name: {name}\n  labels: {{rev: '1'}}\nspec:\n{spec}")
@@ -747,7 +628,7 @@ fn custom_resource_updates_agree_with_the_oracle() {
         let stream = crdls_yaml::parse(&new);
         let options = CheckOptions { strict: true, old: Some(Arc::new(olds)), ..CheckOptions::default() };
         let result = check_stream(&stream, &index, &options);
-        let answer = oracle.ask(&json!({"op": "cr", "crd": crd_text, "object": new, "old": old, "subresource": ""}));
+        let answer = ask(&mut oracle, &json!({"op": "cr", "crd": crd_text, "object": new, "old": old, "subresource": ""}));
         if let Some(failure) = answer["oracle"].as_str() {
             tally.differ(case, format!("the oracle could not answer: {failure}"));
             continue;
@@ -766,7 +647,7 @@ fn custom_resource_updates_agree_with_the_oracle() {
 #[test]
 fn status_updates_agree_with_the_oracle() {
     let Some(binary) = oracle_binary() else { return };
-    let mut oracle = Oracle::start(&binary);
+    let mut oracle = Oracle::start(&binary).expect("the oracle starts");
     let mut tally = Tally::default();
     let dir = repo_root().join("fixtures/status");
     let (index, texts) = crd_texts(&[dir.join("crds.yaml")]);
@@ -822,8 +703,10 @@ fn status_updates_agree_with_the_oracle() {
         let result = check_stream(&stream, &index, &options);
         let crd = if root.get_str("kind") == Some("Fan") { &fan_crd } else { &crd_text };
         tally.compared += 1;
-        let answer =
-            oracle.ask(&json!({"op": "cr", "crd": crd, "object": new, "old": old, "subresource": if status { "status" } else { "" }}));
+        let answer = ask(
+            &mut oracle,
+            &json!({"op": "cr", "crd": crd, "object": new, "old": old, "subresource": if status { "status" } else { "" }}),
+        );
         if let Some(failure) = answer["oracle"].as_str() {
             tally.differ(case, format!("the oracle could not answer: {failure}"));
             continue;

@@ -2,13 +2,15 @@
 //! whole check pipeline, language-server edit sequences, and the readers of what comes from outside
 //! the workspace: chart archives, globs, kubeconfigs, cached downloads) take inputs mutated from seeds, run them
 //! under the panic and hang oracles of [`guard`] and their own consistency checks, and every finding
-//! is minimized and written to `tests/fuzz-regressions/<target>/` as a fixture the tests replay.
+//! is minimized and written to `tests/fuzz-regressions/<target>/` as a fixture the tests replay. A
+//! ninth, `differential`, compares crdls's verdicts with the API server's own code ([`oracle`]).
 
 pub mod corpus;
 pub mod fuzz;
 pub mod guard;
 pub mod minimize;
 pub mod mutate;
+pub mod oracle;
 pub mod rng;
 pub mod scratch;
 pub mod targets;
@@ -19,7 +21,7 @@ use crdls_yaml::{Diagnostic, TextRange};
 
 pub use fuzz::{fuzz, Budget, Report};
 pub use guard::{Finding, FindingKind, Verdict};
-pub use targets::{target, Target, TARGET_NAMES};
+pub use targets::{target, Target, DIFFERENTIAL, TARGET_NAMES};
 
 /// The repository root (this crate is `server/crdls-fuzz`).
 pub fn repo_root() -> PathBuf {

@@ -11,9 +11,11 @@ use std::time::Duration;
 
 use crdls_fuzz::fuzz::Options;
 use crdls_fuzz::targets::Sources;
-use crdls_fuzz::{fuzz, target, Budget, TARGET_NAMES};
+use crdls_fuzz::{fuzz, target, Budget, DIFFERENTIAL, TARGET_NAMES};
 
-const USAGE: &str = "usage: crdls-fuzz <yaml|cel|schema|lsp|archive|glob|kubeconfig|cache|all> [--seconds N] [--iterations N] [--seed S] [--corpus DIR] [--no-write]
+const USAGE: &str = "usage: crdls-fuzz <yaml|cel|schema|lsp|archive|glob|kubeconfig|cache|all|differential> [--seconds N] [--iterations N] [--seed S] [--corpus DIR] [--no-write]
+  all             the eight targets that need nothing but this repository
+  differential    crdls against the API server's code (tests/oracle, built with Go; with CI set, a failed build fails)
   --seconds N     total time, shared by the targets of `all` (default 60)
   --iterations N  inputs per target instead of a time
   --seed S        the mutation seed (default: from the clock; printed to reproduce a run)
@@ -56,7 +58,7 @@ fn run(args: Vec<String>) -> i32 {
                 i += 1;
                 continue;
             }
-            name => match TARGET_NAMES.iter().find(|t| **t == name) {
+            name => match TARGET_NAMES.iter().chain([&DIFFERENTIAL]).find(|t| **t == name) {
                 Some(t) => {
                     names.push(t);
                     i += 1;
@@ -89,6 +91,14 @@ fn run(args: Vec<String>) -> i32 {
         for note in t.notes() {
             println!("crdls-fuzz: [{name}] {note}");
         }
+        if let Some(why) = t.unavailable() {
+            if std::env::var_os("CI").is_some() {
+                println!("crdls-fuzz: [{name}] CI is set and the target cannot run: {why}");
+                return 1;
+            }
+            println!("SKIPPED: crdls-fuzz [{name}]: {why}");
+            continue;
+        }
         let options = Options {
             seed,
             budget: iterations.map_or(Budget::Time(share), Budget::Iterations),
@@ -105,6 +115,9 @@ fn run(args: Vec<String>) -> i32 {
             report.findings.len(),
             if report.stopped_after_hang { " (stopped after a hang)" } else { "" }
         );
+        for line in t.summary() {
+            println!("crdls-fuzz: [{name}] {line}");
+        }
         for f in &report.findings {
             let place = f.path.as_ref().map_or_else(|| "not written".to_string(), |p| p.display().to_string());
             println!("crdls-fuzz: [{name}]   {} ({} inputs) → {place}", f.finding.summary(), f.hits);

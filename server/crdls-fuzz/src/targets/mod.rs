@@ -4,6 +4,7 @@
 pub mod archive;
 pub mod cache;
 pub mod cel;
+pub mod differential;
 pub mod glob;
 pub mod kubeconfig;
 pub mod lsp;
@@ -19,6 +20,10 @@ use crate::rng::Rng;
 
 /// The targets, in the order `all` runs them.
 pub const TARGET_NAMES: &[&str] = &["yaml", "cel", "schema", "lsp", "archive", "glob", "kubeconfig", "cache"];
+
+/// The target that compares crdls with the API server's code (`tests/oracle`, built with Go): named
+/// alone, as `.ci/run` does after building the oracle, never part of `all`.
+pub const DIFFERENTIAL: &str = "differential";
 
 /// How many times longer an unoptimised build (the test suite's replays and fixed-seed runs) may take
 /// than the release fuzzer before an input is a hang: about as much slower as such a build runs (an
@@ -49,6 +54,14 @@ pub trait Target: Send + Sync {
     /// Whether minimization removes only whole lines (the input is a script of lines).
     fn lines_only(&self) -> bool {
         false
+    }
+    /// Why the target cannot run on this machine (a tool it needs is missing), if it cannot.
+    fn unavailable(&self) -> Option<String> {
+        None
+    }
+    /// What the target counted while it ran, a line each, for the run's report.
+    fn summary(&self) -> Vec<String> {
+        Vec::new()
     }
 }
 
@@ -149,6 +162,7 @@ pub fn target(name: &str, sources: &Sources) -> Option<Arc<dyn Target>> {
         "archive" => Some(Arc::new(archive::target(texts(regressions("archive"))))),
         "glob" => Some(Arc::new(glob::target(texts(regressions("glob"))))),
         "kubeconfig" => Some(Arc::new(kubeconfig::target(texts(regressions("kubeconfig"))))),
+        DIFFERENTIAL => Some(Arc::new(differential_target(&fixtures, sources, corpus))),
         "cache" => {
             let crds = fixtures.iter().filter(|f| f.path.to_string_lossy().contains("/crds/")).map(|f| f.text.clone()).collect();
             let mut target = cache::CacheTarget::new(crds);
@@ -190,6 +204,66 @@ fn schema_target(
         (None, None) => {}
     }
     schema::SchemaTarget::new(with_regressions(seeds, "schema"), &crd_texts, notes)
+}
+
+/// How many objects of one CRD become seeds of the `differential` target, and how large its CRD may be.
+const OBJECTS_PER_CRD: usize = 6;
+const MAX_DIFFERENTIAL_CRD: usize = 48 * 1024;
+
+fn differential_target(fixtures: &[crate::corpus::SeedFile], sources: &Sources, corpus: Option<&Path>) -> differential::DifferentialTarget {
+    let mut notes = Vec::new();
+    let mut crd_files: Vec<&crate::corpus::SeedFile> = fixtures.iter().filter(|f| f.path.to_string_lossy().contains("/crds/")).collect();
+    let mut object_files: Vec<&crate::corpus::SeedFile> =
+        fixtures.iter().filter(|f| f.path.to_string_lossy().contains("/resources/")).collect();
+    let corpus_crds;
+    let corpus_objects;
+    match (corpus, &sources.corpus) {
+        (Some(c), _) => {
+            corpus_crds = yaml_files(&c.join("crds"), MAX_SEED_BYTES);
+            corpus_objects = yaml_files(&c.join("crs"), MAX_SEED_BYTES);
+            crd_files.extend(corpus_crds.iter());
+            object_files.extend(corpus_objects.iter());
+        }
+        (None, Some(missing)) => notes.push(format!(
+            "SKIPPED: ../shared/corpus not found (looked for {}); the differential target's seeds are the repository's fixtures and generated CRDs only",
+            missing.display()
+        )),
+        (None, None) => {}
+    }
+    // Each CRD document's text by (group, kind).
+    let mut crds: std::collections::BTreeMap<(String, String), String> = std::collections::BTreeMap::new();
+    for file in crd_files {
+        let stream = crdls_yaml::parse(&file.text);
+        for doc in &stream.documents {
+            let Some(root) = &doc.root else { continue };
+            if root.get_str("kind") != Some("CustomResourceDefinition") || doc.range.end - doc.range.start > MAX_DIFFERENTIAL_CRD {
+                continue;
+            }
+            let spec = root.get("spec");
+            let group = spec.and_then(|s| s.get_str("group")).unwrap_or_default().to_string();
+            let kind = spec.and_then(|s| s.get("names")).and_then(|n| n.get_str("kind")).unwrap_or_default().to_string();
+            crds.entry((group, kind)).or_insert_with(|| stream.text[doc.range.start..doc.range.end].to_string());
+        }
+    }
+    let mut used: std::collections::BTreeMap<(String, String), usize> = std::collections::BTreeMap::new();
+    let mut seeds = Vec::new();
+    for file in object_files {
+        let stream = crdls_yaml::parse(&file.text);
+        for doc in &stream.documents {
+            let Some(root) = &doc.root else { continue };
+            let group = root.get_str("apiVersion").and_then(|v| v.rsplit_once('/')).map(|(g, _)| g.to_string()).unwrap_or_default();
+            let key = (group, root.get_str("kind").unwrap_or_default().to_string());
+            let Some(crd) = crds.get(&key) else { continue };
+            let n = used.entry(key).or_default();
+            if *n < OBJECTS_PER_CRD {
+                *n += 1;
+                seeds.push(differential::pair(crd, &stream.text[doc.range.start..doc.range.end]));
+            }
+        }
+    }
+    seeds.extend(differential::generated(1, 200));
+    seeds.extend(regressions(DIFFERENTIAL).into_iter().map(|f| f.text));
+    differential::DifferentialTarget::new(seeds, notes, crate::oracle::build())
 }
 
 /// The `lsp` target: scripts (see [`lsp`]) made from the fixtures' texts.
