@@ -572,7 +572,7 @@ fn the_documented_examples_run() {
 fn explain_lists_every_code_and_documents_each() {
     let run = run_cli(&["explain"], "");
     assert_eq!(run.code, 0, "{run:?}");
-    assert_eq!(run.stdout.lines().count(), crdls_yaml::codes::ALL.len());
+    assert_eq!(run.stdout.lines().count(), crdls_diagnostics::codes::ALL.len());
     assert!(run.stdout.lines().any(|l| l.starts_with("schema/required") && l.contains("error")), "{}", run.stdout);
     let run = run_cli(&["explain", "schema/unknown-field"], "");
     assert_eq!(run.code, 0, "{run:?}");

@@ -8,7 +8,8 @@ mod evolution;
 mod modes;
 
 use crdls_crd::{is_crd, CrdIndex};
-use crdls_yaml::{Diagnostic, Document, Stream};
+use crdls_diagnostics::Diagnostic;
+use crdls_yaml::{Document, Stream};
 
 pub use crdls_crd_check::{
     crd_costs, factor_text, short_path, thousands, CostDriver, RuleCost, SchemaCost, PER_CRD_LIMIT, PER_EXPRESSION_LIMIT,

@@ -3,7 +3,7 @@
 //! cost` shows.
 
 use crdls_crd::cel::Unbounded;
-use crdls_yaml::TextRange;
+use crdls_diagnostics::TextRange;
 
 /// The rules' costs of one schema (a version's, or the one all versions share).
 #[derive(Clone, Debug)]

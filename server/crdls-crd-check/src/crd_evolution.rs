@@ -14,8 +14,9 @@
 //! additionalProperties) to a fixed depth, and lists at most a few values per message.
 
 use crdls_crd::Schema;
-use crdls_yaml::codes;
-use crdls_yaml::{listed, Diagnostic, Node, Severity, TextRange, Value};
+use crdls_diagnostics::codes;
+use crdls_diagnostics::{listed, Diagnostic, Severity, TextRange};
+use crdls_yaml::{Node, Value};
 
 use crate::gofmt;
 use crdls_go::print::{float as go_float, quote};

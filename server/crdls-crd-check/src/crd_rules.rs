@@ -6,13 +6,14 @@
 
 use crdls_crd::cel::{compile_rule, compile_rule_in, CompileError, Unbounded};
 use crdls_crd::{is_crd, CrdApiVersion, Schema, ValidationRule};
-use crdls_yaml::{Diagnostic, Node, ScalarMap, Severity, TextRange, Value};
+use crdls_diagnostics::{Diagnostic, Severity, TextRange};
+use crdls_yaml::{Node, ScalarMap, Value};
 
 use crate::crd_cost::{cost_error, factor_text, thousands, CostDriver, RuleCost, SchemaCost, PER_CRD_LIMIT, PER_EXPRESSION_LIMIT};
 use crate::crd_validation::RuleGate;
 use crate::field_error::{ErrorType, FieldError};
 use crate::gofmt;
-use crdls_yaml::codes;
+use crdls_diagnostics::codes;
 
 /// The reasons a rule may give.
 const REASONS: &[&str] = &["FieldValueDuplicate", "FieldValueForbidden", "FieldValueInvalid", "FieldValueRequired"];

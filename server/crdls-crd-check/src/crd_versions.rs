@@ -6,8 +6,9 @@
 //! accepts such CRDs; crdls warns about them.
 
 use crdls_crd::{is_crd, Schema};
-use crdls_yaml::codes;
-use crdls_yaml::{Diagnostic, Node, Severity, TextRange};
+use crdls_diagnostics::codes;
+use crdls_diagnostics::{Diagnostic, Severity, TextRange};
+use crdls_yaml::Node;
 
 /// Warns about fields that differ between the storage version and the other served versions of a CRD
 /// whose conversion strategy is `None`.

@@ -12,9 +12,10 @@ mod crd_validation;
 mod crd_versions;
 
 use crdls_crd::CrdApiVersion;
+use crdls_diagnostics::codes;
+use crdls_diagnostics::{Diagnostic, Severity};
 use crdls_resource_check::CheckOptions;
-use crdls_yaml::codes;
-use crdls_yaml::{Diagnostic, Node, Severity};
+use crdls_yaml::Node;
 
 // The custom-resource checker's building blocks, under the names this crate's modules use: a CRD's
 // defaults are validated as resources are, and its messages are the same `field.Error`s.

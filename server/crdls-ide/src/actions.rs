@@ -15,12 +15,13 @@
 
 use crdls_check::{did_you_mean, edit_distance};
 use crdls_crd::{split_api_version, CrdIndex, IndexedCrd, Resolution, Schema};
-use crdls_yaml::{document_at, follow, resolve_plain, Diagnostic, Document, Entry, Node, Segment, Stream, Style, TextRange, Value};
+use crdls_diagnostics::{Diagnostic, TextRange};
+use crdls_yaml::{document_at, follow, resolve_plain, Document, Entry, Node, Segment, Stream, Style, Value};
 
 use crate::render::{yaml_inline, yaml_string};
 use crate::schema_walk::{walk, Step};
 use crate::skeleton::{inline_value, skeleton_field, Fill};
-use crdls_yaml::codes;
+use crdls_diagnostics::codes;
 
 /// A diagnostic to fix, as the editor sends it back.
 #[derive(Clone, Copy, Debug)]

@@ -8,7 +8,8 @@ use crdls_cel::escape::escape;
 use crdls_cel::{check, parse, Type};
 use crdls_crd::cel::{cel_type, ROOT_TYPE_NAME};
 use crdls_crd::{is_crd, AdditionalProperties, Schema};
-use crdls_yaml::{locate, Node, ScalarMap, Segment, Stream, TextRange};
+use crdls_diagnostics::TextRange;
+use crdls_yaml::{locate, Node, ScalarMap, Segment, Stream};
 
 use crate::completion::{CompletionItem, CompletionKind};
 use crate::hover::HoverResult;

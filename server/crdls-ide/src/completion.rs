@@ -7,7 +7,8 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use crdls_builtins::KubeVersion;
 use crdls_crd::{compare_versions, split_api_version, CrdIndex, CrdVersion, IndexedCrd, Resolution, Schema};
-use crdls_yaml::{document_at, Node, Segment, Stream, TextRange, Value};
+use crdls_diagnostics::TextRange;
+use crdls_yaml::{document_at, Node, Segment, Stream, Value};
 
 use crate::context::{context, root_scalar, Context, What};
 use crate::hover::crd_summary;

@@ -6,7 +6,9 @@
 //! `preserveUnknownFields: true` becomes `x-kubernetes-preserve-unknown-fields` on the root schema,
 //! and a conversion webhook moves to `conversion.webhook`.
 
-use crdls_yaml::{Entry, Node, Style, TextRange, Value};
+use crdls_yaml::{Entry, Node, Style, Value};
+
+use crdls_diagnostics::TextRange;
 
 use crate::render::{yaml_inline, yaml_string};
 

@@ -3,7 +3,8 @@
 //! unbounded lists, maps and strings behind it, and a quick fix that bounds them just enough.
 
 use crdls_check::{crd_costs, short_path, thousands, CostDriver, RuleCost, SchemaCost, Unbounded, PER_CRD_LIMIT, PER_EXPRESSION_LIMIT};
-use crdls_yaml::{locate, Node, Stream, Style, TextRange};
+use crdls_diagnostics::TextRange;
+use crdls_yaml::{locate, Node, Stream, Style};
 
 use crate::actions::{CodeAction, Edit};
 use crate::hints::InlayHint;

@@ -3,7 +3,8 @@
 
 use crdls_check::CheckOptions;
 use crdls_crd::fixture;
-use crdls_yaml::{Node, TextRange, MAX_NESTING};
+use crdls_diagnostics::TextRange;
+use crdls_yaml::{Node, MAX_NESTING};
 use expect_test::expect;
 
 /// The stack tokio gives the blocking threads the language server computes on.

@@ -5,7 +5,8 @@
 
 use crdls_check::defaulted_value;
 use crdls_crd::{CrdIndex, Resolution, Schema};
-use crdls_yaml::{Node, Segment, Stream, Style, TextRange, Value};
+use crdls_diagnostics::TextRange;
+use crdls_yaml::{Node, Segment, Stream, Style, Value};
 
 use crate::render::yaml_inline;
 use crate::schema_walk::Step;

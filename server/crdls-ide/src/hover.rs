@@ -4,7 +4,8 @@
 
 use crdls_builtins::KubeVersion;
 use crdls_crd::{CrdIndex, IndexedCrd, Resolution, Schema, SourceKind};
-use crdls_yaml::{locate, Segment, Stream, TextRange};
+use crdls_diagnostics::TextRange;
+use crdls_yaml::{locate, Segment, Stream};
 
 use crate::render::yaml_inline;
 use crate::schema_walk::{path_text, type_label, walk, Step};
@@ -259,8 +260,8 @@ fn constraints(s: &Schema) -> Vec<String> {
         out.push(format!("pattern: {}", code(pattern)));
     }
     if let Some(members) = &s.enumeration {
-        let first: Vec<String> = members.iter().take(crdls_yaml::MAX_LISTED).map(|m| code(&yaml_inline(m))).collect();
-        out.push(format!("one of: {}", crdls_yaml::listed_of(&first, members.len())));
+        let first: Vec<String> = members.iter().take(crdls_diagnostics::MAX_LISTED).map(|m| code(&yaml_inline(m))).collect();
+        out.push(format!("one of: {}", crdls_diagnostics::listed_of(&first, members.len())));
     }
     if let Some(list_type) = &s.list_type {
         let mut line = format!("list type: {}", code(list_type));

@@ -22,7 +22,8 @@ mod skeleton;
 
 use crdls_check::{check_stream, check_stream_as, CheckOptions, FileMode};
 use crdls_crd::CrdIndex;
-use crdls_yaml::{Diagnostic, Stream};
+use crdls_diagnostics::Diagnostic;
+use crdls_yaml::Stream;
 
 pub use actions::{apply_edits, automatic_edits, code_actions, CodeAction, Edit, FixRequest};
 pub use completion::{completions, CompletionItem, CompletionKind};

@@ -2,7 +2,8 @@
 //! CRD file, and from `kind` and `apiVersion` to the CRD itself.
 
 use crdls_crd::{CrdIndex, Resolution, SourceId};
-use crdls_yaml::{locate, Segment, Stream, TextRange};
+use crdls_diagnostics::TextRange;
+use crdls_yaml::{locate, Segment, Stream};
 
 use crate::schema_walk::{walk, Via};
 

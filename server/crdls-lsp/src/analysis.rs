@@ -5,11 +5,11 @@
 use std::sync::Arc;
 
 use crdls_crd::{is_crd, Crd, SourceId};
-use crdls_yaml::Diagnostic;
+use crdls_diagnostics::Diagnostic;
 use tower_lsp::lsp_types::Url;
 
 use crate::session::{read, role_of, Backend};
-use crdls_yaml::codes;
+use crdls_diagnostics::codes;
 
 impl Backend {
     /// Parses and checks a text on a blocking thread: the diagnostics and the CRDs the text declares.
@@ -53,8 +53,10 @@ impl Backend {
             let mut diagnostics = crdls_ide::diagnostics_as(&stream, &index, &options, &mode);
             if let crdls_workspace::FileRole::HelmTemplate { chart_dir, chart_name } = &role {
                 let hint = crdls_workspace::helm_template_hint(chart_name, &chart_dir.to_string_lossy(), None);
-                diagnostics
-                    .insert(0, Diagnostic::new(crdls_yaml::TextRange::empty(0), crdls_yaml::Severity::Hint, codes::HELM_TEMPLATES, hint));
+                diagnostics.insert(
+                    0,
+                    Diagnostic::new(crdls_diagnostics::TextRange::empty(0), crdls_diagnostics::Severity::Hint, codes::HELM_TEMPLATES, hint),
+                );
             }
             config.apply_severity(&mut diagnostics);
             (diagnostics, crds)

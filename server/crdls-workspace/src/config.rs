@@ -5,8 +5,8 @@ use std::collections::BTreeMap;
 use std::time::Duration;
 
 use crdls_check::CheckOptions;
-use crdls_yaml::codes;
-use crdls_yaml::{Diagnostic, Severity};
+use crdls_diagnostics::codes;
+use crdls_diagnostics::{Diagnostic, Severity};
 use serde::Deserialize;
 
 use crate::trust::{withhold_locations, Trust, Withheld};
@@ -362,7 +362,7 @@ const UNCHECKED_CODES: &[&str] = &[codes::RESOURCE_NO_CRD, codes::RESOURCE_UNDEC
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crdls_yaml::TextRange;
+    use crdls_diagnostics::TextRange;
 
     #[test]
     fn layers_override_in_order_and_severities_apply() {

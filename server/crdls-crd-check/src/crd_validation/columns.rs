@@ -14,7 +14,7 @@ use super::paths::{parse_column_path, resolve, Resolved};
 use super::{fe, key_at, start_of, text, value_at, CrdDoc, Sink};
 use crate::field_error::ErrorType;
 use crate::gofmt;
-use crdls_yaml::codes;
+use crdls_diagnostics::codes;
 
 const CODE: &str = codes::CRD_PRINTER_COLUMN;
 const TYPES: &[&str] = &["boolean", "date", "integer", "number", "string"];

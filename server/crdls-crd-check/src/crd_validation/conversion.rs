@@ -7,12 +7,14 @@
 //!
 //! Example: `strategy: Webhook` without `conversionReviewVersions`. Fix: `conversionReviewVersions: [v1]`.
 
-use crdls_yaml::{Node, TextRange, Value};
+use crdls_yaml::{Node, Value};
+
+use crdls_diagnostics::TextRange;
 
 use super::{fe, get, key_at, text, value_at, CrdDoc, Sink};
 use crate::field_error::ErrorType;
 use crate::{gofmt, names};
-use crdls_yaml::codes;
+use crdls_diagnostics::codes;
 
 const CODE: &str = codes::CRD_CONVERSION;
 const FORM: &str = "; desired format: https://host[/path]";

@@ -16,7 +16,9 @@
 //! Example: `readOnly: true` on a property. Fix: remove it (or use CEL `self == oldSelf` for
 //! immutability).
 
-use crdls_yaml::{Node, Severity, TextRange, Value};
+use crdls_yaml::{Node, Value};
+
+use crdls_diagnostics::{Severity, TextRange};
 
 use super::Sink;
 use crate::suggest::did_you_mean;
@@ -55,7 +57,7 @@ struct Struct {
     fields: &'static [(&'static str, Shape)],
 }
 
-use crdls_yaml::codes;
+use crdls_diagnostics::codes;
 use Shape::*;
 
 static SPEC: Struct = Struct {
@@ -230,7 +232,7 @@ impl Walk<'_, '_> {
                 if let Value::Str(s) = &node.value {
                     if !is_base64(s) {
                         self.sink.out.push(
-                            crdls_yaml::Diagnostic::new(
+                            crdls_diagnostics::Diagnostic::new(
                                 range,
                                 Severity::Error,
                                 codes::CRD_FIELD_TYPE,
@@ -334,14 +336,14 @@ impl Walk<'_, '_> {
         };
         let what = format!("{} has no field \"{}\"{documented}", st.go, entry.key);
         let d = if !at.direct {
-            crdls_yaml::Diagnostic::new(
+            crdls_diagnostics::Diagnostic::new(
                 entry.key_range,
                 Severity::Warning,
                 codes::CRD_UNKNOWN_FIELD,
                 format!("{what}: the API server drops it without a warning (schemas under items and additionalProperties are decoded without field validation){hint}"),
             )
         } else if self.sink.strict {
-            crdls_yaml::Diagnostic::new(
+            crdls_diagnostics::Diagnostic::new(
                 entry.key_range,
                 Severity::Error,
                 codes::CRD_UNKNOWN_FIELD,
@@ -349,7 +351,7 @@ impl Walk<'_, '_> {
             )
             .with_cause(format!("strict decoding error: unknown field \"{path}\""))
         } else {
-            crdls_yaml::Diagnostic::new(
+            crdls_diagnostics::Diagnostic::new(
                 entry.key_range,
                 Severity::Warning,
                 codes::CRD_UNKNOWN_FIELD,
@@ -379,7 +381,7 @@ impl Walk<'_, '_> {
     }
 
     fn decode_error(&mut self, range: TextRange, at: &Step, json: String, message: &str) {
-        let mut d = crdls_yaml::Diagnostic::new(
+        let mut d = crdls_diagnostics::Diagnostic::new(
             range,
             Severity::Error,
             codes::CRD_FIELD_TYPE,

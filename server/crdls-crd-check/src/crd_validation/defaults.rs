@@ -10,12 +10,13 @@
 //! Example: `replicas: {type: integer, minimum: 1, default: 0}`. Fix: a default the field accepts.
 
 use crdls_crd::Schema;
-use crdls_yaml::{Diagnostic, FieldPath, Node, Value};
+use crdls_diagnostics::Diagnostic;
+use crdls_yaml::{FieldPath, Node, Value};
 
 use super::{entries, fe, flag, get, Found};
 use crate::field_error::ErrorType;
 use crate::{cel, gofmt, validate};
-use crdls_yaml::codes;
+use crdls_diagnostics::codes;
 
 const CODE: &str = codes::CRD_DEFAULT;
 
@@ -62,7 +63,7 @@ fn check_default(s: &Node, default: &Node, d: &str, embedded: bool, inside_meta:
     validate::validate(default, &schema, &FieldPath::root(), default.range, &mut found);
     if found.is_empty() && schema.has_rules {
         cel::validate_rules(default, None, &schema, default.range, &mut found);
-        found.retain(|f| f.code == crdls_yaml::codes::CEL_RULE || f.code == crdls_yaml::codes::CEL_RUNTIME_ERROR);
+        found.retain(|f| f.code == crdls_diagnostics::codes::CEL_RULE || f.code == crdls_diagnostics::codes::CEL_RUNTIME_ERROR);
     }
     out.extend(found.into_iter().map(|f| relocate(f, d)));
 }

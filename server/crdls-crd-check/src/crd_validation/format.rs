@@ -12,7 +12,7 @@ use crdls_yaml::{Node, Value};
 
 use super::{entries, get, items, text, SchemaTarget, Sink};
 use crate::formats::is_validated_format;
-use crdls_yaml::codes;
+use crdls_diagnostics::codes;
 
 const CODE: &str = codes::CRD_FORMAT;
 
@@ -38,9 +38,9 @@ fn walk(s: &Node, p: &str, sink: &mut Sink<'_>, depth: usize) {
             let for_type = if ty.is_empty() { "strings".to_string() } else { format!("type {ty}") };
             let range = s.get("format").map_or(s.range, |f| f.range);
             sink.out.push(
-                crdls_yaml::Diagnostic::new(
+                crdls_diagnostics::Diagnostic::new(
                     range,
-                    crdls_yaml::Severity::Warning,
+                    crdls_diagnostics::Severity::Warning,
                     CODE,
                     format!("format {format:?} is not one the API server knows for {for_type}: it is dropped and checks nothing"),
                 )

@@ -9,12 +9,14 @@
 //! Example: `x-kubernetes-list-type: map` with `x-kubernetes-list-map-keys: [name]` whose `name` is
 //! neither required nor defaulted. Fix: `required: [name]` on the items.
 
-use crdls_yaml::{Node, TextRange, Value};
+use crdls_yaml::{Node, Value};
+
+use crdls_diagnostics::TextRange;
 
 use super::{entries, fe, flag, get, items, key_at, text, value_at, Found};
 use crate::field_error::{ErrorType, FieldError};
 use crate::gofmt;
-use crdls_yaml::codes;
+use crdls_diagnostics::codes;
 
 const CODE: &str = codes::CRD_LIST_TYPE;
 

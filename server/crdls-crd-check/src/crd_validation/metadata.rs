@@ -7,13 +7,15 @@
 //! The generic ObjectMeta rules (DNS-subdomain name, labels, annotations, finalizers) come with their
 //! usual `metadata/*` codes.
 
-use crdls_yaml::{FieldPath, Node, TextRange};
+use crdls_yaml::{FieldPath, Node};
+
+use crdls_diagnostics::TextRange;
 
 use super::{fe, get, key_at, start_of, text, value_at, CrdDoc, Sink};
 use crate::field_error::ErrorType;
 use crate::gofmt;
 use crate::metadata::{validate_metadata, NameRules};
-use crdls_yaml::codes;
+use crdls_diagnostics::codes;
 
 const CODE: &str = codes::CRD_METADATA;
 const PLURAL_GROUP: &str = r#"must be spec.names.plural+"."+spec.group"#;

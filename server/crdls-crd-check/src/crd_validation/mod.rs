@@ -55,7 +55,8 @@ mod structural;
 mod versions;
 
 use crdls_crd::{is_crd, CrdApiVersion};
-use crdls_yaml::{Diagnostic, Node, Severity, TextRange, Value};
+use crdls_diagnostics::{Diagnostic, Severity, TextRange};
+use crdls_yaml::{Node, Value};
 
 use crate::field_error::{ErrorType, FieldError};
 use crdls_resource_check::CheckOptions;

@@ -8,12 +8,14 @@
 //! Conflicts with other CRDs of the group are not rejected: the API server reports them later in
 //! the CRD's `NamesAccepted` condition.
 
-use crdls_yaml::{Node, TextRange};
+use crdls_yaml::Node;
+
+use crdls_diagnostics::TextRange;
 
 use super::{fe, get, items, key_at, text, value_at, CrdDoc, Sink};
 use crate::field_error::ErrorType;
 use crate::{gofmt, names};
-use crdls_yaml::codes;
+use crdls_diagnostics::codes;
 
 const CODE: &str = codes::CRD_NAMES;
 

@@ -13,12 +13,14 @@
 //! Example: `uniqueItems: true`. Fix: `x-kubernetes-list-type: set`, which the API server checks in
 //! linear time.
 
-use crdls_yaml::{Node, TextRange, Value};
+use crdls_yaml::{Node, Value};
+
+use crdls_diagnostics::TextRange;
 
 use super::{entries, fe, flag, get, items, key_at, list_type, non_empty, text, value_at, Found};
 use crate::field_error::ErrorType;
 use crate::gofmt;
-use crdls_yaml::codes;
+use crdls_diagnostics::codes;
 
 const FORBIDDEN: &str = codes::CRD_FORBIDDEN_FIELD;
 const SCHEMA: &str = codes::CRD_SCHEMA;

@@ -12,7 +12,7 @@ use super::paths::{dot_steps, resolve, Resolved};
 use super::{fe, get, key_at, text, value_at, CrdDoc, Sink};
 use crate::field_error::ErrorType;
 use crate::gofmt;
-use crdls_yaml::codes;
+use crdls_diagnostics::codes;
 
 const CODE: &str = codes::CRD_SCALE;
 
@@ -91,7 +91,7 @@ fn check_resolves(
     key: &str,
     path: &str,
     ty: &str,
-    at: crdls_yaml::TextRange,
+    at: crdls_diagnostics::TextRange,
     field: &str,
     sink: &mut Sink<'_>,
 ) {

@@ -8,7 +8,7 @@ use crdls_yaml::{Node, Value};
 
 use super::{defaults, entries, fe, flag, get, items, key_at, openapi, status, structural, CrdDoc, Found, SchemaTarget, Sink};
 use crate::field_error::ErrorType;
-use crdls_yaml::codes;
+use crdls_diagnostics::codes;
 
 /// What validating one schema found.
 struct Validated {

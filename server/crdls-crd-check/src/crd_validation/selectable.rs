@@ -12,7 +12,7 @@ use crdls_yaml::Node;
 use super::{fe, get, structural, text, value_at, CrdDoc, Sink};
 use crate::field_error::ErrorType;
 use crate::gofmt;
-use crdls_yaml::codes;
+use crdls_diagnostics::codes;
 
 const CODE: &str = codes::CRD_SELECTABLE_FIELD;
 const MAX: usize = 8;

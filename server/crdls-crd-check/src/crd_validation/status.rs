@@ -13,7 +13,7 @@ use crdls_yaml::Value;
 use super::{fe, get, go_json, value_at, Found, SchemaTarget};
 use crate::field_error::ErrorType;
 use crate::gofmt;
-use crdls_yaml::codes;
+use crdls_diagnostics::codes;
 
 const CODE: &str = codes::CRD_STATUS;
 

@@ -18,12 +18,14 @@
 //!
 //! Example: a property with only `pattern: abc`. Fix: add `type: string`.
 
-use crdls_yaml::{Node, TextRange, Value};
+use crdls_yaml::{Node, Value};
+
+use crdls_diagnostics::TextRange;
 
 use super::{entries, fe, flag, get, items, key_at, non_empty, regexp, text, value_at, Found};
 use crate::field_error::ErrorType;
 use crate::gofmt;
-use crdls_yaml::codes;
+use crdls_diagnostics::codes;
 
 const CODE: &str = codes::CRD_STRUCTURAL;
 

@@ -12,7 +12,7 @@ use crdls_yaml::{Node, Value};
 use super::{fe, flag, get, go_json, key_at, schema, value_at, CrdDoc, Sink};
 use crate::field_error::ErrorType;
 use crate::{gofmt, names};
-use crdls_yaml::codes;
+use crdls_diagnostics::codes;
 
 const CODE: &str = codes::CRD_VERSIONS;
 

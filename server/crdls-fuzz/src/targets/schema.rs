@@ -150,6 +150,6 @@ pub fn run(text: &str, base: &CrdIndex) -> Result<(), String> {
         let _ = crdls_ide::completion::completions(text, &at, &index, offset, crdls_check::kubernetes_release(options.kubernetes));
         let _ = crdls_ide::navigation::definition(text, &at, &index, offset);
     }
-    let _ = crdls_ide::hints::inlay_hints(text, &stream, &index, crdls_yaml::TextRange::new(0, text.len()));
+    let _ = crdls_ide::hints::inlay_hints(text, &stream, &index, crdls_diagnostics::TextRange::new(0, text.len()));
     Ok(())
 }

@@ -226,7 +226,7 @@ fn hunks(old: &[&str], new: &[&str]) -> Vec<Hunk> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crdls_yaml::TextRange;
+    use crdls_diagnostics::TextRange;
 
     fn edit(text: &str, old: &str, new: &str) -> Edit {
         let start = text.find(old).unwrap();

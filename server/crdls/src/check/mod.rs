@@ -18,16 +18,17 @@ use std::sync::Arc;
 use clap::ValueEnum;
 use crdls_check::{check_stream_as, CheckOptions, DocumentKind, FileCheck, FileMode};
 use crdls_crd::{Crd, CrdIndex, Origin, SourceKind};
+use crdls_diagnostics::{Diagnostic, Severity};
 use crdls_sources::Network;
 use crdls_workspace::{files, sources, trust, ClusterSetting, Config, FileRole, Roles, Trust, CONFIG_FILE};
-use crdls_yaml::{Diagnostic, Severity, Stream};
+use crdls_yaml::Stream;
 use rayon::prelude::*;
 
 use crate::cli::{Io, EXIT_ERRORS, EXIT_OK, EXIT_USAGE};
 use crate::parallel;
 use crate::report::{Coverage, FileReport, Format, RenderOptions, Reporter, Summary, Unvalidated};
 
-use crdls_yaml::codes;
+use crdls_diagnostics::codes;
 use inputs::Input;
 pub(crate) use inputs::{collect_files, display_path};
 
@@ -578,7 +579,7 @@ fn chart_hints(inputs: &[Input], roles: &[FileRole], cwd: &std::path::Path) -> H
         let shown = display_path(dir, cwd);
         let shown = if shown.is_empty() { ".".to_string() } else { shown };
         let hint = Diagnostic::new(
-            crdls_yaml::TextRange::empty(0),
+            crdls_diagnostics::TextRange::empty(0),
             Severity::Hint,
             codes::HELM_TEMPLATES,
             crdls_workspace::helm_template_hint(name, &shown, Some(templates.len())),

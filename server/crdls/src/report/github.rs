@@ -8,7 +8,9 @@
 
 use std::io;
 
-use crdls_yaml::{ColumnUnit, LineIndex, Severity};
+use crdls_yaml::{ColumnUnit, LineIndex};
+
+use crdls_diagnostics::Severity;
 
 use super::terminal::sanitize;
 use super::{coverage_lines, span, summary_line, FileReport, Summary};
@@ -111,7 +113,7 @@ fn escape_property(text: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use crdls_yaml::{Diagnostic, Severity, TextRange};
+    use crdls_diagnostics::{Diagnostic, Severity, TextRange};
     use expect_test::expect;
 
     use super::super::fixture::{render_files, render_fixture};

@@ -11,7 +11,9 @@
 
 use std::io;
 
-use crdls_yaml::{ColumnUnit, Diagnostic, LineCol, LineIndex, Severity};
+use crdls_yaml::{ColumnUnit, LineCol, LineIndex};
+
+use crdls_diagnostics::{Diagnostic, Severity};
 use unicode_width::UnicodeWidthChar;
 
 use super::terminal::{control_picture, sanitize};
@@ -48,7 +50,7 @@ pub(super) struct Collapsed {
 /// `--verbose`: information that repeats per object what the summary says once. Raised to a warning
 /// or an error (`--fail-unchecked`, a severity setting), it is shown.
 fn collapsed(diagnostic: &Diagnostic) -> bool {
-    diagnostic.severity == Severity::Information && diagnostic.code == crdls_yaml::codes::RESOURCE_NO_CRD
+    diagnostic.severity == Severity::Information && diagnostic.code == crdls_diagnostics::codes::RESOURCE_NO_CRD
 }
 
 /// Writes one file's diagnostics, each with its excerpt.
@@ -358,7 +360,7 @@ fn expand(line: &str) -> (String, Vec<usize>) {
 
 #[cfg(test)]
 mod tests {
-    use crdls_yaml::{Diagnostic, Severity, TextRange};
+    use crdls_diagnostics::{Diagnostic, Severity, TextRange};
     use expect_test::expect;
 
     use super::super::fixture::{render_files, render_fixture};

@@ -14,7 +14,9 @@ use std::collections::BTreeMap;
 use std::io;
 use std::str::FromStr;
 
-use crdls_yaml::{ColumnUnit, Diagnostic, LineIndex, TextRange};
+use crdls_yaml::{ColumnUnit, LineIndex};
+
+use crdls_diagnostics::{Diagnostic, TextRange};
 
 /// An output format of `crdls check`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -149,10 +151,14 @@ impl Unvalidated {
         let mut why = Unvalidated::NoSchema;
         for code in codes {
             let this = match code {
-                c if c == crdls_yaml::codes::RESOURCE_NO_CRD || c == crdls_yaml::codes::RESOURCE_UNDECLARED_KIND => Unvalidated::NoCrd,
-                c if c == crdls_yaml::codes::RESOURCE_UNKNOWN_KIND => Unvalidated::MisspeltKind,
-                c if c == crdls_yaml::codes::RESOURCE_API_NOT_SERVED => Unvalidated::UnservedApi,
-                c if c == crdls_yaml::codes::RESOURCE_UNKNOWN_VERSION || c == crdls_yaml::codes::RESOURCE_VERSION_NOT_SERVED => {
+                c if c == crdls_diagnostics::codes::RESOURCE_NO_CRD || c == crdls_diagnostics::codes::RESOURCE_UNDECLARED_KIND => {
+                    Unvalidated::NoCrd
+                }
+                c if c == crdls_diagnostics::codes::RESOURCE_UNKNOWN_KIND => Unvalidated::MisspeltKind,
+                c if c == crdls_diagnostics::codes::RESOURCE_API_NOT_SERVED => Unvalidated::UnservedApi,
+                c if c == crdls_diagnostics::codes::RESOURCE_UNKNOWN_VERSION
+                    || c == crdls_diagnostics::codes::RESOURCE_VERSION_NOT_SERVED =>
+                {
                     Unvalidated::UnknownVersion
                 }
                 _ => continue,
@@ -437,7 +443,7 @@ fn counted(n: usize, noun: &str) -> String {
 /// without a field path and a cause, a range over several lines and an empty range at the end of the file.
 #[cfg(test)]
 mod fixture {
-    use crdls_yaml::{Diagnostic, Severity, TextRange};
+    use crdls_diagnostics::{Diagnostic, Severity, TextRange};
 
     use super::{render, FileReport, Format, RenderOptions, Summary};
 

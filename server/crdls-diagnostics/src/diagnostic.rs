@@ -95,8 +95,16 @@ pub struct Diagnostic {
 }
 
 impl Diagnostic {
-    /// A diagnostic with no field path and no API-server cause.
+    /// A diagnostic with no field path and no API-server cause. A registered code must come with a
+    /// severity its row in the registry allows (its default, or the one `also` names), which debug
+    /// builds check, so that the registry (and the documentation and SARIF rules made from it) cannot
+    /// drift from what is reported. Settings that change severities do so afterwards.
     pub fn new(range: TextRange, severity: Severity, code: &'static str, message: impl Into<String>) -> Diagnostic {
+        debug_assert!(
+            crate::codes::lookup(code).is_none_or(|c| c.allows(severity)),
+            "{code} is reported as {}, which its row in the registry does not allow",
+            severity.as_str()
+        );
         Diagnostic { range, severity, code, message: message.into(), path: None, cause: None, restore: None }
     }
 
