@@ -654,7 +654,7 @@ fn a_long_enum_is_listed_briefly_in_messages_and_whole_in_the_cause() {
     // 100,000 values: the message names ten and counts the rest; the cause is the API server's
     // NotSupported detail, which lists every value.
     let values: Vec<String> = (0..100_000).map(|i| format!("v{i}")).collect();
-    let crd = crdls_crd::fixture::Crd::new("Widget")
+    let crd = crdls_test_fixture::Crd::new("Widget")
         .schema(&format!(
             "type: object\nproperties:\n  spec:\n    type: object\n    properties:\n      tier: {{type: string, enum: [{}]}}\n",
             values.join(", ")

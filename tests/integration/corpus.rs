@@ -253,7 +253,7 @@ fn corpus_crds_read_identity_first_as_whole() {
         });
         let lazy = Crd::read_identities(&text, reader);
         assert_eq!(reads.load(std::sync::atomic::Ordering::Relaxed), 0, "{}: nothing is built before it is needed", file.display());
-        if let Err(e) = crdls_crd::fixture::readings_agree(&lazy, &eager) {
+        if let Err(e) = crdls_test_fixture::readings_agree(&lazy, &eager) {
             panic!("{}: identity-first reading differs: {e}", file.display());
         }
         files += 1;

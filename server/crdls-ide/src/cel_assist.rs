@@ -362,7 +362,7 @@ fn visit(expr: &crdls_cel::ast::IdedExpr, f: &mut impl FnMut(&crdls_cel::ast::Id
 
 #[cfg(test)]
 mod tests {
-    use crdls_crd::fixture;
+    use crdls_test_fixture as fixture;
 
     use super::*;
 

@@ -395,7 +395,7 @@ fn skeletons(index: &CrdIndex, word: TextRange) -> Vec<CompletionItem> {
 
 #[cfg(test)]
 mod tests {
-    use crdls_crd::fixture;
+    use crdls_test_fixture as fixture;
     use expect_test::{expect, Expect};
 
     use super::*;

@@ -206,7 +206,7 @@ mod tests {
 
     #[test]
     fn a_v1beta1_crd_becomes_v1() {
-        // Written out rather than with `crdls_crd::fixture`, which writes only v1: the input is a
+        // Written out rather than with `crdls_test_fixture`, which writes only v1: the input is a
         // v1beta1 CRD, with the version-independent fields that conversion moves into the version.
         let text = r#"apiVersion: apiextensions.k8s.io/v1beta1
 kind: CustomResourceDefinition

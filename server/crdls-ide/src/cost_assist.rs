@@ -237,7 +237,7 @@ fn insert_key(text: &str, node: &Node, key: &str, value: u64) -> Option<Edit> {
 
 #[cfg(test)]
 mod tests {
-    use crdls_crd::fixture;
+    use crdls_test_fixture as fixture;
 
     use super::*;
 

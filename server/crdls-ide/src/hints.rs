@@ -126,7 +126,7 @@ fn line_end(text: &str, offset: usize) -> usize {
 
 #[cfg(test)]
 mod tests {
-    use crdls_crd::fixture;
+    use crdls_test_fixture as fixture;
     use expect_test::{expect, Expect};
 
     use super::*;

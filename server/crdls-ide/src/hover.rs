@@ -331,7 +331,7 @@ fn code(text: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use crdls_crd::fixture;
+    use crdls_test_fixture as fixture;
     use expect_test::{expect, Expect};
 
     use super::*;

@@ -135,7 +135,7 @@ mod tests {
     use super::*;
 
     fn gate(schema: &str) -> RuleGate {
-        let text = crdls_crd::fixture::Crd::new("A").group("b.c").cluster_scoped().schema(schema).yaml();
+        let text = crdls_test_fixture::Crd::new("A").group("b.c").cluster_scoped().schema(schema).yaml();
         let stream = crdls_yaml::parse(&text);
         rule_gate(stream.documents[0].root.as_ref().expect("a document"))
     }

@@ -93,7 +93,7 @@ fn identities_agree(text: &str) -> Result<(), String> {
         return Ok(());
     }
     let whole: Vec<Crd> = stream.documents.iter().flat_map(Crd::from_document).collect();
-    crdls_crd::fixture::readings_agree(&lazy, &whole)
+    crdls_test_fixture::readings_agree(&lazy, &whole)
         .map_err(|e| format!("reading CRDs identity first differs from reading them whole: {e}"))
 }
 

@@ -1,4 +1,6 @@
-//! Test fixtures: CustomResourceDefinitions written from the few facts a test is about, usually a schema.
+//! Test fixtures: CustomResourceDefinitions written from the few facts a test is about, usually a
+//! schema. A dev-dependency of the crates whose tests use it (and a dependency of the fuzzing harness
+//! and the integration tests), never of a shipped crate, as rust-analyzer keeps its `test-fixture`.
 //!
 //! Tests across the workspace need a CRD to index, complete against or hover over, and they differ
 //! mostly in the schema. [`Crd`] writes the rest (apiVersion, kind, metadata, group, names, scope,
@@ -6,7 +8,7 @@
 //! what it is about:
 //!
 //! ```
-//! use crdls_crd::fixture;
+//! use crdls_test_fixture as fixture;
 //!
 //! let yaml = fixture::Crd::new("Widget")
 //!     .schema(
@@ -28,7 +30,7 @@
 
 use std::sync::Arc;
 
-use crate::CrdIndex;
+use crdls_crd::CrdIndex;
 
 /// The group of a fixture CRD unless [`Crd::group`] says otherwise.
 pub const GROUP: &str = "demo.crdls.dev";
@@ -206,7 +208,7 @@ pub fn join(crds: &[Crd]) -> String {
 
 /// The index of every CRD in `yaml`, under the source [`SOURCE`].
 pub fn index(yaml: &str) -> CrdIndex {
-    let crds = crdls_yaml::parse(yaml).documents.iter().flat_map(crate::Crd::from_document).collect();
+    let crds = crdls_yaml::parse(yaml).documents.iter().flat_map(crdls_crd::Crd::from_document).collect();
     let mut index = CrdIndex::new();
     index.set_source(Arc::from(SOURCE), crds);
     index
@@ -241,12 +243,12 @@ fn double_quoted(text: &str) -> String {
     out
 }
 
-/// Checks that CRDs read identity first (`lazy`, see [`crate::Crd::read_identities`]) are those read
-/// whole from the same text (`whole`, see [`crate::Crd::from_document`]): the same identities and
+/// Checks that CRDs read identity first (`lazy`, see [`crdls_crd::Crd::read_identities`]) are those read
+/// whole from the same text (`whole`, see [`crdls_crd::Crd::from_document`]): the same identities and
 /// ranges; each version's located schema the same, ranges included; and each version's shared schema
 /// the same but for its ranges, which it does not keep. Builds every schema of both.
-pub fn readings_agree(lazy: &[crate::Crd], whole: &[crate::Crd]) -> Result<(), String> {
-    let identity = |crds: &[crate::Crd]| {
+pub fn readings_agree(lazy: &[crdls_crd::Crd], whole: &[crdls_crd::Crd]) -> Result<(), String> {
+    let identity = |crds: &[crdls_crd::Crd]| {
         crds.iter()
             .map(|c| {
                 let versions: Vec<String> = c

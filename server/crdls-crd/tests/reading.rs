@@ -4,7 +4,8 @@ use std::sync::Arc;
 
 use expect_test::expect;
 
-use crate::{fixture, Crd, CrdApiVersion, CrdIndex, Resolution};
+use crdls_crd::{Crd, CrdApiVersion, CrdIndex, Resolution};
+use crdls_test_fixture as fixture;
 
 fn crds(text: &str) -> Vec<Crd> {
     crdls_yaml::parse(text).documents.iter().flat_map(Crd::from_document).collect()
@@ -109,7 +110,7 @@ fn index_resolves_and_updates_one_source_at_a_time() {
 
 #[test]
 fn an_object_resolves_to_the_nearest_definition_that_serves_its_version() {
-    use crate::PassedOver;
+    use crdls_crd::PassedOver;
     let only = |version: &str| crds(&fixture::Crd::new("Widget").group("example.com").storage_version(version).yaml());
     let mut index = CrdIndex::new();
     // An old test fixture, found (and indexed) first, that serves only v1alpha2.
@@ -164,7 +165,7 @@ fn an_object_resolves_to_the_nearest_definition_that_serves_its_version() {
 
 #[test]
 fn the_kind_of_source_decides_which_definition_wins() {
-    use crate::{Origin, SourceKind};
+    use crdls_crd::{Origin, SourceKind};
     let widget = || crds(&fixture::Crd::new("Widget").group("example.com").yaml());
     let from = |kind, label: &str| Origin { kind, label: Some(Arc::from(label)) };
     let mut index = CrdIndex::new();
@@ -192,7 +193,7 @@ fn the_kind_of_source_decides_which_definition_wins() {
 #[test]
 fn schema_nodes_stay_small() {
     // A large CRD set holds tens of thousands of schema nodes: rare keywords live behind one box.
-    assert!(std::mem::size_of::<crate::Schema>() <= 232, "Schema grew to {} bytes", std::mem::size_of::<crate::Schema>());
+    assert!(std::mem::size_of::<crdls_crd::Schema>() <= 232, "Schema grew to {} bytes", std::mem::size_of::<crdls_crd::Schema>());
 }
 
 #[test]
@@ -306,12 +307,12 @@ fn properties_are_found_by_binary_search_first_written_first() {
     }
     text.push_str("  p7: {type: integer}\n");
     let stream = crdls_yaml::parse(&text);
-    let schema = crate::Schema::from_node(stream.documents[0].root.as_ref().unwrap());
+    let schema = crdls_crd::Schema::from_node(stream.documents[0].root.as_ref().unwrap());
     // The index is a permutation sorted by name: what makes a lookup logarithmic, not linear.
     let names: Vec<&str> = schema.property_order.iter().map(|&i| schema.properties[i as usize].name.as_str()).collect();
     assert_eq!(names.len(), schema.properties.len());
     assert!(names.windows(2).all(|w| w[0] <= w[1]));
-    let found = |s: &crate::Schema, name: &str| s.property(name).map(|p| format!("{:?} {:?}", p.schema.ty, p.schema.description));
+    let found = |s: &crdls_crd::Schema, name: &str| s.property(name).map(|p| format!("{:?} {:?}", p.schema.ty, p.schema.description));
     let lookups: Vec<_> = ["p0", "p7", "p49999", "p50000", ""].iter().map(|n| found(&schema, n)).collect();
     expect![[r#"
         [
@@ -330,12 +331,12 @@ fn properties_are_found_by_binary_search_first_written_first() {
     "#]]
     .assert_debug_eq(&lookups);
     // A schema built by hand, without the index, is searched in order.
-    let mut by_hand = crate::Schema::default();
+    let mut by_hand = crdls_crd::Schema::default();
     by_hand.properties = schema.properties.clone();
     assert_eq!(found(&by_hand, "p7"), found(&schema, "p7"));
 }
 
-fn reader(text: &str) -> crate::TextReader {
+fn reader(text: &str) -> crdls_crd::TextReader {
     let text: Arc<str> = Arc::from(text);
     Arc::new(move || Some(text.clone()))
 }
@@ -458,7 +459,7 @@ fn a_deferred_schema_is_built_from_the_source_as_it_is_then() {
     let widgets = std::fs::read_to_string(format!("{}/../../fixtures/crds/widgets.yaml", env!("CARGO_MANIFEST_DIR"))).unwrap();
     let now: Arc<std::sync::Mutex<Option<Arc<str>>>> = Arc::new(std::sync::Mutex::new(Some(Arc::from(widgets.as_str()))));
     let source = now.clone();
-    let reader: crate::TextReader = Arc::new(move || source.lock().unwrap().clone());
+    let reader: crdls_crd::TextReader = Arc::new(move || source.lock().unwrap().clone());
     let read = Crd::read_identities(&widgets, reader.clone());
     // The file gained a document before the CRD: the CRD is found by its name, its ranges are the new ones.
     let moved = format!("apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: x}}\n---\n{widgets}");
@@ -501,9 +502,9 @@ fn equal_sub_schemas_read_identity_first_are_held_once() {
     };
     let text = format!("{}---\n{}", yaml("Widget"), yaml("Gadget"));
     let read = Crd::read_identities(&text, reader(&text));
-    let schemas: Vec<&Arc<crate::Schema>> = read.iter().map(|c| c.versions[0].schema().unwrap()).collect();
+    let schemas: Vec<&Arc<crdls_crd::Schema>> = read.iter().map(|c| c.versions[0].schema().unwrap()).collect();
     assert!(!Arc::ptr_eq(schemas[0], schemas[1]), "each version keeps its own root");
-    let spec = |s: &crate::Schema| s.property("spec").unwrap().schema.clone();
+    let spec = |s: &crdls_crd::Schema| s.property("spec").unwrap().schema.clone();
     assert!(Arc::ptr_eq(&spec(schemas[0]), &spec(schemas[1])), "one spec for both CRDs");
     assert!(spec(schemas[0]).property("replicas").unwrap().schema.default.as_ref().unwrap().range.is_empty());
     // A difference anywhere below makes two sub-schemas two.
