@@ -108,6 +108,13 @@ impl Diagnostic {
         Diagnostic { range, severity, code, message: message.into(), path: None, cause: None, restore: None }
     }
 
+    /// Sets the severity, as a setting does (`[severity]`, `--fail-unchecked`): what the registry allows
+    /// a check to report is not checked here.
+    pub fn with_severity(mut self, severity: Severity) -> Diagnostic {
+        self.severity = severity;
+        self
+    }
+
     /// Sets the field path.
     pub fn with_path(mut self, path: impl Into<String>) -> Diagnostic {
         self.path = Some(path.into());

@@ -11,8 +11,7 @@ use crdls_crd::{is_crd, AdditionalProperties, Schema};
 use crdls_diagnostics::TextRange;
 use crdls_yaml::{locate, Node, ScalarMap, Segment, Stream};
 
-use crate::completion::{CompletionItem, CompletionKind};
-use crate::hover::HoverResult;
+use crate::types::{CompletionItem, CompletionKind, HoverResult};
 
 /// Where the cursor is inside a rule string.
 struct RuleSite {

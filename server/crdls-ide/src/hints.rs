@@ -10,6 +10,7 @@ use crdls_yaml::{Node, Segment, Stream, Style, Value};
 
 use crate::render::yaml_inline;
 use crate::schema_walk::Step;
+use crate::types::line_end;
 
 /// One hint.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -110,17 +111,6 @@ impl Hints<'_> {
         let tooltip =
             format!("{field} is {what} so the API server writes its default, `{value}`, on create and update (CRD `{}`).", self.crd);
         self.out.push(InlayHint { offset, label, tooltip });
-    }
-}
-
-/// The end of the line holding `offset` (before a `\r\n`).
-fn line_end(text: &str, offset: usize) -> usize {
-    let offset = offset.min(text.len());
-    let end = text[offset..].find('\n').map_or(text.len(), |i| offset + i);
-    if end > offset && text.as_bytes()[end - 1] == b'\r' {
-        end - 1
-    } else {
-        end
     }
 }
 

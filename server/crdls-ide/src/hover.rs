@@ -4,20 +4,11 @@
 
 use crdls_builtins::KubeVersion;
 use crdls_crd::{CrdIndex, IndexedCrd, Resolution, Schema, SourceKind};
-use crdls_diagnostics::TextRange;
 use crdls_yaml::{locate, Segment, Stream};
 
 use crate::render::yaml_inline;
 use crate::schema_walk::{path_text, type_label, walk, Step};
-
-/// A hover: the range it concerns and its Markdown.
-#[derive(Clone, Debug, PartialEq)]
-pub struct HoverResult {
-    /// The key or value hovered.
-    pub range: TextRange,
-    /// Markdown.
-    pub markdown: String,
-}
+use crate::types::HoverResult;
 
 /// The hover at byte `offset`: on a key or scalar value of a custom resource whose CRD is indexed, or of
 /// a built-in object, described by Kubernetes release `kube`'s schema.

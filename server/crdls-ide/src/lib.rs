@@ -19,18 +19,20 @@ pub mod outline;
 mod render;
 mod schema_walk;
 mod skeleton;
+mod types;
 
 use crdls_check::{check_stream, check_stream_as, CheckOptions, FileMode};
 use crdls_crd::CrdIndex;
 use crdls_diagnostics::Diagnostic;
 use crdls_yaml::Stream;
 
-pub use actions::{apply_edits, automatic_edits, code_actions, CodeAction, Edit, FixRequest};
-pub use completion::{completions, CompletionItem, CompletionKind};
+pub use actions::{automatic_edits, code_actions, FixRequest};
+pub use completion::completions;
 pub use hints::{inlay_hints, InlayHint};
-pub use hover::{hover, HoverResult};
+pub use hover::hover;
 pub use navigation::{definition, Target};
 pub use outline::{document_symbols, folding_ranges, Symbol, SymbolKind};
+pub use types::{apply_edits, CodeAction, CompletionItem, CompletionKind, Edit, HoverResult};
 
 /// The diagnostics of one document of whole objects: the same pipeline `crdls check` runs.
 pub fn diagnostics(stream: &Stream, index: &CrdIndex, options: &CheckOptions) -> Vec<Diagnostic> {

@@ -4,7 +4,7 @@
 
 use crdls_diagnostics::codes;
 
-use crate::cli::{Io, EXIT_OK, EXIT_USAGE};
+use crate::io::{Io, EXIT_OK, EXIT_USAGE};
 
 #[derive(Debug, clap::Args)]
 pub struct ExplainArgs {

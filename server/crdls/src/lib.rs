@@ -4,5 +4,6 @@ mod check;
 pub mod cli;
 pub mod cost;
 mod explain;
+pub mod io;
 pub mod parallel;
 pub mod report;

@@ -137,7 +137,7 @@ pub fn run(text: &str, base: &CrdIndex) -> Result<(), String> {
     for edit in &edits {
         check_range(text, edit.range, "automatic fix")?;
     }
-    let fixed = crdls_ide::actions::apply_edits(text, &edits);
+    let fixed = crdls_ide::apply_edits(text, &edits);
     let _ = crdls_yaml::parse(&fixed);
 
     let mut rng = Rng::new(h);

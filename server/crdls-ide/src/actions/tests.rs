@@ -5,6 +5,7 @@ use crdls_test_fixture as fixture;
 use expect_test::{expect, Expect};
 
 use super::*;
+use crate::types::apply_edits;
 
 /// Pumps at `v2` (stored), `v1` (deprecated) and `v0` (not served).
 fn crd() -> String {

@@ -24,7 +24,7 @@ use crdls_workspace::{files, sources, trust, ClusterSetting, Config, FileRole, R
 use crdls_yaml::Stream;
 use rayon::prelude::*;
 
-use crate::cli::{Io, EXIT_ERRORS, EXIT_OK, EXIT_USAGE};
+use crate::io::{Io, EXIT_ERRORS, EXIT_OK, EXIT_USAGE};
 use crate::parallel;
 use crate::report::{Coverage, FileReport, Format, RenderOptions, Reporter, Summary, Unvalidated};
 

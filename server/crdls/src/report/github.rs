@@ -143,7 +143,8 @@ mod tests {
         assert_eq!(escape_property("a\x1b[2J.yaml"), "a␛[2J.yaml");
 
         let text = "a: 1\r\nb: 2\r\n";
-        let diagnostics = [Diagnostic::new(TextRange::new(3, 4), Severity::Hint, "schema/type", "50% of\r\nthe values, really")
+        let diagnostics = [Diagnostic::new(TextRange::new(3, 4), Severity::Error, "schema/type", "50% of\r\nthe values, really")
+            .with_severity(Severity::Hint)
             .with_cause("a: Invalid value: \"1\": must be 100%")];
         let files = [FileReport { path: "dir,with:odd%chars/a.yaml", text, diagnostics: &diagnostics, origins: &[] }];
         let summary = Summary { files: 1, documents: 1, crds: 0, errors: 0, warnings: 0, ..Summary::default() };

@@ -577,7 +577,8 @@ mod tests {
         let end = text.find("bell").unwrap();
         let bell = text.find('\u{7}').unwrap();
         let diagnostics = [
-            Diagnostic::new(TextRange::new(start, end), Severity::Hint, "schema/max-items", "too many items"),
+            Diagnostic::new(TextRange::new(start, end), Severity::Error, "schema/max-items", "too many items")
+                .with_severity(Severity::Hint),
             Diagnostic::new(TextRange::new(bell, bell + 3), Severity::Warning, "yaml/control", "a control character"),
         ];
         let files = [FileReport { path: "list.yaml", text, diagnostics: &diagnostics, origins: &[] }];

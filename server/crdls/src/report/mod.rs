@@ -477,17 +477,20 @@ mod fixture {
         vec![
             Diagnostic::new(
                 find("apiVersion", "demo.crdls.dev/v1"),
-                Severity::Information,
+                Severity::Warning,
                 "resource/deprecated-version",
                 "demo.crdls.dev/v1 Widget is deprecated; use demo.crdls.dev/v2 Widget",
-            ),
+            )
+            .with_severity(Severity::Information),
             Diagnostic::new(find("team:", "日本語チーム"), Severity::Error, "metadata/label-value", "invalid label value")
                 .with_path("metadata.labels.team")
                 .with_cause("metadata.labels: Invalid value: \"日本語チーム\": a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.'"),
             Diagnostic::new(find("size", "11"), Severity::Error, "schema/maximum", "must be less than or equal to 10")
                 .with_path("spec.size")
                 .with_cause("spec.size: Invalid value: 11: spec.size in body should be less than or equal to 10"),
-            Diagnostic::new(find("owner", "team"), Severity::Warning, "schema/pattern", "should match '^[a-z]+$'").with_path("spec.owner"),
+            Diagnostic::new(find("owner", "team"), Severity::Error, "schema/pattern", "should match '^[a-z]+$'")
+                .with_severity(Severity::Warning)
+                .with_path("spec.owner"),
             Diagnostic::new(TextRange::new(ports, ports_end), Severity::Error, "schema/list-map-duplicate", "duplicate entries for key [name=\"http\"]")
                 .with_path("spec.ports[1]")
                 .with_cause("spec.ports[1]: Duplicate value: map[string]interface {}{\"name\":\"http\"}"),
