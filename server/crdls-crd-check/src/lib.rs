@@ -5,11 +5,11 @@
 //! served versions that conversion would lose (`crd_versions.rs`); and, given the CRD's previous
 //! version, the changes that break its clients and stored objects (`crd_evolution.rs`).
 
-mod crd_cost;
-mod crd_evolution;
-mod crd_rules;
-mod crd_validation;
-mod crd_versions;
+mod cost;
+mod evolution;
+mod rules;
+mod served_versions;
+mod validation;
 
 use crdls_crd::CrdApiVersion;
 use crdls_diagnostics::codes;

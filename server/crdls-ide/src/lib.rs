@@ -8,7 +8,6 @@ mod builtin_kinds;
 mod cel_assist;
 pub mod completion;
 mod context;
-pub mod convert;
 mod cost_assist;
 #[cfg(test)]
 mod depth_tests;
@@ -20,6 +19,7 @@ mod render;
 mod schema_walk;
 mod skeleton;
 mod types;
+pub mod v1beta1_to_v1;
 
 use crdls_check::{check_stream, check_stream_as, CheckOptions, FileMode};
 use crdls_crd::CrdIndex;
