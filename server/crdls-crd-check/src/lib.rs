@@ -6,7 +6,7 @@
 //! version, the changes that break its clients and stored objects (`crd_evolution.rs`).
 
 mod cost;
-mod evolution;
+mod changes;
 mod rules;
 mod served_versions;
 mod validation;
