@@ -186,8 +186,8 @@ fn compare_versions(old: &Node, new: &Node, cx: &mut Cx) {
 /// time, and the version checks themselves only note it).
 fn compare_conversion_losses(old: &Node, new: &Node, cx: &mut Cx) {
     let (mut before, mut after) = (Vec::new(), Vec::new());
-    crate::crd_versions::check_versions(old, &mut before);
-    crate::crd_versions::check_versions(new, &mut after);
+    crate::served_versions::check_versions(old, &mut before);
+    crate::served_versions::check_versions(new, &mut after);
     let served_before: Vec<&str> = versions(old).into_iter().filter(|v| v.served).map(|v| v.name).collect();
     let new_versions = versions(new);
     for d in after.iter().filter(|d| d.severity == Severity::Warning) {

@@ -9,10 +9,10 @@ use crdls_crd::{is_crd, CrdApiVersion, Schema, ValidationRule};
 use crdls_diagnostics::{Diagnostic, Severity, TextRange};
 use crdls_yaml::{Node, ScalarMap, Value};
 
-use crate::crd_cost::{cost_error, factor_text, thousands, CostDriver, RuleCost, SchemaCost, PER_CRD_LIMIT, PER_EXPRESSION_LIMIT};
-use crate::crd_validation::RuleGate;
+use crate::cost::{cost_error, factor_text, thousands, CostDriver, RuleCost, SchemaCost, PER_CRD_LIMIT, PER_EXPRESSION_LIMIT};
 use crate::field_error::{ErrorType, FieldError};
 use crate::gofmt;
+use crate::validation::RuleGate;
 use crdls_diagnostics::codes;
 
 /// The reasons a rule may give.
@@ -48,13 +48,13 @@ fn walk_crd(root: &Node, text: &str, out: &mut Vec<Diagnostic>, drivers: bool, e
     }
     // The API server moves a schema all versions share to `spec.validation`, and reports it there.
     let shared = match api_version {
-        CrdApiVersion::V1 => crate::crd_validation::shares_schema(root),
+        CrdApiVersion::V1 => crate::validation::shares_schema(root),
         CrdApiVersion::V1beta1 => {
             !per_version.is_empty() && per_version.len() == versions.len() && per_version.windows(2).all(|w| same_value(w[0].1, w[1].1))
         }
     } && !per_version.is_empty();
     // Rules are compiled only where the schema has no other error at or below their node.
-    let gate = crate::crd_validation::rule_gate(root);
+    let gate = crate::validation::rule_gate(root);
     if shared {
         schemas.push(("spec.validation.openAPIV3Schema".into(), versions.iter().map(name_of).collect(), per_version[0].1));
     } else {

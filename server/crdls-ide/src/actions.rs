@@ -200,7 +200,7 @@ impl<'a> Fixer<'a> {
 
     /// Rewrites a v1beta1 CRD as v1.
     fn convert_crd(&self) -> Vec<CodeAction> {
-        let Some(converted) = crate::convert::crd_v1beta1_to_v1(self.root) else { return Vec::new() };
+        let Some(converted) = crate::v1beta1_to_v1::crd_v1beta1_to_v1(self.root) else { return Vec::new() };
         let end = line_end(self.text, self.content_end(self.root.range.end));
         let end = if self.text[end..].starts_with('\n') { end + 1 } else { end };
         vec![CodeAction {
