@@ -1,5 +1,5 @@
 //! Test fixtures: CustomResourceDefinitions written from the few facts a test is about, usually a
-//! schema. A dev-dependency of the crates whose tests use it (and a dependency of the fuzzing harness
+//! schema. A dev-dependency of the crates whose tests use it (and a dependency of the fuzzing harness, the benchmarks
 //! and the integration tests), never of a shipped crate, as rust-analyzer keeps its `test-fixture`.
 //!
 //! Tests across the workspace need a CRD to index, complete against or hover over, and they differ
