@@ -20,9 +20,9 @@ use tower_lsp::lsp_types::{
     WorkDoneProgressCreateParams, WorkDoneProgressEnd,
 };
 
+use crate::scan;
 use crate::session::{lock, panic_text, read, write, Backend};
 use crate::sources::{self, SourceErrors};
-use crate::workspace;
 
 impl Backend {
     /// Records the CRDs an open buffer declares; returns whether they changed.
@@ -69,7 +69,7 @@ impl Backend {
         if uri.to_file_path().is_ok_and(|p| in_cache(&p, crdls_sources::Cache::from_env().as_ref())) {
             return false;
         }
-        let crds = if deleted { Vec::new() } else { uri.to_file_path().ok().and_then(|p| workspace::read_crds(&p)).unwrap_or_default() };
+        let crds = if deleted { Vec::new() } else { uri.to_file_path().ok().and_then(|p| scan::read_crds(&p)).unwrap_or_default() };
         let had = !read(&self.state.index).crds_of(uri.as_str()).is_empty();
         if crds.is_empty() && !had {
             return false;
@@ -89,7 +89,7 @@ impl Backend {
         }
         let reader = crdls_workspace::files::reader_of_cached(path);
         let Some(text) = reader() else { return false };
-        let crds = workspace::crds_in(&text, reader);
+        let crds = scan::crds_in(&text, reader);
         let mut guard = write(&self.state.index);
         let mut index = (**guard).clone();
         index.set_source_from(Arc::from(uri.as_str()), origin, crds);
@@ -182,7 +182,7 @@ impl Backend {
                 archives.sort();
                 archives.dedup();
                 let count = files.len() + archives.len();
-                let (found, unread) = workspace::read_all_crds(files);
+                let (found, unread) = scan::read_all_crds(files);
                 let (archived, archive_errors) = sources::read_archives(&archives);
                 // Downloads come from the cache here; what it lacks is fetched after the scan.
                 let root = roots.first().cloned().unwrap_or_default();

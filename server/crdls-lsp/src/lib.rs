@@ -28,13 +28,13 @@ mod index;
 mod input;
 mod objects;
 mod proto;
+mod scan;
 mod scheduler;
 mod server;
 mod session;
 mod settings;
 mod sources;
 mod transport;
-mod workspace;
 
 use tokio::io::{AsyncRead, AsyncWrite};
 use tower_lsp::LspService;

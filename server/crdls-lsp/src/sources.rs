@@ -13,8 +13,8 @@ use crdls_sources::{Network, SourceError};
 use crdls_workspace::sources::External;
 use tower_lsp::lsp_types::{MessageType, Url};
 
+use crate::scan::crds_in;
 use crate::session::{lock, read, write, Backend};
-use crate::workspace::crds_in;
 
 /// The two groups of source problems, found at different times: the scan reads the archives, the
 /// background fetch the URLs and the cluster.

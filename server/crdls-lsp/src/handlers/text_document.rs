@@ -7,8 +7,8 @@ use std::sync::Arc;
 use tower_lsp::lsp_types::{DidChangeTextDocumentParams, DidCloseTextDocumentParams, DidOpenTextDocumentParams, DidSaveTextDocumentParams};
 
 use crate::document::Document;
+use crate::scan;
 use crate::session::{lock, read, Backend};
-use crate::workspace;
 
 /// `didOpen`: the document enters the store at the client's version and is checked.
 pub(crate) async fn did_open(backend: &Backend, params: DidOpenTextDocumentParams) {
@@ -46,7 +46,7 @@ pub(crate) async fn did_close(backend: &Backend, params: DidCloseTextDocumentPar
     let had_crds = lock(&backend.state.buffer_crds).remove(&uri).is_some_and(|f| f != 0);
     if had_crds {
         // The file on disk is what counts again.
-        let crds = uri.to_file_path().ok().and_then(|p| workspace::read_crds(&p)).unwrap_or_default();
+        let crds = uri.to_file_path().ok().and_then(|p| scan::read_crds(&p)).unwrap_or_default();
         backend.set_source(Arc::from(uri.as_str()), crds);
         backend.recheck_all_except(None);
     }
