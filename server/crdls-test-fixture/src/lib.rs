@@ -148,7 +148,7 @@ impl Crd {
                 out.push_str("    deprecated: true\n");
             }
             if let Some(warning) = &version.deprecation_warning {
-                out.push_str(&format!("    deprecationWarning: {}\n", double_quoted(warning)));
+                out.push_str(&format!("    deprecationWarning: {}\n", crdls_yaml::double_quoted(warning)));
             }
             out.push_str("    schema:\n      openAPIV3Schema:");
             let schema = version.schema.as_str();
@@ -222,25 +222,6 @@ fn trim_indent(text: &str) -> String {
     let lines: Vec<&str> = text.lines().map(|l| if l.trim().is_empty() { "" } else { &l[indent..] }).collect();
     let end = lines.iter().rposition(|l| !l.is_empty()).map_or(0, |i| i + 1);
     lines[..end].join("\n")
-}
-
-/// `text` as a YAML double-quoted scalar.
-fn double_quoted(text: &str) -> String {
-    let mut out = String::from("\"");
-    for c in text.chars() {
-        match c {
-            '"' | '\\' => {
-                out.push('\\');
-                out.push(c);
-            }
-            '\n' => out.push_str("\\n"),
-            '\t' => out.push_str("\\t"),
-            c if c.is_control() => out.push_str(&format!("\\u{:04x}", c as u32)),
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
 }
 
 /// Checks that CRDs read identity first (`lazy`, see [`crdls_crd::Crd::read_identities`]) are those read

@@ -14,7 +14,7 @@ pub use line_index::{ColumnUnit, LineCol, LineIndex};
 pub use locate::{document_at, locate, Location, Segment};
 pub use parse::{parse, parse_at, Document, Stream, MAX_EXPANDED_NODES, MAX_NESTING};
 pub use path::{follow, FieldPath, Followed};
-pub use scalar::{resolve_plain, resolve_tagged};
+pub use scalar::{double_quoted, resolve_plain, resolve_tagged};
 pub use scalar_map::ScalarMap;
 pub use tree::{Entry, Node, Style, Value};
 

@@ -83,29 +83,23 @@ pub(super) fn finish(summary: &Summary, out: &mut dyn io::Write) -> io::Result<(
 
 /// Escapes a command's message.
 fn escape_data(text: &str) -> String {
-    let mut escaped = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '%' => escaped.push_str("%25"),
-            '\r' => escaped.push_str("%0D"),
-            '\n' => escaped.push_str("%0A"),
-            c => escaped.push(c),
-        }
-    }
-    sanitize(&escaped).into_owned()
+    escape(text, &['%', '\r', '\n'])
 }
 
-/// Escapes a property's value.
+/// Escapes a property's value: as a message, and its `:` and `,`, which end a property.
 fn escape_property(text: &str) -> String {
+    escape(text, &['%', '\r', '\n', ':', ','])
+}
+
+/// `text` with the characters of `special` percent-encoded, as the runner decodes them, and the
+/// control characters left shown as pictures.
+fn escape(text: &str, special: &[char]) -> String {
     let mut escaped = String::with_capacity(text.len());
     for c in text.chars() {
-        match c {
-            '%' => escaped.push_str("%25"),
-            '\r' => escaped.push_str("%0D"),
-            '\n' => escaped.push_str("%0A"),
-            ':' => escaped.push_str("%3A"),
-            ',' => escaped.push_str("%2C"),
-            c => escaped.push(c),
+        if special.contains(&c) {
+            escaped.push_str(&format!("%{:02X}", u32::from(c)));
+        } else {
+            escaped.push(c);
         }
     }
     sanitize(&escaped).into_owned()
