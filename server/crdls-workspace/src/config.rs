@@ -400,7 +400,8 @@ mod tests {
     fn fail_unchecked_makes_unvalidated_objects_errors_unless_overridden() {
         let mut config = Config::default();
         config.merge_toml("failUnchecked = true\n[severity]\n\"resource/undeclared-kind\" = \"warning\"\n").unwrap();
-        let d = |code| Diagnostic::new(TextRange::empty(0), Severity::Information, code, "m");
+        // Each with its default severity, as the checks report them.
+        let d = |code| Diagnostic::new(TextRange::empty(0), crdls_diagnostics::codes::lookup(code).unwrap().severity, code, "m");
         let mut diagnostics = vec![d("resource/no-crd"), d("resource/undeclared-kind"), d("cel/skipped")];
         config.apply_severity(&mut diagnostics);
         let got: Vec<(&str, Severity)> = diagnostics.iter().map(|d| (d.code, d.severity)).collect();
