@@ -572,7 +572,7 @@ fn the_documented_examples_run() {
 fn explain_lists_every_code_and_documents_each() {
     let run = run_cli(&["explain"], "");
     assert_eq!(run.code, 0, "{run:?}");
-    assert_eq!(run.stdout.lines().count(), crdls_yaml::codes::ALL.len());
+    assert_eq!(run.stdout.lines().count(), crdls_diagnostics::codes::ALL.len());
     assert!(run.stdout.lines().any(|l| l.starts_with("schema/required") && l.contains("error")), "{}", run.stdout);
     let run = run_cli(&["explain", "schema/unknown-field"], "");
     assert_eq!(run.code, 0, "{run:?}");
@@ -654,7 +654,7 @@ fn a_long_enum_is_listed_briefly_in_messages_and_whole_in_the_cause() {
     // 100,000 values: the message names ten and counts the rest; the cause is the API server's
     // NotSupported detail, which lists every value.
     let values: Vec<String> = (0..100_000).map(|i| format!("v{i}")).collect();
-    let crd = crdls_crd::fixture::Crd::new("Widget")
+    let crd = crdls_test_fixture::Crd::new("Widget")
         .schema(&format!(
             "type: object\nproperties:\n  spec:\n    type: object\n    properties:\n      tier: {{type: string, enum: [{}]}}\n",
             values.join(", ")

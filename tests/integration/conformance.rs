@@ -12,7 +12,7 @@ use std::sync::Arc;
 
 use crdls_check::{check_stream, CheckOptions, DocumentKind};
 use crdls_crd::{Crd, CrdIndex};
-use crdls_yaml::Severity;
+use crdls_diagnostics::Severity;
 
 /// The outcome of one case.
 #[derive(Debug, PartialEq, Eq, PartialOrd, Ord, Clone, Copy)]
@@ -46,7 +46,7 @@ fn run_case(doc: &str, index: &CrdIndex) -> (Outcome, String) {
     let want = expected(doc);
     let stream = crdls_yaml::parse(doc);
     let result = check_stream(&stream, index, &CheckOptions { strict: true, ..CheckOptions::default() });
-    let errors: Vec<&crdls_yaml::Diagnostic> =
+    let errors: Vec<&crdls_diagnostics::Diagnostic> =
         result.documents.iter().flat_map(|d| &d.diagnostics).filter(|d| d.severity == Severity::Error).collect();
     let validated =
         result.documents.iter().any(|d| matches!(d.kind, DocumentKind::CustomResource { .. } | DocumentKind::BuiltIn { validated: true }));

@@ -42,7 +42,7 @@ fn corpus_checks_without_panic() {
             documents += 1;
             if matches!(doc.kind, DocumentKind::CustomResource { .. }) {
                 custom_resources += 1;
-                if doc.diagnostics.iter().any(|d| d.severity == crdls_yaml::Severity::Error) {
+                if doc.diagnostics.iter().any(|d| d.severity == crdls_diagnostics::Severity::Error) {
                     with_errors += 1;
                 }
             }
@@ -71,7 +71,7 @@ fn every_corpus_rule_type_checks() {
             if !d.code.starts_with("cel/") {
                 continue;
             }
-            if d.severity == crdls_yaml::Severity::Error {
+            if d.severity == crdls_diagnostics::Severity::Error {
                 errors.push(format!("{}: {} {}", file.display(), d.code, d.message));
             } else {
                 *warnings.entry(format!("{} ({:?})", d.code, d.severity)).or_default() += 1;
@@ -177,7 +177,7 @@ fn corpus_rule_failures_are_the_examined_ones() {
         let diagnostics = check_stream(&crdls_yaml::parse(&text), &index, &CheckOptions::default()).diagnostics();
         if name.starts_with("gateway-api/invalid/") {
             invalid_files += 1;
-            if !diagnostics.iter().any(|d| d.severity == crdls_yaml::Severity::Error) {
+            if !diagnostics.iter().any(|d| d.severity == crdls_diagnostics::Severity::Error) {
                 invalid_without_error.push(name);
             }
             continue;
@@ -253,7 +253,7 @@ fn corpus_crds_read_identity_first_as_whole() {
         });
         let lazy = Crd::read_identities(&text, reader);
         assert_eq!(reads.load(std::sync::atomic::Ordering::Relaxed), 0, "{}: nothing is built before it is needed", file.display());
-        if let Err(e) = crdls_crd::fixture::readings_agree(&lazy, &eager) {
+        if let Err(e) = crdls_test_fixture::readings_agree(&lazy, &eager) {
             panic!("{}: identity-first reading differs: {e}", file.display());
         }
         files += 1;

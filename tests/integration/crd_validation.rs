@@ -209,7 +209,7 @@ fn accepted_crds_get_no_validation_error() {
             if !CODES.contains(&d.code) {
                 continue;
             }
-            if d.severity == crdls_yaml::Severity::Error {
+            if d.severity == crdls_diagnostics::Severity::Error {
                 errors.push(format!("{}: {} {} ({})", file.display(), d.code, d.message, d.cause.unwrap_or_default()));
             } else {
                 *warnings.entry(d.code).or_default() += 1;

@@ -35,8 +35,8 @@ use std::sync::Arc;
 
 use crdls_check::{check_stream, CheckOptions, OldObjects, Subresource};
 use crdls_crd::{Crd, CrdIndex};
+use crdls_diagnostics::Severity;
 use crdls_tests::{announce_skip, target_dir, Missing};
-use crdls_yaml::Severity;
 use regex::Regex;
 use serde_json::{json, Map, Value};
 

@@ -16,9 +16,10 @@ use std::sync::{Arc, OnceLock};
 
 use crdls_check::{check_stream, CheckOptions, DocumentKind};
 use crdls_crd::{Crd, CrdIndex};
+use crdls_diagnostics::Severity;
 use crdls_fuzz::oracle::{compare, our_verdict, their_verdict, Oracle};
 use crdls_tests::{announce_skip, repo_root, Missing};
-use crdls_yaml::{Severity, Stream, Value as YamlValue};
+use crdls_yaml::{Stream, Value as YamlValue};
 use serde_json::{json, Value};
 
 /// The oracle binary, built once per test run; `None` when it cannot be built outside CI.
@@ -511,7 +512,7 @@ fn crd_creates_agree_with_the_oracle() {
                     continue;
                 }
                 // crdls's warnings are its own findings; only errors are the API server's.
-                let errors: Vec<crdls_yaml::Diagnostic> =
+                let errors: Vec<crdls_diagnostics::Diagnostic> =
                     doc.diagnostics.iter().filter(|d| d.severity == Severity::Error || d.code == "crd/unknown-field").cloned().collect();
                 if let Some(detail) = compare(&our_verdict(&errors, "crd/unknown-field"), &their_verdict(&answer)) {
                     tally.differ(case, detail);
@@ -712,7 +713,7 @@ fn status_updates_agree_with_the_oracle() {
             continue;
         }
         // A status write to a version without /status is refused before validation: a rejection.
-        let diagnostics: Vec<crdls_yaml::Diagnostic> = result.documents[0]
+        let diagnostics: Vec<crdls_diagnostics::Diagnostic> = result.documents[0]
             .diagnostics
             .iter()
             .cloned()

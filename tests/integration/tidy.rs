@@ -40,7 +40,7 @@ fn the_site_documents_every_diagnostic_code_as_crdls_explain_does() {
     let path = repo_root().join("docs/src/codes.md");
     let run = crdls_tests::run_cli(&["explain", "--markdown"], "");
     assert_eq!(run.code, 0, "{run:?}");
-    for code in crdls_yaml::codes::ALL {
+    for code in crdls_diagnostics::codes::ALL {
         assert!(run.stdout.contains(&format!("\n## {}\n", code.name)), "{} has a section", code.name);
     }
     let written = std::fs::read_to_string(&path).unwrap_or_default();
@@ -253,12 +253,20 @@ fn the_link_checker_reads_links_and_anchors_as_mdbook_does() {
 fn diagnostics_name_their_codes_through_the_registry() {
     let mut files = Vec::new();
     rust_files(&repo_root().join("server"), &mut files);
-    let literal = regex::Regex::new(r#""(yaml|schema|metadata|resource|crd|cel|helm)/[a-z0-9-]+""#).unwrap();
+    // Every family the registry has (`native/`, `source/`, `crd-change/`, ...), so that a new family is
+    // covered the day its first code is registered.
+    let mut families: Vec<&str> = crdls_diagnostics::codes::ALL.iter().filter_map(|c| c.name.split_once('/')).map(|(f, _)| f).collect();
+    families.sort_unstable();
+    families.dedup();
+    for family in ["yaml", "schema", "metadata", "resource", "crd", "crd-change", "cel", "helm", "native", "source"] {
+        assert!(families.contains(&family), "the registry has no {family}/ code any more: is this list out of date?");
+    }
+    let literal = regex::Regex::new(&format!(r#""({})/[a-z0-9-]+""#, families.join("|"))).unwrap();
     let mut offenders = Vec::new();
     for file in files {
         let shown = file.strip_prefix(repo_root()).unwrap().display().to_string();
         // The registry itself, and tests, which assert on codes as users see them.
-        if shown.contains("crdls-yaml/src/codes") || shown.ends_with("tests.rs") || shown.contains("/tests/") {
+        if shown.contains("crdls-diagnostics/src/codes") || shown.ends_with("tests.rs") || shown.contains("/tests/") {
             continue;
         }
         let text = std::fs::read_to_string(&file).unwrap();
@@ -269,5 +277,62 @@ fn diagnostics_name_their_codes_through_the_registry() {
             }
         }
     }
-    assert!(offenders.is_empty(), "codes written as string literals instead of crdls_yaml::codes constants:\n{}", offenders.join("\n"));
+    assert!(
+        offenders.is_empty(),
+        "codes written as string literals instead of crdls_diagnostics::codes constants:\n{}",
+        offenders.join("\n")
+    );
+}
+
+/// ARCHITECTURE.md lists every workspace crate with the workspace crates it depends on; that list is
+/// what `cargo metadata` says, and no crate `crdls` is built from depends on the test fixtures.
+#[test]
+fn architecture_states_the_crate_graph() {
+    use std::collections::BTreeMap;
+    let text = std::fs::read_to_string(repo_root().join("ARCHITECTURE.md")).unwrap();
+    let after = text.split_once("compares this list with `cargo metadata`").expect("ARCHITECTURE.md states the crate graph").1;
+    let block = after.split_once("```text\n").unwrap().1.split_once("```").unwrap().0;
+    let stated: BTreeMap<String, BTreeSet<String>> = block
+        .lines()
+        .map(|line| {
+            let (name, deps) = line.split_once(':').unwrap_or_else(|| panic!("`crate: deps` expected, not {line:?}"));
+            (name.trim().to_string(), deps.split_whitespace().map(str::to_string).collect())
+        })
+        .collect();
+
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string());
+    let output = std::process::Command::new(cargo)
+        .args(["metadata", "--format-version", "1", "--no-deps", "--offline"])
+        .current_dir(repo_root())
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "cargo metadata failed: {}", String::from_utf8_lossy(&output.stderr));
+    let metadata: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let packages = metadata["packages"].as_array().unwrap();
+    let members: BTreeSet<&str> = packages.iter().map(|p| p["name"].as_str().unwrap()).collect();
+    let actual: BTreeMap<String, BTreeSet<String>> = packages
+        .iter()
+        .map(|p| {
+            let deps = p["dependencies"].as_array().unwrap().iter();
+            // Normal dependencies (`kind` null); dev- and build-dependencies are left out.
+            let deps = deps.filter(|d| d["kind"].is_null()).map(|d| d["name"].as_str().unwrap()).filter(|d| members.contains(d));
+            (p["name"].as_str().unwrap().to_string(), deps.map(str::to_string).collect())
+        })
+        .collect();
+    let names: BTreeSet<&String> = stated.keys().chain(actual.keys()).collect();
+    let wrong: Vec<String> = names
+        .into_iter()
+        .filter(|name| stated.get(*name) != actual.get(*name))
+        .map(|name| format!("{name}: ARCHITECTURE.md says {:?}, cargo metadata {:?}", stated.get(name), actual.get(name)))
+        .collect();
+    assert!(wrong.is_empty(), "ARCHITECTURE.md's crate graph is out of date:\n{}", wrong.join("\n"));
+
+    let mut shipped = BTreeSet::new();
+    let mut next = vec!["crdls".to_string()];
+    while let Some(name) = next.pop() {
+        if shipped.insert(name.clone()) {
+            next.extend(actual[&name].iter().cloned());
+        }
+    }
+    assert!(!shipped.contains("crdls-test-fixture"), "the binary is built from the test fixtures: {shipped:?}");
 }

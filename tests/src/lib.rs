@@ -138,7 +138,7 @@ pub fn run_cli_in(cwd: &Path, args: &[&str], stdin: &str) -> CliRun {
     let mut stdout = Vec::new();
     let mut stderr = Vec::new();
     let mut io =
-        crdls::cli::Io { stdin: &mut input, stdout: &mut stdout, stderr: &mut stderr, stdout_is_terminal: false, cwd: cwd.to_path_buf() };
+        crdls::io::Io { stdin: &mut input, stdout: &mut stdout, stderr: &mut stderr, stdout_is_terminal: false, cwd: cwd.to_path_buf() };
     let argv = std::iter::once("crdls".to_string()).chain(args.iter().map(|s| s.to_string()));
     let code = crdls::cli::run(argv, &mut io);
     CliRun { code, stdout: String::from_utf8(stdout).expect("UTF-8 stdout"), stderr: String::from_utf8(stderr).expect("UTF-8 stderr") }

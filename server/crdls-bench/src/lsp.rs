@@ -217,7 +217,7 @@ pub fn run(binary: &Path, fixtures_crd: &Path, crds: Option<&Path>, rounds: usiz
                 .as_array()
                 .into_iter()
                 .flatten()
-                .filter(|d| d["code"] == crdls_yaml::codes::RESOURCE_NO_CRD)
+                .filter(|d| d["code"] == crdls_diagnostics::codes::RESOURCE_NO_CRD)
                 .count();
             first = Some((started.elapsed(), wrong));
         }

@@ -7,7 +7,8 @@
 use std::time::{Duration, Instant};
 
 use crdls_check::{check_stream, CheckOptions};
-use crdls_crd::{fixture, CrdIndex};
+use crdls_crd::CrdIndex;
+use crdls_test_fixture as fixture;
 
 use crate::median;
 

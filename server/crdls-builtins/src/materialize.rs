@@ -2,7 +2,9 @@
 //! recursive types cut where a node would repeat on its own path, and without the `default: {}` of
 //! struct fields (see [`schema`]).
 
-use crdls_yaml::{Entry, Node, Style, TextRange, Value};
+use crdls_yaml::{Entry, Node, Style, Value};
+
+use crdls_diagnostics::TextRange;
 use serde_json::Value as Json;
 
 use crate::format::{children, Children};

@@ -283,25 +283,10 @@ impl Checker<'_> {
 
     /// A select chain that names a type (`google.protobuf.Duration`) when its root is not a variable.
     fn qualified_type(&mut self, e: &IdedExpr) -> Option<Type> {
-        let mut segments = Vec::new();
-        let mut node = e;
-        loop {
-            match &node.expr {
-                Expr::Select(s) if !s.test => {
-                    segments.push(s.field.as_str());
-                    node = &s.operand;
-                }
-                Expr::Ident(root) => {
-                    if self.lookup(root).is_some() {
-                        return None;
-                    }
-                    segments.push(root);
-                    break;
-                }
-                _ => return None,
-            }
+        let segments = crate::parse::dotted_names(e)?;
+        if self.lookup(segments[0]).is_some() {
+            return None;
         }
-        segments.reverse();
         let name = segments.join(".");
         let t = type_named(&name).map(Type::type_of)?;
         self.qualified.insert(e.id, name);
@@ -428,25 +413,10 @@ impl Checker<'_> {
 
     /// `ns.f` when `target` spells a name that is not a variable and `ns.f` is a declared function.
     fn namespaced(&self, target: &IdedExpr, name: &str) -> Option<String> {
-        let mut segments = Vec::new();
-        let mut node = target;
-        loop {
-            match &node.expr {
-                Expr::Select(s) if !s.test => {
-                    segments.push(s.field.as_str());
-                    node = &s.operand;
-                }
-                Expr::Ident(root) => {
-                    if self.lookup(root).is_some() {
-                        return None;
-                    }
-                    segments.push(root);
-                    break;
-                }
-                _ => return None,
-            }
+        let segments = crate::parse::dotted_names(target)?;
+        if self.lookup(segments[0]).is_some() {
+            return None;
         }
-        segments.reverse();
         let qualified = format!("{}.{name}", segments.join("."));
         // Only a function of this environment: cel-go otherwise checks `lists` as a variable and
         // `range` as a member function, and reports both undeclared.

@@ -258,25 +258,10 @@ impl Interpreter {
 
     /// The segments of a select chain on an identifier that is not a variable.
     fn qualified_name<'e>(&self, e: &'e IdedExpr) -> Option<Vec<&'e str>> {
-        let mut segments = Vec::new();
-        let mut node = e;
-        loop {
-            match &node.expr {
-                Expr::Select(s) if !s.test => {
-                    segments.push(s.field.as_str());
-                    node = &s.operand;
-                }
-                Expr::Ident(root) => {
-                    if self.lookup(root).is_some() {
-                        return None;
-                    }
-                    segments.push(root.as_str());
-                    break;
-                }
-                _ => return None,
-            }
+        let segments = crate::parse::dotted_names(e)?;
+        if self.lookup(segments[0]).is_some() {
+            return None;
         }
-        segments.reverse();
         Some(segments)
     }
 

@@ -228,6 +228,27 @@ fn collect_offsets(expr: &IdedExpr, info: &cel::common::ast::SourceInfo, out: &m
     }
 }
 
+/// The names of a select chain on an identifier, root first (`a.b.c` as `["a", "b", "c"]`); `None`
+/// for any other expression, or a chain with a presence test (`has(a.b)`).
+pub(crate) fn dotted_names(expr: &IdedExpr) -> Option<Vec<&str>> {
+    let mut segments = Vec::new();
+    let mut node = expr;
+    loop {
+        match &node.expr {
+            Expr::Select(s) if !s.test => {
+                segments.push(s.field.as_str());
+                node = &s.operand;
+            }
+            Expr::Ident(root) => {
+                segments.push(root.as_str());
+                segments.reverse();
+                return Some(segments);
+            }
+            _ => return None,
+        }
+    }
+}
+
 /// The direct sub-expressions of a node.
 pub fn children(expr: &IdedExpr) -> Vec<&IdedExpr> {
     match &expr.expr {

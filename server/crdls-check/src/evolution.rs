@@ -7,10 +7,11 @@
 use std::sync::Arc;
 
 use crdls_crd::{Crd, CrdIndex};
+use crdls_diagnostics::codes;
+use crdls_diagnostics::{listed, BrokenObject, Change, Diagnostic, Severity};
 use crdls_resource_check::old::SourcedObject;
 use crdls_resource_check::{check_object, CheckOptions, OldObjects, Reading};
-use crdls_yaml::codes;
-use crdls_yaml::{listed, BrokenObject, Change, Diagnostic, Node, Severity};
+use crdls_yaml::Node;
 
 /// How many objects of a kind are checked against a changed CRD.
 pub const MAX_OBJECTS: usize = 100;

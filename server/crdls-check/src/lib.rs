@@ -8,7 +8,8 @@ mod evolution;
 mod modes;
 
 use crdls_crd::{is_crd, CrdIndex};
-use crdls_yaml::{Diagnostic, Document, Stream};
+use crdls_diagnostics::Diagnostic;
+use crdls_yaml::{Document, Stream};
 
 pub use crdls_crd_check::{
     crd_costs, factor_text, short_path, thousands, CostDriver, RuleCost, SchemaCost, PER_CRD_LIMIT, PER_EXPRESSION_LIMIT,
@@ -77,8 +78,8 @@ fn check_document(doc: &Document, text: &str, index: &CrdIndex, options: &CheckO
                 if let Some(group) = root.get("spec").and_then(|s| s.get("group")) {
                     diagnostics.push(Diagnostic::new(
                         group.range,
-                        crdls_yaml::Severity::Warning,
-                        crdls_yaml::codes::CRD_NAMES,
+                        crdls_diagnostics::Severity::Warning,
+                        crdls_diagnostics::codes::CRD_NAMES,
                         "spec.group is empty: this is what controller-gen writes for Go types whose package declares no API group (+groupName); no API server serves such a CRD, so crdls does not check it further",
                     ).with_path("spec.group"));
                 }

@@ -4,9 +4,10 @@
 //! Each mode says which of the checks still mean what they say, and which text another language
 //! computes (its "opaque" ranges), where no diagnostic may land.
 
-use crdls_yaml::codes;
+use crdls_diagnostics::codes;
+use crdls_diagnostics::{Diagnostic, Severity, TextRange};
 use crdls_yaml::template::has_actions;
-use crdls_yaml::{Diagnostic, Node, Severity, Style, TextRange, Value};
+use crdls_yaml::{Node, Style, Value};
 
 /// How the documents of a file are read.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -106,8 +107,10 @@ impl FileMode {
         match self {
             FileMode::Objects | FileMode::Assembled { .. } | FileMode::TestObjects { merges: false } => true,
             FileMode::JsonPatches => false,
-            FileMode::Patches | FileMode::Assertions | FileMode::TestObjects { merges: true } => !COMPLETENESS_CODES.contains(&code),
-            FileMode::Template { .. } => TEMPLATE_CODES.contains(&code),
+            FileMode::Patches | FileMode::Assertions | FileMode::TestObjects { merges: true } => {
+                !codes::lookup(code).is_some_and(|c| c.completeness)
+            }
+            FileMode::Template { .. } => codes::lookup(code).is_some_and(|c| c.template),
         }
     }
 
@@ -167,60 +170,6 @@ impl FileMode {
         }
     }
 }
-
-/// Codes about an object's completeness, which a partial object does not have to meet.
-/// The junctors count too: `oneOf` and friends usually test which fields are present; and so do
-/// duplicate items of a map list, since partial items may leave their keys out; and an owner
-/// reference's empty uid or name, which an assertion leaves out because the cluster fills them in.
-const COMPLETENESS_CODES: &[&str] = &[
-    codes::SCHEMA_REQUIRED,
-    codes::METADATA_NAME_REQUIRED,
-    codes::METADATA_OWNER_REFERENCE,
-    codes::SCHEMA_MIN_ITEMS,
-    codes::SCHEMA_MIN_PROPERTIES,
-    codes::SCHEMA_EMBEDDED_RESOURCE,
-    codes::SCHEMA_LIST_MAP_ITEM,
-    codes::SCHEMA_LIST_MAP_DUPLICATE,
-    codes::SCHEMA_ALL_OF,
-    codes::SCHEMA_ANY_OF,
-    codes::SCHEMA_ONE_OF,
-    codes::SCHEMA_NOT,
-    codes::CEL_RULE,
-    codes::CEL_RUNTIME_ERROR,
-    codes::CEL_SKIPPED,
-    codes::CEL_COST,
-];
-
-/// Codes that a literal part of a template can earn whatever the template's actions produce: a
-/// misspelled key, a value of the wrong type or outside its enum, range, pattern or format, an
-/// apiVersion or kind that does not exist, a malformed name or label.
-const TEMPLATE_CODES: &[&str] = &[
-    codes::SCHEMA_UNKNOWN_FIELD,
-    codes::SCHEMA_TYPE,
-    codes::SCHEMA_ENUM,
-    codes::SCHEMA_PATTERN,
-    codes::SCHEMA_FORMAT,
-    codes::SCHEMA_MAXIMUM,
-    codes::SCHEMA_MINIMUM,
-    codes::SCHEMA_MAX_LENGTH,
-    codes::SCHEMA_MIN_LENGTH,
-    codes::SCHEMA_MULTIPLE_OF,
-    codes::RESOURCE_UNKNOWN_KIND,
-    codes::RESOURCE_UNDECLARED_KIND,
-    codes::RESOURCE_UNKNOWN_VERSION,
-    codes::RESOURCE_VERSION_NOT_SERVED,
-    codes::RESOURCE_DEPRECATED_VERSION,
-    codes::RESOURCE_API_NOT_SERVED,
-    codes::RESOURCE_DEPRECATED_API,
-    codes::RESOURCE_NO_CRD,
-    codes::RESOURCE_STATUS_IGNORED,
-    codes::METADATA_NAME,
-    codes::METADATA_NAMESPACE,
-    codes::METADATA_LABEL_KEY,
-    codes::METADATA_LABEL_VALUE,
-    codes::METADATA_ANNOTATION_KEY,
-    codes::METADATA_FINALIZER,
-];
 
 /// Whether `range` overlaps, or touches from either side, one of the sorted `opaque` ranges.
 fn touches(opaque: &[TextRange], range: TextRange) -> bool {

@@ -1,37 +1,38 @@
 //! CRD validation as the Kubernetes API server does it when a CRD is created: the structural-schema
 //! rules, forbidden keywords, defaults, list and map types, names, versions, printer columns, scale,
-//! selectable fields and conversion (`crd_validation/`), every `x-kubernetes-validations` rule
-//! compiled and its cost estimated against the limits (`crd_rules.rs`), and the differences between
-//! served versions that conversion would lose (`crd_versions.rs`); and, given the CRD's previous
-//! version, the changes that break its clients and stored objects (`crd_evolution.rs`).
+//! selectable fields and conversion (`validation/`), every `x-kubernetes-validations` rule
+//! compiled and its cost estimated against the limits (`rules.rs`), and the differences between
+//! served versions that conversion would lose (`served_versions.rs`); and, given the CRD's previous
+//! version, the changes that break its clients and stored objects (`changes.rs`).
 
-mod crd_cost;
-mod crd_evolution;
-mod crd_rules;
-mod crd_validation;
-mod crd_versions;
+mod changes;
+mod cost;
+mod rules;
+mod served_versions;
+mod validation;
 
 use crdls_crd::CrdApiVersion;
+use crdls_diagnostics::codes;
+use crdls_diagnostics::{Diagnostic, Severity};
 use crdls_resource_check::CheckOptions;
-use crdls_yaml::codes;
-use crdls_yaml::{Diagnostic, Node, Severity};
+use crdls_yaml::Node;
 
 // The custom-resource checker's building blocks, under the names this crate's modules use: a CRD's
 // defaults are validated as resources are, and its messages are the same `field.Error`s.
 pub(crate) use crdls_go::{formats, names, pattern};
 pub(crate) use crdls_resource_check::{cel, field_error, gofmt, metadata, suggest, validate};
 
-pub use crd_cost::{factor_text, short_path, thousands, CostDriver, RuleCost, SchemaCost, PER_CRD_LIMIT, PER_EXPRESSION_LIMIT};
-pub use crd_evolution::compare_crds;
-pub use crd_rules::crd_costs;
+pub use changes::compare_crds;
+pub use cost::{factor_text, short_path, thousands, CostDriver, RuleCost, SchemaCost, PER_CRD_LIMIT, PER_EXPRESSION_LIMIT};
+pub use rules::crd_costs;
 
 /// Validates one CRD document (with no syntax error) as the API server of `options.kubernetes` would on
 /// create: its new rules compile in the CEL environment of the compatibility version, one minor below.
 pub fn check_crd(root: &Node, text: &str, options: &CheckOptions, out: &mut Vec<Diagnostic>) {
     let minor = options.kubernetes.unwrap_or(crdls_resource_check::NEWEST_KUBERNETES_MINOR);
-    crd_rules::check_crd(root, text, crdls_cel::Options::kubernetes(minor.saturating_sub(1)), out);
-    crd_versions::check_versions(root, out);
-    crd_validation::check_crd(root, options, out);
+    rules::check_crd(root, text, crdls_cel::Options::kubernetes(minor.saturating_sub(1)), out);
+    served_versions::check_versions(root, out);
+    validation::check_crd(root, options, out);
 }
 
 /// Reports a CRD written as `apiextensions.k8s.io/v1beta1`, which no API server serves since 1.22: an

@@ -2,7 +2,9 @@
 
 use std::sync::Arc;
 
-use crdls_yaml::{Document, Node, TextRange};
+use crdls_yaml::{Document, Node};
+
+use crdls_diagnostics::TextRange;
 
 use crate::lazy::{SchemaCell, Slot, TextReader};
 use crate::schema::Schema;

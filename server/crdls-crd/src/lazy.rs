@@ -6,7 +6,9 @@
 use std::fmt;
 use std::sync::{Arc, Mutex, OnceLock};
 
-use crdls_yaml::{Node, Stream, TextRange};
+use crdls_yaml::{Node, Stream};
+
+use crdls_diagnostics::TextRange;
 
 use crate::crd::{collect, crd_objects, is_crd, schema_node, Crd, CrdApiVersion, SchemaMaker};
 use crate::schema::Schema;

@@ -3,7 +3,6 @@
 
 pub mod cel;
 mod crd;
-pub mod fixture;
 mod index;
 pub mod intern;
 mod lazy;
@@ -18,6 +17,3 @@ pub use index::{
 pub use lazy::TextReader;
 pub use schema::{AdditionalProperties, Property, Rare, Schema, ValidationRule};
 pub use version::compare_versions;
-
-#[cfg(test)]
-mod tests;

@@ -2,7 +2,9 @@
 
 use std::sync::Arc;
 
-use crdls_yaml::{Node, TextRange, Value};
+use crdls_yaml::{Node, Value};
+
+use crdls_diagnostics::TextRange;
 
 /// One schema node. Fields mirror `JSONSchemaProps`; absent keywords are `None` or empty. The
 /// keywords most schema nodes never use live behind [`Schema::rare`], which keeps the node small:

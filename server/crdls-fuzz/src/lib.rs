@@ -17,7 +17,7 @@ pub mod targets;
 
 use std::path::{Path, PathBuf};
 
-use crdls_yaml::{Diagnostic, TextRange};
+use crdls_diagnostics::{Diagnostic, TextRange};
 
 pub use fuzz::{fuzz, Budget, Report};
 pub use guard::{Finding, FindingKind, Verdict};

@@ -7,7 +7,7 @@ use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 
-use crdls_yaml::{Diagnostic, Severity};
+use crdls_diagnostics::{Diagnostic, Severity};
 use serde_json::Value;
 
 /// Cargo's target directory: `CARGO_TARGET_DIR` (relative to the repository when relative) or `target/`.
@@ -108,7 +108,7 @@ pub fn our_verdict(diagnostics: &[Diagnostic], unknown_code: &str) -> Verdict {
         } else if d.severity == Severity::Error {
             verdict.accepted = false;
             verdict.causes.insert(d.cause.clone().unwrap_or_else(|| format!("(crdls, no cause) {}: {}", d.code, d.message)));
-        } else if d.code == crdls_yaml::codes::CEL_SKIPPED {
+        } else if d.code == crdls_diagnostics::codes::CEL_SKIPPED {
             // A note, not an error, for crdls, but a cause of the API server's answer (only ever beside
             // errors, so it does not change the verdict).
             verdict.causes.extend(d.cause.clone());

@@ -17,12 +17,14 @@
 
 use crdls_check::{did_you_mean, edit_distance};
 use crdls_crd::{split_api_version, CrdIndex, IndexedCrd, Resolution, Schema};
-use crdls_yaml::{document_at, follow, resolve_plain, Diagnostic, Document, Entry, Node, Segment, Stream, Style, TextRange, Value};
+use crdls_diagnostics::{Diagnostic, TextRange};
+use crdls_yaml::{document_at, follow, resolve_plain, Document, Entry, Node, Segment, Stream, Style, Value};
 
 use crate::render::{yaml_inline, yaml_string};
 use crate::schema_walk::{walk, Step};
 use crate::skeleton::{inline_value, skeleton_field, Fill};
-use crdls_yaml::codes;
+use crate::types::{line_end, line_start, CodeAction, Edit};
+use crdls_diagnostics::codes;
 
 /// A diagnostic to fix, as the editor sends it back.
 #[derive(Clone, Copy, Debug)]
@@ -35,31 +37,6 @@ pub struct FixRequest<'a> {
     pub path: Option<&'a str>,
     /// The value to write back into the keyword named at `range` (a CRD change a fix can undo).
     pub restore: Option<&'a str>,
-}
-
-/// One text replacement.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Edit {
-    /// The range replaced.
-    pub range: TextRange,
-    /// The new text.
-    pub new_text: String,
-}
-
-/// A quick fix.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct CodeAction {
-    /// What the editor shows.
-    pub title: String,
-    /// The edits, non-overlapping.
-    pub edits: Vec<Edit>,
-    /// Whether it is the fix to apply without asking (the editor's "auto fix").
-    pub preferred: bool,
-    /// Whether it may be applied unattended (`crdls check --fix`): a preferred replacement of one
-    /// scalar or key by what was clearly meant. Fixes that add placeholders or delete text are not.
-    pub automatic: bool,
-    /// The requests (by index) it fixes.
-    pub fixes: Vec<usize>,
 }
 
 /// How many enum members or versions are offered at most.
@@ -290,7 +267,7 @@ impl<'a> Fixer<'a> {
 
     /// Rewrites a v1beta1 CRD as v1.
     fn convert_crd(&self) -> Vec<CodeAction> {
-        let Some(converted) = crate::convert::crd_v1beta1_to_v1(self.root) else { return Vec::new() };
+        let Some(converted) = crate::v1beta1_to_v1::crd_v1beta1_to_v1(self.root) else { return Vec::new() };
         let end = line_end(self.text, self.content_end(self.root.range.end));
         let end = if self.text[end..].starts_with('\n') { end + 1 } else { end };
         vec![CodeAction {
@@ -535,17 +512,6 @@ pub fn automatic_edits(text: &str, stream: &Stream, index: &CrdIndex, diagnostic
     taken
 }
 
-/// `text` with non-overlapping `edits` applied.
-pub fn apply_edits(text: &str, edits: &[Edit]) -> String {
-    let mut sorted: Vec<&Edit> = edits.iter().collect();
-    sorted.sort_by_key(|e| std::cmp::Reverse(e.range.start));
-    let mut out = text.to_string();
-    for edit in sorted {
-        out.replace_range(edit.range.start..edit.range.end.min(text.len()), &edit.new_text);
-    }
-    out
-}
-
 /// A one-edit replacement.
 fn replace(title: String, range: TextRange, new_text: String, preferred: bool) -> CodeAction {
     CodeAction { title, edits: vec![Edit { range, new_text }], preferred, automatic: preferred, fixes: Vec::new() }
@@ -554,20 +520,6 @@ fn replace(title: String, range: TextRange, new_text: String, preferred: bool) -
 /// Where an entry ends: its value's end, or its key's when the value is empty.
 fn entry_end(entry: &Entry) -> usize {
     entry.value.range.end.max(entry.key_range.end)
-}
-
-fn line_start(text: &str, offset: usize) -> usize {
-    text[..offset.min(text.len())].rfind('\n').map_or(0, |i| i + 1)
-}
-
-fn line_end(text: &str, offset: usize) -> usize {
-    let offset = offset.min(text.len());
-    let end = text[offset..].find('\n').map_or(text.len(), |i| offset + i);
-    if end > 0 && text.as_bytes()[end - 1] == b'\r' && end > offset {
-        end - 1
-    } else {
-        end
-    }
 }
 
 /// The part of `path` before `rest` (the owner of a missing field), without a trailing dot.

@@ -8,10 +8,10 @@ use crdls_cel::escape::escape;
 use crdls_cel::{check, parse, Type};
 use crdls_crd::cel::{cel_type, ROOT_TYPE_NAME};
 use crdls_crd::{is_crd, AdditionalProperties, Schema};
-use crdls_yaml::{locate, Node, ScalarMap, Segment, Stream, TextRange};
+use crdls_diagnostics::TextRange;
+use crdls_yaml::{locate, Node, ScalarMap, Segment, Stream};
 
-use crate::completion::{CompletionItem, CompletionKind};
-use crate::hover::HoverResult;
+use crate::types::{CompletionItem, CompletionKind, HoverResult};
 
 /// Where the cursor is inside a rule string.
 struct RuleSite {
@@ -361,7 +361,7 @@ fn visit(expr: &crdls_cel::ast::IdedExpr, f: &mut impl FnMut(&crdls_cel::ast::Id
 
 #[cfg(test)]
 mod tests {
-    use crdls_crd::fixture;
+    use crdls_test_fixture as fixture;
 
     use super::*;
 

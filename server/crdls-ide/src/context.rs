@@ -3,7 +3,9 @@
 //! being typed as, and the path from the document's root to the mapping or sequence the cursor is in,
 //! found by scanning up for the less-indented `key:` line or `- ` item that owns it.
 
-use crdls_yaml::{Segment, TextRange};
+use crdls_yaml::Segment;
+
+use crdls_diagnostics::TextRange;
 
 /// Where the cursor is, as far as completion cares.
 #[derive(Clone, Debug)]

@@ -3,10 +3,11 @@
 //! unbounded lists, maps and strings behind it, and a quick fix that bounds them just enough.
 
 use crdls_check::{crd_costs, short_path, thousands, CostDriver, RuleCost, SchemaCost, Unbounded, PER_CRD_LIMIT, PER_EXPRESSION_LIMIT};
-use crdls_yaml::{locate, Node, Stream, Style, TextRange};
+use crdls_diagnostics::TextRange;
+use crdls_yaml::{locate, Node, Stream, Style};
 
-use crate::actions::{CodeAction, Edit};
 use crate::hints::InlayHint;
+use crate::types::{CodeAction, Edit};
 
 /// The cost hints of the CRD documents overlapping `range`: one after each rule and message expression.
 pub(crate) fn hints(text: &str, stream: &Stream, range: TextRange, out: &mut Vec<InlayHint>) {
@@ -169,7 +170,7 @@ pub(crate) fn bound_rule(text: &str, root: &Node, at: TextRange) -> Vec<CodeActi
         if edits.len() != drivers.len() {
             return Vec::new();
         }
-        let changed = crate::actions::apply_edits(text, &edits);
+        let changed = crate::types::apply_edits(text, &edits);
         let stream = crdls_yaml::parse(&changed);
         let Some(doc) = stream.documents.iter().find(|d| d.range.start <= offset && offset <= d.range.end) else { continue };
         let Some(new_root) = &doc.root else { continue };
@@ -236,7 +237,7 @@ fn insert_key(text: &str, node: &Node, key: &str, value: u64) -> Option<Edit> {
 
 #[cfg(test)]
 mod tests {
-    use crdls_crd::fixture;
+    use crdls_test_fixture as fixture;
 
     use super::*;
 
@@ -301,7 +302,7 @@ mod tests {
         };
         let actions = bound_rule(&crd, root, at);
         assert_eq!(actions.len(), 1);
-        let fixed = crate::actions::apply_edits(&crd, &actions[0].edits);
+        let fixed = crate::types::apply_edits(&crd, &actions[0].edits);
         assert!(fixed.contains("          names:\n            maxItems: 1000\n            type: array\n"), "{fixed}");
         assert!(fixed.contains("            items:\n              maxLength: 4096\n              type: string\n"), "{fixed}");
         assert!(actions[0].title.starts_with("Bound the rule's cost to "), "{}", actions[0].title);

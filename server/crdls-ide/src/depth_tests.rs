@@ -2,8 +2,9 @@
 //! of the language server's blocking workers: no walker over a tree may need more.
 
 use crdls_check::CheckOptions;
-use crdls_crd::fixture;
-use crdls_yaml::{Node, TextRange, MAX_NESTING};
+use crdls_diagnostics::TextRange;
+use crdls_test_fixture as fixture;
+use crdls_yaml::{Node, MAX_NESTING};
 use expect_test::expect;
 
 /// The stack tokio gives the blocking threads the language server computes on.

@@ -5,10 +5,12 @@
 
 use crdls_check::defaulted_value;
 use crdls_crd::{CrdIndex, Resolution, Schema};
-use crdls_yaml::{Node, Segment, Stream, Style, TextRange, Value};
+use crdls_diagnostics::TextRange;
+use crdls_yaml::{Node, Segment, Stream, Style, Value};
 
 use crate::render::yaml_inline;
 use crate::schema_walk::Step;
+use crate::types::line_end;
 
 /// One hint.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -112,20 +114,9 @@ impl Hints<'_> {
     }
 }
 
-/// The end of the line holding `offset` (before a `\r\n`).
-fn line_end(text: &str, offset: usize) -> usize {
-    let offset = offset.min(text.len());
-    let end = text[offset..].find('\n').map_or(text.len(), |i| offset + i);
-    if end > offset && text.as_bytes()[end - 1] == b'\r' {
-        end - 1
-    } else {
-        end
-    }
-}
-
 #[cfg(test)]
 mod tests {
-    use crdls_crd::fixture;
+    use crdls_test_fixture as fixture;
     use expect_test::{expect, Expect};
 
     use super::*;

@@ -9,7 +9,6 @@ mod builtin_kinds;
 mod cel_assist;
 pub mod completion;
 mod context;
-pub mod convert;
 mod cost_assist;
 #[cfg(test)]
 mod depth_tests;
@@ -20,10 +19,13 @@ pub mod outline;
 mod render;
 mod schema_walk;
 mod skeleton;
+mod types;
+pub mod v1beta1_to_v1;
 
-pub use actions::{apply_edits, automatic_edits, code_actions, CodeAction, Edit, FixRequest};
-pub use completion::{completions, CompletionItem, CompletionKind};
+pub use actions::{automatic_edits, code_actions, FixRequest};
+pub use completion::completions;
 pub use hints::{inlay_hints, InlayHint};
-pub use hover::{explain_builtin_field, hover, hover_with_docs, HoverResult};
+pub use hover::{explain_builtin_field, hover, hover_with_docs};
 pub use navigation::{definition, Target};
 pub use outline::{document_symbols, folding_ranges, Symbol, SymbolKind};
+pub use types::{apply_edits, CodeAction, CompletionItem, CompletionKind, Edit, HoverResult};

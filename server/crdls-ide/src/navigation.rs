@@ -2,7 +2,8 @@
 //! CRD file, and from `kind` and `apiVersion` to the CRD itself.
 
 use crdls_crd::{CrdIndex, Resolution, SourceId};
-use crdls_yaml::{locate, Segment, Stream, TextRange};
+use crdls_diagnostics::TextRange;
+use crdls_yaml::{locate, Segment, Stream};
 
 use crate::schema_walk::{walk, Via};
 
@@ -123,7 +124,7 @@ fn json_path_fields(path: &str) -> Vec<String> {
 
 #[cfg(test)]
 mod tests {
-    use crdls_crd::fixture;
+    use crdls_test_fixture as fixture;
     use expect_test::{expect, Expect};
 
     use super::*;
@@ -229,7 +230,7 @@ mod crd_path_tests {
 
     #[test]
     fn printer_columns_and_scale_paths_lead_to_their_schema_property() {
-        // Written out rather than with `crdls_crd::fixture`: this CRD is the document being edited, and
+        // Written out rather than with `crdls_test_fixture`: this CRD is the document being edited, and
         // what the test is about (the scale subresource and the printer columns) is beside its schema.
         let text = "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: {name: a.b.c}\nspec:\n  versions:\n  - name: v1\n    schema:\n      openAPIV3Schema:\n        type: object\n        properties:\n          spec:\n            type: object\n            properties:\n              replicas: {type: integer}\n              ports:\n                type: array\n                items:\n                  type: object\n                  properties:\n                    name: {type: string}\n    subresources:\n      scale: {specReplicasPath: .spec.replicas, statusReplicasPath: .status.replicas}\n    additionalPrinterColumns:\n    - {name: Port, type: string, jsonPath: \".spec.ports[*].name\"}\n";
         let stream = crdls_yaml::parse(text);

@@ -1,7 +1,9 @@
 //! The outline of a YAML file: one symbol per document (`Widget my-widget`) with its keys as
 //! children, and the ranges an editor can fold (documents, and keys whose values span lines).
 
-use crdls_yaml::{Node, Stream, TextRange, Value};
+use crdls_yaml::{Node, Stream, Value};
+
+use crdls_diagnostics::TextRange;
 
 /// What a symbol stands for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

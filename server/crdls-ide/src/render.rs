@@ -1,7 +1,7 @@
 //! Writing values back as YAML text (quoted where YAML would otherwise read another type) and as LSP
 //! snippet text, for completion inserts and hover Markdown.
 
-use crdls_yaml::{resolve_plain, Node, Value};
+use crdls_yaml::{double_quoted, resolve_plain, Node, Value};
 
 /// A string as a YAML scalar: plain when YAML reads it back as that same string, double-quoted otherwise
 /// (`"on"`, `"1.0"`, `"a: b"`, `""`).
@@ -9,20 +9,7 @@ pub(crate) fn yaml_string(s: &str) -> String {
     if plain_is_safe(s) {
         s.to_string()
     } else {
-        let mut out = String::with_capacity(s.len() + 2);
-        out.push('"');
-        for c in s.chars() {
-            match c {
-                '"' => out.push_str("\\\""),
-                '\\' => out.push_str("\\\\"),
-                '\n' => out.push_str("\\n"),
-                '\t' => out.push_str("\\t"),
-                c if c.is_control() => out.push_str(&format!("\\u{:04x}", c as u32)),
-                c => out.push(c),
-            }
-        }
-        out.push('"');
-        out
+        double_quoted(s)
     }
 }
 

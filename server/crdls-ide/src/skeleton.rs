@@ -170,7 +170,7 @@ pub(crate) fn inline_value(schema: &Schema, depth: usize) -> String {
 
 #[cfg(test)]
 mod tests {
-    use crdls_crd::fixture;
+    use crdls_test_fixture as fixture;
 
     use super::*;
 

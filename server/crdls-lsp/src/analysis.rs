@@ -5,9 +5,9 @@
 use std::sync::Arc;
 
 use crdls_crd::{is_crd, Crd, SourceId};
+use crdls_diagnostics::Diagnostic;
 use crdls_workspace::check::{chart_hint, check_file, FileContext};
 use crdls_workspace::FileRole;
-use crdls_yaml::Diagnostic;
 use tower_lsp::lsp_types::Url;
 
 use crate::session::{role_of, Backend};

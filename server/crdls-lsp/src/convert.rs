@@ -19,7 +19,7 @@ pub(crate) fn fix_request<'d>(lines: &Lines<'_>, d: &'d lsp_types::Diagnostic) -
         return None;
     }
     let Some(NumberOrString::String(code)) = &d.code else { return None };
-    let range = crdls_yaml::TextRange::new(lines.offset(d.range.start), lines.offset(d.range.end));
+    let range = crdls_diagnostics::TextRange::new(lines.offset(d.range.start), lines.offset(d.range.end));
     let path = d.data.as_ref().and_then(|data| data.get("path")).and_then(|p| p.as_str());
     let restore = d.data.as_ref().and_then(|data| data.get("restore")).and_then(|p| p.as_str());
     Some(crdls_ide::FixRequest { code, range, path, restore })
@@ -73,7 +73,7 @@ pub(crate) fn document_symbol(lines: &Lines<'_>, symbol: crdls_ide::Symbol) -> D
 }
 
 /// A foldable range in LSP form: whole lines.
-pub(crate) fn folding_range(lines: &Lines<'_>, range: crdls_yaml::TextRange) -> FoldingRange {
+pub(crate) fn folding_range(lines: &Lines<'_>, range: crdls_diagnostics::TextRange) -> FoldingRange {
     let range = lines.range(range);
     FoldingRange { start_line: range.start.line, end_line: range.end.line, ..FoldingRange::default() }
 }

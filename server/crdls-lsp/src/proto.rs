@@ -1,7 +1,9 @@
 //! The edge between crdls's byte offsets and LSP positions, in the encoding negotiated at initialize
 //! (UTF-8 when the client offers it, UTF-16 otherwise), plus diagnostics in LSP form.
 
-use crdls_yaml::{ColumnUnit, Diagnostic, LineCol, LineIndex, Severity, TextRange};
+use crdls_yaml::{ColumnUnit, LineCol, LineIndex};
+
+use crdls_diagnostics::{Diagnostic, Severity, TextRange};
 use tower_lsp::lsp_types::{self as lsp, DiagnosticSeverity, NumberOrString, Position};
 
 /// The negotiated position encoding.

@@ -10,8 +10,8 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex, RwLock};
 
 use crdls_crd::CrdIndex;
+use crdls_diagnostics::Diagnostic;
 use crdls_workspace::Config;
-use crdls_yaml::Diagnostic;
 use tower_lsp::jsonrpc::{Error as RpcError, Result as RpcResult};
 use tower_lsp::lsp_types::{self as lsp_types, MessageType, Position, Url};
 use tower_lsp::Client;

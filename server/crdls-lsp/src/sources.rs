@@ -8,9 +8,9 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crdls_crd::{Crd, Origin, SourceKind};
+use crdls_diagnostics::{codes, Diagnostic, Severity, TextRange};
 use crdls_sources::{Network, SourceError};
 use crdls_workspace::sources::External;
-use crdls_yaml::{codes, Diagnostic, Severity, TextRange};
 use tower_lsp::lsp_types::{MessageType, Url};
 
 use crate::session::{lock, Backend};

@@ -11,12 +11,13 @@ use crdls_cel::value::{List, ListKind, Map, Object, Timestamp};
 use crdls_cel::{evaluate_with_depth, ErrorKind, Value};
 use crdls_crd::cel::{CompiledRule, ROOT_TYPE_NAME};
 use crdls_crd::{AdditionalProperties, Schema, ValidationRule};
-use crdls_yaml::{Diagnostic, FieldPath, Node, Severity, TextRange, Value as Yaml};
+use crdls_diagnostics::{Diagnostic, Severity, TextRange};
+use crdls_yaml::{FieldPath, Node, Value as Yaml};
 
 use crate::field_error::{ErrorType, FieldError};
 use crate::gofmt;
 use crate::old::same_data;
-use crdls_yaml::codes;
+use crdls_diagnostics::codes;
 
 /// The cost one evaluation may spend (`PerCallLimit`).
 pub const PER_CALL_LIMIT: u64 = 1_000_000;

@@ -1,7 +1,7 @@
 //! Field errors as the API server builds and prints them (`k8s.io/apimachinery/pkg/util/validation/field`),
 //! turned into located crdls diagnostics.
 
-use crdls_yaml::{Diagnostic, Severity, TextRange};
+use crdls_diagnostics::{Diagnostic, Severity, TextRange};
 
 /// The kinds of `field.Error` the API server returns.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -4,11 +4,12 @@
 use std::collections::HashMap;
 
 use crdls_crd::{AdditionalProperties, Schema};
-use crdls_yaml::{Diagnostic, Entry, FieldPath, Node, Severity, Value};
+use crdls_diagnostics::{Diagnostic, Severity};
+use crdls_yaml::{Entry, FieldPath, Node, Value};
 
 use crate::field_error::{ErrorType, FieldError};
 use crate::gofmt;
-use crdls_yaml::codes;
+use crdls_diagnostics::codes;
 
 /// Walks the whole object and reports duplicates in every set and map list.
 pub fn validate_lists(node: &Node, schema: &Schema, path: &FieldPath<'_>, out: &mut Vec<Diagnostic>) {

@@ -1,11 +1,13 @@
 //! ObjectMeta rules the API server applies to every custom resource (and to embedded resources):
 //! the name is a DNS subdomain, label keys and values are well formed, annotations stay under the size limit.
 
-use crdls_yaml::{Diagnostic, FieldPath, Node, Severity, TextRange, Value};
+use crdls_yaml::{FieldPath, Node, Value};
+
+use crdls_diagnostics::{Diagnostic, Severity, TextRange};
 
 use crate::field_error::{ErrorType, FieldError};
 use crate::{gofmt, names};
-use crdls_yaml::codes;
+use crdls_diagnostics::codes;
 
 /// Which rules an object's name follows.
 #[derive(Clone, Copy, PartialEq, Eq)]

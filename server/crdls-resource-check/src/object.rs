@@ -2,7 +2,8 @@
 //! built-in groups), then prune, default and validate it as the API server would, and run its CEL rules.
 
 use crdls_crd::{split_api_version, CrdIndex, CrdVersion, IndexedCrd, Resolution, Schema};
-use crdls_yaml::{Diagnostic, FieldPath, Node, Severity, TextRange, Value};
+use crdls_diagnostics::{Diagnostic, Severity, TextRange};
+use crdls_yaml::{FieldPath, Node, Value};
 
 use crate::builtin;
 use crate::cel;
@@ -14,7 +15,7 @@ use crate::old::{node_at, unchanged_at, OldObjects};
 use crate::prune::{prune_and_default, PrunedField};
 use crate::suggest::{did_you_mean, misspelled_kind};
 use crate::validate::validate;
-use crdls_yaml::codes;
+use crdls_diagnostics::codes;
 
 /// Settings of a check.
 #[derive(Clone, Debug, Default)]

@@ -6,7 +6,8 @@ use std::collections::HashSet;
 use std::sync::Arc;
 
 use crdls_crd::{AdditionalProperties, Schema};
-use crdls_yaml::{Entry, FieldPath, Node, Style, TextRange, Value};
+use crdls_diagnostics::TextRange;
+use crdls_yaml::{Entry, FieldPath, Node, Style, Value};
 
 /// The fields of ObjectMeta, the only ones kept under `metadata`.
 pub const OBJECT_META_FIELDS: &[&str] = &[

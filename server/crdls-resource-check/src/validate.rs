@@ -4,12 +4,13 @@
 use std::sync::Arc;
 
 use crdls_crd::{AdditionalProperties, Schema};
-use crdls_yaml::{Diagnostic, FieldPath, Node, Severity, TextRange, Value};
+use crdls_diagnostics::{Diagnostic, Severity, TextRange};
+use crdls_yaml::{FieldPath, Node, Value};
 
 use crate::field_error::{ErrorType, FieldError};
 use crate::pattern;
 use crate::{formats, gofmt};
-use crdls_yaml::codes;
+use crdls_diagnostics::codes;
 
 /// Validates `node` against `schema`, appending one diagnostic per API-server error.
 pub fn validate(node: &Node, schema: &Schema, path: &FieldPath<'_>, anchor: TextRange, out: &mut Vec<Diagnostic>) {
@@ -288,9 +289,9 @@ impl Validator<'_> {
             ty: ErrorType::NotSupported,
             path: path.to_string(),
             value: Some(gofmt::value(node)),
-            detail: format!("supported values: {}", crdls_yaml::listed_up_to(&supported, members.len(), CAUSE_VALUES)),
+            detail: format!("supported values: {}", crdls_diagnostics::listed_up_to(&supported, members.len(), CAUSE_VALUES)),
         };
-        let message = format!("must be one of {}", crdls_yaml::listed_of(&supported, members.len()));
+        let message = format!("must be one of {}", crdls_diagnostics::listed_of(&supported, members.len()));
         self.push(err, at(node, anchor), codes::SCHEMA_ENUM, message);
     }
 

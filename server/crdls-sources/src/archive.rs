@@ -7,8 +7,9 @@
 //! archive adds another `!/`.
 
 use std::cell::Cell;
+use std::fmt;
 use std::io::Read;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 /// How member names are joined to their archive.
@@ -16,6 +17,72 @@ pub const SEPARATOR: &str = "!/";
 
 /// The largest member read.
 const MAX_MEMBER_BYTES: u64 = 16 * 1024 * 1024;
+
+/// Why a chart archive could not be read: the archive, and what stopped the reading.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ArchiveError {
+    /// The archive.
+    pub path: PathBuf,
+    /// What stopped the reading.
+    pub reason: ArchiveFailure,
+}
+
+/// What stopped the reading of a chart archive.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ArchiveFailure {
+    /// The file cannot be opened, or is not a regular file within the inflate limit.
+    Open(String),
+    /// The whole tree inflates to more bytes than the limit, in MiB.
+    TooLarge(u64),
+    /// The whole tree has more entries than the limit.
+    TooManyMembers(u64),
+    /// The whole tree was not read within the time limit, in seconds.
+    TooSlow(u64),
+    /// Archives nest deeper than the limit (the member that would go deeper, the limit).
+    TooDeep(String, usize),
+    /// One manifest is larger than a member may be (the member, the limit in MiB).
+    MemberTooLarge(String, u64),
+    /// The bytes are not a readable chart archive, or a manifest is not UTF-8 text.
+    Damaged(String),
+}
+
+impl fmt::Display for ArchiveError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let path = self.path.display();
+        match &self.reason {
+            ArchiveFailure::Open(e) => write!(f, "cannot read {path}: {e}"),
+            reason => write!(f, "{path}: {reason}"),
+        }
+    }
+}
+
+impl fmt::Display for ArchiveFailure {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ArchiveFailure::Open(e) | ArchiveFailure::Damaged(e) => f.write_str(e),
+            ArchiveFailure::TooLarge(mib) => {
+                write!(f, "larger than {mib} MiB when inflated, with the archives nested in it (the limit of a chart archive); not read")
+            }
+            ArchiveFailure::TooManyMembers(n) => {
+                write!(f, "more than {n} files, with the archives nested in it (the limit of a chart archive); not read")
+            }
+            ArchiveFailure::TooSlow(s) => {
+                write!(f, "not read within {s} s, with the archives nested in it (the time limit of a chart archive); not read")
+            }
+            ArchiveFailure::TooDeep(name, depth) => write!(f, "{name}: archives nest more than {depth} deep"),
+            ArchiveFailure::MemberTooLarge(name, mib) => write!(f, "{name} is larger than {mib} MiB"),
+        }
+    }
+}
+
+impl std::error::Error for ArchiveError {}
+
+/// For the callers that report the error as text.
+impl From<ArchiveError> for String {
+    fn from(e: ArchiveError) -> String {
+        e.to_string()
+    }
+}
 
 /// What reading one archive, with every archive nested in it, may cost in all. The limits are one
 /// budget for the whole tree: a small archive of a thousand nested archives, each within a
@@ -65,7 +132,7 @@ impl Budget {
     }
 
     /// Counts one more entry.
-    fn count_member(&self) -> Result<(), String> {
+    fn count_member(&self) -> Result<(), ArchiveFailure> {
         self.members.set(self.members.get() + 1);
         if self.members.get() > self.limits.members {
             self.exceeded.set(Some(Exceeded::Members));
@@ -76,21 +143,13 @@ impl Budget {
 
     /// The error to report: the limit that was reached, whatever error the reader that ran into it
     /// made of it (tar and gzip see a stream cut short), else `other`.
-    fn explain(&self, other: String) -> String {
+    fn explain(&self, other: String) -> ArchiveFailure {
         let limits = self.limits;
         match self.exceeded.get() {
-            Some(Exceeded::Bytes) => format!(
-                "larger than {} MiB when inflated, with the archives nested in it (the limit of a chart archive); not read",
-                limits.bytes / (1024 * 1024)
-            ),
-            Some(Exceeded::Members) => {
-                format!("more than {} files, with the archives nested in it (the limit of a chart archive); not read", limits.members)
-            }
-            Some(Exceeded::Time) => format!(
-                "not read within {} s, with the archives nested in it (the time limit of a chart archive); not read",
-                limits.time.as_secs()
-            ),
-            None => other,
+            Some(Exceeded::Bytes) => ArchiveFailure::TooLarge(limits.bytes / (1024 * 1024)),
+            Some(Exceeded::Members) => ArchiveFailure::TooManyMembers(limits.members),
+            Some(Exceeded::Time) => ArchiveFailure::TooSlow(limits.time.as_secs()),
+            None => ArchiveFailure::Damaged(other),
         }
     }
 }
@@ -142,16 +201,17 @@ pub fn is_chart_archive(path: &Path) -> bool {
 }
 
 /// The manifests of the `crds/` directories in the archive at `path`, in archive order.
-pub fn crd_members(path: &Path) -> Result<Vec<Member>, String> {
+pub fn crd_members(path: &Path) -> Result<Vec<Member>, ArchiveError> {
     crd_members_within(path, LIMITS)
 }
 
 /// [`crd_members`] within other limits.
-pub(crate) fn crd_members_within(path: &Path, limits: Limits) -> Result<Vec<Member>, String> {
-    let file = open(path, limits)?;
+pub(crate) fn crd_members_within(path: &Path, limits: Limits) -> Result<Vec<Member>, ArchiveError> {
+    let error = |reason| ArchiveError { path: path.to_path_buf(), reason };
+    let file = open(path, limits).map_err(error)?;
     let mut out = Vec::new();
     let budget = Budget::new(limits);
-    read_archive(file, "", 0, &budget, &mut out, &mut |_| false).map_err(|e| format!("{}: {e}", path.display()))?;
+    read_archive(file, "", 0, &budget, &mut out, &mut |_| false).map_err(error)?;
     Ok(out)
 }
 
@@ -165,8 +225,8 @@ pub fn read_member(path: &Path, name: &str) -> Option<String> {
 }
 
 /// The archive at `path`, if it is a regular file no larger than it may inflate to.
-fn open(path: &Path, limits: Limits) -> Result<std::fs::File, String> {
-    crate::read::open_regular(path, limits.bytes).map(|(file, _)| file).map_err(|e| format!("cannot read {}: {e}", path.display()))
+fn open(path: &Path, limits: Limits) -> Result<std::fs::File, ArchiveFailure> {
+    crate::read::open_regular(path, limits.bytes).map(|(file, _)| file).map_err(|e| ArchiveFailure::Open(e.to_string()))
 }
 
 /// Splits a source id `…/chart.tgz!/member` into the archive and the member.
@@ -189,7 +249,7 @@ fn read_archive(
     budget: &Budget,
     out: &mut Vec<Member>,
     stop: &mut dyn FnMut(&str) -> bool,
-) -> Result<(), String> {
+) -> Result<(), ArchiveFailure> {
     let decoder = flate2::read::GzDecoder::new(reader);
     let mut archive = tar::Archive::new(Metered { inner: decoder, budget });
     let entries = archive.entries().map_err(|e| budget.explain(format!("not a chart archive: {e}")))?;
@@ -199,13 +259,17 @@ fn read_archive(
         if !entry.header().entry_type().is_file() {
             continue;
         }
-        let path = entry.path().map_err(|e| format!("a member has an unreadable name: {e}"))?.to_string_lossy().replace('\\', "/");
+        let path = entry
+            .path()
+            .map_err(|e| ArchiveFailure::Damaged(format!("a member has an unreadable name: {e}")))?
+            .to_string_lossy()
+            .replace('\\', "/");
         let path = path.trim_start_matches("./").to_string();
         let name = format!("{prefix}{path}");
         match classify(&path) {
             Kind::Manifest => {
                 if entry.size() > MAX_MEMBER_BYTES {
-                    return Err(format!("{name} is larger than {} MiB", MAX_MEMBER_BYTES / (1024 * 1024)));
+                    return Err(ArchiveFailure::MemberTooLarge(name, MAX_MEMBER_BYTES / (1024 * 1024)));
                 }
                 let mut text = String::new();
                 entry.read_to_string(&mut text).map_err(|e| budget.explain(format!("{name}: not UTF-8 text ({e})")))?;
@@ -217,7 +281,7 @@ fn read_archive(
             }
             Kind::Archive => {
                 if depth >= budget.limits.depth {
-                    return Err(format!("{name}: archives nest more than {} deep", budget.limits.depth));
+                    return Err(ArchiveFailure::TooDeep(name, budget.limits.depth));
                 }
                 // The nested archive's compressed bytes are charged as the outer archive inflates them.
                 let mut bytes = Vec::new();
@@ -334,7 +398,7 @@ pub(crate) mod tests {
         header.set_cksum();
         bomb.append_data(&mut header, "app/big.bin", std::io::repeat(0).take(LIMITS.bytes + 1024)).unwrap();
         std::fs::write(&path, bomb.into_inner().unwrap().finish().unwrap()).unwrap();
-        let err = crd_members(&path).unwrap_err();
+        let err = crd_members(&path).unwrap_err().to_string();
         assert!(
             err.ends_with("larger than 100 MiB when inflated, with the archives nested in it (the limit of a chart archive); not read"),
             "{err}"
@@ -347,10 +411,10 @@ pub(crate) mod tests {
             nested = tgz(&[(name.as_str(), &nested)]);
         }
         std::fs::write(&path, nested).unwrap();
-        assert!(crd_members(&path).unwrap_err().contains("archives nest more than 8 deep"));
+        assert!(crd_members(&path).unwrap_err().to_string().contains("archives nest more than 8 deep"));
 
         std::fs::write(&path, b"not gzip").unwrap();
-        assert!(crd_members(&path).unwrap_err().contains("not a"), "{:?}", crd_members(&path));
+        assert!(crd_members(&path).unwrap_err().to_string().contains("not a"), "{:?}", crd_members(&path));
         let _ = std::fs::remove_dir_all(&dir);
     }
 
@@ -383,7 +447,7 @@ pub(crate) mod tests {
         assert!(bomb.len() < 2 * 1024 * 1024, "{}", bomb.len());
         let path = write_temp("bomb", &bomb);
         let started = Instant::now();
-        let err = crd_members(&path).unwrap_err();
+        let err = crd_members(&path).unwrap_err().to_string();
         let took = started.elapsed();
         assert!(
             err.ends_with("larger than 100 MiB when inflated, with the archives nested in it (the limit of a chart archive); not read"),
@@ -400,7 +464,7 @@ pub(crate) mod tests {
         let names: Vec<String> = (0..=LIMITS.members).map(|i| format!("c/templates/f{i}.txt")).collect();
         let files: Vec<(&str, &[u8])> = names.iter().map(|n| (n.as_str(), &b""[..])).collect();
         let path = write_temp("many", &tgz(&files));
-        let err = crd_members(&path).unwrap_err();
+        let err = crd_members(&path).unwrap_err().to_string();
         assert!(err.ends_with("more than 10000 files, with the archives nested in it (the limit of a chart archive); not read"), "{err}");
         let _ = std::fs::remove_dir_all(path.parent().unwrap());
     }
@@ -410,7 +474,7 @@ pub(crate) mod tests {
     fn the_whole_tree_is_read_within_a_time_limit() {
         let path = write_temp("slow", &nested_bomb(2, 2, 1024));
         let quick = Limits { time: Duration::ZERO, ..LIMITS };
-        let err = crd_members_within(&path, quick).unwrap_err();
+        let err = crd_members_within(&path, quick).unwrap_err().to_string();
         assert!(
             err.ends_with("not read within 0 s, with the archives nested in it (the time limit of a chart archive); not read"),
             "{err}"
@@ -426,14 +490,14 @@ pub(crate) mod tests {
         let small = Limits { bytes: 1024 * 1024, ..LIMITS };
         let manifest = "# comment\n".repeat(150 * 1024);
         let path = write_temp("cut", &tgz(&[("c/crds/a.yaml", manifest.as_bytes())]));
-        let err = crd_members_within(&path, small).unwrap_err();
+        let err = crd_members_within(&path, small).unwrap_err().to_string();
         assert!(
             err.ends_with("larger than 1 MiB when inflated, with the archives nested in it (the limit of a chart archive); not read"),
             "{err}"
         );
         let inner = tgz(&[("d/crds/a.yaml", manifest.as_bytes())]);
         std::fs::write(&path, tgz(&[("c/charts/d.tgz", &inner)])).unwrap();
-        let err = crd_members_within(&path, small).unwrap_err();
+        let err = crd_members_within(&path, small).unwrap_err().to_string();
         assert!(err.contains("(the limit of a chart archive)"), "{err}");
         let _ = std::fs::remove_dir_all(path.parent().unwrap());
     }

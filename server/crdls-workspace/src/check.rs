@@ -6,7 +6,8 @@
 
 use crdls_check::{check_stream_as, CheckOptions, FileCheck, FileMode};
 use crdls_crd::CrdIndex;
-use crdls_yaml::{codes, Diagnostic, Severity, Stream, TextRange};
+use crdls_diagnostics::{codes, Diagnostic, Severity, TextRange};
+use crdls_yaml::Stream;
 
 use crate::config::Config;
 use crate::roles::{helm_template_hint, FileRole};

@@ -5,8 +5,8 @@ use std::collections::BTreeMap;
 use std::time::Duration;
 
 use crdls_check::CheckOptions;
-use crdls_yaml::codes;
-use crdls_yaml::{Diagnostic, Severity};
+use crdls_diagnostics::codes;
+use crdls_diagnostics::{Diagnostic, Severity};
 use serde::Deserialize;
 
 use crate::trust::{withhold_locations, Trust, Withheld};
@@ -415,7 +415,7 @@ const UNCHECKED_CODES: &[&str] = &[codes::RESOURCE_NO_CRD, codes::RESOURCE_UNDEC
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crdls_yaml::TextRange;
+    use crdls_diagnostics::TextRange;
 
     #[test]
     fn layers_override_in_order_and_severities_apply() {
@@ -483,7 +483,8 @@ mod tests {
     fn fail_unchecked_makes_unvalidated_objects_errors_unless_overridden() {
         let mut config = Config::default();
         config.merge_toml("failUnchecked = true\n[severity]\n\"resource/undeclared-kind\" = \"warning\"\n").unwrap();
-        let d = |code| Diagnostic::new(TextRange::empty(0), Severity::Information, code, "m");
+        // Each with its default severity, as the checks report them.
+        let d = |code| Diagnostic::new(TextRange::empty(0), crdls_diagnostics::codes::lookup(code).unwrap().severity, code, "m");
         let mut diagnostics = vec![d("resource/no-crd"), d("resource/undeclared-kind"), d("cel/skipped")];
         config.apply_severity(&mut diagnostics);
         let got: Vec<(&str, Severity)> = diagnostics.iter().map(|d| (d.code, d.severity)).collect();

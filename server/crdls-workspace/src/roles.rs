@@ -17,7 +17,7 @@ use crdls_yaml::template::{has_actions, mask_go_template};
 use crdls_yaml::{Node, Stream};
 
 use crate::files::{glob_match, normalize};
-use crdls_yaml::codes;
+use crdls_diagnostics::codes;
 
 /// The names kustomize recognises for a kustomization.
 const KUSTOMIZATION_FILES: &[&str] = &["kustomization.yaml", "kustomization.yml", "Kustomization"];

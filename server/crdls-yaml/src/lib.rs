@@ -1,8 +1,6 @@
 //! YAML with positions for crdls: parsing never fails and yields documents whose every node and key
 //! keeps its byte range, plus located syntax, duplicate-key and aliasing diagnostics.
 
-pub mod codes;
-mod diag;
 mod line_index;
 mod locate;
 mod parse;
@@ -12,12 +10,11 @@ mod scalar_map;
 pub mod template;
 mod tree;
 
-pub use diag::{listed, listed_of, listed_up_to, BrokenObject, Change, Diagnostic, Severity, TextRange, MAX_LISTED};
 pub use line_index::{ColumnUnit, LineCol, LineIndex};
 pub use locate::{document_at, locate, Location, Segment};
 pub use parse::{parse, parse_at, Document, Stream, MAX_EXPANDED_NODES, MAX_NESTING};
 pub use path::{follow, FieldPath, Followed};
-pub use scalar::{resolve_plain, resolve_tagged};
+pub use scalar::{double_quoted, resolve_plain, resolve_tagged};
 pub use scalar_map::ScalarMap;
 pub use tree::{Entry, Node, Style, Value};
 

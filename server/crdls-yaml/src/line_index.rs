@@ -1,6 +1,6 @@
 //! Maps byte offsets to lines and columns (bytes, characters or UTF-16 units) and back.
 
-use crate::TextRange;
+use crdls_diagnostics::TextRange;
 
 /// A line and column, both 0-based. What the column counts depends on the call that made it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]

@@ -1,7 +1,9 @@
 //! What is at a byte offset of a parsed stream: the document holding it, the chain of keys and indexes
 //! from that document's root to the innermost node holding it, and whether the offset is on a key or a value.
 
-use crate::{Document, Entry, Node, Stream, TextRange, Value};
+use crate::{Document, Entry, Node, Stream, Value};
+
+use crdls_diagnostics::TextRange;
 
 /// One step from a collection to one of its children.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

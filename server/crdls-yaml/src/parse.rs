@@ -5,9 +5,10 @@ use std::collections::HashMap;
 
 use saphyr_parser::{Event, Parser, ScalarStyle, Span};
 
-use crate::codes;
 use crate::scalar::{key_text, resolve_plain, resolve_tagged};
-use crate::{Diagnostic, Entry, Node, Severity, Style, TextRange, Value};
+use crate::{Entry, Node, Style, Value};
+use crdls_diagnostics::codes;
+use crdls_diagnostics::{Diagnostic, Severity, TextRange};
 
 /// The most nodes a document may expand to through aliases before it is refused, like the
 /// API server's decoder refuses a "billion laughs" document.

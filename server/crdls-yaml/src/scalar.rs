@@ -43,6 +43,27 @@ pub fn resolve_tagged(tag: &str, s: &str) -> Value {
     }
 }
 
+/// `s` as a YAML double-quoted scalar that reads back as `s`: quotes and backslashes escaped, line
+/// feeds and tabs as `\n` and `\t`, other control characters as `\uXXXX`.
+pub fn double_quoted(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' | '\\' => {
+                out.push('\\');
+                out.push(c);
+            }
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            c if c.is_control() => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
 /// The JSON key a plain scalar key becomes.
 pub fn key_text(s: &str) -> String {
     match resolve_plain(s) {

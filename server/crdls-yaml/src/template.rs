@@ -9,7 +9,7 @@
 //! (`image: {{ .Values.image }}:v1`, `"{{ .Release.Name }}"`) becomes a run of `x`, a plain scalar,
 //! so that the key or value around it keeps its shape. Line breaks inside an action are kept.
 
-use crate::TextRange;
+use crdls_diagnostics::TextRange;
 
 /// A template with its actions masked.
 #[derive(Clone, Debug, PartialEq, Eq)]

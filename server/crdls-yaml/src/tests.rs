@@ -27,7 +27,11 @@ fn render(text: &str, node: &Node, depth: usize, out: &mut String) {
         Value::Map(entries) => {
             out.push_str(&format!("{pad}map {}\n", node.range));
             for e in entries {
-                out.push_str(&format!("{pad}  key {:?} {}\n", e.key, crate::TextRange::new(e.key_range.start, e.key_range.end)));
+                out.push_str(&format!(
+                    "{pad}  key {:?} {}\n",
+                    e.key,
+                    crdls_diagnostics::TextRange::new(e.key_range.start, e.key_range.end)
+                ));
                 render(text, &e.value, depth + 2, out);
             }
         }
@@ -414,7 +418,7 @@ fn an_alias_of_a_scalar_is_a_key() {
     assert!(controllers.get("autobrr").is_some_and(|c| c.get("replicas").is_some()));
     let collection = parse("base: &b {a: 1}\nm:\n  *b : x\n");
     assert!(
-        collection.documents[0].diagnostics.iter().any(|d| d.code == crate::codes::YAML_COMPLEX_KEY),
+        collection.documents[0].diagnostics.iter().any(|d| d.code == crdls_diagnostics::codes::YAML_COMPLEX_KEY),
         "{:?}",
         collection.documents[0].diagnostics
     );

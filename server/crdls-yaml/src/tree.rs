@@ -1,6 +1,6 @@
 //! The YAML tree crdls works on: JSON-shaped values whose every node and key keeps its byte range.
 
-use crate::TextRange;
+use crdls_diagnostics::TextRange;
 
 /// How a node was written in the source.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

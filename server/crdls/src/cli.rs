@@ -1,10 +1,12 @@
 //! The command line: `crdls check`, `cost`, `explain`, `explain-field`, `completions` and `man` (the language server
 //! starts in `main`). Kept in the library so tests drive it in-process with their own input and output.
 
-use std::io::{Read, Write};
+use std::io::Write;
 use std::path::PathBuf;
 
 use clap::{CommandFactory, Parser, Subcommand};
+
+use crate::io::{Io, EXIT_OK, EXIT_USAGE};
 
 /// crdls: what the Kubernetes API server would say about your CRDs and custom resources, before you apply them.
 #[derive(Debug, Parser)]
@@ -63,27 +65,6 @@ struct LspArgs {
     #[arg(long)]
     stdio: bool,
 }
-
-/// Where the CLI reads and writes, so tests can supply their own.
-pub struct Io<'a> {
-    /// Standard input, for `-`.
-    pub stdin: &'a mut dyn Read,
-    /// Standard output: the report.
-    pub stdout: &'a mut dyn Write,
-    /// Standard error: usage and I/O errors.
-    pub stderr: &'a mut dyn Write,
-    /// Whether standard output is a terminal (for `--color auto`).
-    pub stdout_is_terminal: bool,
-    /// The directory relative paths start from; reported paths are shown relative to it.
-    pub cwd: PathBuf,
-}
-
-/// Exit code: no errors found.
-pub const EXIT_OK: i32 = 0;
-/// Exit code: the check found errors.
-pub const EXIT_ERRORS: i32 = 1;
-/// Exit code: bad usage or an unreadable input.
-pub const EXIT_USAGE: i32 = 2;
 
 /// What the language server says on standard error when its standard input is a terminal: someone
 /// typed `crdls` rather than an editor starting it.

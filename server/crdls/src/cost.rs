@@ -8,7 +8,7 @@ use crdls_yaml::LineIndex;
 use serde_json::json;
 
 use crate::check::{collect_files, display_path};
-use crate::cli::{Io, EXIT_ERRORS, EXIT_OK, EXIT_USAGE};
+use crate::io::{Io, EXIT_ERRORS, EXIT_OK, EXIT_USAGE};
 
 #[derive(Debug, clap::Args)]
 pub struct CostArgs {

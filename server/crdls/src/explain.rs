@@ -1,10 +1,10 @@
 //! `crdls explain`: every diagnostic code with its default severity and summary, or one code's
 //! documentation (what triggers it, an example, how to fix it), from the registry in
-//! `crdls_yaml::codes`.
+//! `crdls_diagnostics::codes`.
 
-use crdls_yaml::codes;
+use crdls_diagnostics::codes;
 
-use crate::cli::{Io, EXIT_OK, EXIT_USAGE};
+use crate::io::{Io, EXIT_OK, EXIT_USAGE};
 
 #[derive(Debug, clap::Args)]
 pub struct ExplainArgs {
@@ -73,8 +73,9 @@ fn plain(text: &str) -> String {
 /// One code's section of the reference: its name as a heading, its default severity and summary, and
 /// its documentation.
 fn section_markdown(code: &codes::Code) -> String {
+    let also = code.also.map(|s| format!(" (**{}** in the cases below)", s.as_str())).unwrap_or_default();
     format!(
-        "## {}\n\n**{}** by default. {}\n\n{}\n",
+        "## {}\n\n**{}** by default{also}. {}\n\n{}\n",
         code.name,
         code.severity.as_str(),
         plain(code.summary),

@@ -7,7 +7,7 @@ use crdls_sources::Network;
 use crdls_workspace::docs::KubeDocs;
 use crdls_workspace::Config;
 
-use crate::cli::{Io, EXIT_OK, EXIT_USAGE};
+use crate::io::{Io, EXIT_OK, EXIT_USAGE};
 
 #[derive(Debug, clap::Args)]
 pub struct ExplainFieldArgs {

@@ -5,5 +5,6 @@ pub mod cli;
 pub mod cost;
 mod explain;
 mod explain_field;
+pub mod io;
 pub mod parallel;
 pub mod report;

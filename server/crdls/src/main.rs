@@ -24,7 +24,7 @@ fn main() {
     let stdout_is_terminal = stdout.is_terminal();
     let cwd = std::env::current_dir().unwrap_or_default();
     let mut io =
-        crdls::cli::Io { stdin: &mut stdin.lock(), stdout: &mut stdout.lock(), stderr: &mut stderr.lock(), stdout_is_terminal, cwd };
+        crdls::io::Io { stdin: &mut stdin.lock(), stdout: &mut stdout.lock(), stderr: &mut stderr.lock(), stdout_is_terminal, cwd };
     let code = crdls::cli::run(args, &mut io);
     std::process::exit(code);
 }

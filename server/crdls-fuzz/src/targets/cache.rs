@@ -192,7 +192,7 @@ pub fn run(input: &str) -> Result<(), String> {
     let stream = crdls_yaml::parse(&text);
     if !crdls_yaml::template::has_actions(&text) && stream.documents.iter().all(|d| d.diagnostics.is_empty()) {
         let whole: Vec<Crd> = stream.documents.iter().flat_map(Crd::from_document).collect();
-        crdls_crd::fixture::readings_agree(&crds, &whole)
+        crdls_test_fixture::readings_agree(&crds, &whole)
             .map_err(|e| format!("a cached entry's CRDs read identity first differ from those read whole: {e}"))?;
     }
     let mut index = CrdIndex::new();

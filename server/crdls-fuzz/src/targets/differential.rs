@@ -16,7 +16,8 @@ use std::sync::{Arc, Mutex};
 
 use crdls_check::{check_stream, CheckOptions, DocumentKind, OldObjects};
 use crdls_crd::{Crd, CrdIndex};
-use crdls_yaml::{codes, Severity, Stream};
+use crdls_diagnostics::{codes, Severity};
+use crdls_yaml::Stream;
 use serde_json::{json, Map, Value};
 
 use crate::oracle::{compare, our_verdict, their_verdict, Oracle};
@@ -303,7 +304,7 @@ impl super::Target for DifferentialTarget {
         // The CRD, as created.
         let crd_stream = crdls_yaml::parse(&docs.texts[0]);
         let crd_check = check_stream(&crd_stream, &CrdIndex::new(), &options);
-        let errors: Vec<crdls_yaml::Diagnostic> = crd_check.documents[0]
+        let errors: Vec<crdls_diagnostics::Diagnostic> = crd_check.documents[0]
             .diagnostics
             .iter()
             .filter(|d| d.severity == Severity::Error || d.code == codes::CRD_UNKNOWN_FIELD)
@@ -343,7 +344,7 @@ impl super::Target for DifferentialTarget {
             self.count(|t| t.skipped += 1);
             return Ok(());
         }
-        let diagnostics: Vec<crdls_yaml::Diagnostic> = check.documents[0]
+        let diagnostics: Vec<crdls_diagnostics::Diagnostic> = check.documents[0]
             .diagnostics
             .iter()
             .cloned()

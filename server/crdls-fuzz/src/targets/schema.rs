@@ -93,7 +93,7 @@ fn identities_agree(text: &str) -> Result<(), String> {
         return Ok(());
     }
     let whole: Vec<Crd> = stream.documents.iter().flat_map(Crd::from_document).collect();
-    crdls_crd::fixture::readings_agree(&lazy, &whole)
+    crdls_test_fixture::readings_agree(&lazy, &whole)
         .map_err(|e| format!("reading CRDs identity first differs from reading them whole: {e}"))
 }
 
@@ -135,7 +135,7 @@ pub fn run(text: &str, base: &CrdIndex) -> Result<(), String> {
     for edit in &edits {
         check_range(text, edit.range, "automatic fix")?;
     }
-    let fixed = crdls_ide::actions::apply_edits(text, &edits);
+    let fixed = crdls_ide::apply_edits(text, &edits);
     let _ = crdls_yaml::parse(&fixed);
 
     let mut rng = Rng::new(h);
@@ -148,6 +148,6 @@ pub fn run(text: &str, base: &CrdIndex) -> Result<(), String> {
         let _ = crdls_ide::completion::completions(text, &at, &index, offset, crdls_check::kubernetes_release(options.kubernetes));
         let _ = crdls_ide::navigation::definition(text, &at, &index, offset);
     }
-    let _ = crdls_ide::hints::inlay_hints(text, &stream, &index, crdls_yaml::TextRange::new(0, text.len()));
+    let _ = crdls_ide::hints::inlay_hints(text, &stream, &index, crdls_diagnostics::TextRange::new(0, text.len()));
     Ok(())
 }

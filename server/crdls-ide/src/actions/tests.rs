@@ -1,10 +1,11 @@
 //! Quick fixes checked end to end: a document is checked, every diagnostic asks for its fixes, and each
 //! fix is applied and the result checked again.
 
-use crdls_crd::fixture;
+use crdls_test_fixture as fixture;
 use expect_test::{expect, Expect};
 
 use super::*;
+use crate::types::apply_edits;
 
 /// Pumps at `v2` (stored), `v1` (deprecated) and `v0` (not served).
 fn crd() -> String {

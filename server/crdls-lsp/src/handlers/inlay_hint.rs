@@ -20,7 +20,7 @@ pub(crate) async fn inlay_hint(backend: &Backend, params: InlayHintParams) -> Rp
         .blocking("inlay hints", move || {
             let text = snapshot.text;
             let lines = Lines::new(&text, encoding);
-            let range = crdls_yaml::TextRange::new(lines.offset(params.range.start), lines.offset(params.range.end));
+            let range = crdls_diagnostics::TextRange::new(lines.offset(params.range.start), lines.offset(params.range.end));
             let stream = crdls_yaml::parse(&text);
             let hints = crdls_ide::inlay_hints(&text, &stream, &index, range).into_iter().map(|h| convert::inlay_hint(&lines, h)).collect();
             Some(hints)

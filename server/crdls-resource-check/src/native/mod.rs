@@ -9,7 +9,8 @@
 //! Only whole objects are checked: a patch or an assertion may leave out what these rules look at.
 
 use crdls_crd::Schema;
-use crdls_yaml::{Diagnostic, Entry, Node, Severity, Style, TextRange, Value};
+use crdls_diagnostics::{Diagnostic, Severity, TextRange};
+use crdls_yaml::{Entry, Node, Style, Value};
 
 use crate::field_error::{ErrorType, FieldError};
 
@@ -192,7 +193,7 @@ fn port_number(node: &Node, path: &str, field: &str, out: &mut Vec<Found>) {
     out.push(Found::field(
         error(ErrorType::Invalid, path, Some(number.to_string()), "must be between 1 and 65535, inclusive"),
         node.range,
-        crdls_yaml::codes::NATIVE_PORT,
+        crdls_diagnostics::codes::NATIVE_PORT,
         format!("{field} {number} is not a port number: it must be between 1 and 65535"),
     ));
 }

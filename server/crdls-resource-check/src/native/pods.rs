@@ -3,8 +3,9 @@
 //! (number, name, protocol), and the restart policy (the pod's own rule, and the one its controller
 //! adds).
 
-use crdls_yaml::codes;
-use crdls_yaml::{Node, TextRange, Value};
+use crdls_diagnostics::codes;
+use crdls_diagnostics::TextRange;
+use crdls_yaml::{Node, Value};
 
 use super::{error, port_name_errors, port_number, supported, Found, Target};
 use crate::field_error::ErrorType;

@@ -4,8 +4,8 @@
 //! need one.
 
 use crdls_crd::{AdditionalProperties, Schema};
+use crdls_diagnostics::codes;
 use crdls_go::quantity::Quantity;
-use crdls_yaml::codes;
 use crdls_yaml::{Node, Value};
 
 use super::{error, Cause, Found, Target};

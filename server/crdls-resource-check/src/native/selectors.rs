@@ -1,8 +1,9 @@
 //! A workload's selector (Deployment, ReplicaSet, StatefulSet, DaemonSet): not empty, and matching the
 //! labels of its pod template, or the controller would never find the pods it makes.
 
-use crdls_yaml::codes;
-use crdls_yaml::{Node, TextRange, Value};
+use crdls_diagnostics::codes;
+use crdls_diagnostics::TextRange;
+use crdls_yaml::{Node, Value};
 
 use super::{error, Found, Target};
 use crate::field_error::ErrorType;

@@ -3,7 +3,7 @@
 
 use std::collections::HashSet;
 
-use crdls_yaml::codes;
+use crdls_diagnostics::codes;
 use crdls_yaml::{Node, Value};
 
 use super::pods::protocol;

@@ -10,7 +10,7 @@ fn check(minor: u16, group: &str, kind: &str, text: &str, expected: Expect) {
     let mut out = Vec::new();
     let version = "v1";
     let schema = crdls_builtins::schema(crdls_builtins::KubeVersion::new(1, minor), group, version, kind).unwrap_or_default();
-    validate(root, &schema, Target { minor, group, kind, version }, crdls_yaml::TextRange::empty(0), &mut out);
+    validate(root, &schema, Target { minor, group, kind, version }, crdls_diagnostics::TextRange::empty(0), &mut out);
     let lines: Vec<String> = out.iter().map(|d| format!("{} | {}", d.cause.as_deref().unwrap_or_default(), d.message)).collect();
     expected.assert_eq(&lines.join("\n"));
 }

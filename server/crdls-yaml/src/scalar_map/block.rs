@@ -4,7 +4,7 @@
 
 use super::decoder::{break_len, is_white, skip_properties, Decoder};
 use super::ScalarMap;
-use crate::TextRange;
+use crdls_diagnostics::TextRange;
 
 /// Block scalars. The parser's range starts at the first content line (or, with a tag or an anchor, at
 /// those), so the header is looked for above; the content indentation depends on the parent's, which the

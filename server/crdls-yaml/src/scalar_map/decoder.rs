@@ -2,7 +2,7 @@
 //! scalar style shares (properties, white space, line breaks).
 
 use super::{Piece, ScalarMap};
-use crate::TextRange;
+use crdls_diagnostics::TextRange;
 
 /// The value being rebuilt, with the source of every run.
 pub(super) struct Decoder<'t> {

@@ -2,7 +2,7 @@
 //! the white space around them, and in double-quoted scalars decoding escapes.
 
 use super::decoder::{break_len, is_white, skip_properties, Decoder};
-use crate::TextRange;
+use crdls_diagnostics::TextRange;
 
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub(super) enum Quote {

@@ -16,7 +16,9 @@ mod property_tests;
 #[cfg(test)]
 mod tests;
 
-use crate::{Node, Style, TextRange, Value};
+use crate::{Node, Style, Value};
+
+use crdls_diagnostics::TextRange;
 
 pub(crate) use flow::decode_quoted;
 use flow::Quote;

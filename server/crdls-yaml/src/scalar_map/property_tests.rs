@@ -3,7 +3,8 @@
 //! and never points outside the text.
 
 use super::ScalarMap;
-use crate::{parse, Node, Style, TextRange, Value};
+use crate::{parse, Node, Style, Value};
+use crdls_diagnostics::TextRange;
 
 /// A small deterministic generator (xorshift), so that the property tests need no dependency.
 struct Rng(u64);

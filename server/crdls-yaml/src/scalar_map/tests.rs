@@ -2,7 +2,8 @@
 //! ranges, character offsets, and the nodes that get no map.
 
 use super::ScalarMap;
-use crate::{parse, Node, TextRange, Value};
+use crate::{parse, Node, Value};
+use crdls_diagnostics::TextRange;
 
 /// The `rule` node of the first document, which must parse cleanly.
 fn rule(text: &str) -> Node {

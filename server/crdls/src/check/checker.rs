@@ -6,9 +6,10 @@ use std::collections::HashMap;
 
 use crdls_check::CheckOptions;
 use crdls_crd::CrdIndex;
+use crdls_diagnostics::Diagnostic;
 use crdls_workspace::check::{chart_hint, check_file, CheckedFile, FileContext};
 use crdls_workspace::{Config, FileRole};
-use crdls_yaml::{Diagnostic, Stream};
+use crdls_yaml::Stream;
 
 use super::coverage::count_coverage;
 use super::inputs::{self, display_path, Input};

@@ -4,7 +4,7 @@
 use crdls_workspace::{files, trust, ClusterSetting, Config, Trust, Withheld, CONFIG_FILE};
 
 use super::args::CheckArgs;
-use crate::cli::Io;
+use crate::io::Io;
 
 /// The run's settings: `crdls.toml` under the flags of `args`. `--crds` comes before crdPaths; URLs
 /// among them are fetched later, with the cluster.

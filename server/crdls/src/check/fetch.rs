@@ -6,7 +6,7 @@ use crdls_workspace::{sources, Config};
 
 use super::args::CheckArgs;
 use super::inputs::Input;
-use crate::cli::Io;
+use crate::io::Io;
 
 /// The inputs of the URLs and the cluster `config` names, with a message for each that cannot be read;
 /// a stale or uncached download is a warning on standard error.

@@ -10,7 +10,7 @@ use crdls_ide::Edit;
 use crdls_yaml::{ColumnUnit, LineIndex};
 
 use super::checker::Checker;
-use crate::cli::{Io, EXIT_ERRORS, EXIT_OK, EXIT_USAGE};
+use crate::io::{Io, EXIT_ERRORS, EXIT_OK, EXIT_USAGE};
 use crate::parallel;
 
 /// Lines of context around each change in a diff.
@@ -331,7 +331,7 @@ pub(super) fn plural<'a>(n: usize, one: &'a str, many: &'a str) -> &'a str {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crdls_yaml::TextRange;
+    use crdls_diagnostics::TextRange;
 
     fn edit(text: &str, old: &str, new: &str) -> Edit {
         let start = text.find(old).unwrap();

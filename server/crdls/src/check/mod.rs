@@ -28,7 +28,7 @@ mod reporting;
 use std::io::Write as _;
 use std::sync::Arc;
 
-use crate::cli::{Io, EXIT_ERRORS, EXIT_OK, EXIT_USAGE};
+use crate::io::{Io, EXIT_ERRORS, EXIT_OK, EXIT_USAGE};
 use crate::parallel;
 use crate::report::{Format, RenderOptions, Reporter, Summary};
 

@@ -7,8 +7,9 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use crdls_diagnostics::{Diagnostic, TextRange};
 use crdls_yaml::template::mask_go_template;
-use crdls_yaml::{Diagnostic, Entry, Node, Stream, TextRange, Value};
+use crdls_yaml::{Entry, Node, Stream, Value};
 
 use super::inputs::display_path;
 use crate::report::Origin;

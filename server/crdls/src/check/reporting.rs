@@ -3,11 +3,11 @@
 
 use std::io::Write as _;
 
-use crdls_yaml::Severity;
+use crdls_diagnostics::Severity;
 
 use super::checker::Checked;
 use super::rendered;
-use crate::cli::Io;
+use crate::io::Io;
 use crate::report::{FileReport, Reporter, Summary};
 
 /// The second pass's report: the run's counts so far, and the report written a file at a time.

@@ -8,7 +8,9 @@
 
 use std::io;
 
-use crdls_yaml::{ColumnUnit, LineIndex, Severity};
+use crdls_yaml::{ColumnUnit, LineIndex};
+
+use crdls_diagnostics::Severity;
 
 use super::terminal::sanitize;
 use super::{coverage_lines, span, summary_line, FileReport, Summary};
@@ -81,29 +83,23 @@ pub(super) fn finish(summary: &Summary, out: &mut dyn io::Write) -> io::Result<(
 
 /// Escapes a command's message.
 fn escape_data(text: &str) -> String {
-    let mut escaped = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '%' => escaped.push_str("%25"),
-            '\r' => escaped.push_str("%0D"),
-            '\n' => escaped.push_str("%0A"),
-            c => escaped.push(c),
-        }
-    }
-    sanitize(&escaped).into_owned()
+    escape(text, &['%', '\r', '\n'])
 }
 
-/// Escapes a property's value.
+/// Escapes a property's value: as a message, and its `:` and `,`, which end a property.
 fn escape_property(text: &str) -> String {
+    escape(text, &['%', '\r', '\n', ':', ','])
+}
+
+/// `text` with the characters of `special` percent-encoded, as the runner decodes them, and the
+/// control characters left shown as pictures.
+fn escape(text: &str, special: &[char]) -> String {
     let mut escaped = String::with_capacity(text.len());
     for c in text.chars() {
-        match c {
-            '%' => escaped.push_str("%25"),
-            '\r' => escaped.push_str("%0D"),
-            '\n' => escaped.push_str("%0A"),
-            ':' => escaped.push_str("%3A"),
-            ',' => escaped.push_str("%2C"),
-            c => escaped.push(c),
+        if special.contains(&c) {
+            escaped.push_str(&format!("%{:02X}", u32::from(c)));
+        } else {
+            escaped.push(c);
         }
     }
     sanitize(&escaped).into_owned()
@@ -111,7 +107,7 @@ fn escape_property(text: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use crdls_yaml::{Diagnostic, Severity, TextRange};
+    use crdls_diagnostics::{Diagnostic, Severity, TextRange};
     use expect_test::expect;
 
     use super::super::fixture::{render_files, render_fixture};
@@ -141,7 +137,8 @@ mod tests {
         assert_eq!(escape_property("a\x1b[2J.yaml"), "a␛[2J.yaml");
 
         let text = "a: 1\r\nb: 2\r\n";
-        let diagnostics = [Diagnostic::new(TextRange::new(3, 4), Severity::Hint, "schema/type", "50% of\r\nthe values, really")
+        let diagnostics = [Diagnostic::new(TextRange::new(3, 4), Severity::Error, "schema/type", "50% of\r\nthe values, really")
+            .with_severity(Severity::Hint)
             .with_cause("a: Invalid value: \"1\": must be 100%")];
         let files = [FileReport { path: "dir,with:odd%chars/a.yaml", text, diagnostics: &diagnostics, origins: &[] }];
         let summary = Summary { files: 1, documents: 1, crds: 0, errors: 0, warnings: 0, ..Summary::default() };

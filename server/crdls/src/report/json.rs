@@ -45,12 +45,12 @@ struct JsonBrokenObject<'a> {
 }
 
 /// A change record as a JSON value, for the SARIF report's result properties.
-pub(super) fn change_value(change: &crdls_yaml::Change) -> serde_json::Value {
+pub(super) fn change_value(change: &crdls_diagnostics::Change) -> serde_json::Value {
     serde_json::to_value(JsonChange::new(change)).unwrap_or_default()
 }
 
 impl<'a> JsonChange<'a> {
-    fn new(change: &'a crdls_yaml::Change) -> JsonChange<'a> {
+    fn new(change: &'a crdls_diagnostics::Change) -> JsonChange<'a> {
         // The values are JSON text; one that does not parse (none should) is given as a string.
         let value = |text: &Option<String>| match text {
             None => serde_json::Value::Null,

@@ -14,7 +14,9 @@ use std::collections::BTreeMap;
 use std::io;
 use std::str::FromStr;
 
-use crdls_yaml::{ColumnUnit, Diagnostic, LineIndex, TextRange};
+use crdls_yaml::{ColumnUnit, LineIndex};
+
+use crdls_diagnostics::{Diagnostic, TextRange};
 
 /// An output format of `crdls check`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -149,10 +151,14 @@ impl Unvalidated {
         let mut why = Unvalidated::NoSchema;
         for code in codes {
             let this = match code {
-                c if c == crdls_yaml::codes::RESOURCE_NO_CRD || c == crdls_yaml::codes::RESOURCE_UNDECLARED_KIND => Unvalidated::NoCrd,
-                c if c == crdls_yaml::codes::RESOURCE_UNKNOWN_KIND => Unvalidated::MisspeltKind,
-                c if c == crdls_yaml::codes::RESOURCE_API_NOT_SERVED => Unvalidated::UnservedApi,
-                c if c == crdls_yaml::codes::RESOURCE_UNKNOWN_VERSION || c == crdls_yaml::codes::RESOURCE_VERSION_NOT_SERVED => {
+                c if c == crdls_diagnostics::codes::RESOURCE_NO_CRD || c == crdls_diagnostics::codes::RESOURCE_UNDECLARED_KIND => {
+                    Unvalidated::NoCrd
+                }
+                c if c == crdls_diagnostics::codes::RESOURCE_UNKNOWN_KIND => Unvalidated::MisspeltKind,
+                c if c == crdls_diagnostics::codes::RESOURCE_API_NOT_SERVED => Unvalidated::UnservedApi,
+                c if c == crdls_diagnostics::codes::RESOURCE_UNKNOWN_VERSION
+                    || c == crdls_diagnostics::codes::RESOURCE_VERSION_NOT_SERVED =>
+                {
                     Unvalidated::UnknownVersion
                 }
                 _ => continue,
@@ -437,7 +443,7 @@ fn counted(n: usize, noun: &str) -> String {
 /// without a field path and a cause, a range over several lines and an empty range at the end of the file.
 #[cfg(test)]
 mod fixture {
-    use crdls_yaml::{Diagnostic, Severity, TextRange};
+    use crdls_diagnostics::{Diagnostic, Severity, TextRange};
 
     use super::{render, FileReport, Format, RenderOptions, Summary};
 
@@ -471,17 +477,20 @@ mod fixture {
         vec![
             Diagnostic::new(
                 find("apiVersion", "demo.crdls.dev/v1"),
-                Severity::Information,
+                Severity::Warning,
                 "resource/deprecated-version",
                 "demo.crdls.dev/v1 Widget is deprecated; use demo.crdls.dev/v2 Widget",
-            ),
+            )
+            .with_severity(Severity::Information),
             Diagnostic::new(find("team:", "日本語チーム"), Severity::Error, "metadata/label-value", "invalid label value")
                 .with_path("metadata.labels.team")
                 .with_cause("metadata.labels: Invalid value: \"日本語チーム\": a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.'"),
             Diagnostic::new(find("size", "11"), Severity::Error, "schema/maximum", "must be less than or equal to 10")
                 .with_path("spec.size")
                 .with_cause("spec.size: Invalid value: 11: spec.size in body should be less than or equal to 10"),
-            Diagnostic::new(find("owner", "team"), Severity::Warning, "schema/pattern", "should match '^[a-z]+$'").with_path("spec.owner"),
+            Diagnostic::new(find("owner", "team"), Severity::Error, "schema/pattern", "should match '^[a-z]+$'")
+                .with_severity(Severity::Warning)
+                .with_path("spec.owner"),
             Diagnostic::new(TextRange::new(ports, ports_end), Severity::Error, "schema/list-map-duplicate", "duplicate entries for key [name=\"http\"]")
                 .with_path("spec.ports[1]")
                 .with_cause("spec.ports[1]: Duplicate value: map[string]interface {}{\"name\":\"http\"}"),
@@ -512,90 +521,4 @@ mod fixture {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn formats_parse_from_their_names() {
-        assert_eq!("human".parse::<Format>(), Ok(Format::Human));
-        assert_eq!("json".parse::<Format>(), Ok(Format::Json));
-        assert_eq!("github".parse::<Format>(), Ok(Format::Github));
-        assert_eq!("sarif".parse::<Format>(), Ok(Format::Sarif));
-        assert_eq!("xml".parse::<Format>(), Err("unknown format `xml`; expected one of human, json, github, sarif".to_owned()));
-    }
-
-    #[test]
-    fn summary_lines_count_in_words() {
-        let mut summary = Summary { files: 3, documents: 5, crds: 2, errors: 2, warnings: 1, ..Summary::default() };
-        assert_eq!(summary_line(&summary), "2 errors, 1 warning in 3 files (5 documents, 2 CRDs known)");
-        summary.warnings = 0;
-        assert_eq!(summary_line(&summary), "2 errors in 3 files (5 documents, 2 CRDs known)");
-        summary = Summary { files: 1, documents: 1, crds: 1, errors: 0, warnings: 2, ..Summary::default() };
-        assert_eq!(summary_line(&summary), "2 warnings in 1 file (1 document, 1 CRD known)");
-        summary.warnings = 0;
-        assert_eq!(summary_line(&summary), "no problems in 1 file (1 document, 1 CRD known)");
-    }
-
-    #[test]
-    fn coverage_lines_say_what_was_and_was_not_validated() {
-        assert!(coverage_lines(&Coverage::default()).is_empty());
-        let coverage = Coverage {
-            validated: 3,
-            crds: 1,
-            builtin_validated: 4,
-            builtin: 2,
-            unchecked: BTreeMap::from([("argoproj.io".to_string(), 2), (String::new(), 1), ("example.com".to_string(), 2)]),
-            ..Coverage::default()
-        };
-        assert_eq!(
-            coverage_lines(&coverage),
-            [
-                "validated: 3 custom resources, 1 CRD, 4 built-in objects",
-                "kind and metadata only: 2 built-in objects (lists, subresource bodies, kinds crdls has no schema of)",
-                "not validated, no schema known: 5 objects (argoproj.io 2, example.com 2, core 1)",
-                "  add their CRDs with --crds (or crdPaths in crdls.toml); --fail-unchecked makes this fail",
-            ]
-        );
-    }
-
-    #[test]
-    fn advice_fits_why_objects_were_not_validated() {
-        let coverage = Coverage {
-            unchecked: BTreeMap::from([("apps".to_string(), 2), ("example.com".to_string(), 1)]),
-            unchecked_why: BTreeMap::from([(Unvalidated::UnservedApi, 1), (Unvalidated::MisspeltKind, 1), (Unvalidated::NoCrd, 1)]),
-            ..Coverage::default()
-        };
-        let lines = coverage_lines(&coverage);
-        assert_eq!(lines[0], "not validated, no schema known: 3 objects (apps 2, example.com 1)");
-        assert!(lines[1].starts_with("  1: no known CRD serves them: add their CRDs with --crds"), "{lines:?}");
-        assert!(lines[2].starts_with("  1: their kind is not one their group has"), "{lines:?}");
-        assert!(lines[3].starts_with("  1: the Kubernetes release checked against serves no such apiVersion"), "{lines:?}");
-        assert_eq!(lines.len(), 4);
-        // Built-in objects of an unserved version alone get no advice about CRDs.
-        let coverage = Coverage {
-            unchecked: BTreeMap::from([("extensions".to_string(), 1)]),
-            unchecked_why: BTreeMap::from([(Unvalidated::UnservedApi, 1)]),
-            ..Coverage::default()
-        };
-        let lines = coverage_lines(&coverage);
-        assert!(!lines.iter().any(|l| l.contains("--crds")), "{lines:?}");
-        assert_eq!(Unvalidated::from_codes(["schema/type", "resource/api-not-served"]), Unvalidated::UnservedApi);
-        assert_eq!(Unvalidated::from_codes(["resource/unknown-kind"]), Unvalidated::MisspeltKind);
-        assert_eq!(Unvalidated::from_codes([]), Unvalidated::NoSchema);
-    }
-
-    #[test]
-    fn spans_are_one_based_and_clamped() {
-        let text = "a: é😀x\r\n";
-        let index = LineIndex::new(text);
-        let x = text.find('x').unwrap();
-        let range = TextRange::new(x, x + 1);
-        let char_span = span(&index, text, range, ColumnUnit::Char);
-        assert_eq!(char_span, (Position { line: 1, column: 6 }, Position { line: 1, column: 7 }));
-        let utf16_span = span(&index, text, range, ColumnUnit::Utf16);
-        assert_eq!(utf16_span, (Position { line: 1, column: 7 }, Position { line: 1, column: 8 }));
-        // A range past the end, or backwards, still yields positions inside the text.
-        let wild = TextRange { start: 100, end: 3 };
-        assert_eq!(span(&index, text, wild, ColumnUnit::Char), (Position { line: 2, column: 1 }, Position { line: 2, column: 1 }));
-    }
-}
+mod tests;

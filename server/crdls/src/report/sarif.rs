@@ -5,7 +5,9 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::io;
 
-use crdls_yaml::{ColumnUnit, LineIndex, Severity};
+use crdls_yaml::{ColumnUnit, LineIndex};
+
+use crdls_diagnostics::Severity;
 use serde::Serialize;
 
 use super::{span, FileReport, Summary};
@@ -236,9 +238,9 @@ fn notifications(summary: &Summary) -> Vec<Invocation> {
 /// A rule from the registry of codes: its summary, its documentation as the full description and
 /// help, and its default level.
 fn rule(id: &str) -> Rule<'_> {
-    let code = crdls_yaml::codes::lookup(id);
+    let code = crdls_diagnostics::codes::lookup(id);
     let summary = code.map_or(id, |c| c.summary).to_string();
-    let explanation = crdls_yaml::codes::explanation(id).unwrap_or_default();
+    let explanation = crdls_diagnostics::codes::explanation(id).unwrap_or_default();
     let first_paragraph = explanation.split("\n\n").next().filter(|p| !p.is_empty()).unwrap_or(&summary).replace('\n', " ");
     let name = id.split(['/', '-']).map(|w| w[..1].to_uppercase() + &w[1..]).collect();
     Rule {

@@ -1,0 +1,526 @@
+//! What the API server rejects in a CRD's `x-kubernetes-validations` when the CRD is applied: empty
+//! rules, bad messages, unknown reasons, field paths that do not resolve, rules and message expressions
+//! that do not compile or type-check, `oldSelf` under a list whose items cannot be matched to their old
+//! versions, and `optionalOldSelf` on a rule without `oldSelf`. Compile errors are underlined inside
+//! the rule string itself, wherever YAML quoting or folding put it.
+
+use crdls_crd::cel::{compile_rule, compile_rule_in, CompileError, Unbounded};
+use crdls_crd::{is_crd, CrdApiVersion, Schema, ValidationRule};
+use crdls_diagnostics::{Diagnostic, Severity, TextRange};
+use crdls_yaml::{Node, ScalarMap, Value};
+
+use crate::cost::{cost_error, factor_text, thousands, CostDriver, RuleCost, SchemaCost, PER_CRD_LIMIT, PER_EXPRESSION_LIMIT};
+use crate::field_error::{ErrorType, FieldError};
+use crate::gofmt;
+use crate::validation::RuleGate;
+use crdls_diagnostics::codes;
+
+/// The reasons a rule may give.
+const REASONS: &[&str] = &["FieldValueDuplicate", "FieldValueForbidden", "FieldValueInvalid", "FieldValueRequired"];
+
+/// Checks the rules of every schema of a CRD document.
+pub fn check_crd(root: &Node, text: &str, env: crdls_cel::Options, out: &mut Vec<Diagnostic>) {
+    walk_crd(root, text, out, false, env);
+}
+
+/// The estimated cost of every rule of a CRD document, schema by schema, as the API server computes
+/// them when the CRD is applied; with `drivers`, also the unbounded schema nodes behind each cost.
+pub fn crd_costs(root: &Node, text: &str, drivers: bool) -> Vec<SchemaCost> {
+    walk_crd(root, text, &mut Vec::new(), drivers, crdls_cel::Options::KUBERNETES)
+}
+
+fn walk_crd(root: &Node, text: &str, out: &mut Vec<Diagnostic>, drivers: bool, env: crdls_cel::Options) -> Vec<SchemaCost> {
+    let Some(api_version) = is_crd(root) else { return Vec::new() };
+    let Some(spec) = root.get("spec") else { return Vec::new() };
+    let mut schemas: Vec<(String, Vec<String>, &Node)> = Vec::new();
+    let versions = spec.get("versions").and_then(Node::as_seq).unwrap_or_default();
+    let name_of = |v: &Node| v.get_str("name").unwrap_or_default().to_string();
+    let per_version: Vec<(usize, &Node)> =
+        versions.iter().enumerate().filter_map(|(i, v)| v.get("schema").and_then(|s| s.get("openAPIV3Schema")).map(|s| (i, s))).collect();
+    if api_version == CrdApiVersion::V1beta1 {
+        if let Some(s) = spec.get("validation").and_then(|v| v.get("openAPIV3Schema")) {
+            let mut names: Vec<String> = versions.iter().map(name_of).collect();
+            if names.is_empty() {
+                names.extend(spec.get_str("version").map(str::to_string));
+            }
+            schemas.push(("spec.validation.openAPIV3Schema".into(), names, s));
+        }
+    }
+    // The API server moves a schema all versions share to `spec.validation`, and reports it there.
+    let shared = match api_version {
+        CrdApiVersion::V1 => crate::validation::shares_schema(root),
+        CrdApiVersion::V1beta1 => {
+            !per_version.is_empty() && per_version.len() == versions.len() && per_version.windows(2).all(|w| same_value(w[0].1, w[1].1))
+        }
+    } && !per_version.is_empty();
+    // Rules are compiled only where the schema has no other error at or below their node.
+    let gate = crate::validation::rule_gate(root);
+    if shared {
+        schemas.push(("spec.validation.openAPIV3Schema".into(), versions.iter().map(name_of).collect(), per_version[0].1));
+    } else {
+        for (i, s) in per_version {
+            schemas.push((format!("spec.versions[{i}].schema.openAPIV3Schema"), vec![name_of(&versions[i])], s));
+        }
+    }
+    let mut costs = Vec::new();
+    for (path, versions, node) in schemas {
+        let schema = Schema::from_node(node);
+        let mut walker =
+            Walker { text, out, total: 0, contributors: Vec::new(), costs: Vec::new(), ancestors: Vec::new(), drivers, gate: &gate, env };
+        walker.node(node, &schema, &path, true, None, Some(1), 0);
+        walker.total_cost(node, &path);
+        costs.push(SchemaCost { path, versions, total: walker.total, range: node.range, rules: walker.costs });
+    }
+    costs
+}
+
+/// Whether two nodes hold the same data (ranges aside).
+fn same_value(a: &Node, b: &Node) -> bool {
+    match (&a.value, &b.value) {
+        (Value::Map(x), Value::Map(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(p, q)| p.key == q.key && same_value(&p.value, &q.value))
+        }
+        (Value::Seq(x), Value::Seq(y)) => x.len() == y.len() && x.iter().zip(y).all(|(p, q)| same_value(p, q)),
+        (x, y) => x == y,
+    }
+}
+
+struct Walker<'a> {
+    text: &'a str,
+    out: &'a mut Vec<Diagnostic>,
+    /// The estimated cost of every rule and message expression of this schema, summed.
+    total: u64,
+    /// The most expensive of them (at least 1% of the CRD limit), most expensive first, at most four:
+    /// their ranges and paths.
+    contributors: Vec<(u64, TextRange, String)>,
+    /// Every expression's cost, in walk order.
+    costs: Vec<RuleCost>,
+    /// The unbounded lists and maps above the node being walked.
+    ancestors: Vec<CostDriver>,
+    /// Whether to find each cost's drivers.
+    drivers: bool,
+    /// Where the API server compiles rules.
+    gate: &'a RuleGate,
+    /// The CEL environment new rules compile in.
+    env: crdls_cel::Options,
+}
+
+impl Walker<'_> {
+    /// Checks the rules at `node` and below. `uncorrelatable` is the path of the highest list above
+    /// whose items cannot be matched to their old versions.
+    /// `cardinality` is how many times the node can occur in an object (the product of the bounds of the
+    /// lists and maps above it), `None` when some list or map above it is unbounded.
+    #[allow(clippy::too_many_arguments)]
+    fn node(
+        &mut self,
+        node: &Node,
+        schema: &Schema,
+        path: &str,
+        resource_root: bool,
+        uncorrelatable: Option<&str>,
+        cardinality: Option<u64>,
+        depth: usize,
+    ) {
+        if depth > 64 {
+            return;
+        }
+        if let Some(rules) = node.get("x-kubernetes-validations").and_then(Node::as_seq) {
+            for (i, (rule_node, rule)) in rules.iter().zip(schema.validations.iter()).enumerate() {
+                let rule_path = format!("{path}.x-kubernetes-validations[{i}]");
+                self.rule(rule_node, rule, node, schema, &rule_path, resource_root, uncorrelatable, cardinality);
+            }
+        }
+        // How much this node multiplies the occurrences of its children.
+        let factor = match schema.ty.as_deref() {
+            Some("object") if schema.additional_properties.is_some() => schema.rare().max_properties,
+            Some("array") => schema.rare().max_items,
+            _ => Some(1),
+        };
+        let cardinality = match (cardinality, factor) {
+            (Some(c), Some(f)) => Some(c.saturating_mul(f)),
+            _ => None,
+        };
+        let pushed = match crdls_crd::cel::unbounded(schema) {
+            Some(kind @ (Unbounded::List | Unbounded::Map)) => {
+                self.ancestors.push(CostDriver { path: path.to_string(), range: node.range, kind, cardinality: true });
+                true
+            }
+            _ => false,
+        };
+        if let (Some(props), true) = (node.get("properties").and_then(Node::as_map), !schema.properties.is_empty()) {
+            for entry in props {
+                if let Some(p) = schema.property(&entry.key) {
+                    let child = format!("{path}.properties[{}]", entry.key);
+                    self.node(&entry.value, &p.schema, &child, p.schema.embedded_resource, uncorrelatable, cardinality, depth + 1);
+                }
+            }
+        }
+        if let (Some(values_node), Some(crdls_crd::AdditionalProperties::Schema(values))) =
+            (node.get("additionalProperties"), &schema.additional_properties)
+        {
+            let child = format!("{path}.additionalProperties");
+            self.node(values_node, values, &child, values.embedded_resource, uncorrelatable, cardinality, depth + 1);
+        }
+        if let (Some(items_node), Some(items)) = (node.get("items"), schema.items.as_deref()) {
+            // Items of a list that is not a map list have no old version to compare with.
+            let here = (schema.list_type.as_deref() != Some("map")).then_some(path);
+            let blocked = uncorrelatable.or(here);
+            self.node(items_node, items, &format!("{path}.items"), items.embedded_resource, blocked, cardinality, depth + 1);
+        }
+        if pushed {
+            self.ancestors.pop();
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn rule(
+        &mut self,
+        node: &Node,
+        rule: &ValidationRule,
+        owner_node: &Node,
+        owner: &Schema,
+        path: &str,
+        resource_root: bool,
+        uncorrelatable: Option<&str>,
+        cardinality: Option<u64>,
+    ) {
+        let at = |key: &str| node.get(key).map_or(node.range, |n| n.range);
+        let rule_path = format!("{path}.rule");
+        let trimmed_message = rule.message.as_deref().map(str::trim);
+        if rule.rule.trim().is_empty() {
+            self.error(at("rule"), ErrorType::Required, &rule_path, None, "rule is not specified", codes::CEL_RULE_REQUIRED);
+        } else if rule.message.as_deref().is_some_and(|m| !m.is_empty() && m.trim().is_empty()) {
+            let value = gofmt::quote(rule.message.as_deref().unwrap_or_default());
+            self.error(
+                at("message"),
+                ErrorType::Invalid,
+                &format!("{path}.message"),
+                Some(value),
+                "message must be non-empty if specified",
+                codes::CEL_MESSAGE,
+            );
+        } else if trimmed_message.is_some_and(|m| m.contains(['\n', '\r'])) {
+            let value = gofmt::quote(rule.message.as_deref().unwrap_or_default());
+            self.error(
+                at("message"),
+                ErrorType::Invalid,
+                &format!("{path}.message"),
+                Some(value),
+                "message must not contain line breaks",
+                codes::CEL_MESSAGE,
+            );
+        } else if rule.rule.trim().contains('\n') && trimmed_message.unwrap_or_default().is_empty() {
+            self.error(
+                at("rule"),
+                ErrorType::Required,
+                &format!("{path}.message"),
+                None,
+                "message must be specified if rule contains line breaks",
+                codes::CEL_MESSAGE,
+            );
+        }
+        if rule.message_expression.as_deref().is_some_and(|m| m.trim().is_empty()) {
+            self.error(
+                at("messageExpression"),
+                ErrorType::Required,
+                &format!("{path}.messageExpression"),
+                None,
+                "messageExpression must be non-empty if specified",
+                codes::CEL_MESSAGE,
+            );
+        }
+        if let Some(reason) = rule.reason.as_deref() {
+            if !REASONS.contains(&reason) {
+                let supported: Vec<String> = REASONS.iter().map(|r| gofmt::quote(r)).collect();
+                let err = FieldError {
+                    ty: ErrorType::NotSupported,
+                    path: format!("{path}.reason"),
+                    value: Some(gofmt::quote(reason)),
+                    detail: format!("supported values: {}", supported.join(", ")),
+                };
+                self.out.push(err.diagnostic(
+                    at("reason"),
+                    Severity::Error,
+                    codes::CEL_REASON,
+                    format!("reason must be one of {}", supported.join(", ")),
+                ));
+            }
+        }
+        if let Some(fp) = rule.field_path.as_deref() {
+            let problem = if fp.trim().is_empty() {
+                Some("fieldPath must be non-empty if specified".to_string())
+            } else if fp.contains(['\n', '\r']) {
+                Some("fieldPath must not contain line breaks".to_string())
+            } else {
+                crdls_crd::cel::valid_field_path(fp, owner).err().map(|_| "fieldPath must be a valid path".to_string())
+            };
+            if let Some(problem) = problem {
+                self.error(
+                    at("fieldPath"),
+                    ErrorType::Invalid,
+                    &format!("{path}.fieldPath"),
+                    Some(gofmt::quote(fp)),
+                    &problem,
+                    codes::CEL_FIELD_PATH,
+                );
+            }
+        }
+        let node_path = path.rsplit_once(".x-kubernetes-validations").map_or(path, |(p, _)| p);
+        if !self.gate.compiles(node_path) {
+            return;
+        }
+        let compiled = compile_rule_in(rule, owner, resource_root, self.env);
+        let value = rule_value(rule);
+        if let Err(e) = &compiled.rule {
+            let newer = self.env.kubernetes.filter(|_| compile_rule(rule, owner, resource_root).rule.is_ok());
+            self.compile_error(node.get("rule"), node.range, e, &rule_path, &value, newer);
+        }
+        if let Some(Err(e)) = &compiled.message_expression {
+            let mpath = format!("{path}.messageExpression");
+            self.compile_error(node.get("messageExpression"), node.range, e, &mpath, &value, None);
+        }
+        if let Ok(Some(program)) = &compiled.rule {
+            let times = cardinality.unwrap_or(compiled.max_cardinality);
+            let cost = program.cost.max.saturating_mul(times);
+            let at = node.get("rule").map_or(node.range, |n| n.range);
+            self.cost(at, &rule_path, "estimated rule cost", cost);
+            let drivers =
+                self.find_drivers(&rule.rule, owner_node, owner, node_path, resource_root, rule.optional_old_self == Some(true), true);
+            self.costs.push(RuleCost {
+                path: rule_path.clone(),
+                node_path: node_path.to_string(),
+                expression: rule.rule.clone(),
+                range: at,
+                message_expression: false,
+                cost: program.cost.max,
+                cardinality: times,
+                total: cost,
+                drivers,
+            });
+        }
+        if let Some(Ok(program)) = &compiled.message_expression {
+            let at = node.get("messageExpression").map_or(node.range, |n| n.range);
+            let mpath = format!("{path}.messageExpression");
+            self.cost(at, &mpath, "estimated messageExpression cost", program.cost.max);
+            let expression = rule.message_expression.clone().unwrap_or_default();
+            let drivers =
+                self.find_drivers(&expression, owner_node, owner, node_path, resource_root, rule.optional_old_self == Some(true), false);
+            self.costs.push(RuleCost {
+                path: mpath,
+                node_path: node_path.to_string(),
+                expression,
+                range: at,
+                message_expression: true,
+                cost: program.cost.max,
+                cardinality: 1,
+                total: program.cost.max,
+                drivers,
+            });
+        }
+        if compiled.rule.as_ref().is_ok_and(Option::is_some) {
+            if compiled.uses_old_self {
+                if let Some(list) = uncorrelatable {
+                    self.error(
+                        at("rule"),
+                        ErrorType::Invalid,
+                        &rule_path,
+                        Some(gofmt::quote(&rule.rule)),
+                        &format!("oldSelf cannot be used on the uncorrelatable portion of the schema within {list}"),
+                        codes::CEL_OLD_SELF,
+                    );
+                }
+            } else if let Some(optional) = rule.optional_old_self {
+                self.error(
+                    at("optionalOldSelf"),
+                    ErrorType::Invalid,
+                    &format!("{path}.optionalOldSelf"),
+                    Some(optional.to_string()),
+                    "may not be set if oldSelf is not used in rule",
+                    codes::CEL_OPTIONAL_OLD_SELF,
+                );
+            }
+        }
+    }
+
+    /// The unbounded nodes behind an expression's cost: those its estimate sized from the request limit
+    /// and, for a rule, the unbounded lists and maps above it.
+    #[allow(clippy::too_many_arguments)]
+    fn find_drivers(
+        &self,
+        expression: &str,
+        owner_node: &Node,
+        owner: &Schema,
+        node_path: &str,
+        resource_root: bool,
+        optional_old_self: bool,
+        with_ancestors: bool,
+    ) -> Vec<CostDriver> {
+        if !self.drivers {
+            return Vec::new();
+        }
+        let mut found = Vec::new();
+        for (steps, kind) in crdls_crd::cel::size_drivers(expression, owner, resource_root, optional_old_self) {
+            let mut node = owner_node;
+            let mut path = node_path.to_string();
+            for step in &steps {
+                let next = match step.strip_prefix("properties[").and_then(|s| s.strip_suffix(']')) {
+                    Some(name) => node.get("properties").and_then(|p| p.get(name)),
+                    None => node.get(step),
+                };
+                let Some(next) = next else { break };
+                node = next;
+                path.push('.');
+                path.push_str(step);
+            }
+            found.push(CostDriver { path, range: node.range, kind, cardinality: false });
+        }
+        if with_ancestors {
+            found.extend(self.ancestors.iter().cloned());
+        }
+        found
+    }
+
+    /// One diagnostic per CEL error, underlined inside the expression string; a result-type error on the
+    /// whole string.
+    /// `compiles_later` is the environment's minor version when the rule compiles in the newest one: the
+    /// messages then say that this Kubernetes is too old for it.
+    fn compile_error(
+        &mut self,
+        string: Option<&Node>,
+        fallback: TextRange,
+        e: &CompileError,
+        path: &str,
+        value: &str,
+        compiles_later: Option<u32>,
+    ) {
+        let err = FieldError { ty: ErrorType::Invalid, path: path.to_string(), value: Some(value.to_string()), detail: e.detail.clone() };
+        let later = compiles_later.map_or(String::new(), |minor| {
+            format!(" (Kubernetes 1.{} compiles new rules in the CEL environment of 1.{minor}; newer releases accept this rule)", minor + 1)
+        });
+        let whole = string.map_or(fallback, |n| n.range);
+        if e.errors.is_empty() {
+            let message = format!("{}{later}", e.detail);
+            self.out.push(err.diagnostic(whole, Severity::Error, codes::CEL_COMPILE_ERROR, message));
+            return;
+        }
+        let source = string.and_then(Node::as_str).unwrap_or_default();
+        let map = string.and_then(|n| ScalarMap::new(self.text, n));
+        for cel_error in &e.errors {
+            let end = token_end(source, cel_error.offset);
+            // An error at no location (the expression too long) is the whole rule's.
+            let located = map.as_ref().filter(|_| cel_error.offset != crdls_cel::parse::NO_LOCATION);
+            let range = located.map_or(whole, |m| m.source_range(cel_error.offset, end));
+            self.out.push(err.diagnostic(range, Severity::Error, codes::CEL_COMPILE_ERROR, format!("{}{later}", cel_error.message)));
+        }
+    }
+
+    /// The per-expression limit, and the running total with its top contributors.
+    fn cost(&mut self, range: TextRange, path: &str, what: &str, cost: u64) {
+        if cost > PER_EXPRESSION_LIMIT {
+            let detail = cost_error(what, cost, PER_EXPRESSION_LIMIT);
+            let message = format!(
+                "{what} {} exceeds the limit of {}: {}",
+                thousands(cost),
+                thousands(PER_EXPRESSION_LIMIT),
+                factor_text(cost, PER_EXPRESSION_LIMIT)
+            );
+            let err = FieldError { ty: ErrorType::Forbidden, path: path.to_string(), value: None, detail };
+            self.out.push(err.diagnostic(range, Severity::Error, codes::CEL_COST, message));
+        } else if cost > PER_EXPRESSION_LIMIT / 10 * 9 {
+            self.out.push(Diagnostic::new(
+                range,
+                Severity::Warning,
+                codes::CEL_COST,
+                format!(
+                    "{what} {} is within 10% of the limit of {}: bound the lists, maps and strings it iterates (maxItems, maxProperties, maxLength)",
+                    thousands(cost),
+                    thousands(PER_EXPRESSION_LIMIT)
+                ),
+            ));
+        }
+        self.total = self.total.saturating_add(cost);
+        if cost >= PER_CRD_LIMIT / 100 {
+            self.contributors.push((cost, range, path.to_string()));
+            self.contributors.sort_by_key(|c| std::cmp::Reverse(c.0));
+            self.contributors.truncate(4);
+        }
+    }
+
+    /// The limit on the total of a schema's rules.
+    fn total_cost(&mut self, schema: &Node, path: &str) {
+        let what = "x-kubernetes-validations estimated rule cost total for entire OpenAPIv3 schema";
+        if self.total > PER_CRD_LIMIT {
+            for (cost, range, rule_path) in std::mem::take(&mut self.contributors) {
+                let detail = "contributed to estimated rule cost total exceeding cost limit for entire OpenAPIv3 schema";
+                let err = FieldError { ty: ErrorType::Forbidden, path: rule_path, value: None, detail: detail.to_string() };
+                let message = format!("this rule's estimated cost {} is among the largest of a total over the CRD limit", thousands(cost));
+                self.out.push(err.diagnostic(range, Severity::Error, codes::CEL_COST_TOTAL, message));
+            }
+            let err = FieldError {
+                ty: ErrorType::Forbidden,
+                path: path.to_string(),
+                value: None,
+                detail: cost_error(what, self.total, PER_CRD_LIMIT),
+            };
+            let range = TextRange::new(schema.range.start, schema.range.start);
+            let message = format!(
+                "the estimated cost of all rules, {}, exceeds the limit of {} for a version's schema: {}",
+                thousands(self.total),
+                thousands(PER_CRD_LIMIT),
+                factor_text(self.total, PER_CRD_LIMIT)
+            );
+            self.out.push(err.diagnostic(range, Severity::Error, codes::CEL_COST_TOTAL, message));
+        } else if self.total > PER_CRD_LIMIT / 10 * 9 {
+            let range = TextRange::new(schema.range.start, schema.range.start);
+            let message = format!(
+                "the estimated cost of all rules, {}, is within 10% of the limit of {}",
+                thousands(self.total),
+                thousands(PER_CRD_LIMIT)
+            );
+            self.out.push(Diagnostic::new(range, Severity::Warning, codes::CEL_COST_TOTAL, message));
+        }
+    }
+
+    fn error(&mut self, range: TextRange, ty: ErrorType, path: &str, value: Option<String>, detail: &str, code: &'static str) {
+        let err = FieldError { ty, path: path.to_string(), value, detail: detail.to_string() };
+        self.out.push(err.diagnostic(range, Severity::Error, code, detail));
+    }
+}
+
+/// The end of the token starting at `offset`: an identifier or number, else one character.
+fn token_end(source: &str, offset: usize) -> usize {
+    let offset = offset.min(source.len());
+    // A field selection is located at its dot: underline the field name with it.
+    if source[offset..].starts_with('.') && source[offset + 1..].starts_with(|c: char| c.is_alphabetic() || c == '_') {
+        return token_end(source, offset + 1);
+    }
+    let rest = &source[offset..];
+    let word = rest.find(|c: char| !(c.is_alphanumeric() || c == '_')).unwrap_or(rest.len());
+    if word > 0 {
+        return offset + word;
+    }
+    let operator = rest.find(|c: char| !"=!<>&|+-*/%?:".contains(c)).unwrap_or(rest.len());
+    if operator > 0 {
+        return offset + operator;
+    }
+    offset + rest.chars().next().map_or(0, char::len_utf8)
+}
+
+/// The rule as the API server prints it as an invalid value: its internal struct as JSON, with Go's
+/// field names (the internal type has no JSON tags).
+fn rule_value(rule: &ValidationRule) -> String {
+    let mut out = String::from("{");
+    let string = |s: &str| {
+        let mut o = String::new();
+        crate::gofmt::json_string_into(s, &mut o);
+        o
+    };
+    out.push_str(&format!("\"Rule\":{},", string(&rule.rule)));
+    out.push_str(&format!("\"Message\":{},", string(rule.message.as_deref().unwrap_or_default())));
+    out.push_str(&format!("\"MessageExpression\":{},", string(rule.message_expression.as_deref().unwrap_or_default())));
+    out.push_str(&format!("\"Reason\":{},", rule.reason.as_deref().map_or("null".to_string(), string)));
+    out.push_str(&format!("\"FieldPath\":{},", string(rule.field_path.as_deref().unwrap_or_default())));
+    out.push_str(&format!("\"OptionalOldSelf\":{}", rule.optional_old_self.map_or("null".to_string(), |b| b.to_string())));
+    out.push('}');
+    out
+}

@@ -1,0 +1,520 @@
+//! Tests of CRD reading and of the index.
+
+use std::sync::Arc;
+
+use expect_test::expect;
+
+use crdls_crd::{Crd, CrdApiVersion, CrdIndex, Resolution};
+use crdls_test_fixture as fixture;
+
+fn crds(text: &str) -> Vec<Crd> {
+    crdls_yaml::parse(text).documents.iter().flat_map(Crd::from_document).collect()
+}
+
+// The reader's own input, written out rather than with `fixture::Crd`: its versions are out of priority
+// order on purpose, and a document that is not a CRD follows.
+const V1: &str = "\
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: widgets.example.com
+spec:
+  group: example.com
+  scope: Namespaced
+  names: {kind: Widget, plural: widgets, shortNames: [wd]}
+  versions:
+  - name: v1alpha1
+    served: true
+    storage: false
+    deprecated: true
+    deprecationWarning: use v1
+    schema:
+      openAPIV3Schema:
+        type: object
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            required: [size]
+            properties:
+              size: {type: integer, maximum: 10}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: not-a-crd}
+";
+
+#[test]
+fn reads_v1_crds_in_priority_order() {
+    let crds = crds(V1);
+    assert_eq!(crds.len(), 1);
+    let crd = &crds[0];
+    assert_eq!(crd.api_version, CrdApiVersion::V1);
+    assert_eq!((crd.group.as_str(), crd.names.kind.as_str(), crd.names.plural.as_str()), ("example.com", "Widget", "widgets"));
+    let names: Vec<&str> = crd.versions.iter().map(|v| v.name.as_str()).collect();
+    assert_eq!(names, ["v1", "v1alpha1"]);
+    let alpha = crd.version("v1alpha1").unwrap();
+    assert!(alpha.deprecated && !alpha.storage && alpha.served);
+    assert_eq!(alpha.deprecation_warning.as_deref(), Some("use v1"));
+    let spec = crd.version("v1").unwrap().schema().unwrap().property("spec").unwrap();
+    assert_eq!(&*spec.schema.required, ["size"]);
+    let size = &spec.schema.property("size").unwrap().schema;
+    assert_eq!((size.ty.as_deref(), size.rare().maximum), (Some("integer"), Some(10.0)));
+    assert_eq!(&V1[size.range.start..size.range.end], "{type: integer, maximum: 10}");
+}
+
+#[test]
+fn reads_legacy_v1beta1_and_json_and_lists() {
+    let legacy = crds(
+        "apiVersion: apiextensions.k8s.io/v1beta1\nkind: CustomResourceDefinition\nmetadata: {name: olds.example.com}\nspec:\n  group: example.com\n  version: v1beta1\n  names: {kind: Old, plural: olds}\n  validation:\n    openAPIV3Schema:\n      type: object\n      properties:\n        spec: {type: string}\n",
+    );
+    assert_eq!(legacy[0].api_version, CrdApiVersion::V1beta1);
+    let v = legacy[0].version("v1beta1").unwrap();
+    assert!(v.served && v.storage);
+    assert!(v.schema().unwrap().property("spec").is_some());
+
+    let json = crds(
+        r#"{"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition", "metadata": {"name": "js.example.com"},
+        "spec": {"group": "example.com", "names": {"kind": "J", "plural": "js"}, "scope": "Cluster",
+        "versions": [{"name": "v1", "served": true, "storage": true, "schema": {"openAPIV3Schema": {"type": "object"}}}]}}"#,
+    );
+    assert_eq!(json[0].names.kind, "J");
+
+    let list = format!("apiVersion: v1\nkind: List\nitems:\n- {}\n", V1.split("---").next().unwrap().replace('\n', "\n  "));
+    assert_eq!(crds(&list).len(), 1);
+}
+
+#[test]
+fn index_resolves_and_updates_one_source_at_a_time() {
+    let mut index = CrdIndex::new();
+    index.set_source(Arc::from("a.yaml"), crds(&fixture::Crd::new("Widget").group("example.com").yaml()));
+    index.set_source(Arc::from("b.yaml"), crds(&fixture::Crd::new("Gadget").group("example.com").yaml()));
+    assert_eq!(index.len(), 2);
+    assert!(matches!(index.resolve("example.com/v1", "Widget"), Resolution::Found { version, .. } if version.name == "v1"));
+    assert!(matches!(index.resolve("example.com/v2", "Widget"), Resolution::UnknownVersion { .. }));
+    match index.resolve("example.com/v1", "Widgit") {
+        Resolution::UnknownKind { known_kinds } => assert_eq!(known_kinds, ["Gadget", "Widget"]),
+        other => panic!("{other:?}"),
+    }
+    assert!(matches!(index.resolve("apps/v1", "Deployment"), Resolution::UnknownGroup));
+    index.set_source(Arc::from("a.yaml"), Vec::new());
+    assert_eq!(index.len(), 1);
+    assert!(matches!(index.resolve("example.com/v1", "Widget"), Resolution::UnknownKind { .. }));
+    assert!(matches!(index.resolve("example.com/v1", "Gadget"), Resolution::Found { .. }));
+}
+
+#[test]
+fn an_object_resolves_to_the_nearest_definition_that_serves_its_version() {
+    use crdls_crd::PassedOver;
+    let only = |version: &str| crds(&fixture::Crd::new("Widget").group("example.com").storage_version(version).yaml());
+    let mut index = CrdIndex::new();
+    // An old test fixture, found (and indexed) first, that serves only v1alpha2.
+    index.set_source(Arc::from("test/fixtures/old/crd.yaml"), only("v1alpha2"));
+    index.set_source(Arc::from("config/crd/widgets.yaml"), only("v1"));
+    index.set_source(Arc::from("config/samples/crd.yaml"), only("v1"));
+    index.set_source(Arc::from("deploy/crd.yaml"), only("v1"));
+    index.set_source(Arc::from("test/scenarios/a/crd.yaml"), only("v1beta1"));
+    index.set_source(Arc::from("test/scenarios/b/crd.yaml"), only("v1beta2"));
+    let used = |from: &str, api_version: &str| match index.seen_from(from).resolve(api_version, "Widget") {
+        Resolution::Found { crd, .. } => crd.source.to_string(),
+        Resolution::UnknownVersion { crd } => format!("unknown version, nearest {}", crd.source),
+        other => panic!("{other:?}"),
+    };
+    // A definition that serves the version beats a nearer one that does not.
+    assert_eq!(used("test/fixtures/old/widget.yaml", "example.com/v1"), "deploy/crd.yaml");
+    assert_eq!(used("test/fixtures/old/widget.yaml", "example.com/v1alpha2"), "test/fixtures/old/crd.yaml");
+    // Among those that serve it, the one sharing the most directories with the object's file.
+    assert_eq!(used("config/samples/widget.yaml", "example.com/v1"), "config/samples/crd.yaml");
+    assert_eq!(used("config/overlays/prod/widget.yaml", "example.com/v1"), "config/crd/widgets.yaml");
+    assert_eq!(used("./deploy/widget.yaml", "example.com/v1"), "deploy/crd.yaml");
+    // As near (nothing shared): the shallowest, then the first by name.
+    assert_eq!(used("examples/widget.yaml", "example.com/v1"), "deploy/crd.yaml");
+    assert_eq!(used("widget.yaml", "example.com/v1"), "deploy/crd.yaml");
+    // A directory of alternatives: each version finds the alternative that serves it.
+    assert_eq!(used("test/e2e/widget.yaml", "example.com/v1beta1"), "test/scenarios/a/crd.yaml");
+    assert_eq!(used("test/e2e/widget.yaml", "example.com/v1beta2"), "test/scenarios/b/crd.yaml");
+    assert_eq!(used("test/e2e/widget.yaml", "example.com/v2"), "unknown version, nearest test/fixtures/old/crd.yaml");
+    // URIs compare alike, and the choice does not depend on the order sources were indexed in.
+    let mut uris = CrdIndex::new();
+    uris.set_source(Arc::from("file:///w/b/crd.yaml"), only("v1"));
+    uris.set_source(Arc::from("file:///w/a/crd.yaml"), only("v1"));
+    let seen = uris.seen_from("file:///w/x.yaml");
+    let Resolution::Found { crd, .. } = seen.resolve("example.com/v1", "Widget") else { panic!() };
+    assert_eq!(&*crd.source, "file:///w/a/crd.yaml");
+    // Why the others were passed over.
+    let seen = index.seen_from("config/samples/widget.yaml");
+    let why: Vec<(String, Option<PassedOver>)> =
+        seen.definitions("example.com/v1", "Widget").iter().map(|d| (d.crd.source.to_string(), d.passed_over)).collect();
+    assert_eq!(
+        why,
+        [
+            ("config/samples/crd.yaml".to_string(), None),
+            ("config/crd/widgets.yaml".to_string(), Some(PassedOver::Farther)),
+            ("deploy/crd.yaml".to_string(), Some(PassedOver::Farther)),
+            ("test/fixtures/old/crd.yaml".to_string(), Some(PassedOver::Version)),
+            ("test/scenarios/a/crd.yaml".to_string(), Some(PassedOver::Version)),
+            ("test/scenarios/b/crd.yaml".to_string(), Some(PassedOver::Version)),
+        ]
+    );
+}
+
+#[test]
+fn the_kind_of_source_decides_which_definition_wins() {
+    use crdls_crd::{Origin, SourceKind};
+    let widget = || crds(&fixture::Crd::new("Widget").group("example.com").yaml());
+    let from = |kind, label: &str| Origin { kind, label: Some(Arc::from(label)) };
+    let mut index = CrdIndex::new();
+    // Indexed in the reverse of their precedence, as a language server may find them.
+    index.set_source_from(Arc::from("cache/cluster.yaml"), from(SourceKind::Cluster, "cluster dev"), widget());
+    index.set_source_from(Arc::from("cache/url.yaml"), from(SourceKind::Url, "https://example.com/crds.yaml"), widget());
+    index.set_source_from(Arc::from("charts/a.tgz!/a/crds/w.yaml"), Origin { kind: SourceKind::ChartArchive, label: None }, widget());
+    let winner = |index: &CrdIndex| match index.resolve("example.com/v1", "Widget") {
+        Resolution::Found { crd, .. } => (crd.source.to_string(), crd.kind),
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(winner(&index), ("charts/a.tgz!/a/crds/w.yaml".to_string(), SourceKind::ChartArchive));
+    index.set_source(Arc::from("crds/w.yaml"), widget());
+    assert_eq!(winner(&index), ("crds/w.yaml".to_string(), SourceKind::Workspace));
+    assert_eq!(index.origin_of("cache/url.yaml").label.as_deref(), Some("https://example.com/crds.yaml"));
+    assert_eq!(index.origin_of("crds/w.yaml"), Origin::default());
+    index.remove_source("crds/w.yaml");
+    index.remove_source("charts/a.tgz!/a/crds/w.yaml");
+    assert_eq!(winner(&index), ("cache/url.yaml".to_string(), SourceKind::Url));
+    index.remove_source("cache/url.yaml");
+    assert_eq!(index.origin_of("cache/url.yaml"), Origin::default());
+    assert_eq!(winner(&index).1, SourceKind::Cluster);
+}
+
+#[test]
+fn schema_nodes_stay_small() {
+    // A large CRD set holds tens of thousands of schema nodes: rare keywords live behind one box.
+    assert!(std::mem::size_of::<crdls_crd::Schema>() <= 232, "Schema grew to {} bytes", std::mem::size_of::<crdls_crd::Schema>());
+}
+
+#[test]
+fn the_fixture_writes_a_whole_crd_around_a_schema() {
+    let widget = fixture::Crd::new("Widget")
+        .short_names(&["wdg"])
+        .categories(&["all"])
+        .schema(
+            r#"
+            type: object
+            properties:
+              spec:
+                type: object
+                properties:
+                  size: {type: integer}
+            "#,
+        )
+        .version(fixture::Version::new("v1beta1").deprecation_warning("use \"v1\""))
+        .version(fixture::Version::new("v1alpha1").not_served().schema("{type: object}"));
+    let gadget = fixture::Crd::new("Gadget").group("example.com").cluster_scoped().storage_version("v1alpha1");
+    let yaml = fixture::join(&[widget, gadget]);
+    expect![[r#"
+        apiVersion: apiextensions.k8s.io/v1
+        kind: CustomResourceDefinition
+        metadata:
+          name: widgets.demo.crdls.dev
+        spec:
+          group: demo.crdls.dev
+          scope: Namespaced
+          names:
+            kind: Widget
+            plural: widgets
+            singular: widget
+            listKind: WidgetList
+            shortNames: [wdg]
+            categories: [all]
+          versions:
+          - name: v1
+            served: true
+            storage: true
+            schema:
+              openAPIV3Schema:
+                type: object
+                properties:
+                  spec:
+                    type: object
+                    properties:
+                      size: {type: integer}
+          - name: v1beta1
+            served: true
+            storage: false
+            deprecated: true
+            deprecationWarning: "use \"v1\""
+            schema:
+              openAPIV3Schema:
+                type: object
+          - name: v1alpha1
+            served: false
+            storage: false
+            schema:
+              openAPIV3Schema: {type: object}
+        ---
+        apiVersion: apiextensions.k8s.io/v1
+        kind: CustomResourceDefinition
+        metadata:
+          name: gadgets.example.com
+        spec:
+          group: example.com
+          scope: Cluster
+          names:
+            kind: Gadget
+            plural: gadgets
+            singular: gadget
+            listKind: GadgetList
+          versions:
+          - name: v1alpha1
+            served: true
+            storage: true
+            schema:
+              openAPIV3Schema:
+                type: object
+    "#]]
+    .assert_eq(&yaml);
+
+    // The reader takes every fact back as written.
+    let index = fixture::index(&yaml);
+    assert_eq!(index.sources().map(|s| &**s).collect::<Vec<_>>(), [fixture::SOURCE]);
+    let Resolution::Found { crd, version } = index.resolve("demo.crdls.dev/v1", "Widget") else { panic!("Widget/v1 resolves") };
+    let names = &crd.crd.names;
+    assert_eq!(
+        (names.plural.as_str(), names.singular.as_deref(), names.list_kind.as_deref()),
+        ("widgets", Some("widget"), Some("WidgetList"))
+    );
+    assert_eq!((names.short_names.as_slice(), names.categories.as_slice()), (&["wdg".to_string()][..], &["all".to_string()][..]));
+    assert!(version.storage && version.schema().unwrap().property("spec").unwrap().schema.property("size").is_some());
+    let beta = crd.crd.version("v1beta1").unwrap();
+    assert!(beta.served && !beta.storage && beta.deprecated);
+    assert_eq!(beta.deprecation_warning.as_deref(), Some("use \"v1\""));
+    assert!(!crd.crd.version("v1alpha1").unwrap().served);
+    let Resolution::Found { crd, version } = index.resolve("example.com/v1alpha1", "Gadget") else { panic!("Gadget/v1alpha1 resolves") };
+    assert_eq!((crd.crd.scope.as_str(), version.storage), ("Cluster", true));
+}
+
+#[test]
+fn properties_are_found_by_binary_search_first_written_first() {
+    // 50,000 properties in reverse order, and one name written twice (YAML reports the duplicate;
+    // the first one is the property, as a scan in source order finds it).
+    let mut text = String::from("type: object\nproperties:\n");
+    for i in (0..50_000).rev() {
+        text.push_str(&format!("  p{i}: {{type: string, description: d{i}}}\n"));
+    }
+    text.push_str("  p7: {type: integer}\n");
+    let stream = crdls_yaml::parse(&text);
+    let schema = crdls_crd::Schema::from_node(stream.documents[0].root.as_ref().unwrap());
+    // The index is a permutation sorted by name: what makes a lookup logarithmic, not linear.
+    let names: Vec<&str> = schema.property_order.iter().map(|&i| schema.properties[i as usize].name.as_str()).collect();
+    assert_eq!(names.len(), schema.properties.len());
+    assert!(names.windows(2).all(|w| w[0] <= w[1]));
+    let found = |s: &crdls_crd::Schema, name: &str| s.property(name).map(|p| format!("{:?} {:?}", p.schema.ty, p.schema.description));
+    let lookups: Vec<_> = ["p0", "p7", "p49999", "p50000", ""].iter().map(|n| found(&schema, n)).collect();
+    expect![[r#"
+        [
+            Some(
+                "Some(\"string\") Some(\"d0\")",
+            ),
+            Some(
+                "Some(\"string\") Some(\"d7\")",
+            ),
+            Some(
+                "Some(\"string\") Some(\"d49999\")",
+            ),
+            None,
+            None,
+        ]
+    "#]]
+    .assert_debug_eq(&lookups);
+    // A schema built by hand, without the index, is searched in order.
+    let mut by_hand = crdls_crd::Schema::default();
+    by_hand.properties = schema.properties.clone();
+    assert_eq!(found(&by_hand, "p7"), found(&schema, "p7"));
+}
+
+fn reader(text: &str) -> crdls_crd::TextReader {
+    let text: Arc<str> = Arc::from(text);
+    Arc::new(move || Some(text.clone()))
+}
+
+/// Reads `text` identity first and whole, and checks both read the same (schemas and ranges
+/// included); returns whether the schemas were cut out before parsing.
+fn identities_agree(text: &str) -> bool {
+    let lazy = Crd::read_identities(text, reader(text));
+    assert!(lazy.iter().flat_map(|c| &c.versions).all(|v| !v.schema_is_built()), "schemas are built on first use only");
+    if let Err(e) = fixture::readings_agree(&lazy, &crds(text)) {
+        panic!("identity-first reading differs for:\n{text}\n{e}");
+    }
+    Crd::identities_are_read_cut(text)
+}
+
+#[test]
+fn identity_first_reading_agrees_with_reading_whole() {
+    // Block style: the schemas are cut out.
+    assert!(identities_agree(V1));
+    assert!(identities_agree(&format!("# leading comment\n---\n{V1}---\n{V1}")));
+    for file in ["widgets.yaml", "scalers.yaml", "gadgets-v1beta1.yaml"] {
+        let text = std::fs::read_to_string(format!("{}/../../fixtures/crds/{file}", env!("CARGO_MANIFEST_DIR"))).unwrap();
+        assert!(identities_agree(&text), "{file} is written in block style");
+        assert!(!crds(&text).is_empty());
+    }
+    // JSON and flow style are read whole.
+    let json = std::fs::read_to_string(format!("{}/../../fixtures/crds/things.json", env!("CARGO_MANIFEST_DIR"))).unwrap();
+    assert!(!identities_agree(&json));
+    // Comments and blank lines at any indentation inside a schema, a block scalar whose lines are
+    // indented less than its first, CRLF line ends, a schema ending the file, a legacy schema shared by
+    // every version, a List, and a key after dashes.
+    let tricky = "\
+apiVersion: apiextensions.k8s.io/v1beta1\r
+kind: CustomResourceDefinition\r
+metadata: {name: gadgets.example.com}\r
+spec:\r
+  group: example.com\r
+  names: {kind: Gadget, plural: gadgets}\r
+  versions: [{name: v1beta1, served: true, storage: true}, {name: v1alpha1, served: false, storage: false}]\r
+  validation:\r
+    openAPIV3Schema:   # the shared schema\r
+# a comment at column 0\r
+      type: object\r
+\r
+      description: |2\r
+          indented more than the first line\r
+        first line\r
+\r
+      properties:\r
+        size: {type: integer}\r
+---\r
+apiVersion: v1\r
+kind: List\r
+items:\r
+- apiVersion: apiextensions.k8s.io/v1\r
+  kind: CustomResourceDefinition\r
+  metadata: {name: sprockets.example.com}\r
+  spec:\r
+    group: example.com\r
+    names: {kind: Sprocket, plural: sprockets}\r
+    scope: Cluster\r
+    versions:\r
+    - name: v1\r
+      served: true\r
+      storage: true\r
+      schema:\r
+        openAPIV3Schema:\r
+          type: object\r
+          x-kubernetes-preserve-unknown-fields: true\r
+    - - openAPIV3Schema:\r
+          type: string\r
+";
+    assert!(identities_agree(tricky));
+    let lazy = Crd::read_identities(tricky, reader(tricky));
+    assert_eq!(lazy.len(), 2);
+    assert!(
+        Arc::ptr_eq(lazy[0].versions[0].schema().unwrap(), lazy[0].versions[1].schema().unwrap()),
+        "one legacy schema for both versions"
+    );
+    // An alias of an anchor inside a cut schema: the cut text does not parse, so the whole is read.
+    let anchored = V1.replacen("openAPIV3Schema:\n        type: object\n", "openAPIV3Schema: &common\n        type: object\n", 1);
+    let aliased = format!("{anchored}---\n{}", V1.replacen("metadata:\n  name: widgets", "metadata:\n  name: gizmos", 1));
+    assert!(identities_agree(&aliased), "a schema written with an anchor is kept, the others are cut");
+    // A schema ending the text, without a line end; and with CRLF.
+    assert!(identities_agree(V1.trim_end()));
+    assert!(identities_agree(&format!("{}\r\n", V1.trim_end())));
+    let null_at_end = "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nspec:\nopenAPIV3Schema:";
+    assert!(identities_agree(null_at_end));
+    assert!(identities_agree(&format!("{null_at_end}\n:")));
+    let alias_out = "\
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: widgets.example.com}
+spec:
+  group: example.com
+  names: {kind: Widget, plural: widgets}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        description: &version v1
+  - name: *version
+    served: false
+    storage: false
+";
+    assert!(!identities_agree(alias_out), "read whole");
+    let read = Crd::read_identities(alias_out, reader(alias_out));
+    assert_eq!(
+        read[0].versions.iter().map(|v| v.name.as_str()).collect::<Vec<_>>(),
+        ["v1", "v1"],
+        "the alias resolved, so the whole was read"
+    );
+}
+
+#[test]
+fn a_deferred_schema_is_built_from_the_source_as_it_is_then() {
+    let widgets = std::fs::read_to_string(format!("{}/../../fixtures/crds/widgets.yaml", env!("CARGO_MANIFEST_DIR"))).unwrap();
+    let now: Arc<std::sync::Mutex<Option<Arc<str>>>> = Arc::new(std::sync::Mutex::new(Some(Arc::from(widgets.as_str()))));
+    let source = now.clone();
+    let reader: crdls_crd::TextReader = Arc::new(move || source.lock().unwrap().clone());
+    let read = Crd::read_identities(&widgets, reader.clone());
+    // The file gained a document before the CRD: the CRD is found by its name, its ranges are the new ones.
+    let moved = format!("apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: x}}\n---\n{widgets}");
+    *now.lock().unwrap() = Some(Arc::from(moved.as_str()));
+    let version = &read[0].versions[0];
+    let described = format!("{read:?}");
+    assert!(version.schema().is_some(), "found again by name");
+    assert_eq!(format!("{read:?}"), described, "a CRD's text does not change when a schema is first built");
+    let fresh = crds(&moved);
+    let located = version.located_schema().unwrap();
+    assert_eq!(format!("{located:?}"), format!("{:?}", fresh[0].versions[0].schema().unwrap()));
+    assert_ne!(format!("{located:?}"), format!("{:?}", crds(&widgets)[0].versions[0].schema().unwrap()), "located in the changed text");
+    // Once built, a schema stays; one never built from a source now gone is missing.
+    *now.lock().unwrap() = None;
+    assert!(read[0].versions[0].schema().is_some());
+    let again = Crd::read_identities(&widgets, reader);
+    assert!(again[0].versions.iter().all(|v| v.schema().is_none()));
+}
+
+#[test]
+fn equal_sub_schemas_read_identity_first_are_held_once() {
+    let yaml = |kind: &str| {
+        fixture::Crd::new(kind)
+            .schema(
+                r#"
+                type: object
+                properties:
+                  spec:
+                    type: object
+                    properties:
+                      podRef: {type: object, properties: {name: {type: string}, namespace: {type: string}}}
+                      replicas: {type: integer, default: 1}
+                      rules:
+                        type: array
+                        items: {type: string}
+                        x-kubernetes-validations: [{rule: "self.size() < 10"}]
+                "#,
+            )
+            .yaml()
+    };
+    let text = format!("{}---\n{}", yaml("Widget"), yaml("Gadget"));
+    let read = Crd::read_identities(&text, reader(&text));
+    let schemas: Vec<&Arc<crdls_crd::Schema>> = read.iter().map(|c| c.versions[0].schema().unwrap()).collect();
+    assert!(!Arc::ptr_eq(schemas[0], schemas[1]), "each version keeps its own root");
+    let spec = |s: &crdls_crd::Schema| s.property("spec").unwrap().schema.clone();
+    assert!(Arc::ptr_eq(&spec(schemas[0]), &spec(schemas[1])), "one spec for both CRDs");
+    assert!(spec(schemas[0]).property("replicas").unwrap().schema.default.as_ref().unwrap().range.is_empty());
+    // A difference anywhere below makes two sub-schemas two.
+    let other = text.replacen("default: 1", "default: 2", 1);
+    let read = Crd::read_identities(&other, reader(&other));
+    let a = spec(read[0].versions[0].schema().unwrap());
+    let b = spec(read[1].versions[0].schema().unwrap());
+    assert!(!Arc::ptr_eq(&a, &b));
+    assert!(Arc::ptr_eq(&a.property("podRef").unwrap().schema, &b.property("podRef").unwrap().schema));
+    // Read whole (an open buffer), a schema keeps its positions and shares nothing.
+    let whole = crds(&text);
+    assert!(!Arc::ptr_eq(&spec(whole[0].versions[0].schema().unwrap()), &spec(whole[1].versions[0].schema().unwrap())));
+}
