@@ -65,13 +65,63 @@ fn walk_crd(root: &Node, text: &str, out: &mut Vec<Diagnostic>, drivers: bool, e
     let mut costs = Vec::new();
     for (path, versions, node) in schemas {
         let schema = Schema::from_node(node);
-        let mut walker =
-            Walker { text, out, total: 0, contributors: Vec::new(), costs: Vec::new(), ancestors: Vec::new(), drivers, gate: &gate, env };
+        let mut blocked = Vec::new();
+        rule_schema_errors(node, &schema, &path, &mut blocked, 0);
+        let mut walker = Walker {
+            text,
+            out,
+            total: 0,
+            contributors: Vec::new(),
+            costs: Vec::new(),
+            ancestors: Vec::new(),
+            drivers,
+            gate: &gate,
+            blocked,
+            env,
+        };
         walker.node(node, &schema, &path, true, None, Some(1), 0);
         walker.total_cost(node, &path);
         costs.push(SchemaCost { path, versions, total: walker.total, range: node.range, rules: walker.costs });
     }
     costs
+}
+
+/// Collects into `out` the paths of the schema nodes at or below `path` with a rule whose own fields
+/// the API server refuses before compiling anything (the checks of `rule` that are schema errors).
+fn rule_schema_errors(node: &Node, schema: &Schema, path: &str, out: &mut Vec<String>, depth: usize) {
+    if depth > 64 {
+        return;
+    }
+    let refused = |rule: &ValidationRule| {
+        let message = rule.message.as_deref().unwrap_or_default();
+        rule.rule.trim().is_empty()
+            || (!message.is_empty() && message.trim().is_empty())
+            || message.trim().contains(['\n', '\r'])
+            || (rule.rule.trim().contains('\n') && message.trim().is_empty())
+            || rule.message_expression.as_deref().is_some_and(|m| m.trim().is_empty())
+            || rule.reason.as_deref().is_some_and(|r| !REASONS.contains(&r))
+            || rule.field_path.as_deref().is_some_and(|fp| {
+                fp.trim().is_empty() || fp.contains(['\n', '\r']) || crdls_crd::cel::valid_field_path(fp, schema).is_err()
+            })
+    };
+    if schema.validations.iter().any(refused) {
+        out.push(path.to_string());
+    }
+    if let Some(props) = node.get("properties").and_then(Node::as_map) {
+        for entry in props {
+            if let Some(p) = schema.property(&entry.key) {
+                rule_schema_errors(&entry.value, &p.schema, &format!("{path}.properties[{}]", entry.key), out, depth + 1);
+            }
+        }
+    }
+    if let (Some(values_node), Some(crdls_crd::AdditionalProperties::Schema(values))) =
+        (node.get("additionalProperties"), &schema.additional_properties)
+    {
+        rule_schema_errors(values_node, values, &format!("{path}.additionalProperties"), out, depth + 1);
+    }
+    if let (Some(items_node), Some(items)) = (node.get("items"), schema.items.as_deref()) {
+        rule_schema_errors(items_node, items, &format!("{path}.items"), out, depth + 1);
+    }
 }
 
 /// Whether two nodes hold the same data (ranges aside).
@@ -101,6 +151,9 @@ struct Walker<'a> {
     drivers: bool,
     /// Where the API server compiles rules.
     gate: &'a RuleGate,
+    /// The schema nodes whose rules have an error of their own (a blank message, an invalid
+    /// `fieldPath`, ...): the API server compiles no rule at them or above, as for any schema error.
+    blocked: Vec<String>,
     /// The CEL environment new rules compile in.
     env: crdls_cel::Options,
 }
@@ -196,7 +249,7 @@ impl Walker<'_> {
                 ErrorType::Invalid,
                 &format!("{path}.message"),
                 Some(value),
-                "message must be non-empty if specified",
+                "must be non-empty if specified",
                 codes::CEL_MESSAGE,
             );
         } else if trimmed_message.is_some_and(|m| m.contains(['\n', '\r'])) {
@@ -206,7 +259,7 @@ impl Walker<'_> {
                 ErrorType::Invalid,
                 &format!("{path}.message"),
                 Some(value),
-                "message must not contain line breaks",
+                "must not contain line breaks",
                 codes::CEL_MESSAGE,
             );
         } else if rule.rule.trim().contains('\n') && trimmed_message.unwrap_or_default().is_empty() {
@@ -248,11 +301,11 @@ impl Walker<'_> {
         }
         if let Some(fp) = rule.field_path.as_deref() {
             let problem = if fp.trim().is_empty() {
-                Some("fieldPath must be non-empty if specified".to_string())
+                Some("must be non-empty if specified")
             } else if fp.contains(['\n', '\r']) {
-                Some("fieldPath must not contain line breaks".to_string())
+                Some("must not contain line breaks")
             } else {
-                crdls_crd::cel::valid_field_path(fp, owner).err().map(|_| "fieldPath must be a valid path".to_string())
+                crdls_crd::cel::valid_field_path(fp, owner).err().map(|_| "must be a valid path")
             };
             if let Some(problem) = problem {
                 self.error(
@@ -260,13 +313,14 @@ impl Walker<'_> {
                     ErrorType::Invalid,
                     &format!("{path}.fieldPath"),
                     Some(gofmt::quote(fp)),
-                    &problem,
+                    problem,
                     codes::CEL_FIELD_PATH,
                 );
             }
         }
         let node_path = path.rsplit_once(".x-kubernetes-validations").map_or(path, |(p, _)| p);
-        if !self.gate.compiles(node_path) {
+        let within = |p: &str, root: &str| p == root || p.strip_prefix(root).is_some_and(|r| r.starts_with(['.', '[']));
+        if !self.gate.compiles(node_path) || self.blocked.iter().any(|b| within(b, node_path)) {
             return;
         }
         let compiled = compile_rule_in(rule, owner, resource_root, self.env);
@@ -317,8 +371,10 @@ impl Walker<'_> {
                 drivers,
             });
         }
-        if compiled.rule.as_ref().is_ok_and(Option::is_some) {
-            if compiled.uses_old_self {
+        // The API server learns whether a rule uses oldSelf only from a rule that compiles: one that does
+        // not is taken as not using it, so `optionalOldSelf` on it is an error too.
+        if !matches!(compiled.rule, Ok(None)) {
+            if compiled.rule.is_ok() && compiled.uses_old_self {
                 if let Some(list) = uncorrelatable {
                     self.error(
                         at("rule"),
@@ -481,9 +537,14 @@ impl Walker<'_> {
         }
     }
 
+    /// An error whose message is the API server's detail, led by the field's name when the detail does
+    /// not name it (an invalid value's detail says only what is wrong: `must not contain line breaks`).
     fn error(&mut self, range: TextRange, ty: ErrorType, path: &str, value: Option<String>, detail: &str, code: &'static str) {
+        let field = path.rsplit('.').next().unwrap_or(path);
+        let message =
+            if ty == ErrorType::Invalid && detail.starts_with("must ") { format!("{field} {detail}") } else { detail.to_string() };
         let err = FieldError { ty, path: path.to_string(), value, detail: detail.to_string() };
-        self.out.push(err.diagnostic(range, Severity::Error, code, detail));
+        self.out.push(err.diagnostic(range, Severity::Error, code, message));
     }
 }
 
@@ -523,4 +584,71 @@ fn rule_value(rule: &ValidationRule) -> String {
     out.push_str(&format!("\"OptionalOldSelf\":{}", rule.optional_old_self.map_or("null".to_string(), |b| b.to_string())));
     out.push('}');
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use crdls_diagnostics::Diagnostic;
+
+    /// The codes and causes of the rule findings of a CRD whose root schema is `schema` (YAML, at
+    /// eight spaces).
+    fn findings(schema: &str) -> Vec<String> {
+        let text = format!(
+            "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: gauges.example.com\nspec:\n  group: example.com\n  scope: Namespaced\n  names: {{kind: Gauge, plural: gauges}}\n  versions:\n  - name: v1\n    served: true\n    storage: true\n    schema:\n      openAPIV3Schema:\n{schema}"
+        );
+        let stream = crdls_yaml::parse(&text);
+        let root = stream.documents[0].root.as_ref().unwrap();
+        let mut out: Vec<Diagnostic> = Vec::new();
+        super::check_crd(root, &text, crdls_cel::Options::kubernetes(36), &mut out);
+        out.iter().map(|d| format!("{}: {}", d.code, d.cause.clone().unwrap_or_default())).collect()
+    }
+
+    /// A rule's own fields refused (here an invalid fieldPath) are a schema error of its node: the API
+    /// server compiles none of the node's rules, nor those of the nodes above, and words the error as
+    /// an invalid value's detail.
+    #[test]
+    fn a_rule_with_a_schema_error_stops_the_compilation_of_its_node_and_above() {
+        let schema = "        type: object
+        x-kubernetes-validations:
+        - rule: self.nope == 1
+        properties:
+          spec:
+            type: object
+            x-kubernetes-validations:
+            - rule: self.size >= 0
+              fieldPath: .sise
+            - rule: self.size == true
+            properties:
+              size: {type: integer}
+";
+        assert_eq!(
+            findings(schema),
+            ["cel/field-path: spec.validation.openAPIV3Schema.properties[spec].x-kubernetes-validations[0].fieldPath: Invalid value: \".sise\": must be a valid path"]
+        );
+        // Without it, both nodes' rules compile, and their errors are reported.
+        let fixed = schema.replace("              fieldPath: .sise\n", "");
+        let codes: Vec<String> = findings(&fixed).iter().map(|f| f.split(':').next().unwrap_or_default().to_string()).collect();
+        assert_eq!(codes, ["cel/compile-error", "cel/compile-error"]);
+    }
+
+    /// `optionalOldSelf` on a rule that does not compile is refused too: the API server learns that a
+    /// rule uses oldSelf only from one that compiles.
+    #[test]
+    fn optional_old_self_on_a_rule_that_does_not_compile_is_refused() {
+        let schema = "        type: object
+        properties:
+          size:
+            type: integer
+            x-kubernetes-validations:
+            - rule: self == 'one'
+              optionalOldSelf: true
+";
+        let found = findings(schema);
+        assert_eq!(found.len(), 2, "{found:?}");
+        assert!(found[0].starts_with("cel/compile-error: "), "{found:?}");
+        assert_eq!(
+            found[1],
+            "cel/optional-old-self: spec.validation.openAPIV3Schema.properties[size].x-kubernetes-validations[0].optionalOldSelf: Invalid value: true: may not be set if oldSelf is not used in rule"
+        );
+    }
 }

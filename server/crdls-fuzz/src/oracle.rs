@@ -102,7 +102,9 @@ pub struct Verdict {
 pub fn our_verdict(diagnostics: &[Diagnostic], unknown_code: &str) -> Verdict {
     let mut verdict = Verdict { accepted: true, ..Verdict::default() };
     for d in diagnostics {
-        if d.code == unknown_code {
+        // An unknown field the API server would only drop (crdls words it as a warning with no
+        // cause: a CRD's schemas below `items` are decoded without field validation) rejects nothing.
+        if d.code == unknown_code && (d.severity == Severity::Error || d.cause.is_some()) {
             verdict.unknown.insert(d.path.clone().unwrap_or_default());
             verdict.accepted = false;
         } else if d.severity == Severity::Error {
