@@ -1,0 +1,65 @@
+//! Tests of the rule checks.
+
+use crdls_diagnostics::Diagnostic;
+
+/// The codes and causes of the rule findings of a CRD whose root schema is `schema` (YAML, at
+/// eight spaces).
+fn findings(schema: &str) -> Vec<String> {
+    let text = format!(
+        "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: gauges.example.com\nspec:\n  group: example.com\n  scope: Namespaced\n  names: {{kind: Gauge, plural: gauges}}\n  versions:\n  - name: v1\n    served: true\n    storage: true\n    schema:\n      openAPIV3Schema:\n{schema}"
+    );
+    let stream = crdls_yaml::parse(&text);
+    let root = stream.documents[0].root.as_ref().unwrap();
+    let mut out: Vec<Diagnostic> = Vec::new();
+    super::check_crd(root, &text, crdls_cel::Options::kubernetes(36), &mut out);
+    out.iter().map(|d| format!("{}: {}", d.code, d.cause.clone().unwrap_or_default())).collect()
+}
+
+/// A rule's own fields refused (here an invalid fieldPath) are a schema error of its node: the API
+/// server compiles none of the node's rules, nor those of the nodes above, and words the error as
+/// an invalid value's detail.
+#[test]
+fn a_rule_with_a_schema_error_stops_the_compilation_of_its_node_and_above() {
+    let schema = "        type: object
+        x-kubernetes-validations:
+        - rule: self.nope == 1
+        properties:
+          spec:
+            type: object
+            x-kubernetes-validations:
+            - rule: self.size >= 0
+              fieldPath: .sise
+            - rule: self.size == true
+            properties:
+              size: {type: integer}
+";
+    assert_eq!(
+        findings(schema),
+        ["cel/field-path: spec.validation.openAPIV3Schema.properties[spec].x-kubernetes-validations[0].fieldPath: Invalid value: \".sise\": must be a valid path"]
+    );
+    // Without it, both nodes' rules compile, and their errors are reported.
+    let fixed = schema.replace("              fieldPath: .sise\n", "");
+    let codes: Vec<String> = findings(&fixed).iter().map(|f| f.split(':').next().unwrap_or_default().to_string()).collect();
+    assert_eq!(codes, ["cel/compile-error", "cel/compile-error"]);
+}
+
+/// `optionalOldSelf` on a rule that does not compile is refused too: the API server learns that a
+/// rule uses oldSelf only from one that compiles.
+#[test]
+fn optional_old_self_on_a_rule_that_does_not_compile_is_refused() {
+    let schema = "        type: object
+        properties:
+          size:
+            type: integer
+            x-kubernetes-validations:
+            - rule: self == 'one'
+              optionalOldSelf: true
+";
+    let found = findings(schema);
+    assert_eq!(found.len(), 2, "{found:?}");
+    assert!(found[0].starts_with("cel/compile-error: "), "{found:?}");
+    assert_eq!(
+        found[1],
+        "cel/optional-old-self: spec.validation.openAPIV3Schema.properties[size].x-kubernetes-validations[0].optionalOldSelf: Invalid value: true: may not be set if oldSelf is not used in rule"
+    );
+}
