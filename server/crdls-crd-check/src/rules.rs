@@ -319,8 +319,7 @@ impl Walker<'_> {
             }
         }
         let node_path = path.rsplit_once(".x-kubernetes-validations").map_or(path, |(p, _)| p);
-        let within = |p: &str, root: &str| p == root || p.strip_prefix(root).is_some_and(|r| r.starts_with(['.', '[']));
-        if !self.gate.compiles(node_path) || self.blocked.iter().any(|b| within(b, node_path)) {
+        if !self.gate.compiles(node_path) || self.blocked.iter().any(|b| crate::validation::within(b, node_path)) {
             return;
         }
         let compiled = compile_rule_in(rule, owner, resource_root, self.env);

@@ -61,7 +61,7 @@ use crdls_yaml::{Node, Value};
 use crate::field_error::{ErrorType, FieldError};
 use crdls_resource_check::CheckOptions;
 
-pub(crate) use schema::{rule_gate, RuleGate};
+pub(crate) use schema::{rule_gate, within, RuleGate};
 
 /// Whether the API server moves the versions' schema to `spec.validation` (every version holds the
 /// same one, compared as the conversion compares them), which decides the paths of schema errors.

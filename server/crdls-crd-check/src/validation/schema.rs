@@ -87,7 +87,6 @@ impl RuleGate {
     /// Whether the rules of the schema node at `path` (such as
     /// `spec.validation.openAPIV3Schema.properties[spec]`) get compiled.
     pub(crate) fn compiles(&self, path: &str) -> bool {
-        let within = |p: &str, root: &str| p == root || p.strip_prefix(root).is_some_and(|r| r.starts_with(['.', '[']));
         for (root, cel, owners) in &self.schemas {
             if within(path, root) {
                 return *cel && !owners.iter().any(|o| within(o, path));
@@ -95,6 +94,11 @@ impl RuleGate {
         }
         true
     }
+}
+
+/// Whether the schema path `path` is `root` or a node below it.
+pub(crate) fn within(path: &str, root: &str) -> bool {
+    path == root || path.strip_prefix(root).is_some_and(|r| r.starts_with(['.', '[']))
 }
 
 /// The rule gate of a CRD document.
