@@ -7,7 +7,8 @@
 //! `crdls.toml` asks for that would run a program, read a credential or touch the network is withheld,
 //! and the user is told once. The client's own settings are the user's, and always apply.
 
-use crdls_workspace::{trust, Config, Trust};
+use crdls_workspace::files::ReadError;
+use crdls_workspace::{trust, Config, Trust, CONFIG_FILE};
 use tower_lsp::lsp_types::{ConfigurationItem, MessageType};
 
 use crate::session::{lock, Backend};
@@ -42,16 +43,21 @@ impl Backend {
         let mut config = Config { trust, ..Config::default() };
         let root = self.state.session().roots.first().cloned();
         if let Some(root) = root {
-            if let Ok(text) = crdls_workspace::files::read_text(&root.join(crdls_workspace::CONFIG_FILE)) {
-                match config.merge_workspace_toml(&text) {
+            match crdls_workspace::files::read_text(&root.join(CONFIG_FILE)) {
+                Ok(text) => match config.merge_workspace_toml(&text) {
                     Ok(withheld) if !withheld.is_empty() => *lock(&self.state.withheld) = Some(trust::describe(&withheld, HOW_TO_TRUST)),
                     Ok(_) => {}
-                    Err(e) => self.log(MessageType::WARNING, e).await,
-                }
+                    Err(e) => self.log(MessageType::WARNING, e.to_string()).await,
+                },
+                // No crdls.toml: the defaults.
+                Err(ReadError::Io(e)) if e.kind() == std::io::ErrorKind::NotFound => {}
+                // One that is there but cannot be read (a directory, a FIFO, too large, not UTF-8) is
+                // said, as `crdls check` says it, rather than silently replaced by the defaults.
+                Err(e) => self.log(MessageType::WARNING, format!("cannot read {CONFIG_FILE}: {e}; its settings are not used")).await,
             }
         }
         if let Err(e) = config.merge_json(&options) {
-            self.log(MessageType::WARNING, e).await;
+            self.log(MessageType::WARNING, e.to_string()).await;
         }
         self.state.update(|session| {
             session.base = config.clone();
@@ -101,7 +107,7 @@ impl Backend {
                 self.log(MessageType::WARNING, message).await;
             }
             if let Err(e) = config.merge_json(&layer) {
-                self.log(MessageType::WARNING, e).await;
+                self.log(MessageType::WARNING, e.to_string()).await;
             }
         }
         self.state.update(|session| {
