@@ -408,6 +408,31 @@ fn one_listing_at_a_time() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// A listing that could not be cached is not handed to the callers that waited for it: they are told
+/// why, and the plugin still runs once.
+#[test]
+fn a_listing_that_cannot_be_cached_is_not_shared() {
+    let dir = std::env::temp_dir().join(format!("crdls-cluster-unshared-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let (server, _) = api_server("from-plugin");
+    let runs = dir.join("runs");
+    let credential = r#"{"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential","status":{"token":"from-plugin"}}"#;
+    let script = format!("echo run >> {:?}\nsleep 1\necho '{credential}'\n", runs.display().to_string());
+    let options = exec_kubeconfig(&dir, &server, &script);
+    let blocked = dir.join("cache");
+    std::fs::write(&blocked, "a file where the cache directory would be").unwrap();
+    let cache = Cache::at(&blocked);
+    let results: Vec<Result<Fetched, SourceError>> = std::thread::scope(|scope| {
+        let calls: Vec<_> = (0..2).map(|_| scope.spawn(|| fetch(&options, &cache, Network::Refresh))).collect();
+        calls.into_iter().map(|c| c.join().unwrap()).collect()
+    });
+    let (listed, waited): (Vec<_>, Vec<_>) = results.into_iter().partition(Result::is_ok);
+    assert!(listed.len() == 1 && listed[0].as_ref().is_ok_and(|f| f.not_cached.is_some()), "{listed:?}");
+    assert_eq!(waited[0].as_ref().unwrap_err(), &SourceError::Fetch { label: "cluster test".into(), reason: UNSHARED.into() });
+    assert_eq!(std::fs::read_to_string(&runs).unwrap(), "run\n");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// The kubeconfig is read only if it is a regular file of a bounded size: a FIFO is not waited on,
 /// a device not read without end.
 #[cfg(unix)]
