@@ -22,8 +22,8 @@ use tower_lsp::lsp_types::{
     WorkDoneProgressCreateParams, WorkDoneProgressEnd,
 };
 
+use crate::fetch::{self, Indexed, SourceErrors};
 use crate::session::{lock, panic_text, Backend};
-use crate::sources::{self, Indexed, SourceErrors};
 
 impl Backend {
     /// Records the CRDs an open buffer declares; returns whether they changed.
@@ -144,7 +144,7 @@ impl Backend {
                 let disk = scan_disk(&roots, &config);
                 // Downloads come from the cache here; what it lacks is fetched after the scan.
                 let root = roots.first().cloned().unwrap_or_default();
-                let remote = (!refresh).then(|| sources::read_remote(&config, &root, Network::Offline));
+                let remote = (!refresh).then(|| fetch::read_remote(&config, &root, Network::Offline));
                 (disk, remote)
             })
             .await;
@@ -238,7 +238,7 @@ pub(crate) fn scan_disk(roots: &[PathBuf], config: &crdls_workspace::Config) -> 
             Err(e) => unread.push(format!("{}: {e}", path.display())),
         }
     }
-    let (archived, archive_errors) = sources::read_archives(&resolution.archives);
+    let (archived, archive_errors) = fetch::read_archives(&resolution.archives);
     DiskScan { files: paths.len() + resolution.archives.len(), found, archived, archive_errors, unread }
 }
 

@@ -58,7 +58,7 @@ pub(crate) struct State {
     /// What each file is (a chart template, a patch, a test assertion), from the files around it.
     pub(crate) roles: Mutex<crdls_workspace::Roles>,
     /// The CRD sources that could not be read, and how they were shown.
-    pub(crate) source_problems: Mutex<crate::sources::SourceProblems>,
+    pub(crate) source_problems: Mutex<crate::fetch::SourceProblems>,
     /// What `crdls.toml` asked for and was withheld in a workspace the user has not trusted, until
     /// it has been said.
     pub(crate) withheld: Mutex<Option<String>>,
@@ -155,7 +155,7 @@ impl Backend {
                 buffer_crds: Mutex::new(HashMap::new()),
                 git: GitOld::default(),
                 roles: Mutex::new(crdls_workspace::Roles::new()),
-                source_problems: Mutex::new(crate::sources::SourceProblems::default()),
+                source_problems: Mutex::new(crate::fetch::SourceProblems::default()),
                 withheld: Mutex::new(None),
                 index_ready: tokio::sync::watch::Sender::new(false),
                 scans: crate::flight::Flight::default(),

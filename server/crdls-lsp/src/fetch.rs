@@ -1,4 +1,5 @@
-//! CRD sources beyond the workspace's YAML files, in the editor: the chart archives the scan finds,
+//! The editor's side of CRD sources beyond the workspace's YAML files (the twin of `crdls check`'s
+//! `check/fetch.rs`; both read through `crdls_workspace::external`): the chart archives the scan finds,
 //! and the URLs and the cluster the settings name. The scan reads downloads from the cache only; what
 //! is not cached is fetched afterwards in the background, never on a keystroke's path, and a source
 //! that cannot be read becomes a warning on `crdls.toml` (when it is named there) and a message.
@@ -10,7 +11,7 @@ use std::sync::Arc;
 use crdls_crd::{Crd, Origin, SourceKind};
 use crdls_diagnostics::{codes, Diagnostic, Severity, TextRange};
 use crdls_sources::{Network, SourceError};
-use crdls_workspace::sources::External;
+use crdls_workspace::external::External;
 use tower_lsp::lsp_types::{MessageType, Url};
 
 use crate::session::{lock, Backend};
@@ -57,7 +58,7 @@ pub(crate) fn read_archives(archives: &[PathBuf]) -> (Vec<Indexed>, Vec<SourceEr
     let mut found = Vec::new();
     let mut errors = Vec::new();
     for archive in archives {
-        match crdls_workspace::sources::archive_members(archive) {
+        match crdls_workspace::external::archive_members(archive) {
             Ok(members) => found.extend(members.into_iter().filter_map(|m| indexed(archive, m))),
             Err(reason) => errors.push(SourceError::Fetch { label: archive.display().to_string(), reason }),
         }
@@ -87,8 +88,8 @@ fn indexed(archive: &Path, source: External) -> Option<Indexed> {
 /// A refresh that failed, where the cached copy stands in, is among the problems shown.
 pub(crate) fn read_remote(config: &crdls_workspace::Config, root: &Path, network: Network) -> (Vec<Indexed>, Vec<SourceError>) {
     // Standard input carries the editor's messages: no credential plugin may read it.
-    let prompting = crdls_workspace::sources::Prompting::Never;
-    let (found, mut errors) = crdls_workspace::sources::fetch_remote(config, root, network, prompting);
+    let prompting = crdls_workspace::external::Prompting::Never;
+    let (found, mut errors) = crdls_workspace::external::fetch_remote(config, root, network, prompting);
     for source in &found {
         if let Some(reason) = &source.refresh_failed {
             errors.push(SourceError::Fetch { label: source.label.clone(), reason: format!("{reason}; the cached copy is used") });

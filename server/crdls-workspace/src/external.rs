@@ -1,6 +1,7 @@
-//! CRD sources beyond the workspace's own YAML files, read into one shape both front ends index: the
-//! members of chart archives' `crds/` directories, and the texts of URLs and of the cluster through
-//! the cache (see `crdls-sources`).
+//! Texts from outside the workspace that may hold CRDs, in one shape (`External`) that both front ends
+//! index: the members of chart archives' `crds/` directories, and the texts of URLs and of the cluster
+//! through the cache. How each is read or fetched is `crdls-sources`' job; this module turns the
+//! settings into those calls.
 
 use std::path::{Path, PathBuf};
 
