@@ -40,6 +40,12 @@ pub(crate) struct Session {
     pub(crate) roots: Vec<PathBuf>,
     /// What the client supports.
     pub(crate) flags: ClientFlags,
+    /// A fingerprint of the CRDs each checked open buffer puts in `index` in place of its file on
+    /// disk: kept with the index, so that a buffer's CRDs and the scan's never overwrite each other.
+    pub(crate) buffer_crds: HashMap<Url, u64>,
+    /// What `crdls.toml` asked for and was withheld in a workspace the user has not trusted, until it
+    /// has been said.
+    pub(crate) withheld: Option<String>,
 }
 
 /// Everything the handlers share: the session snapshot, and the bookkeeping of documents, checks,
@@ -51,17 +57,12 @@ pub(crate) struct State {
     pub(crate) documents: Mutex<HashMap<Url, Document>>,
     /// One lock per document so only one check of it runs at a time.
     pub(crate) flights: Mutex<HashMap<Url, Arc<tokio::sync::Mutex<()>>>>,
-    /// A fingerprint of the CRDs each open buffer contributes, to notice when they change.
-    pub(crate) buffer_crds: Mutex<HashMap<Url, u64>>,
     /// Old versions of open files, from git.
     pub(crate) git: GitOld,
     /// What each file is (a chart template, a patch, a test assertion), from the files around it.
     pub(crate) roles: Mutex<crdls_workspace::Roles>,
     /// The CRD sources that could not be read, and how they were shown.
     pub(crate) source_problems: Mutex<crate::fetch::SourceProblems>,
-    /// What `crdls.toml` asked for and was withheld in a workspace the user has not trusted, until
-    /// it has been said.
-    pub(crate) withheld: Mutex<Option<String>>,
     /// Whether the first workspace scan has finished: until it has, the index is partial, and no
     /// document's diagnostics are computed against it (the scan's end checks them all).
     pub(crate) index_ready: tokio::sync::watch::Sender<bool>,
@@ -152,11 +153,9 @@ impl Backend {
                 session: RwLock::new(Arc::new(Session::default())),
                 documents: Mutex::new(HashMap::new()),
                 flights: Mutex::new(HashMap::new()),
-                buffer_crds: Mutex::new(HashMap::new()),
                 git: GitOld::default(),
                 roles: Mutex::new(crdls_workspace::Roles::new()),
                 source_problems: Mutex::new(crate::fetch::SourceProblems::default()),
-                withheld: Mutex::new(None),
                 index_ready: tokio::sync::watch::Sender::new(false),
                 scans: crate::flight::Flight::default(),
                 objects: Mutex::new(None),

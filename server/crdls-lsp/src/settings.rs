@@ -11,7 +11,7 @@ use crdls_workspace::files::ReadError;
 use crdls_workspace::{trust, Config, Trust, CONFIG_FILE};
 use tower_lsp::lsp_types::{ConfigurationItem, MessageType};
 
-use crate::session::{lock, Backend};
+use crate::session::Backend;
 
 /// The initialization option that carries the editor's workspace trust.
 const TRUST_OPTION: &str = "trustedWorkspace";
@@ -41,11 +41,12 @@ impl Backend {
             }
         };
         let mut config = Config { trust, ..Config::default() };
+        let mut withheld = None;
         let root = self.state.session().roots.first().cloned();
         if let Some(root) = root {
             match crdls_workspace::files::read_text(&root.join(CONFIG_FILE)) {
                 Ok(text) => match config.merge_workspace_toml(&text) {
-                    Ok(withheld) if !withheld.is_empty() => *lock(&self.state.withheld) = Some(trust::describe(&withheld, HOW_TO_TRUST)),
+                    Ok(asked) if !asked.is_empty() => withheld = Some(trust::describe(&asked, HOW_TO_TRUST)),
                     Ok(_) => {}
                     Err(e) => self.log(MessageType::WARNING, e.to_string()).await,
                 },
@@ -62,12 +63,13 @@ impl Backend {
         self.state.update(|session| {
             session.base = config.clone();
             session.config = config;
+            session.withheld = withheld;
         });
     }
 
     /// Says once, when the session starts, what `crdls.toml` asked for and was withheld.
     pub(crate) async fn report_withheld(&self) {
-        let message = lock(&self.state.withheld).take();
+        let message = self.state.update(|session| session.withheld.take());
         if let Some(message) = message {
             let message = format!("crdls: {message}");
             self.log(MessageType::WARNING, message.clone()).await;

@@ -42,7 +42,7 @@ pub(crate) async fn did_close(backend: &Backend, params: DidCloseTextDocumentPar
     let uri = params.text_document.uri;
     lock(&backend.state.documents).remove(&uri);
     lock(&backend.state.flights).remove(&uri);
-    let had_crds = lock(&backend.state.buffer_crds).remove(&uri).is_some_and(|f| f != 0);
+    let had_crds = backend.state.update(|session| session.buffer_crds.remove(&uri)).is_some_and(|f| f != 0);
     if had_crds {
         // The file on disk is what counts again.
         let crds = crate::index::file_crds(&uri);
