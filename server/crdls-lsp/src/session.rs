@@ -54,9 +54,8 @@ pub(crate) struct Session {
 pub(crate) struct State {
     /// The current snapshot; see [`Session`].
     session: RwLock<Arc<Session>>,
-    pub(crate) documents: Mutex<HashMap<Url, Document>>,
-    /// One lock per document so only one check of it runs at a time.
-    pub(crate) flights: Mutex<HashMap<Url, Arc<tokio::sync::Mutex<()>>>>,
+    /// The open documents, each with the lock of its checks.
+    pub(crate) documents: Mutex<HashMap<Url, Open>>,
     /// Old versions of open files, from git.
     pub(crate) git: GitOld,
     /// What each file is (a chart template, a patch, a test assertion), from the files around it.
@@ -74,6 +73,19 @@ pub(crate) struct State {
     pub(crate) objects: Mutex<Option<Arc<crate::objects::DiskObjects>>>,
     /// The API documents read for the hovers of built-in kinds, when the user turned `fieldDocs` on.
     pub(crate) docs: crdls_workspace::docs::KubeDocs,
+}
+
+/// An open document, and the lock that lets only one check of it run at a time: a tokio lock, held
+/// across the check's `.await`s, never while the map's lock is held. Both leave with `didClose`.
+pub(crate) struct Open {
+    pub(crate) document: Document,
+    pub(crate) flight: Arc<tokio::sync::Mutex<()>>,
+}
+
+impl Open {
+    pub(crate) fn new(document: Document) -> Open {
+        Open { document, flight: Arc::default() }
+    }
 }
 
 /// The server: the connection to the client and the shared state. Cloning it is cheap, so work that
@@ -152,7 +164,6 @@ impl Backend {
             state: Arc::new(State {
                 session: RwLock::new(Arc::new(Session::default())),
                 documents: Mutex::new(HashMap::new()),
-                flights: Mutex::new(HashMap::new()),
                 git: GitOld::default(),
                 roles: Mutex::new(crdls_workspace::Roles::new()),
                 source_problems: Mutex::new(crate::fetch::SourceProblems::default()),
@@ -167,7 +178,12 @@ impl Backend {
     /// The text and version of an open document.
     pub(crate) fn snapshot(&self, uri: &Url) -> Option<Snapshot> {
         let docs = lock(&self.state.documents);
-        docs.get(uri).map(|d| Snapshot { text: d.text(), version: d.version, generation: d.generation })
+        docs.get(uri).map(|Open { document: d, .. }| Snapshot { text: d.text(), version: d.version, generation: d.generation })
+    }
+
+    /// The generation of an open document now: a check that began at another one is stale.
+    pub(crate) fn generation(&self, uri: &Url) -> Option<u64> {
+        lock(&self.state.documents).get(uri).map(|open| open.document.generation)
     }
 
     /// The recipe every request at a cursor follows (hover, definition, completion): the document's
@@ -220,9 +236,9 @@ impl Backend {
         let _ = ready.wait_for(|ready| *ready).await;
     }
 
-    /// The lock that lets only one check of `uri` run at a time.
-    pub(crate) fn flight(&self, uri: &Url) -> Arc<tokio::sync::Mutex<()>> {
-        lock(&self.state.flights).entry(uri.clone()).or_default().clone()
+    /// The lock that lets only one check of `uri` run at a time; `None` when it is not open.
+    pub(crate) fn flight(&self, uri: &Url) -> Option<Arc<tokio::sync::Mutex<()>>> {
+        lock(&self.state.documents).get(uri).map(|open| open.flight.clone())
     }
 
     /// Diagnostics of `text` in LSP form, in the negotiated encoding.
