@@ -437,6 +437,24 @@ fn a_nested_archive_bomb_in_charts_is_refused_quickly() {
     );
 }
 
+/// A chart archive the editor's scan cannot read is said once, as the archive's own error (its path
+/// once, not a "cannot fetch" of a local file).
+#[test]
+fn the_language_server_says_which_chart_archive_it_cannot_read() {
+    use crdls_tests::lsp::{Session, SessionOptions};
+
+    let mut session = Session::start(SessionOptions::new().file("charts/broken-1.0.0.tgz", "not an archive"));
+    let shown = session.expect_notification("window/showMessage");
+    let message = shown["message"].as_str().unwrap_or_default();
+    assert!(message.starts_with("crdls: ") && message.contains("broken-1.0.0.tgz: not a"), "{shown}");
+    assert_eq!(message.matches("broken-1.0.0.tgz").count(), 1, "{shown}");
+    assert!(!message.contains("cannot fetch"), "{shown}");
+    // Logged when the scan reads the archives, and again when the fetch after it reports every source.
+    session.expect_log_containing("broken-1.0.0.tgz: not a");
+    session.expect_log_containing("broken-1.0.0.tgz: not a");
+    session.finish();
+}
+
 /// A download that cannot be cached (the cache directory cannot be created) is used, and a warning
 /// says so; credentials in its URL are shown nowhere, not in the warning, the notes or the JSON report.
 #[test]

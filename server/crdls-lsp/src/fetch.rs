@@ -60,7 +60,7 @@ pub(crate) fn read_archives(archives: &[PathBuf]) -> (Vec<Indexed>, Vec<SourceEr
     for archive in archives {
         match crdls_workspace::external::archive_members(archive) {
             Ok(members) => found.extend(members.into_iter().filter_map(|m| indexed(archive, m))),
-            Err(reason) => errors.push(SourceError::Fetch { label: archive.display().to_string(), reason }),
+            Err(e) => errors.push(SourceError::Archive(e)),
         }
     }
     (found, errors)
@@ -166,7 +166,8 @@ impl Backend {
         let text = crdls_workspace::files::read_text(&config_path).unwrap_or_default();
         let mut diagnostics = Vec::new();
         for error in errors {
-            let needle = if error.label().starts_with("cluster") || error.label() == "the cluster" { "cluster" } else { error.label() };
+            let label = error.label();
+            let needle = if label.starts_with("cluster") || label == "the cluster" { "cluster" } else { &label };
             if let Some(at) = (!text.is_empty()).then(|| text.find(needle)).flatten() {
                 let range = TextRange::new(at, at + needle.len());
                 diagnostics.push(Diagnostic::new(range, Severity::Warning, codes::SOURCE_UNAVAILABLE, error.to_string()));

@@ -49,7 +49,7 @@ impl External {
 }
 
 /// The CRD manifests of a chart archive.
-pub fn archive_members(archive: &Path) -> Result<Vec<External>, String> {
+pub fn archive_members(archive: &Path) -> Result<Vec<External>, crdls_sources::archive::ArchiveError> {
     Ok(crdls_sources::archive::crd_members(archive)?
         .into_iter()
         .map(|member| External {

@@ -139,7 +139,7 @@ pub(crate) fn read(paths: &[PathBuf], crd_locations: &[String], stdin: &mut dyn 
     for archive in &resolution.archives {
         match crdls_workspace::external::archive_members(archive) {
             Ok(members) => found.inputs.extend(members.into_iter().map(|m| Input::external(m, cwd))),
-            Err(e) => found.errors.push(e),
+            Err(e) => found.errors.push(e.to_string()),
         }
     }
     found.hidden = resolution.hidden;
