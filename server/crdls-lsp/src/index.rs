@@ -12,7 +12,7 @@ use std::time::Instant;
 
 use crdls_crd::{Crd, CrdIndex, Origin, SourceId, SourceKind};
 use crdls_sources::Network;
-use crdls_sources::SourceError;
+use crdls_workspace::external::Unavailable;
 use crdls_workspace::resolver::{self, Resolver};
 use futures::FutureExt;
 use tower_lsp::lsp_types::notification::Progress;
@@ -218,7 +218,7 @@ pub(crate) struct DiskScan {
     /// Each file with its rank and CRDs, in the resolver's order.
     pub(crate) found: Vec<(PathBuf, SourceKind, Vec<Crd>)>,
     pub(crate) archived: Vec<Indexed>,
-    pub(crate) archive_errors: Vec<SourceError>,
+    pub(crate) archive_errors: Vec<Unavailable>,
     /// Files not read (not regular, too large, not text), with why.
     pub(crate) unread: Vec<String>,
 }

@@ -24,5 +24,5 @@ pub(super) fn remote_inputs(args: &CheckArgs, config: &Config, io: &mut Io<'_>) 
         let _ = writeln!(io.stderr, "crdls: warning: {warning}");
     }
     let inputs = remote.into_iter().map(|r| Input::external(r, &io.cwd)).collect();
-    (inputs, errors.iter().map(ToString::to_string).collect())
+    (inputs, errors.iter().map(|e| e.error.to_string()).collect())
 }
