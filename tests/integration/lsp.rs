@@ -379,6 +379,20 @@ fn workspace_configuration_is_requested_and_applied() {
     check_transcript("settings-configuration", &transcript);
 }
 
+/// A crdls.toml that is there but cannot be read is said in the log (as `crdls check` says it), not
+/// silently replaced by the defaults; an invalid one is said with what is wrong in it.
+#[test]
+fn a_crdls_toml_that_cannot_be_read_or_is_invalid_is_said() {
+    let mut session = Session::start(SessionOptions::new().file("crdls.toml/inside.txt", ""));
+    let logged = session.expect_log_containing("cannot read crdls.toml");
+    assert!(logged.contains("not a regular file (a directory)") && logged.ends_with("its settings are not used"), "{logged}");
+    session.finish();
+    let mut session = Session::start(SessionOptions::new().file("crdls.toml", "[severity]\n\"schema/unknwon-field\" = \"off\"\n"));
+    session
+        .expect_log_containing("crdls.toml: severity: no diagnostic code \"schema/unknwon-field\"; did you mean \"schema/unknown-field\"?");
+    session.finish();
+}
+
 #[test]
 fn changed_settings_replace_the_previous_ones_and_crd_paths_rescan() {
     // crdls.toml makes unknown fields errors; the CRD sits in a hidden directory the scan skips unless

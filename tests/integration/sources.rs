@@ -437,6 +437,47 @@ fn a_nested_archive_bomb_in_charts_is_refused_quickly() {
     );
 }
 
+/// A chart archive the editor's scan cannot read is said once, as the archive's own error (its path
+/// once, not a "cannot fetch" of a local file).
+#[test]
+fn the_language_server_says_which_chart_archive_it_cannot_read() {
+    use crdls_tests::lsp::{Session, SessionOptions};
+
+    let mut session = Session::start(SessionOptions::new().file("charts/broken-1.0.0.tgz", "not an archive"));
+    let shown = session.expect_notification("window/showMessage");
+    let message = shown["message"].as_str().unwrap_or_default();
+    assert!(message.starts_with("crdls: ") && message.contains("broken-1.0.0.tgz: not a"), "{shown}");
+    assert_eq!(message.matches("broken-1.0.0.tgz").count(), 1, "{shown}");
+    assert!(!message.contains("cannot fetch"), "{shown}");
+    // Logged when the scan reads the archives, and again when the fetch after it reports every source.
+    session.expect_log_containing("broken-1.0.0.tgz: not a");
+    session.expect_log_containing("broken-1.0.0.tgz: not a");
+    session.finish();
+}
+
+/// A cluster that cannot be read is a warning on crdls.toml's `cluster` key, which names it (a URL's is
+/// on the URL as written): the editor knows which source failed from its kind, not from its label.
+#[test]
+fn the_language_server_puts_a_cluster_failure_on_the_cluster_key() {
+    use crdls_tests::lsp::{Session, SessionOptions};
+
+    let options = SessionOptions::new()
+        .trusted()
+        .file("crdls.toml", "strict = true\n\n[cluster]\nkubeconfig = \"missing-kubeconfig\"\n")
+        .env("CRDLS_CACHE_DIR", "{workspace}/.cache");
+    let mut session = Session::start_binary(&crdls_binary(), options);
+    let shown = session.expect_notification("window/showMessage");
+    let message = shown["message"].as_str().unwrap_or_default();
+    assert!(message.starts_with("crdls: cannot fetch the cluster: cannot read the kubeconfig "), "{shown}");
+    let warnings = session.wait_for_next_diagnostics("crdls.toml");
+    let warning = &warnings["diagnostics"][0];
+    assert_eq!(warning["code"], "source/unavailable", "{warnings}");
+    assert_eq!(warning["range"]["start"], serde_json::json!({"line": 2, "character": 1}), "{warnings}");
+    assert_eq!(warning["range"]["end"], serde_json::json!({"line": 2, "character": 8}), "{warnings}");
+    session.expect_log_containing("cannot fetch the cluster");
+    session.finish();
+}
+
 /// A download that cannot be cached (the cache directory cannot be created) is used, and a warning
 /// says so; credentials in its URL are shown nowhere, not in the warning, the notes or the JSON report.
 #[test]

@@ -82,7 +82,7 @@ pub(crate) fn server_capabilities(encoding: Encoding, flags: ClientFlags) -> Ser
         inlay_hint_provider: Some(OneOf::Left(true)),
         diagnostic_provider,
         execute_command_provider: Some(ExecuteCommandOptions {
-            commands: vec![crate::sources::REFRESH_COMMAND.into()],
+            commands: vec![crate::fetch::REFRESH_COMMAND.into()],
             work_done_progress_options: WorkDoneProgressOptions::default(),
         }),
         ..ServerCapabilities::default()

@@ -12,7 +12,7 @@ use std::time::Instant;
 
 use crdls_crd::{Crd, CrdIndex, Origin, SourceId, SourceKind};
 use crdls_sources::Network;
-use crdls_sources::SourceError;
+use crdls_workspace::external::Unavailable;
 use crdls_workspace::resolver::{self, Resolver};
 use futures::FutureExt;
 use tower_lsp::lsp_types::notification::Progress;
@@ -22,35 +22,39 @@ use tower_lsp::lsp_types::{
     WorkDoneProgressCreateParams, WorkDoneProgressEnd,
 };
 
+use crate::fetch::{self, Indexed, SourceErrors};
 use crate::session::{lock, panic_text, Backend};
-use crate::sources::{self, Indexed, SourceErrors};
 
 impl Backend {
     /// Records the CRDs an open buffer declares; returns whether they changed.
+    /// The fingerprint and the index change together, in one session update.
     pub(crate) fn update_buffer_crds(&self, uri: &Url, crds: Vec<Crd>) -> bool {
         let fingerprint = fingerprint(&crds);
-        let mut known = lock(&self.state.buffer_crds);
-        let previous = known.get(uri).copied();
-        if previous == Some(fingerprint) {
+        // Most checks change nothing: they are answered from the snapshot, without a new one.
+        if self.state.session().buffer_crds.get(uri) == Some(&fingerprint) {
             return false;
         }
-        known.insert(uri.clone(), fingerprint);
-        drop(known);
-        // A buffer's first check replaces what the scan read from disk for it, if anything.
-        if previous.is_none() && crds.is_empty() && self.state.session().index.crds_of(uri.as_str()).is_empty() {
-            return false;
+        let changed = self.state.update(|session| {
+            let previous = session.buffer_crds.insert(uri.clone(), fingerprint);
+            if previous == Some(fingerprint) {
+                return false;
+            }
+            // A buffer's first check replaces what the scan read from disk for it, if anything.
+            if previous.is_none() && crds.is_empty() && session.index.crds_of(uri.as_str()).is_empty() {
+                return false;
+            }
+            replace_source(Arc::make_mut(&mut session.index), Arc::from(uri.as_str()), crds);
+            true
+        });
+        if changed {
+            crdls_crd::intern::prune();
         }
-        self.set_source(Arc::from(uri.as_str()), crds);
-        true
+        changed
     }
 
-    /// Replaces the CRDs one source contributes to the index, keeping its rank (a file of the CRD
-    /// paths stays one when it is open or changes on disk).
+    /// Replaces the CRDs one source contributes to the index (see [`replace_source`]).
     pub(crate) fn set_source(&self, source: SourceId, crds: Vec<Crd>) {
-        self.state.update_index(|index| {
-            let origin = index.origin_of(&source);
-            index.set_source_from(source, origin, crds);
-        });
+        self.state.update_index(|index| replace_source(index, source, crds));
         // The texts of the CRDs just replaced need no shared copy any more.
         crdls_crd::intern::prune();
     }
@@ -144,7 +148,7 @@ impl Backend {
                 let disk = scan_disk(&roots, &config);
                 // Downloads come from the cache here; what it lacks is fetched after the scan.
                 let root = roots.first().cloned().unwrap_or_default();
-                let remote = (!refresh).then(|| sources::read_remote(&config, &root, Network::Offline));
+                let remote = (!refresh).then(|| fetch::read_remote(&config, &root, Network::Offline));
                 (disk, remote)
             })
             .await;
@@ -161,8 +165,11 @@ impl Backend {
         }
         // Buffers already checked have put their own CRDs in the index, and their text wins; for the
         // others (opened but not checked yet, as after a restart) the file on disk stands in until then.
-        let open: HashSet<String> = lock(&self.state.buffer_crds).keys().map(|u| u.to_string()).collect();
-        self.state.update_index(|index| disk.apply(index, &open));
+        // Read with the index, in the one update, so a buffer checked meanwhile is not overwritten.
+        self.state.update(|session| {
+            let open: HashSet<String> = session.buffer_crds.keys().map(|u| u.to_string()).collect();
+            disk.apply(Arc::make_mut(&mut session.index), &open)
+        });
         // Cached downloads join the index now; missing ones are fetched in the background.
         let fetch = match remote {
             None => Some(Network::Refresh),
@@ -211,7 +218,7 @@ pub(crate) struct DiskScan {
     /// Each file with its rank and CRDs, in the resolver's order.
     pub(crate) found: Vec<(PathBuf, SourceKind, Vec<Crd>)>,
     pub(crate) archived: Vec<Indexed>,
-    pub(crate) archive_errors: Vec<SourceError>,
+    pub(crate) archive_errors: Vec<Unavailable>,
     /// Files not read (not regular, too large, not text), with why.
     pub(crate) unread: Vec<String>,
 }
@@ -238,7 +245,7 @@ pub(crate) fn scan_disk(roots: &[PathBuf], config: &crdls_workspace::Config) -> 
             Err(e) => unread.push(format!("{}: {e}", path.display())),
         }
     }
-    let (archived, archive_errors) = sources::read_archives(&resolution.archives);
+    let (archived, archive_errors) = fetch::read_archives(&resolution.archives);
     DiskScan { files: paths.len() + resolution.archives.len(), found, archived, archive_errors, unread }
 }
 
@@ -298,4 +305,11 @@ fn fingerprint(crds: &[Crd]) -> u64 {
         format!("{crd:?}").hash(&mut hasher);
     }
     hasher.finish() | 1
+}
+
+/// Replaces the CRDs one source contributes to `index`, keeping its rank (a file of the CRD paths
+/// stays one when it is open or changes on disk).
+fn replace_source(index: &mut CrdIndex, source: SourceId, crds: Vec<Crd>) {
+    let origin = index.origin_of(&source);
+    index.set_source_from(source, origin, crds);
 }

@@ -19,6 +19,7 @@ mod capabilities;
 mod convert;
 mod document;
 mod ext;
+mod fetch;
 mod flight;
 mod framing;
 mod git;
@@ -32,7 +33,6 @@ mod scheduler;
 mod server;
 mod session;
 mod settings;
-mod sources;
 mod transport;
 
 use tokio::io::{AsyncRead, AsyncWrite};

@@ -51,7 +51,7 @@ pub(crate) fn invalidate(state: &State) {
 impl ObjectSource for WorkspaceObjects {
     fn objects_of(&self, group: &str, kind: &str, limit: usize) -> Vec<SourcedObject> {
         let roots = self.state.session().roots.clone();
-        let open: Vec<(Url, String)> = lock(&self.state.documents).iter().map(|(uri, d)| (uri.clone(), d.text())).collect();
+        let open: Vec<(Url, String)> = lock(&self.state.documents).iter().map(|(uri, open)| (uri.clone(), open.document.text())).collect();
         let open_paths: Vec<PathBuf> = open.iter().filter_map(|(uri, _)| uri.to_file_path().ok()).collect();
         let disk = {
             let cached = lock(&self.state.objects).clone();

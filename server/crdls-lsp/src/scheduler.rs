@@ -24,7 +24,7 @@ impl Backend {
         if !debounce.is_zero() {
             tokio::time::sleep(debounce).await;
         }
-        let flight = self.flight(&uri);
+        let Some(flight) = self.flight(&uri) else { return };
         let _guard = flight.lock().await;
         // Superseded while waiting: a later check has (or will have) the newer text.
         let Some(snapshot) = self.snapshot(&uri) else { return };
@@ -39,8 +39,7 @@ impl Backend {
         let Some((diagnostics, crds)) = self.analyze(&uri, snapshot.text.clone()).await else { return };
         // A newer edit came in meanwhile: its own check indexes its CRDs and publishes; this result
         // must not overwrite either.
-        let current = lock(&self.state.documents).get(&uri).map(|d| d.generation);
-        if current != Some(snapshot.generation) {
+        if self.generation(&uri) != Some(snapshot.generation) {
             return;
         }
         if self.update_buffer_crds(&uri, crds) {

@@ -40,6 +40,12 @@ pub(crate) struct Session {
     pub(crate) roots: Vec<PathBuf>,
     /// What the client supports.
     pub(crate) flags: ClientFlags,
+    /// A fingerprint of the CRDs each checked open buffer puts in `index` in place of its file on
+    /// disk: kept with the index, so that a buffer's CRDs and the scan's never overwrite each other.
+    pub(crate) buffer_crds: HashMap<Url, u64>,
+    /// What `crdls.toml` asked for and was withheld in a workspace the user has not trusted, until it
+    /// has been said.
+    pub(crate) withheld: Option<String>,
 }
 
 /// Everything the handlers share: the session snapshot, and the bookkeeping of documents, checks,
@@ -48,20 +54,14 @@ pub(crate) struct Session {
 pub(crate) struct State {
     /// The current snapshot; see [`Session`].
     session: RwLock<Arc<Session>>,
-    pub(crate) documents: Mutex<HashMap<Url, Document>>,
-    /// One lock per document so only one check of it runs at a time.
-    pub(crate) flights: Mutex<HashMap<Url, Arc<tokio::sync::Mutex<()>>>>,
-    /// A fingerprint of the CRDs each open buffer contributes, to notice when they change.
-    pub(crate) buffer_crds: Mutex<HashMap<Url, u64>>,
+    /// The open documents, each with the lock of its checks.
+    pub(crate) documents: Mutex<HashMap<Url, Open>>,
     /// Old versions of open files, from git.
     pub(crate) git: GitOld,
     /// What each file is (a chart template, a patch, a test assertion), from the files around it.
     pub(crate) roles: Mutex<crdls_workspace::Roles>,
     /// The CRD sources that could not be read, and how they were shown.
-    pub(crate) source_problems: Mutex<crate::sources::SourceProblems>,
-    /// What `crdls.toml` asked for and was withheld in a workspace the user has not trusted, until
-    /// it has been said.
-    pub(crate) withheld: Mutex<Option<String>>,
+    pub(crate) source_problems: Mutex<crate::fetch::SourceProblems>,
     /// Whether the first workspace scan has finished: until it has, the index is partial, and no
     /// document's diagnostics are computed against it (the scan's end checks them all).
     pub(crate) index_ready: tokio::sync::watch::Sender<bool>,
@@ -73,6 +73,19 @@ pub(crate) struct State {
     pub(crate) objects: Mutex<Option<Arc<crate::objects::DiskObjects>>>,
     /// The API documents read for the hovers of built-in kinds, when the user turned `fieldDocs` on.
     pub(crate) docs: crdls_workspace::docs::KubeDocs,
+}
+
+/// An open document, and the lock that lets only one check of it run at a time: a tokio lock, held
+/// across the check's `.await`s, never while the map's lock is held. Both leave with `didClose`.
+pub(crate) struct Open {
+    pub(crate) document: Document,
+    pub(crate) flight: Arc<tokio::sync::Mutex<()>>,
+}
+
+impl Open {
+    pub(crate) fn new(document: Document) -> Open {
+        Open { document, flight: Arc::default() }
+    }
 }
 
 /// The server: the connection to the client and the shared state. Cloning it is cheap, so work that
@@ -151,12 +164,9 @@ impl Backend {
             state: Arc::new(State {
                 session: RwLock::new(Arc::new(Session::default())),
                 documents: Mutex::new(HashMap::new()),
-                flights: Mutex::new(HashMap::new()),
-                buffer_crds: Mutex::new(HashMap::new()),
                 git: GitOld::default(),
                 roles: Mutex::new(crdls_workspace::Roles::new()),
-                source_problems: Mutex::new(crate::sources::SourceProblems::default()),
-                withheld: Mutex::new(None),
+                source_problems: Mutex::new(crate::fetch::SourceProblems::default()),
                 index_ready: tokio::sync::watch::Sender::new(false),
                 scans: crate::flight::Flight::default(),
                 objects: Mutex::new(None),
@@ -168,7 +178,12 @@ impl Backend {
     /// The text and version of an open document.
     pub(crate) fn snapshot(&self, uri: &Url) -> Option<Snapshot> {
         let docs = lock(&self.state.documents);
-        docs.get(uri).map(|d| Snapshot { text: d.text(), version: d.version, generation: d.generation })
+        docs.get(uri).map(|Open { document: d, .. }| Snapshot { text: d.text(), version: d.version, generation: d.generation })
+    }
+
+    /// The generation of an open document now: a check that began at another one is stale.
+    pub(crate) fn generation(&self, uri: &Url) -> Option<u64> {
+        lock(&self.state.documents).get(uri).map(|open| open.document.generation)
     }
 
     /// The recipe every request at a cursor follows (hover, definition, completion): the document's
@@ -221,9 +236,9 @@ impl Backend {
         let _ = ready.wait_for(|ready| *ready).await;
     }
 
-    /// The lock that lets only one check of `uri` run at a time.
-    pub(crate) fn flight(&self, uri: &Url) -> Arc<tokio::sync::Mutex<()>> {
-        lock(&self.state.flights).entry(uri.clone()).or_default().clone()
+    /// The lock that lets only one check of `uri` run at a time; `None` when it is not open.
+    pub(crate) fn flight(&self, uri: &Url) -> Option<Arc<tokio::sync::Mutex<()>>> {
+        lock(&self.state.documents).get(uri).map(|open| open.flight.clone())
     }
 
     /// Diagnostics of `text` in LSP form, in the negotiated encoding.

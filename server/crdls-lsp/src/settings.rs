@@ -7,10 +7,11 @@
 //! `crdls.toml` asks for that would run a program, read a credential or touch the network is withheld,
 //! and the user is told once. The client's own settings are the user's, and always apply.
 
-use crdls_workspace::{trust, Config, Trust};
+use crdls_workspace::files::ReadError;
+use crdls_workspace::{trust, Config, Trust, CONFIG_FILE};
 use tower_lsp::lsp_types::{ConfigurationItem, MessageType};
 
-use crate::session::{lock, Backend};
+use crate::session::Backend;
 
 /// The initialization option that carries the editor's workspace trust.
 const TRUST_OPTION: &str = "trustedWorkspace";
@@ -40,28 +41,35 @@ impl Backend {
             }
         };
         let mut config = Config { trust, ..Config::default() };
+        let mut withheld = None;
         let root = self.state.session().roots.first().cloned();
         if let Some(root) = root {
-            if let Ok(text) = crdls_workspace::files::read_text(&root.join(crdls_workspace::CONFIG_FILE)) {
-                match config.merge_workspace_toml(&text) {
-                    Ok(withheld) if !withheld.is_empty() => *lock(&self.state.withheld) = Some(trust::describe(&withheld, HOW_TO_TRUST)),
+            match crdls_workspace::files::read_text(&root.join(CONFIG_FILE)) {
+                Ok(text) => match config.merge_workspace_toml(&text) {
+                    Ok(asked) if !asked.is_empty() => withheld = Some(trust::describe(&asked, HOW_TO_TRUST)),
                     Ok(_) => {}
-                    Err(e) => self.log(MessageType::WARNING, e).await,
-                }
+                    Err(e) => self.log(MessageType::WARNING, e.to_string()).await,
+                },
+                // No crdls.toml: the defaults.
+                Err(ReadError::Io(e)) if e.kind() == std::io::ErrorKind::NotFound => {}
+                // One that is there but cannot be read (a directory, a FIFO, too large, not UTF-8) is
+                // said, as `crdls check` says it, rather than silently replaced by the defaults.
+                Err(e) => self.log(MessageType::WARNING, format!("cannot read {CONFIG_FILE}: {e}; its settings are not used")).await,
             }
         }
         if let Err(e) = config.merge_json(&options) {
-            self.log(MessageType::WARNING, e).await;
+            self.log(MessageType::WARNING, e.to_string()).await;
         }
         self.state.update(|session| {
             session.base = config.clone();
             session.config = config;
+            session.withheld = withheld;
         });
     }
 
     /// Says once, when the session starts, what `crdls.toml` asked for and was withheld.
     pub(crate) async fn report_withheld(&self) {
-        let message = lock(&self.state.withheld).take();
+        let message = self.state.update(|session| session.withheld.take());
         if let Some(message) = message {
             let message = format!("crdls: {message}");
             self.log(MessageType::WARNING, message.clone()).await;
@@ -101,7 +109,7 @@ impl Backend {
                 self.log(MessageType::WARNING, message).await;
             }
             if let Err(e) = config.merge_json(&layer) {
-                self.log(MessageType::WARNING, e).await;
+                self.log(MessageType::WARNING, e.to_string()).await;
             }
         }
         self.state.update(|session| {

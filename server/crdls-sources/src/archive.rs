@@ -77,13 +77,6 @@ impl fmt::Display for ArchiveFailure {
 
 impl std::error::Error for ArchiveError {}
 
-/// For the callers that report the error as text.
-impl From<ArchiveError> for String {
-    fn from(e: ArchiveError) -> String {
-        e.to_string()
-    }
-}
-
 /// What reading one archive, with every archive nested in it, may cost in all. The limits are one
 /// budget for the whole tree: a small archive of a thousand nested archives, each within a
 /// per-archive limit, would otherwise inflate to gigabytes (a chart archive in `charts/` is read by

@@ -58,8 +58,23 @@ pub struct ClusterOptions {
 struct LastListing {
     path: PathBuf,
     finished: Instant,
-    outcome: Result<(), String>,
+    outcome: Outcome,
 }
+
+/// How a listing ended, as a caller that waited for it takes it.
+#[derive(Clone)]
+enum Outcome {
+    /// Listed and cached: the waiting caller reads the cache.
+    Cached,
+    /// Listed, but the cache could not be written, so the listing cannot be handed on.
+    NotCached,
+    /// The listing failed, for this reason.
+    Failed(String),
+}
+
+/// Why a caller that waited for a listing of the same cluster has nothing: the listing could not be
+/// cached, so there is no copy to hand on (listing again would run the plugin again).
+const UNSHARED: &str = "the listing that ended while this one waited could not be cached; ask again";
 
 /// Held while a listing runs.
 static LISTING: Mutex<Option<LastListing>> = Mutex::new(None);
@@ -107,13 +122,14 @@ pub(crate) fn fetch_within(options: &ClusterOptions, cache: &Cache, network: Net
     let shared = last.as_ref().filter(|l| l.path == path && l.finished >= waiting_since).map(|l| l.outcome.clone());
     let outcome = match shared {
         // The listing this call waited for was of the same cluster: its outcome stands for this one.
-        Some(Ok(())) => match read_cached(&path) {
+        Some(Outcome::Cached) => match read_cached(&path) {
             Some((text, fetched_at)) => {
                 return Ok(Fetched { label, path, text, downloaded: false, fetched_at, refresh_failed: None, not_cached: None })
             }
-            None => Err("the listing that ended while this one waited could not be cached".to_string()),
+            None => Err(UNSHARED.to_string()),
         },
-        Some(Err(reason)) => Err(reason),
+        Some(Outcome::NotCached) => Err(UNSHARED.to_string()),
+        Some(Outcome::Failed(reason)) => Err(reason),
         None => {
             let deadline = Deadline { at: Instant::now() + timeout, total: timeout };
             list_with_deadline(kubeconfig, &context, options.interactive, deadline)
@@ -128,12 +144,12 @@ pub(crate) fn fetch_within(options: &ClusterOptions, cache: &Cache, network: Net
         Ok(text) => {
             let not_cached = cache.write(&path, text.as_bytes()).err().map(|e| format!("cannot write the cache {}: {e}", path.display()));
             // Only a cached listing can be shared with a caller that waited.
-            let shared = if not_cached.is_some() { Err("not cached".to_string()) } else { Ok(()) };
+            let shared = if not_cached.is_some() { Outcome::NotCached } else { Outcome::Cached };
             *last = Some(LastListing { path: path.clone(), finished: Instant::now(), outcome: shared });
             Ok(Fetched { label, path, text, downloaded: true, fetched_at: now(), refresh_failed: None, not_cached })
         }
         Err(reason) => {
-            *last = Some(LastListing { path: path.clone(), finished: Instant::now(), outcome: Err(reason.clone()) });
+            *last = Some(LastListing { path: path.clone(), finished: Instant::now(), outcome: Outcome::Failed(reason.clone()) });
             // A refresh that fails keeps the listing that worked before.
             match read_cached(&path) {
                 Some((text, fetched_at)) if network == Network::Refresh => {

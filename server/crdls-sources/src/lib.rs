@@ -110,6 +110,8 @@ pub enum SourceError {
         /// Why it could not be cached.
         reason: String,
     },
+    /// A chart archive could not be read (it names its path).
+    Archive(archive::ArchiveError),
     /// The content does not match the pinned sha256.
     Pin {
         /// The URL.
@@ -123,12 +125,13 @@ pub enum SourceError {
 
 impl SourceError {
     /// The source the error is about.
-    pub fn label(&self) -> &str {
+    pub fn label(&self) -> std::borrow::Cow<'_, str> {
         match self {
             SourceError::NotCached { label }
             | SourceError::Fetch { label, .. }
             | SourceError::Uncached { label, .. }
-            | SourceError::Pin { label, .. } => label,
+            | SourceError::Pin { label, .. } => label.into(),
+            SourceError::Archive(e) => e.path.to_string_lossy(),
         }
     }
 }
@@ -141,6 +144,7 @@ impl std::fmt::Display for SourceError {
             }
             SourceError::Fetch { label, reason } => write!(f, "cannot fetch {label}: {reason}"),
             SourceError::Uncached { label, reason } => write!(f, "{label} was fetched but not cached: {reason}"),
+            SourceError::Archive(e) => write!(f, "{e}"),
             SourceError::Pin { label, expected, actual } => {
                 write!(f, "{label} has sha256 {actual}, but it is pinned to {expected}; not used (check the pin, or the URL)")
             }

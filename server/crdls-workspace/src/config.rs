@@ -11,6 +11,10 @@ use serde::Deserialize;
 
 use crate::trust::{withhold_locations, Trust, Withheld};
 
+mod error;
+
+pub use error::{ConfigError, FieldDocsError, LayerOrigin, Problem};
+
 /// The name of the settings file at a workspace root.
 pub const CONFIG_FILE: &str = "crdls.toml";
 
@@ -136,7 +140,7 @@ enum FieldDocsLayer {
 
 impl FieldDocsLayer {
     /// The base URL this layer asks for, `None` for off, or why it is not one.
-    fn base(&self) -> Result<Option<String>, String> {
+    fn base(&self) -> Result<Option<String>, FieldDocsError> {
         match self {
             FieldDocsLayer::On(on) => Ok(on.then(|| crdls_sources::openapi::DEFAULT_BASE.to_string())),
             FieldDocsLayer::Base(base) => {
@@ -145,7 +149,7 @@ impl FieldDocsLayer {
                 match base {
                     "" | "off" => Ok(None),
                     _ if lower.starts_with("http://") || lower.starts_with("https://") => Ok(Some(base.trim_end_matches('/').to_string())),
-                    _ => Err(format!("fieldDocs: \"{base}\" is not true, false or an http(s) URL")),
+                    _ => Err(FieldDocsError { value: base.to_string() }),
                 }
             }
         }
@@ -187,7 +191,7 @@ impl Config {
     }
 
     /// Applies a `crdls.toml` text on top of these settings, whole, as the user's own.
-    pub fn merge_toml(&mut self, text: &str) -> Result<(), String> {
+    pub fn merge_toml(&mut self, text: &str) -> Result<(), ConfigError> {
         let layer = read_toml(text)?;
         self.apply(layer);
         Ok(())
@@ -197,7 +201,7 @@ impl Config {
     /// [`Trust::Trusted`], what would run a program, read a credential or touch the network is
     /// withheld (the cluster, URLs, paths outside the workspace, the git revision); the settings
     /// withheld are returned, for the front end to say so.
-    pub fn merge_workspace_toml(&mut self, text: &str) -> Result<Vec<Withheld>, String> {
+    pub fn merge_workspace_toml(&mut self, text: &str) -> Result<Vec<Withheld>, ConfigError> {
         let mut layer = read_toml(text)?;
         let withheld = match self.trust {
             Trust::Trusted => Vec::new(),
@@ -219,7 +223,7 @@ impl Config {
 
     /// Applies JSON settings (initialization options or a configuration section) on top of these.
     /// A `crdls` key, when present, holds the settings (VS Code sends the section wrapped).
-    pub fn merge_json(&mut self, value: &serde_json::Value) -> Result<(), String> {
+    pub fn merge_json(&mut self, value: &serde_json::Value) -> Result<(), ConfigError> {
         if value.is_null() {
             return Ok(());
         }
@@ -231,16 +235,9 @@ impl Config {
                 object.remove(*key);
             }
         }
-        let layer: Layer = serde_json::from_value(value).map_err(|e| format!("crdls settings: {e}"))?;
-        known_codes(&layer).map_err(|e| format!("crdls settings: {e}"))?;
-        if let Some(v) = &layer.kube_version {
-            parse_kube_version(v).map_err(|e| format!("crdls settings: kubeVersion: {e}"))?;
-        }
-        if let Some(docs) = &layer.field_docs {
-            docs.base().map_err(|e| format!("crdls settings: {e}"))?;
-        }
-        self.apply(layer);
-        Ok(())
+        let layer: Layer =
+            serde_json::from_value(value).map_err(|e| ConfigError::new(LayerOrigin::Settings, Problem::Malformed(e.to_string())))?;
+        checked(layer, LayerOrigin::Settings).map(|layer| self.apply(layer))
     }
 
     fn apply(&mut self, layer: Layer) {
@@ -321,14 +318,24 @@ impl Config {
 }
 
 /// A `crdls.toml` text as one layer, its codes and version checked.
-fn read_toml(text: &str) -> Result<Layer, String> {
-    let layer: Layer = toml::from_str(text).map_err(|e| format!("{CONFIG_FILE}: {e}"))?;
-    known_codes(&layer).map_err(|e| format!("{CONFIG_FILE}: {e}"))?;
-    if let Some(v) = &layer.kube_version {
-        parse_kube_version(v).map_err(|e| format!("{CONFIG_FILE}: kubeVersion: {e}"))?;
+fn read_toml(text: &str) -> Result<Layer, ConfigError> {
+    let layer: Layer = toml::from_str(text).map_err(|e| ConfigError::new(LayerOrigin::File, Problem::Malformed(e.to_string())))?;
+    checked(layer, LayerOrigin::File)
+}
+
+/// `layer` if every value in it is one crdls takes: its severity codes exist, its Kubernetes version
+/// is known, its field documentation is off, on or a URL.
+fn checked(layer: Layer, origin: LayerOrigin) -> Result<Layer, ConfigError> {
+    let refused = |problem| Err(ConfigError::new(origin, problem));
+    if let Some(code) = layer.severity.iter().flat_map(|s| s.keys()).find(|code| codes::lookup(code).is_none()) {
+        let suggestion = crdls_check::did_you_mean(code, codes::ALL.iter().map(|c| c.name)).map(str::to_string);
+        return refused(Problem::UnknownCode { code: code.clone(), suggestion });
     }
-    if let Some(docs) = &layer.field_docs {
-        docs.base().map_err(|e| format!("{CONFIG_FILE}: {e}"))?;
+    if let Some(Err(e)) = layer.kube_version.as_deref().map(parse_kube_version) {
+        return refused(Problem::KubeVersion(e));
+    }
+    if let Some(Err(e)) = layer.field_docs.as_ref().map(FieldDocsLayer::base) {
+        return refused(Problem::FieldDocs(e));
     }
     Ok(layer)
 }
@@ -394,187 +401,8 @@ pub fn parse_kube_version(text: &str) -> Result<Option<u32>, String> {
     }
 }
 
-/// Every code a layer's `severity` table names must be a diagnostic code, so a misspelt one is
-/// reported rather than silently ignored.
-fn known_codes(layer: &Layer) -> Result<(), String> {
-    for code in layer.severity.iter().flat_map(|s| s.keys()) {
-        if codes::lookup(code).is_none() {
-            let hint = match crdls_check::did_you_mean(code, codes::ALL.iter().map(|c| c.name)) {
-                Some(s) => format!("; did you mean \"{s}\"?"),
-                None => String::new(),
-            };
-            return Err(format!("severity: no diagnostic code \"{code}\"{hint} (`crdls explain` lists them)"));
-        }
-    }
-    Ok(())
-}
-
 /// The codes of the diagnostics that say an object was not validated because its CRD is not known.
 const UNCHECKED_CODES: &[&str] = &[codes::RESOURCE_NO_CRD, codes::RESOURCE_UNDECLARED_KIND];
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crdls_diagnostics::TextRange;
-
-    #[test]
-    fn layers_override_in_order_and_severities_apply() {
-        let mut config = Config::default();
-        config
-            .merge_toml("crdPaths = [\"crds/\"]\nstrict = true\ndebounceMs = 0\n[severity]\n\"schema/unknown-field\" = \"off\"\n")
-            .unwrap();
-        config
-            .merge_json(&serde_json::json!({"crdls": {"strict": false, "inlayHints": false, "oldObject": "off", "severity": {"schema/pattern": "warning"}}}))
-            .unwrap();
-        assert_eq!(config.crd_paths, ["crds/"]);
-        assert!(!config.strict);
-        assert_eq!(config.debounce, Duration::ZERO);
-        assert!(!config.inlay_hints);
-        assert_eq!(config.old_object, None);
-        config.merge_json(&serde_json::json!({"oldObject": "origin/main"})).unwrap();
-        assert_eq!(config.old_object.as_deref(), Some("origin/main"));
-        let d = |code| Diagnostic::new(TextRange::empty(0), Severity::Error, code, "m");
-        let mut diagnostics = vec![d("schema/unknown-field"), d("schema/pattern"), d("schema/type")];
-        config.apply_severity(&mut diagnostics);
-        let got: Vec<(&str, Severity)> = diagnostics.iter().map(|d| (d.code, d.severity)).collect();
-        assert_eq!(got, [("schema/pattern", Severity::Warning), ("schema/type", Severity::Error)]);
-        assert!(config.merge_toml("unknown = 1").unwrap_err().contains("unknown"));
-        assert_eq!(
-            config.merge_toml("[severity]\n\"schema/unknwon-field\" = \"off\"\n").unwrap_err(),
-            "crdls.toml: severity: no diagnostic code \"schema/unknwon-field\"; did you mean \"schema/unknown-field\"? (`crdls explain` lists them)"
-        );
-        assert!(config
-            .merge_json(&serde_json::json!({"severity": {"no/such-code": "off"}}))
-            .unwrap_err()
-            .starts_with("crdls settings: severity: no diagnostic code"));
-    }
-
-    /// Field documentation touches the network: the user's settings turn it on, a workspace's own
-    /// `crdls.toml` only when the workspace is trusted (turning it off is always allowed).
-    #[test]
-    fn field_docs_come_from_the_user_or_a_trusted_workspace() {
-        let mut user = Config::default();
-        assert_eq!(user.field_docs, None);
-        user.merge_json(&serde_json::json!({"fieldDocs": true})).unwrap();
-        assert_eq!(user.field_docs.as_deref(), Some(crdls_sources::openapi::DEFAULT_BASE));
-        user.merge_json(&serde_json::json!({"fieldDocs": "http://mirror.example/k8s/"})).unwrap();
-        assert_eq!(user.field_docs.as_deref(), Some("http://mirror.example/k8s"));
-        assert_eq!(
-            user.merge_json(&serde_json::json!({"fieldDocs": "file:///etc"})).unwrap_err(),
-            "crdls settings: fieldDocs: \"file:///etc\" is not true, false or an http(s) URL"
-        );
-
-        let mut restricted = Config::default();
-        assert_eq!(restricted.merge_workspace_toml("fieldDocs = true\n").unwrap(), [Withheld::FieldDocs]);
-        assert_eq!(restricted.merge_workspace_toml("fieldDocs = \"https://evil.example\"\n").unwrap(), [Withheld::FieldDocs]);
-        assert_eq!(restricted.field_docs, None);
-        assert_eq!(Withheld::FieldDocs.to_string(), "field documentation from the network (`fieldDocs`)");
-        // A workspace may always turn it off.
-        let mut on = Config { field_docs: Some("https://a.example".into()), ..Config::default() };
-        assert_eq!(on.merge_workspace_toml("fieldDocs = false\n").unwrap(), []);
-        assert_eq!(on.field_docs, None);
-
-        let mut trusted = Config { trust: Trust::Trusted, ..Config::default() };
-        assert_eq!(trusted.merge_workspace_toml("fieldDocs = true\n").unwrap(), []);
-        assert!(trusted.field_docs.is_some());
-    }
-
-    #[test]
-    fn fail_unchecked_makes_unvalidated_objects_errors_unless_overridden() {
-        let mut config = Config::default();
-        config.merge_toml("failUnchecked = true\n[severity]\n\"resource/undeclared-kind\" = \"warning\"\n").unwrap();
-        // Each with its default severity, as the checks report them.
-        let d = |code| Diagnostic::new(TextRange::empty(0), crdls_diagnostics::codes::lookup(code).unwrap().severity, code, "m");
-        let mut diagnostics = vec![d("resource/no-crd"), d("resource/undeclared-kind"), d("cel/skipped")];
-        config.apply_severity(&mut diagnostics);
-        let got: Vec<(&str, Severity)> = diagnostics.iter().map(|d| (d.code, d.severity)).collect();
-        assert_eq!(
-            got,
-            [("resource/no-crd", Severity::Error), ("resource/undeclared-kind", Severity::Warning), ("cel/skipped", Severity::Information)]
-        );
-    }
-
-    #[test]
-    fn an_untrusted_workspace_file_cannot_ask_for_the_cluster_urls_outside_paths_or_git() {
-        let toml = "crdPaths = [\"crds/\", \"https://example.com/c.yaml\", \"../../home/me/.kube/config\"]\noldObject = \"--output=x\"\nstrict = true\nredirectHosts = [\"*\"]\n[cluster]\nkubeconfig = \"kube/config\"\n";
-        let mut restricted = Config::default();
-        let withheld = restricted.merge_workspace_toml(toml).unwrap();
-        assert_eq!(
-            withheld,
-            [
-                Withheld::Cluster,
-                Withheld::RedirectHosts(vec!["*".into()]),
-                Withheld::Url("https://example.com/c.yaml".into()),
-                Withheld::OutsidePath("../../home/me/.kube/config".into()),
-                Withheld::GitRevision("--output=x".into())
-            ]
-        );
-        assert_eq!(restricted.crd_paths, ["crds/"]);
-        assert_eq!(restricted.cluster, None);
-        assert_eq!(restricted.redirect_hosts, DEFAULT_REDIRECT_HOSTS);
-        assert!(restricted.strict, "harmless settings still apply");
-        assert_eq!(restricted.git_revision(), None, "git never runs in a restricted workspace, whatever asks");
-        // `cluster = false` and `oldObject = "off"` ask for nothing.
-        let mut quiet = Config::default();
-        assert_eq!(quiet.merge_workspace_toml("cluster = false\noldObject = \"off\"\n").unwrap(), []);
-        assert_eq!(quiet.old_object, None);
-
-        let mut trusted = Config { trust: Trust::Trusted, ..Config::default() };
-        assert_eq!(trusted.merge_workspace_toml(toml).unwrap(), []);
-        assert_eq!(trusted.crd_paths.len(), 3);
-        assert_eq!(trusted.cluster.as_ref().and_then(|c| c.kubeconfig.as_deref()), Some("kube/config"));
-        assert_eq!(trusted.git_revision(), Some("--output=x"));
-        assert_eq!(trusted.redirect_hosts, ["*"]);
-        // The trust itself is no setting: a layer cannot carry it.
-        assert!(trusted.merge_json(&serde_json::json!({"trust": "trusted"})).is_err());
-    }
-
-    #[test]
-    fn the_cluster_is_a_switch_or_a_table() {
-        let mut config = Config::default();
-        assert_eq!(config.cluster, None);
-        config.merge_toml("cluster = true").unwrap();
-        assert_eq!(config.cluster, Some(ClusterSetting::default()));
-        config.merge_toml("[cluster]\ncontext = \"kind-dev\"\nkubeconfig = \"~/k.yaml\"\n").unwrap();
-        assert_eq!(config.cluster, Some(ClusterSetting { context: Some("kind-dev".into()), kubeconfig: Some("~/k.yaml".into()) }));
-        config.merge_json(&serde_json::json!({"cluster": {"enabled": false, "context": "x"}})).unwrap();
-        assert_eq!(config.cluster, None);
-        config.merge_json(&serde_json::json!({"cluster": {"context": "prod"}})).unwrap();
-        assert_eq!(config.cluster.as_ref().and_then(|c| c.context.as_deref()), Some("prod"));
-        config.merge_json(&serde_json::json!({"cluster": false})).unwrap();
-        assert_eq!(config.cluster, None);
-        assert!(config.merge_toml("[cluster]\ncontxt = \"a\"\n").is_err());
-    }
-
-    #[test]
-    fn kubernetes_versions_are_read_as_users_write_them() {
-        assert_eq!(parse_kube_version("1.31"), Ok(Some(31)));
-        assert_eq!(parse_kube_version("v1.30.2"), Ok(Some(30)));
-        assert_eq!(parse_kube_version(""), Ok(None));
-        assert_eq!(parse_kube_version("1.37"), Ok(Some(37)));
-        assert_eq!(parse_kube_version("1.36.1"), Ok(Some(36)));
-        let old = parse_kube_version("1.9").unwrap_err();
-        assert!(old.contains("1.23 to 1.37") && !old.contains("upgrade"), "{old}");
-        let new = parse_kube_version("1.38").unwrap_err();
-        assert!(new.contains("\"1.38\" is not a Kubernetes version crdls knows (1.23 to 1.37)"), "{new}");
-        assert!(new.contains("needs a newer crdls") && new.contains("pip install --upgrade crdls"), "{new}");
-        assert!(parse_kube_version("2.0").is_err() && parse_kube_version("1.x").is_err() && parse_kube_version("1.30.x").is_err());
-        let mut config = Config::default();
-        config.merge_toml("kubeVersion = \"1.29\"").unwrap();
-        assert_eq!(config.check_options().kubernetes, Some(29));
-        assert!(config.merge_json(&serde_json::json!({"kubeVersion": "1.99"})).unwrap_err().starts_with("crdls settings: kubeVersion:"));
-        config.merge_json(&serde_json::json!({"kubeVersion": ""})).unwrap();
-        assert_eq!(config.kube_version, None);
-    }
-
-    #[test]
-    fn the_whole_vscode_section_is_accepted_and_client_keys_ignored() {
-        let mut config = Config::default();
-        let section = serde_json::json!({"server": {"path": ""}, "trace": {"server": "off"}, "strict": true});
-        config.merge_json(&section).unwrap();
-        assert!(config.strict);
-        assert!(config.merge_json(&serde_json::json!({"strcit": true})).unwrap_err().contains("strcit"));
-        // In crdls.toml they are still unknown keys.
-        assert!(config.merge_toml("[server]\npath = \"x\"\n").is_err());
-    }
-}
+mod tests;

@@ -4,19 +4,23 @@
 //! (`files.rs`), what each file is from the files around it (`roles.rs`: chart templates, kustomize
 //! patches, test assertions), which files a run reads and how their CRDs rank (`resolver.rs`, the one
 //! resolver of both front ends), old versions of files from git (`git.rs`), and CRD sources beyond the
-//! workspace's files: chart archives, URLs and the cluster (`sources.rs`), and what a workspace that
+//! workspace's files, read into one shape, `External` (`external.rs`; fetching them is `crdls-sources`' job), and what a workspace that
 //! the user has not trusted may ask for (`trust.rs`), and the field documentation of built-in kinds
 //! that the user turned on (`docs.rs`).
 
 pub mod check;
 pub mod config;
 pub mod docs;
+pub mod external;
 pub mod files;
 pub mod git;
 pub mod resolver;
 pub mod roles;
-pub mod sources;
 pub mod trust;
+
+/// The module's name before it was `external`, for `resolver.rs` (`crate::sources::local_paths`)
+/// until that path is renamed too; nothing else uses it.
+pub(crate) use external as sources;
 
 pub use config::{ClusterSetting, Config, SeverityOverride, CONFIG_FILE};
 pub use roles::{helm_template_hint, template_crds, FileRole, Roles};

@@ -4,6 +4,7 @@
 //! it needs no trust.
 
 use crdls_sources::Network;
+use crdls_workspace::config::Problem;
 use crdls_workspace::docs::KubeDocs;
 use crdls_workspace::Config;
 
@@ -49,7 +50,11 @@ pub fn explain_field(args: ExplainFieldArgs, io: &mut Io<'_>) -> i32 {
     if let Some(docs) = &args.field_docs {
         let value = if docs == "true" { serde_json::Value::Bool(true) } else { serde_json::Value::String(docs.clone()) };
         if let Err(e) = config.merge_json(&serde_json::json!({ "fieldDocs": value })) {
-            let _ = writeln!(io.stderr, "crdls: --field-docs: {}", e.trim_start_matches("crdls settings: fieldDocs: "));
+            // Said of the flag, not of the settings key it is passed as.
+            let _ = match &e.problem {
+                Problem::FieldDocs(reason) => writeln!(io.stderr, "crdls: --field-docs: {reason}"),
+                _ => writeln!(io.stderr, "crdls: --field-docs: {e}"),
+            };
             return EXIT_USAGE;
         }
     }

@@ -95,9 +95,9 @@ impl Script {
     }
 
     /// Parses a script; unknown or malformed lines are ignored (so a mutated script still runs).
-    pub fn parse(source: &str) -> Script {
+    pub fn parse(text: &str) -> Script {
         let mut script = Script { utf8: false, text: String::new(), changes: Vec::new() };
-        for line in source.lines() {
+        for line in text.lines() {
             let (joined, line) = match line.strip_prefix("and ") {
                 Some(rest) => (true, rest),
                 None => (false, line),
@@ -277,8 +277,8 @@ struct Observed {
 }
 
 /// Runs a script against two servers and compares them.
-pub fn run(source: &str) -> Result<(), String> {
-    let script = Script::parse(source);
+pub fn run(text: &str) -> Result<(), String> {
+    let script = Script::parse(text);
     if script.text.len() > 4 * MAX_TEXT {
         return Ok(());
     }
@@ -538,9 +538,9 @@ mod tests {
         let mut rng = Rng::new(11);
         let seeds = vec!["a: 1\nb: é🎉\r\nc: [x]\n".to_string()];
         for _ in 0..50 {
-            let source = generate(&mut rng, &seeds);
-            let script = Script::parse(&source);
-            assert_eq!(script.render(), source);
+            let text = generate(&mut rng, &seeds);
+            let script = Script::parse(&text);
+            assert_eq!(script.render(), text);
         }
         let text = "a: 日本🎉x\r\nb: 1\n";
         let change = Change::Range(LineCol { line: 0, col: 6 }, LineCol { line: 0, col: 99 }, "!".into());

@@ -27,7 +27,7 @@ pub(crate) async fn goto_definition(backend: &Backend, params: GotoDefinitionPar
         let Some(text) = backend.source_text(&uri) else { return Ok(None) };
         (uri, text)
     } else {
-        let Some(found) = crate::sources::openable(backend, &target.source) else { return Ok(None) };
+        let Some(found) = crate::fetch::openable(backend, &target.source) else { return Ok(None) };
         found
     };
     let range = Lines::new(&text, encoding).range(target.range);
@@ -56,7 +56,7 @@ pub(crate) async fn crd_for_document(backend: &Backend, params: CrdForDocumentPa
         .await
         .ok_or_else(|| internal("finding the CRD"))?;
     let Some((source, range)) = found else { return Ok(None) };
-    let Some((uri, text)) = crate::sources::openable(backend, &source) else { return Ok(None) };
+    let Some((uri, text)) = crate::fetch::openable(backend, &source) else { return Ok(None) };
     let range = Lines::new(&text, encoding).range(range);
     Ok(Some(Location { uri, range }))
 }

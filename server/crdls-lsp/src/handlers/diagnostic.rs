@@ -7,7 +7,7 @@ use tower_lsp::lsp_types::{
     RelatedFullDocumentDiagnosticReport,
 };
 
-use crate::session::{internal, lock, Backend};
+use crate::session::{internal, Backend};
 
 /// `textDocument/diagnostic`: the document's diagnostics, in full.
 pub(crate) async fn diagnostic(backend: &Backend, params: DocumentDiagnosticParams) -> RpcResult<DocumentDiagnosticReportResult> {
@@ -15,14 +15,12 @@ pub(crate) async fn diagnostic(backend: &Backend, params: DocumentDiagnosticPara
     // Not against a partial index: the answer waits for the first workspace scan.
     backend.wait_for_index().await;
     // One check of a document at a time, pulls included, so an older one never indexes last.
-    let flight = backend.flight(&uri);
+    let not_open = || RpcError::invalid_params(format!("{uri} is not open"));
+    let flight = backend.flight(&uri).ok_or_else(not_open)?;
     let _guard = flight.lock().await;
-    let Some(snapshot) = backend.snapshot(&uri) else {
-        return Err(RpcError::invalid_params(format!("{uri} is not open")));
-    };
+    let snapshot = backend.snapshot(&uri).ok_or_else(not_open)?;
     let (diagnostics, crds) = backend.analyze(&uri, snapshot.text.clone()).await.ok_or_else(|| internal("checking"))?;
-    let current = lock(&backend.state.documents).get(&uri).map(|d| d.generation);
-    if current == Some(snapshot.generation) && backend.update_buffer_crds(&uri, crds) {
+    if backend.generation(&uri) == Some(snapshot.generation) && backend.update_buffer_crds(&uri, crds) {
         backend.recheck_all_except(Some(&uri));
     }
     Ok(DocumentDiagnosticReportResult::Report(DocumentDiagnosticReport::Full(RelatedFullDocumentDiagnosticReport {

@@ -7,12 +7,12 @@ use std::sync::Arc;
 use tower_lsp::lsp_types::{DidChangeTextDocumentParams, DidCloseTextDocumentParams, DidOpenTextDocumentParams, DidSaveTextDocumentParams};
 
 use crate::document::Document;
-use crate::session::{lock, Backend};
+use crate::session::{lock, Backend, Open};
 
 /// `didOpen`: the document enters the store at the client's version and is checked.
 pub(crate) async fn did_open(backend: &Backend, params: DidOpenTextDocumentParams) {
     let doc = params.text_document;
-    lock(&backend.state.documents).insert(doc.uri.clone(), Document::new(&doc.text, doc.version));
+    lock(&backend.state.documents).insert(doc.uri.clone(), Open::new(Document::new(&doc.text, doc.version)));
     backend.schedule(doc.uri);
 }
 
@@ -22,8 +22,8 @@ pub(crate) async fn did_change(backend: &Backend, params: DidChangeTextDocumentP
     let encoding = backend.state.session().encoding;
     {
         let mut docs = lock(&backend.state.documents);
-        let Some(doc) = docs.get_mut(&uri) else { return };
-        doc.apply(params.content_changes, params.text_document.version, encoding);
+        let Some(open) = docs.get_mut(&uri) else { return };
+        open.document.apply(params.content_changes, params.text_document.version, encoding);
     }
     backend.schedule(uri);
 }
@@ -41,8 +41,7 @@ pub(crate) async fn did_save(backend: &Backend, params: DidSaveTextDocumentParam
 pub(crate) async fn did_close(backend: &Backend, params: DidCloseTextDocumentParams) {
     let uri = params.text_document.uri;
     lock(&backend.state.documents).remove(&uri);
-    lock(&backend.state.flights).remove(&uri);
-    let had_crds = lock(&backend.state.buffer_crds).remove(&uri).is_some_and(|f| f != 0);
+    let had_crds = backend.state.update(|session| session.buffer_crds.remove(&uri)).is_some_and(|f| f != 0);
     if had_crds {
         // The file on disk is what counts again.
         let crds = crate::index::file_crds(&uri);

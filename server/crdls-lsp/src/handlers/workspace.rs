@@ -34,7 +34,7 @@ pub(crate) async fn did_change_watched_files(backend: &Backend, params: DidChang
 /// `workspace/executeCommand`: `crdls.refreshCrdSources` reads the chart archives and fetches the URLs
 /// and the cluster again, in the background.
 pub(crate) async fn execute_command(backend: &Backend, params: ExecuteCommandParams) -> RpcResult<Option<serde_json::Value>> {
-    if params.command == crate::sources::REFRESH_COMMAND {
+    if params.command == crate::fetch::REFRESH_COMMAND {
         backend.refresh_sources();
         return Ok(None);
     }

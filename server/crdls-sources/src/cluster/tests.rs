@@ -390,21 +390,45 @@ fn running_plugins_are_stopped_on_request() {
 fn one_listing_at_a_time() {
     let dir = std::env::temp_dir().join(format!("crdls-cluster-once-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
+    let (results, requests) = fetch_at_once(&dir, &Cache::at(dir.join("cache")), 3);
+    for result in &results {
+        assert!(result.as_ref().is_ok_and(|f| f.text.contains("widgets.b.example.com")), "{result:?}");
+    }
+    assert_eq!(std::fs::read_to_string(dir.join("runs")).unwrap(), "run\n");
+    assert_eq!(requests, 2);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `calls` listings of one cluster asked for at once, through an exec plugin that takes a second and
+/// notes each of its runs in `dir/runs`; with how many requests the API server saw.
+fn fetch_at_once(dir: &std::path::Path, cache: &Cache, calls: usize) -> (Vec<Result<Fetched, SourceError>>, usize) {
     let (server, seen) = api_server("from-plugin");
     let runs = dir.join("runs");
     let credential = r#"{"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential","status":{"token":"from-plugin"}}"#;
     let script = format!("echo run >> {:?}\nsleep 1\necho '{credential}'\n", runs.display().to_string());
-    let options = exec_kubeconfig(&dir, &server, &script);
-    let cache = Cache::at(dir.join("cache"));
-    let results: Vec<Result<Fetched, SourceError>> = std::thread::scope(|scope| {
-        let calls: Vec<_> = (0..3).map(|_| scope.spawn(|| fetch(&options, &cache, Network::Refresh))).collect();
+    let options = exec_kubeconfig(dir, &server, &script);
+    let results = std::thread::scope(|scope| {
+        let calls: Vec<_> = (0..calls).map(|_| scope.spawn(|| fetch(&options, cache, Network::Refresh))).collect();
         calls.into_iter().map(|c| c.join().unwrap()).collect()
     });
-    for result in &results {
-        assert!(result.as_ref().is_ok_and(|f| f.text.contains("widgets.b.example.com")), "{result:?}");
-    }
-    assert_eq!(std::fs::read_to_string(&runs).unwrap(), "run\n");
-    assert_eq!(seen.lock().unwrap().len(), 2);
+    let requests = seen.lock().unwrap().len();
+    (results, requests)
+}
+
+/// A listing that could not be cached is not handed to the callers that waited for it: they are told
+/// why, and the plugin still runs once.
+#[test]
+fn a_listing_that_cannot_be_cached_is_not_shared() {
+    let dir = std::env::temp_dir().join(format!("crdls-cluster-unshared-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let blocked = dir.join("cache");
+    std::fs::write(&blocked, "a file where the cache directory would be").unwrap();
+    let (results, _) = fetch_at_once(&dir, &Cache::at(&blocked), 2);
+    let (listed, waited): (Vec<_>, Vec<_>) = results.into_iter().partition(Result::is_ok);
+    assert!(listed.len() == 1 && listed[0].as_ref().is_ok_and(|f| f.not_cached.is_some()), "{listed:?}");
+    assert_eq!(waited[0].as_ref().unwrap_err(), &SourceError::Fetch { label: "cluster test".into(), reason: UNSHARED.into() });
+    assert_eq!(std::fs::read_to_string(dir.join("runs")).unwrap(), "run\n");
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -4,6 +4,8 @@ use std::path::PathBuf;
 
 use clap::ValueEnum;
 
+use crate::report::Format;
+
 #[derive(Debug, clap::Args)]
 pub struct CheckArgs {
     /// Files or directories to check (directories are searched recursively for .yaml, .yml and .json);
@@ -47,8 +49,8 @@ pub struct CheckArgs {
     #[arg(long, short = 'v')]
     pub(super) verbose: bool,
     /// Output format.
-    #[arg(long, value_enum, default_value_t = FormatArg::Human)]
-    pub(super) format: FormatArg,
+    #[arg(long, value_enum, default_value_t = Format::Human)]
+    pub(super) format: Format,
     /// Report unknown fields as errors, like `kubectl apply --validate=strict`, instead of warnings.
     #[arg(long)]
     pub(super) strict: bool,
@@ -88,14 +90,6 @@ pub struct CheckArgs {
     /// there is something to fix).
     #[arg(long)]
     pub(super) diff: bool,
-}
-
-#[derive(Clone, Copy, Debug, ValueEnum)]
-pub(super) enum FormatArg {
-    Human,
-    Json,
-    Github,
-    Sarif,
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]

@@ -36,7 +36,7 @@ pub(super) fn configure(args: &CheckArgs, io: &mut Io<'_>) -> Result<Config, Str
 fn read_config(io: &mut Io<'_>, trust: Trust) -> Result<Config, String> {
     let mut config = Config { trust, ..Config::default() };
     let withheld = match files::read_text(&io.cwd.join(CONFIG_FILE)) {
-        Ok(text) => config.merge_workspace_toml(&text)?,
+        Ok(text) => config.merge_workspace_toml(&text).map_err(|e| e.to_string())?,
         Err(files::ReadError::Io(e)) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
         Err(e) => return Err(format!("cannot read {CONFIG_FILE}: {e}")),
     };

@@ -2,7 +2,7 @@
 //! crdPaths, and the cluster, fetched as `--offline` and `--refresh` allow.
 
 use crdls_sources::Network;
-use crdls_workspace::{sources, Config};
+use crdls_workspace::{external, Config};
 
 use super::args::CheckArgs;
 use super::inputs::Input;
@@ -16,13 +16,13 @@ pub(super) fn remote_inputs(args: &CheckArgs, config: &Config, io: &mut Io<'_>) 
         (_, true) => Network::Refresh,
         _ => Network::CacheFirst,
     };
-    let (remote, errors) = sources::fetch_remote(config, &io.cwd, network, sources::Prompting::Allowed);
-    for warning in remote.iter().filter_map(sources::External::stale_warning) {
+    let (remote, errors) = external::fetch_remote(config, &io.cwd, network, external::Prompting::Allowed);
+    for warning in remote.iter().filter_map(external::External::stale_warning) {
         let _ = writeln!(io.stderr, "crdls: warning: {warning}");
     }
-    for warning in remote.iter().filter_map(sources::External::not_cached_warning) {
+    for warning in remote.iter().filter_map(external::External::not_cached_warning) {
         let _ = writeln!(io.stderr, "crdls: warning: {warning}");
     }
     let inputs = remote.into_iter().map(|r| Input::external(r, &io.cwd)).collect();
-    (inputs, errors.iter().map(ToString::to_string).collect())
+    (inputs, errors.iter().map(|e| e.error.to_string()).collect())
 }

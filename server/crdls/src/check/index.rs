@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use crdls_crd::{Crd, CrdIndex, Origin, SourceKind};
-use crdls_workspace::{resolver, sources, FileRole};
+use crdls_workspace::{external, resolver, FileRole};
 
 use super::inputs::{self, Input};
 use super::notes::plural_count;
@@ -150,7 +150,7 @@ pub(super) fn source_lines(inputs: &[Input], index: &CrdIndex) -> Vec<String> {
         }
         let mut line = format!("  {} ({}): {}", input.display, input.kind.describe(), plural_count(crds, "CRD"));
         if let (Some((downloaded, at)), Some(path)) = (input.fetched, &input.path) {
-            let when = at.map(sources::describe_time).unwrap_or_else(|| "at an unknown time".into());
+            let when = at.map(external::describe_time).unwrap_or_else(|| "at an unknown time".into());
             let how = if downloaded { "fetched now" } else { "from the cache" };
             line.push_str(&format!(", {how} (cached {when} in {})", path.display()));
         }

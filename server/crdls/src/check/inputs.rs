@@ -8,9 +8,9 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use crdls_crd::SourceKind;
+use crdls_workspace::external::External;
 use crdls_workspace::files;
 use crdls_workspace::resolver::{self, Resolver};
-use crdls_workspace::sources::External;
 
 /// One input: a file found, or a text read into memory.
 pub(crate) struct Input {
@@ -137,9 +137,9 @@ pub(crate) fn read(paths: &[PathBuf], crd_locations: &[String], stdin: &mut dyn 
     }
     // The CRDs of chart archives count wherever the archives are; their members are not checked.
     for archive in &resolution.archives {
-        match crdls_workspace::sources::archive_members(archive) {
+        match crdls_workspace::external::archive_members(archive) {
             Ok(members) => found.inputs.extend(members.into_iter().map(|m| Input::external(m, cwd))),
-            Err(e) => found.errors.push(e),
+            Err(e) => found.errors.push(e.to_string()),
         }
     }
     found.hidden = resolution.hidden;

@@ -30,10 +30,10 @@ use std::sync::Arc;
 
 use crate::io::{Io, EXIT_ERRORS, EXIT_OK, EXIT_USAGE};
 use crate::parallel;
-use crate::report::{Format, RenderOptions, Reporter, Summary};
+use crate::report::{RenderOptions, Reporter, Summary};
 
 pub use args::CheckArgs;
-use args::{ColorArg, FormatArg, SubresourceArg};
+use args::{ColorArg, SubresourceArg};
 use checker::{chart_hints, Checker};
 use fix::{fix_files, FixOutcome, Fixing};
 use index::{build_index, read_crds, source_counts, source_lines, CrdsRead};
@@ -130,19 +130,13 @@ pub fn check(args: CheckArgs, io: &mut Io<'_>) -> i32 {
 
     // Pass 2: the reported files checked in parallel, a bounded number at a time, and reported in
     // their order as soon as the files before them are.
-    let format = match args.format {
-        FormatArg::Human => Format::Human,
-        FormatArg::Json => Format::Json,
-        FormatArg::Github => Format::Github,
-        FormatArg::Sarif => Format::Sarif,
-    };
     let color = match args.color {
         ColorArg::Always => true,
         ColorArg::Never => false,
         ColorArg::Auto => io.stdout_is_terminal && std::env::var_os("NO_COLOR").is_none(),
     };
     let summary = Summary { crds: index.len(), crd_sources: source_counts(&inputs, &index), shadowing, ..Summary::default() };
-    let mut report = Report::new(Reporter::new(format, RenderOptions { color, verbose: args.verbose }), summary, io);
+    let mut report = Report::new(Reporter::new(args.format, RenderOptions { color, verbose: args.verbose }), summary, io);
     let mut unread = false;
     parallel::for_each_ordered(
         reported_at.len(),

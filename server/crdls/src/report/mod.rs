@@ -12,14 +12,13 @@ pub mod terminal;
 
 use std::collections::BTreeMap;
 use std::io;
-use std::str::FromStr;
 
 use crdls_yaml::{ColumnUnit, LineIndex};
 
 use crdls_diagnostics::{Diagnostic, TextRange};
 
-/// An output format of `crdls check`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// An output format of `crdls check` (`--format`, whose values and help these variants are).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum Format {
     /// Source excerpts with carets under each problem, for a terminal.
     Human,
@@ -29,20 +28,6 @@ pub enum Format {
     Github,
     /// SARIF 2.1.0, for GitHub code scanning and other SARIF viewers.
     Sarif,
-}
-
-impl FromStr for Format {
-    type Err = String;
-
-    fn from_str(s: &str) -> Result<Format, String> {
-        match s {
-            "human" => Ok(Format::Human),
-            "json" => Ok(Format::Json),
-            "github" => Ok(Format::Github),
-            "sarif" => Ok(Format::Sarif),
-            other => Err(format!("unknown format `{other}`; expected one of human, json, github, sarif")),
-        }
-    }
 }
 
 /// One checked file: its display path (as given on the command line, or "<stdin>"), its text and its

@@ -3,15 +3,6 @@
 use super::*;
 
 #[test]
-fn formats_parse_from_their_names() {
-    assert_eq!("human".parse::<Format>(), Ok(Format::Human));
-    assert_eq!("json".parse::<Format>(), Ok(Format::Json));
-    assert_eq!("github".parse::<Format>(), Ok(Format::Github));
-    assert_eq!("sarif".parse::<Format>(), Ok(Format::Sarif));
-    assert_eq!("xml".parse::<Format>(), Err("unknown format `xml`; expected one of human, json, github, sarif".to_owned()));
-}
-
-#[test]
 fn summary_lines_count_in_words() {
     let mut summary = Summary { files: 3, documents: 5, crds: 2, errors: 2, warnings: 1, ..Summary::default() };
     assert_eq!(summary_line(&summary), "2 errors, 1 warning in 3 files (5 documents, 2 CRDs known)");

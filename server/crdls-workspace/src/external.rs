@@ -1,6 +1,7 @@
-//! CRD sources beyond the workspace's own YAML files, read into one shape both front ends index: the
-//! members of chart archives' `crds/` directories, and the texts of URLs and of the cluster through
-//! the cache (see `crdls-sources`).
+//! Texts from outside the workspace that may hold CRDs, in one shape (`External`) that both front ends
+//! index: the members of chart archives' `crds/` directories, and the texts of URLs and of the cluster
+//! through the cache. How each is read or fetched is `crdls-sources`' job; this module turns the
+//! settings into those calls.
 
 use std::path::{Path, PathBuf};
 
@@ -48,7 +49,7 @@ impl External {
 }
 
 /// The CRD manifests of a chart archive.
-pub fn archive_members(archive: &Path) -> Result<Vec<External>, String> {
+pub fn archive_members(archive: &Path) -> Result<Vec<External>, crdls_sources::archive::ArchiveError> {
     Ok(crdls_sources::archive::crd_members(archive)?
         .into_iter()
         .map(|member| External {
@@ -89,19 +90,29 @@ pub enum Prompting {
     Never,
 }
 
+/// A CRD source that gave no text: what kind of source (a URL, the cluster), and why.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Unavailable {
+    /// What kind of source it is.
+    pub kind: SourceKind,
+    /// Why it gave no text.
+    pub error: SourceError,
+}
+
 /// The texts of the URLs and the cluster the settings name, through the cache, with an error for
 /// each that could not be read. `root` is where a relative kubeconfig path starts.
-pub fn fetch_remote(config: &Config, root: &Path, network: Network, prompting: Prompting) -> (Vec<External>, Vec<SourceError>) {
+pub fn fetch_remote(config: &Config, root: &Path, network: Network, prompting: Prompting) -> (Vec<External>, Vec<Unavailable>) {
     let urls = urls(&config.crd_paths);
     if urls.is_empty() && config.cluster.is_none() {
         return (Vec::new(), Vec::new());
     }
     let Some(cache) = Cache::from_env() else {
         let reason = "there is no cache directory: set CRDLS_CACHE_DIR (or XDG_CACHE_HOME or HOME)".to_string();
-        let mut errors: Vec<SourceError> =
-            urls.iter().map(|u| SourceError::Fetch { label: crdls_sources::redact_url(&u.url), reason: reason.clone() }).collect();
+        let failed = |kind, label: String, reason: String| Unavailable { kind, error: SourceError::Fetch { label, reason } };
+        let mut errors: Vec<Unavailable> =
+            urls.iter().map(|u| failed(SourceKind::Url, crdls_sources::redact_url(&u.url), reason.clone())).collect();
         if config.cluster.is_some() {
-            errors.push(SourceError::Fetch { label: "the cluster".into(), reason });
+            errors.push(failed(SourceKind::Cluster, "the cluster".into(), reason));
         }
         return (Vec::new(), errors);
     };
@@ -118,7 +129,7 @@ pub fn fetch_remote(config: &Config, root: &Path, network: Network, prompting: P
             refresh_failed: f.refresh_failed,
             not_cached: f.not_cached,
         }),
-        Err(e) => errors.push(e),
+        Err(error) => errors.push(Unavailable { kind, error }),
     };
     let policy = crdls_sources::UrlPolicy { redirect_hosts: config.redirect_hosts.clone() };
     for url in &urls {

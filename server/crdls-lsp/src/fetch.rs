@@ -1,4 +1,5 @@
-//! CRD sources beyond the workspace's YAML files, in the editor: the chart archives the scan finds,
+//! The editor's side of CRD sources beyond the workspace's YAML files (the twin of `crdls check`'s
+//! `check/fetch.rs`; both read through `crdls_workspace::external`): the chart archives the scan finds,
 //! and the URLs and the cluster the settings name. The scan reads downloads from the cache only; what
 //! is not cached is fetched afterwards in the background, never on a keystroke's path, and a source
 //! that cannot be read becomes a warning on `crdls.toml` (when it is named there) and a message.
@@ -10,7 +11,7 @@ use std::sync::Arc;
 use crdls_crd::{Crd, Origin, SourceKind};
 use crdls_diagnostics::{codes, Diagnostic, Severity, TextRange};
 use crdls_sources::{Network, SourceError};
-use crdls_workspace::sources::External;
+use crdls_workspace::external::{External, Unavailable};
 use tower_lsp::lsp_types::{MessageType, Url};
 
 use crate::session::{lock, Backend};
@@ -28,9 +29,9 @@ pub(crate) enum SourceErrors {
 #[derive(Default)]
 pub(crate) struct SourceProblems {
     /// The chart archives that could not be read (found by the scan).
-    archives: Vec<SourceError>,
+    archives: Vec<Unavailable>,
     /// The URLs and the cluster that could not be read (found by the fetch).
-    remote: Vec<SourceError>,
+    remote: Vec<Unavailable>,
     /// Whether `crdls.toml` carries warnings about sources (so they are cleared when fixed).
     published: bool,
     /// The messages already shown since the last refresh.
@@ -53,13 +54,13 @@ fn member_id(archive: &Path, member: &str) -> Option<String> {
 }
 
 /// The CRDs of chart archives, each member a source; with a message for each archive that is unreadable.
-pub(crate) fn read_archives(archives: &[PathBuf]) -> (Vec<Indexed>, Vec<SourceError>) {
+pub(crate) fn read_archives(archives: &[PathBuf]) -> (Vec<Indexed>, Vec<Unavailable>) {
     let mut found = Vec::new();
     let mut errors = Vec::new();
     for archive in archives {
-        match crdls_workspace::sources::archive_members(archive) {
+        match crdls_workspace::external::archive_members(archive) {
             Ok(members) => found.extend(members.into_iter().filter_map(|m| indexed(archive, m))),
-            Err(reason) => errors.push(SourceError::Fetch { label: archive.display().to_string(), reason }),
+            Err(e) => errors.push(Unavailable { kind: SourceKind::ChartArchive, error: SourceError::Archive(e) }),
         }
     }
     (found, errors)
@@ -85,15 +86,16 @@ fn indexed(archive: &Path, source: External) -> Option<Indexed> {
 
 /// The URLs and the cluster of `config`, through the cache as `network` allows.
 /// A refresh that failed, where the cached copy stands in, is among the problems shown.
-pub(crate) fn read_remote(config: &crdls_workspace::Config, root: &Path, network: Network) -> (Vec<Indexed>, Vec<SourceError>) {
+pub(crate) fn read_remote(config: &crdls_workspace::Config, root: &Path, network: Network) -> (Vec<Indexed>, Vec<Unavailable>) {
     // Standard input carries the editor's messages: no credential plugin may read it.
-    let prompting = crdls_workspace::sources::Prompting::Never;
-    let (found, mut errors) = crdls_workspace::sources::fetch_remote(config, root, network, prompting);
+    let prompting = crdls_workspace::external::Prompting::Never;
+    let (found, mut errors) = crdls_workspace::external::fetch_remote(config, root, network, prompting);
     for source in &found {
         if let Some(reason) = &source.refresh_failed {
-            errors.push(SourceError::Fetch { label: source.label.clone(), reason: format!("{reason}; the cached copy is used") });
+            let error = SourceError::Fetch { label: source.label.clone(), reason: format!("{reason}; the cached copy is used") };
+            errors.push(Unavailable { kind: source.kind, error });
         }
-        errors.extend(source.not_cached_warning());
+        errors.extend(source.not_cached_warning().map(|error| Unavailable { kind: source.kind, error }));
     }
     let file = PathBuf::new();
     (found.into_iter().filter_map(|source| indexed(&file, source)).collect(), errors)
@@ -140,23 +142,23 @@ impl Backend {
     }
 
     /// Records the problems of one group of sources and shows all that are current.
-    pub(crate) async fn set_source_errors(&self, group: SourceErrors, errors: Vec<SourceError>) {
+    pub(crate) async fn set_source_errors(&self, group: SourceErrors, errors: Vec<Unavailable>) {
         let all = {
             let mut current = lock(&self.state.source_problems);
             match group {
                 SourceErrors::Archives => current.archives = errors,
                 SourceErrors::Remote => current.remote = errors,
             }
-            current.archives.iter().chain(&current.remote).cloned().collect::<Vec<SourceError>>()
+            current.archives.iter().chain(&current.remote).cloned().collect::<Vec<Unavailable>>()
         };
         self.report_source_errors(&all).await;
     }
 
     /// Shows each source that could not be read: as a warning on `crdls.toml` where the file names it,
     /// and as a message once per problem. An empty list clears the warnings.
-    async fn report_source_errors(&self, errors: &[SourceError]) {
+    async fn report_source_errors(&self, errors: &[Unavailable]) {
         let Some(root) = self.state.session().roots.first().cloned() else {
-            for error in errors {
+            for Unavailable { error, .. } in errors {
                 self.notify_once(error.to_string()).await;
             }
             return;
@@ -164,8 +166,10 @@ impl Backend {
         let config_path = root.join(crdls_workspace::CONFIG_FILE);
         let text = crdls_workspace::files::read_text(&config_path).unwrap_or_default();
         let mut diagnostics = Vec::new();
-        for error in errors {
-            let needle = if error.label().starts_with("cluster") || error.label() == "the cluster" { "cluster" } else { error.label() };
+        for Unavailable { kind, error } in errors {
+            // What names the source in crdls.toml: the `cluster` key, else the URL or path as shown.
+            let label = error.label();
+            let needle = if *kind == SourceKind::Cluster { "cluster" } else { &label };
             if let Some(at) = (!text.is_empty()).then(|| text.find(needle)).flatten() {
                 let range = TextRange::new(at, at + needle.len());
                 diagnostics.push(Diagnostic::new(range, Severity::Warning, codes::SOURCE_UNAVAILABLE, error.to_string()));
