@@ -119,9 +119,39 @@ fn check_document(doc: &Document, text: &str, index: &CrdIndex, options: &CheckO
         },
         None => DocumentKind::NotAnObject,
     };
+    if kind == DocumentKind::NotAnObject && !names_identity(doc, text) {
+        // Another tool's file (a TypeScript config with comments, a data dump, a proposal's metadata):
+        // what kubectl's reader would say of it concerns nobody who applies objects.
+        diagnostics.retain(|d| !YAML_READING_CODES.contains(&d.code));
+    }
     mode.filter(doc.root.as_ref(), &mut diagnostics);
     diagnostics.sort_by_key(|d| (d.range.start, d.range.end));
     DocumentCheck { kind, diagnostics }
+}
+
+/// The codes of what reading YAML found, which concern a document only if it may be an object.
+const YAML_READING_CODES: &[&str] =
+    &[crdls_diagnostics::codes::YAML_SYNTAX, crdls_diagnostics::codes::YAML_DUPLICATE_KEY, crdls_diagnostics::codes::YAML_COMPLEX_KEY];
+
+/// Whether a document may be a Kubernetes object: its top level is a mapping with an `apiVersion` or a
+/// `kind`, or, when it did not parse into one, its text holds such a key somewhere (`kind:`,
+/// `"apiVersion" :`), so that a manifest with a syntax error above its identity keeps its errors.
+fn names_identity(doc: &Document, text: &str) -> bool {
+    if let Some(root) = doc.root.as_ref().filter(|_| !doc.has_syntax_error) {
+        if root.as_map().is_some() {
+            return root.get("apiVersion").is_some() || root.get("kind").is_some();
+        }
+    }
+    let range = doc.range.start.min(text.len())..doc.range.end.min(text.len());
+    text.get(range).is_some_and(|text| ["apiVersion", "kind"].iter().any(|key| holds_key(text, key)))
+}
+
+/// Whether `key` appears in `text` as a key: followed, after an optional closing quote and blanks, by `:`.
+fn holds_key(text: &str, key: &str) -> bool {
+    text.match_indices(key).any(|(at, _)| {
+        let rest = text[at + key.len()..].strip_prefix(['"', '\'']).unwrap_or(&text[at + key.len()..]);
+        rest.trim_start_matches([' ', '\t']).starts_with(':')
+    })
 }
 
 /// The subresource a document names for itself with a comment line `# crdls: subresource=status` (at
@@ -138,3 +168,6 @@ pub fn subresource_directive(document: &str) -> Option<Subresource> {
         }
     })
 }
+
+#[cfg(test)]
+mod tests;

@@ -42,13 +42,13 @@ pub struct PrunedField {
 
 /// Prunes and defaults a whole custom resource against its version's root schema.
 pub fn prune_and_default(root: &Node, schema: &Schema, pruned: &mut Vec<PrunedField>) -> Node {
-    walk(root, Some(schema), &FieldPath::root(), Kind::Root, pruned)
+    walk(root, Some(schema), &FieldPath::root(), Kind::Root, false, pruned)
 }
 
 /// The value the API server writes for an absent field: its `default`, itself pruned and defaulted
 /// against the field's schema (a default object gets its own fields' defaults).
 pub fn defaulted_value(default: &Node, schema: &Schema) -> Node {
-    walk(default, Some(schema), &FieldPath::root(), Kind::Plain, &mut Vec::new())
+    walk(default, Some(schema), &FieldPath::root(), Kind::Plain, false, &mut Vec::new())
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -61,13 +61,17 @@ enum Kind {
     Plain,
 }
 
-fn walk(node: &Node, schema: Option<&Schema>, path: &FieldPath<'_>, kind: Kind, pruned: &mut Vec<PrunedField>) -> Node {
+/// Prunes and defaults `node` against `schema`. `kept`: the node is an item of a list that keeps
+/// unknown fields (`x-kubernetes-preserve-unknown-fields` on the list, or on a list it is an item of),
+/// whose own unknown fields the API server keeps too, as it does the list's (`skipPrune` in
+/// apiextensions-apiserver's pruning walks a list's items the way it walks the list).
+fn walk(node: &Node, schema: Option<&Schema>, path: &FieldPath<'_>, kind: Kind, kept: bool, pruned: &mut Vec<PrunedField>) -> Node {
     let Some(schema) = schema else { return node.clone() };
     let kind = if kind == Kind::Plain && schema.embedded_resource { Kind::Embedded } else { kind };
+    let preserve = kept || schema.preserves_unknown_fields();
     match &node.value {
         Value::Map(entries) => {
             let mut out: Vec<Entry> = Vec::with_capacity(entries.len());
-            let preserve = schema.preserves_unknown_fields();
             let mut known: Option<Arc<[String]>> = None;
             for entry in entries {
                 let child_path = path.field(&entry.key);
@@ -88,14 +92,14 @@ fn walk(node: &Node, schema: Option<&Schema>, path: &FieldPath<'_>, kind: Kind, 
                     let value = if kind != Kind::Plain && entry.key == "metadata" {
                         prune_metadata(&entry.value, &child_path, pruned)
                     } else {
-                        walk(&entry.value, Some(&prop.schema), &child_path, Kind::Plain, pruned)
+                        walk(&entry.value, Some(&prop.schema), &child_path, Kind::Plain, false, pruned)
                     };
                     out.push(Entry { key: entry.key.clone(), key_range: entry.key_range, value });
                 } else if let Some(AdditionalProperties::Schema(extra)) = &schema.additional_properties {
                     if entry.value.value == Value::Null && !extra.nullable {
                         continue;
                     }
-                    let value = walk(&entry.value, Some(extra), &child_path, Kind::Plain, pruned);
+                    let value = walk(&entry.value, Some(extra), &child_path, Kind::Plain, false, pruned);
                     out.push(Entry { key: entry.key.clone(), key_range: entry.key_range, value });
                 } else if preserve || matches!(schema.additional_properties, Some(AdditionalProperties::Bool(true))) {
                     out.push(entry.clone());
@@ -115,7 +119,7 @@ fn walk(node: &Node, schema: Option<&Schema>, path: &FieldPath<'_>, kind: Kind, 
                     continue;
                 }
                 let mut value = relocate(default, anchor);
-                value = walk(&value, Some(&prop.schema), &path.field(&prop.name), Kind::Plain, &mut Vec::new());
+                value = walk(&value, Some(&prop.schema), &path.field(&prop.name), Kind::Plain, false, &mut Vec::new());
                 out.push(Entry { key: prop.name.clone(), key_range: anchor, value });
             }
             Node { range: node.range, value: Value::Map(out), style: node.style }
@@ -127,8 +131,10 @@ fn walk(node: &Node, schema: Option<&Schema>, path: &FieldPath<'_>, kind: Kind, 
                 .enumerate()
                 .map(|(i, item)| match item_schema.and_then(|s| s.default.as_ref().filter(|_| item.value == Value::Null && !s.nullable)) {
                     // A null item of a non-nullable list is replaced by the items' default, when there is one.
-                    Some(default) => walk(&relocate(default, item.range), item_schema, &path.index(i), Kind::Plain, &mut Vec::new()),
-                    None => walk(item, item_schema, &path.index(i), Kind::Plain, pruned),
+                    Some(default) => {
+                        walk(&relocate(default, item.range), item_schema, &path.index(i), Kind::Plain, preserve, &mut Vec::new())
+                    }
+                    None => walk(item, item_schema, &path.index(i), Kind::Plain, preserve, pruned),
                 })
                 .collect();
             Node { range: node.range, value: Value::Seq(items), style: node.style }
@@ -165,4 +171,26 @@ fn relocate(node: &Node, at: TextRange) -> Node {
         v => v.clone(),
     };
     Node { range: at, value, style: Style::Empty }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pruned_paths(schema: &str, object: &str) -> Vec<String> {
+        let schema = crdls_yaml::parse(schema).documents.remove(0).root.unwrap();
+        let object = crdls_yaml::parse(object).documents.remove(0).root.unwrap();
+        let mut pruned = Vec::new();
+        prune_and_default(&object, &Schema::from_node(&schema), &mut pruned);
+        pruned.into_iter().map(|p| p.path).collect()
+    }
+
+    #[test]
+    fn a_list_that_keeps_unknown_fields_keeps_its_items_unknown_fields() {
+        let schema = "type: object\nproperties:\n  spec:\n    type: object\n    properties:\n      pipelines:\n        type: array\n        x-kubernetes-preserve-unknown-fields: true\n        items:\n          type: object\n          properties:\n            id:\n              type: string\n            batch:\n              type: object\n              properties:\n                size:\n                  type: integer\n      plain:\n        type: array\n        items:\n          type: object\n          properties:\n            id:\n              type: string\n";
+        let object = "spec:\n  pipelines:\n  - id: main\n    config.string: kept\n    batch:\n      size: 1\n      delay: dropped\n  plain:\n  - id: x\n    extra: dropped\n";
+        // The API server keeps an item's unknown fields (`config.string`); a declared field of the
+        // item is pruned by its own schema, which keeps nothing unknown.
+        assert_eq!(pruned_paths(schema, object), ["spec.pipelines[0].batch.delay", "spec.plain[0].extra"]);
+    }
 }

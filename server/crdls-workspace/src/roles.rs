@@ -394,6 +394,14 @@ fn read_dir_facts(dir: &Path) -> DirFacts {
             }
         }
     }
+    for (name, text) in kuttl_step_texts(dir) {
+        let step = dir.join(name);
+        for doc in crdls_yaml::parse(&text).documents {
+            if let Some(root) = &doc.root {
+                kuttl_step_files(root, dir, &step, &mut facts.test_files);
+            }
+        }
+    }
     for name in CHAINSAW_TEST_FILES {
         if let Some(text) = read(name) {
             let test = dir.join(name);
@@ -718,6 +726,44 @@ fn kyverno_test_files(root: &Node, dir: &Path, test: &Path, out: &mut Vec<(PathB
     }
 }
 
+/// The numbered step files of `dir` (`NN-name.yaml`) that may be kuttl `TestStep`s: the texts of at
+/// most [`MAX_KUTTL_STEPS`] of them, each read within the usual bound, that name kuttl's API group.
+fn kuttl_step_texts(dir: &Path) -> Vec<(String, String)> {
+    let Ok(entries) = std::fs::read_dir(dir) else { return Vec::new() };
+    let mut names: Vec<String> = entries
+        .filter_map(Result::ok)
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|name| numbered_step_role(&dir.join(name), dir).is_some())
+        .collect();
+    names.sort();
+    names.truncate(MAX_KUTTL_STEPS);
+    names
+        .into_iter()
+        .filter_map(|name| crate::files::read_text(&dir.join(&name)).ok().filter(|t| t.contains("kuttl.dev/")).map(|t| (name, t)))
+        .collect()
+}
+
+/// How many numbered step files of one directory are read for kuttl `TestStep`s.
+const MAX_KUTTL_STEPS: usize = 64;
+
+/// The files a kuttl `TestStep` names: `apply` takes objects applied over existing ones, `assert` and
+/// `error` take partial objects matched against the cluster. The paths are relative to the test's
+/// directory, where the step file is.
+fn kuttl_step_files(root: &Node, dir: &Path, step: &Path, out: &mut Vec<(PathBuf, FileRole)>) {
+    if !root.get_str("apiVersion").is_some_and(|v| v.starts_with("kuttl.dev/")) || root.get_str("kind") != Some("TestStep") {
+        return;
+    }
+    for (key, role) in [
+        ("apply", FileRole::TestResource { test: step.to_path_buf(), merges: true }),
+        ("assert", FileRole::TestAssertion { test: step.to_path_buf() }),
+        ("error", FileRole::TestAssertion { test: step.to_path_buf() }),
+    ] {
+        for file in root.get(key).and_then(Node::as_seq).unwrap_or_default().iter().filter_map(Node::as_str) {
+            out.push((normalize(&dir.join(file)), role.clone()));
+        }
+    }
+}
+
 /// Chainsaw's (and kuttl's) numbered step files, in a directory without a test file:
 /// `NN-assert.yaml` and `NN-errors.yaml` are assertions, any other `NN-name.yaml` is applied.
 fn numbered_step_role(path: &Path, dir: &Path) -> Option<FileRole> {
@@ -977,6 +1023,31 @@ mod tests {
         assert_eq!(tree.role(&mut roles, "kuttl/01-assert.yaml"), FileRole::TestAssertion { test: kuttl.clone() });
         assert_eq!(tree.role(&mut roles, "kuttl/02-errors.yaml"), FileRole::TestAssertion { test: kuttl.clone() });
         assert_eq!(tree.role(&mut roles, "kuttl/01-install.yaml"), FileRole::TestResource { test: kuttl, merges: true });
+    }
+
+    #[test]
+    fn kuttl_test_steps_name_the_files_they_apply_and_assert() {
+        let step = "apiVersion: kuttl.dev/v1beta1\nkind: TestStep\napply:\n- files/cluster.yaml\nassert:\n- files/cluster-checks.yaml\nerror:\n- files/gone.yaml\n";
+        let tree = Tree::new(
+            "kuttl-steps",
+            &[
+                ("e2e/tls/00-create.yaml", step),
+                ("e2e/tls/files/cluster.yaml", ""),
+                ("e2e/tls/files/cluster-checks.yaml", ""),
+                ("e2e/tls/files/gone.yaml", ""),
+                ("e2e/tls/files/other.yaml", ""),
+                // A numbered file that is no kuttl step names nothing.
+                ("plain/00-setup.yaml", "apiVersion: v1\nkind: List\nassert:\n- files/x.yaml\n"),
+                ("plain/files/x.yaml", ""),
+            ],
+        );
+        let mut roles = Roles::new();
+        let test = tree.0.join("e2e/tls/00-create.yaml");
+        assert_eq!(tree.role(&mut roles, "e2e/tls/files/cluster.yaml"), FileRole::TestResource { test: test.clone(), merges: true });
+        assert_eq!(tree.role(&mut roles, "e2e/tls/files/cluster-checks.yaml"), FileRole::TestAssertion { test: test.clone() });
+        assert_eq!(tree.role(&mut roles, "e2e/tls/files/gone.yaml"), FileRole::TestAssertion { test });
+        assert_eq!(tree.role(&mut roles, "e2e/tls/files/other.yaml"), FileRole::Manifest);
+        assert_eq!(tree.role(&mut roles, "plain/files/x.yaml"), FileRole::Manifest);
     }
 
     #[test]

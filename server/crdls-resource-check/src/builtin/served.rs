@@ -76,11 +76,16 @@ pub fn resolve(kube: KubeVersion, group: &str, version: &str, kind: &str) -> Res
             // Deployment): kubectl's REST mapping finds no resource for it, whatever the release.
             let never_here = super::kinds(group).is_none_or(|kinds| !kinds.contains(&kind));
             if let Some(there) = elsewhere.first().filter(|_| never_here) {
-                let shown = if group.is_empty() { "the core group".to_string() } else { format!("group {group}") };
-                return Resolved::NotServed {
-                    message: format!("{shown} has no kind {kind}: Kubernetes {kube} serves it as {there}; use {there} {kind}"),
-                    maybe_newer: false,
+                let message = match group {
+                    // `apiVersion: networking.k8s.io`: a group written without its version, which reads
+                    // as a version of the core group.
+                    "" if version.contains('.') => format!(
+                        "apiVersion {version} names a group without its version: Kubernetes {kube} serves {kind} as {there}; use {there} {kind}"
+                    ),
+                    "" => format!("the core group has no kind {kind}: Kubernetes {kube} serves it as {there}; use {there} {kind}"),
+                    _ => format!("group {group} has no kind {kind}: Kubernetes {kube} serves it as {there}; use {there} {kind}"),
                 };
+                return Resolved::NotServed { message, maybe_newer: false };
             }
             Resolved::KindOnly
         }
@@ -195,6 +200,7 @@ mod tests {
             Kubernetes 1.37 does not serve networking.k8s.io/v1beta1 ServiceCIDR: it was removed in 1.37; use networking.k8s.io/v1 ServiceCIDR
             group apps has no kind Pod: Kubernetes 1.35 serves it as v1; use v1 Pod
             the core group has no kind Deployment: Kubernetes 1.35 serves it as apps/v1; use apps/v1 Deployment
+            apiVersion networking.k8s.io names a group without its version: Kubernetes 1.37 serves Ingress as networking.k8s.io/v1; use networking.k8s.io/v1 Ingress
             kind only"#]]
         .assert_eq(
             &[
@@ -215,6 +221,7 @@ mod tests {
                 message("1.37", "networking.k8s.io", "v1beta1", "ServiceCIDR"),
                 message("1.35", "apps", "v1", "Pod"),
                 message("1.35", "", "v1", "Deployment"),
+                message("1.37", "", "networking.k8s.io", "Ingress"),
                 message("1.35", "apps", "v1", "Widget"),
             ]
             .join("\n"),

@@ -1,0 +1,21 @@
+use super::*;
+
+fn codes(text: &str) -> Vec<&'static str> {
+    let stream = crdls_yaml::parse(text);
+    check_stream(&stream, &CrdIndex::new(), &CheckOptions::default()).diagnostics().iter().map(|d| d.code).collect()
+}
+
+#[test]
+fn yaml_errors_of_documents_that_cannot_be_objects_are_not_reported() {
+    // Another tool's files: JSON with comments, a key twice in a data file, a proposal's metadata.
+    assert_eq!(codes("{\n  // comment\n  \"extends\": \"./base.json\"\n}\n"), Vec::<&str>::new());
+    assert_eq!(codes("{\"a\": 1, \"b\": 2, \"a\": 3}\n"), Vec::<&str>::new());
+    assert_eq!(codes("title: x\nreviewers:\n  - @two\n"), Vec::<&str>::new());
+    // A document that names a kind keeps them, whether it parsed or not, as does the one of a stream
+    // beside another tool's document.
+    assert!(codes("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n  name: b\n").contains(&"yaml/duplicate-key"));
+    assert!(codes("apiVersion: v1\nkind: ConfigMap\ndata:\n  a: \"1\n").contains(&"yaml/syntax"));
+    assert!(codes("{\"kind\" : \"ConfigMap\", \"apiVersion\": \"v1\", \"data\": {\"a\": [}\n").contains(&"yaml/syntax"));
+    let both = codes("a: 1\na: 2\n---\nkind: ConfigMap\napiVersion: v1\nmetadata:\n  name: x\n  name: y\n");
+    assert_eq!(both.iter().filter(|c| **c == "yaml/duplicate-key").count(), 1, "{both:?}");
+}
