@@ -141,21 +141,10 @@ impl FileMode {
         let opaque = root.map(|r| self.opaque_ranges(r)).unwrap_or_default();
         diagnostics.retain(|d| self.keeps(d.code) && !touches(&opaque, d.range));
         if let (Some(root), false) = (root, *self == FileMode::JsonPatches) {
-            let mut found = Constants::default();
-            constant_placeholders(root, &mut found);
+            let (mut scalars, mut maps) = (Vec::new(), Vec::new());
+            constant_placeholders(root, &mut scalars, &mut maps);
             let within = |ranges: &[TextRange], d: &Diagnostic| ranges.iter().any(|c| c.start <= d.range.start && d.range.end <= c.end);
-            // An anyOf or oneOf is reported on the object whose schemas it chooses between: one that
-            // holds a placeholder cannot be decided either.
-            let holds = |d: &Diagnostic| {
-                [codes::SCHEMA_ANY_OF, codes::SCHEMA_ONE_OF].contains(&d.code)
-                    && found.plain.iter().chain(&found.quoted).any(|c| d.range.start <= c.start && c.end <= d.range.end)
-            };
-            diagnostics.retain(|d| {
-                !(PLACEHOLDER_MISMATCHES.contains(&d.code) && within(&found.plain, d)
-                    || QUOTED_PLACEHOLDER_MISMATCHES.contains(&d.code) && within(&found.quoted, d)
-                    || within(&found.maps, d)
-                    || holds(d))
-            });
+            diagnostics.retain(|d| !(PLACEHOLDER_MISMATCHES.contains(&d.code) && within(&scalars, d) || within(&maps, d)));
         }
         if let (FileMode::TestInputs, Some(root)) = (self, root) {
             diagnostics.retain(|d| !is_about_absence(root, d));
@@ -393,41 +382,22 @@ fn is_constant_name(text: &str) -> bool {
 /// (`ISTIO_MUTUAL`), and a name that breaks a pattern may be a real mistake.
 const PLACEHOLDER_MISMATCHES: &[&str] = &[codes::SCHEMA_TYPE, codes::SCHEMA_FORMAT, codes::SCHEMA_ANY_OF, codes::SCHEMA_ONE_OF];
 
-/// What a quoted constant's name earns: it is written as a string, so a type mismatch is the writer's,
-/// but no formatted string (an IP address, a date) is written that way either
-/// (`value: "PLACEHOLDER_USABLE_ADDRS"`, which a conformance suite replaces with addresses).
-const QUOTED_PLACEHOLDER_MISMATCHES: &[&str] = &[codes::SCHEMA_FORMAT, codes::SCHEMA_ANY_OF, codes::SCHEMA_ONE_OF];
-
-/// The placeholders written as constants' names, found by [`constant_placeholders`].
-#[derive(Default)]
-struct Constants {
-    /// Plain scalars (`replicas: IMAGE_REPLICAS`).
-    plain: Vec<TextRange>,
-    /// Quoted scalars (`value: "PLACEHOLDER_ADDRS"`).
-    quoted: Vec<TextRange>,
-    /// Mappings of such names to empty strings.
-    maps: Vec<TextRange>,
-}
-
 /// The placeholders written as constants' names: a plain scalar (`replicas: IMAGE_REPLICAS`), whose
-/// mismatches in type or format are dropped ([`PLACEHOLDER_MISMATCHES`]), a quoted one, whose mismatches
-/// in format are ([`QUOTED_PLACEHOLDER_MISMATCHES`]), or a mapping whose every key is such a name with
-/// an empty string for value (`tolerations: {HELMSUBST_TOLERATIONS: ""}`), the form a build step
-/// replaces with a template's text, inside which nothing is reported: its keys are no fields.
-fn constant_placeholders(node: &Node, found: &mut Constants) {
+/// mismatches in type or format are dropped ([`PLACEHOLDER_MISMATCHES`]), or a mapping whose every key
+/// is such a name with an empty string for value (`tolerations: {HELMSUBST_TOLERATIONS: ""}`), the
+/// form a build step replaces with a template's text, inside which nothing is reported: its keys are no
+/// fields.
+fn constant_placeholders(node: &Node, scalars: &mut Vec<TextRange>, maps: &mut Vec<TextRange>) {
     match &node.value {
         Value::Map(entries)
             if !entries.is_empty()
                 && entries.iter().all(|e| is_constant_name(&e.key) && matches!(&e.value.value, Value::Str(v) if v.is_empty())) =>
         {
-            found.maps.push(node.range)
+            maps.push(node.range)
         }
-        Value::Map(entries) => entries.iter().for_each(|e| constant_placeholders(&e.value, found)),
-        Value::Seq(items) => items.iter().for_each(|i| constant_placeholders(i, found)),
-        Value::Str(s) if node.style == Style::Plain && is_constant_name(s) => found.plain.push(node.range),
-        Value::Str(s) if matches!(node.style, Style::SingleQuoted | Style::DoubleQuoted) && is_constant_name(s) => {
-            found.quoted.push(node.range)
-        }
+        Value::Map(entries) => entries.iter().for_each(|e| constant_placeholders(&e.value, scalars, maps)),
+        Value::Seq(items) => items.iter().for_each(|i| constant_placeholders(i, scalars, maps)),
+        Value::Str(s) if node.style == Style::Plain && is_constant_name(s) => scalars.push(node.range),
         _ => {}
     }
 }
@@ -594,12 +564,10 @@ mod tests {
         assert!(!is_constant_name("TCP") && !is_constant_name("Image_Tag") && !is_constant_name("A__B") && !is_constant_name("_A_B"));
         let text = "spec:\n  replicas: WEB_REPLICAS\n  tls: 'QUOTED_NAME'\n  tolerations:\n    WEB_TOLERATIONS: \"\"\n  data:\n    LOG_LEVEL: debug\n";
         let root = crdls_yaml::parse(text).documents[0].root.clone().unwrap();
-        let mut found = Constants::default();
-        constant_placeholders(&root, &mut found);
+        let (mut scalars, mut maps) = (Vec::new(), Vec::new());
+        constant_placeholders(&root, &mut scalars, &mut maps);
         let shown = |found: &[TextRange]| found.iter().map(|r| text[r.start..r.end].to_string()).collect::<Vec<_>>();
-        assert_eq!(shown(&found.plain), ["WEB_REPLICAS"]);
-        assert_eq!(shown(&found.quoted), ["'QUOTED_NAME'"]);
-        assert_eq!(shown(&found.maps), ["WEB_TOLERATIONS: \"\""]);
+        assert_eq!((shown(&scalars), shown(&maps)), (vec!["WEB_REPLICAS".to_string()], vec!["WEB_TOLERATIONS: \"\"".to_string()]));
         assert!(is_bare_variable("$ARGOCD_APP_NAME") && is_bare_variable("$HOME2"));
         assert!(!is_bare_variable("$a") && !is_bare_variable("$X") && !is_bare_variable("cost: $5") && !is_bare_variable("$Name"));
     }
