@@ -230,7 +230,10 @@ fn json_keys(text: &str) -> Vec<String> {
         // Skip the value: to the next `,"` at this level, or the end.
         let after = &open[close + 1..];
         let Some(value) = after.strip_prefix(':') else { break };
-        let end = if value.starts_with('"') { value[1..].find('"').map(|i| i + 2) } else { value.find([',', '}']) };
+        let end = match value.strip_prefix('"') {
+            Some(quoted) => quoted.find('"').map(|i| i + 2),
+            None => value.find([',', '}']),
+        };
         let Some(end) = end else { break };
         rest = value[end..].trim_start_matches(',');
     }

@@ -176,7 +176,7 @@ mod tests {
         let found = super::super::inputs::read(paths, &config.crd_paths, &mut std::io::empty(), cwd, config.walk_options());
         assert!(found.errors.is_empty(), "{:?}", found.errors);
         let mut inputs = found.inputs;
-        let Ok(read) = super::read_crds(&mut inputs) else { panic!("the inputs are readable") };
+        let Ok(read) = super::read_crds(&mut inputs, &super::Workspace::default()) else { panic!("the inputs are readable") };
         super::build_index(&inputs, read.crds).0
     }
 
