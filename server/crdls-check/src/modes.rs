@@ -212,6 +212,10 @@ pub fn is_about_absence(root: &Node, d: &Diagnostic) -> bool {
     match d.cause.as_deref().and_then(|c| c.split_once(": Duplicate value: {")) {
         Some((_, keys)) => {
             let item = crdls_yaml::follow(root, path).node();
+            // `{}`: no key is written at all.
+            if keys.starts_with('}') {
+                return true;
+            }
             let keys = json_keys(keys);
             !keys.is_empty() && keys.iter().all(|key| item.get(key).is_none_or(|v| v.value == Value::Null))
         }
@@ -592,6 +596,7 @@ mod tests {
             "spec.template.spec.containers[1]",
             "spec.template.spec.containers[1]: Duplicate value: {\"name\":\"\"}"
         )));
+        assert!(absent(at(codes::SCHEMA_LIST_MAP_DUPLICATE, "spec.template.spec.containers[1]", "containers[1]: Duplicate value: {}")));
         // Written: a restart policy, a container whose key is written, a document-level error.
         assert!(!absent(at(codes::NATIVE_RESTART_POLICY, "spec.template.spec.restartPolicy", "")));
         assert!(!absent(at(
