@@ -612,6 +612,20 @@ mod tests {
         assert_eq!(FileMode::TestInputs.for_document(Some(&root)), &FileMode::TestInputs);
     }
 
+    /// A patch of a CRD is never created as it is: its `apiextensions.k8s.io/v1beta1` (kubebuilder's old
+    /// CRD patches, kept commented out) is no CRD the API server refuses; a CRD document is.
+    #[test]
+    fn a_legacy_crd_version_is_an_error_of_created_crds_only() {
+        let text = "apiVersion: apiextensions.k8s.io/v1beta1\nkind: CustomResourceDefinition\nmetadata:\n  name: gadgets.a.dev\nspec:\n  conversion:\n    strategy: Webhook\n";
+        let stream = crdls_yaml::parse(text);
+        let codes_in = |mode: &FileMode| -> Vec<&str> {
+            let check = crate::check_stream_as(&stream, &crdls_crd::CrdIndex::new(), &crate::CheckOptions::default(), mode);
+            check.diagnostics().iter().map(|d| d.code).collect()
+        };
+        assert!(!codes_in(&FileMode::Patches).contains(&codes::CRD_LEGACY_V1BETA1));
+        assert!(codes_in(&FileMode::Objects).contains(&codes::CRD_LEGACY_V1BETA1));
+    }
+
     #[test]
     fn references_name_an_object_with_an_empty_spec() {
         let root = |text: &str| crdls_yaml::parse(text).documents[0].root.clone().unwrap();
