@@ -370,6 +370,51 @@ fn include_testdata_in_crdls_toml() {
     assert_eq!(files, std::collections::BTreeSet::from(["pkg/testdata/input.yaml"]), "the golden is a partial object: {run:?}");
 }
 
+/// A plain manifest below a test directory of the working directory is a test input: what it leaves out
+/// is not reported, what it writes is; the summary says so, `--verbose` names the directory, and
+/// `--whole-test-inputs` (or `wholeTestInputs = true`) checks it whole. A named file there is a test
+/// input too; a project that itself lives below a `tests` directory loses nothing.
+#[test]
+fn test_inputs_are_checked_for_what_they_write() {
+    let linter_input = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: only-annotated\n  annotations: {check: \"true\"}\n---\napiVersion: v1\nkind: Service\nmetadata: {name: s}\nspec:\n  ports:\n  - port: 0\n";
+    let tree = TempTree::new("cli-test-inputs", &[("proj/tests/checks/input.yaml", linter_input), ("proj/deploy/app.yaml", linter_input)]);
+    let proj = tree.path.join("proj");
+    let files_with = |run: &crdls_tests::CliRun, code: &str| -> std::collections::BTreeSet<String> {
+        let json: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+        json["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|d| d["code"] == code)
+            .map(|d| d["file"].as_str().unwrap().to_string())
+            .collect()
+    };
+    let run = run_cli_in(&proj, &["check", ".", "--format", "json"], "");
+    assert_eq!(files_with(&run, "schema/required"), std::collections::BTreeSet::from(["deploy/app.yaml".to_string()]), "{run:?}");
+    assert_eq!(files_with(&run, "native/port").len(), 2, "what a test input writes is checked: {run:?}");
+    let json: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    let notes = json["summary"]["notes"].to_string();
+    assert!(
+        notes.contains("1 file below 1 test directory (tests) was read as test inputs") && notes.contains("--whole-test-inputs"),
+        "{notes}"
+    );
+    // Named as a path, it is still a test input.
+    let run = run_cli_in(&proj, &["check", "tests/checks/input.yaml", "--format", "json"], "");
+    assert!(files_with(&run, "schema/required").is_empty(), "{run:?}");
+    // --verbose names the test directory.
+    let run = run_cli_in(&proj, &["check", ".", "--verbose", "--color", "never"], "");
+    assert!(run.stderr.contains("read as test inputs: 1 file in tests"), "{}", run.stderr);
+    // Whole when asked, by flag or in crdls.toml.
+    let run = run_cli_in(&proj, &["check", ".", "--format", "json", "--whole-test-inputs"], "");
+    assert_eq!(files_with(&run, "schema/required").len(), 2, "{run:?}");
+    tree.write("proj/crdls.toml", "wholeTestInputs = true\n");
+    let run = run_cli_in(&proj, &["check", ".", "--format", "json"], "");
+    assert_eq!(files_with(&run, "schema/required").len(), 2, "{run:?}");
+    // A project that lives below a `tests` directory: checked from its own root, nothing is a test input.
+    let run = run_cli_in(&proj.join("tests/checks"), &["check", ".", "--format", "json"], "");
+    assert_eq!(files_with(&run, "schema/required"), std::collections::BTreeSet::from(["input.yaml".to_string()]), "{run:?}");
+}
+
 /// The human report counts the objects no known CRD serves instead of showing each; --verbose shows
 /// each, and the machine formats always list them.
 #[test]

@@ -159,6 +159,21 @@ fn test_material_is_checked_when_included() {
     snapshot_with("fixtures/projects/goldens", "projects-goldens-included", &["--include-testdata"]);
 }
 
+/// Plain manifests below a test directory of the checked tree are test inputs: what they leave out (a
+/// selector, a spec, an image, a name) is not reported, what they write is (a restart policy, a port,
+/// a selector that does not match, a wrong type, a CEL rule); the CRD there is indexed and checked as a
+/// whole CRD, and the manifest outside the test directories is whole. The summary says so.
+#[test]
+fn test_inputs_are_checked_for_what_they_write() {
+    project("test-inputs");
+}
+
+/// With `--whole-test-inputs`, test inputs are whole objects again.
+#[test]
+fn test_inputs_are_whole_objects_when_asked() {
+    snapshot_with("fixtures/projects/test-inputs", "projects-test-inputs-whole", &["--whole-test-inputs"]);
+}
+
 /// Objects that are not validated, each for its own reason, get the advice that fits.
 #[test]
 fn unvalidated_objects_get_advice_that_fits_why() {

@@ -1087,6 +1087,28 @@ fn templates_patches_and_assertions_are_read_for_what_they_are() {
     session.finish();
 }
 
+/// The editor agrees with `crdls check` on test inputs: a plain manifest below a test directory of the
+/// workspace folder is checked for what it writes (a restart policy, a port, a selector that is written
+/// and does not match), not for what it leaves out; the same text elsewhere is a whole manifest; and the
+/// `wholeTestInputs` setting makes the test input whole again.
+#[test]
+fn test_inputs_are_checked_for_what_they_write_in_the_editor() {
+    let text = std::fs::read_to_string(repo_root().join("fixtures/projects/test-inputs/tests/checks/workloads.yaml")).unwrap();
+    let mut session = Session::start(SessionOptions::new());
+    session.open("tests/checks/workloads.yaml", &text);
+    let diagnostics = session.wait_for_diagnostics("tests/checks/workloads.yaml", 1)["diagnostics"].clone();
+    assert_eq!(codes(&diagnostics), ["native/restart-policy", "native/port", "native/selector"], "{diagnostics:#}");
+    session.open("deploy/workloads.yaml", &text);
+    let whole = session.wait_for_diagnostics("deploy/workloads.yaml", 1)["diagnostics"].clone();
+    for code in ["schema/required", "native/container", "metadata/name-required"] {
+        assert!(codes(&whole).contains(&code.to_string()), "{code} in {whole:#}");
+    }
+    session.notify("workspace/didChangeConfiguration", json!({"settings": {"crdls": {"wholeTestInputs": true}}}));
+    let diagnostics = session.wait_for_next_diagnostics("tests/checks/workloads.yaml")["diagnostics"].clone();
+    assert_eq!(codes(&diagnostics), codes(&whole), "{diagnostics:#}");
+    session.finish();
+}
+
 /// The editor agrees with `crdls check` on what a file is when no kustomization names it: a golden
 /// file, a patch a kustomization comments out, a kubeadm patch. Each is a partial object, its missing
 /// fields not reported, its wrong values still are.

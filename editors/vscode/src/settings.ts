@@ -2,7 +2,7 @@
 // crdls.toml is not overridden by VS Code's defaults. Pure: no `vscode` import, unit-tested.
 
 /** The settings keys the server reads (the `crdls` section minus what only the client uses). */
-export const SERVER_KEYS = ['crdPaths', 'cluster', 'redirectHosts', 'strict', 'failUnchecked', 'includeTestdata', 'kubeVersion', 'oldObject', 'severity', 'inlayHints', 'fieldDocs'] as const;
+export const SERVER_KEYS = ['crdPaths', 'cluster', 'redirectHosts', 'strict', 'failUnchecked', 'includeTestdata', 'wholeTestInputs', 'kubeVersion', 'oldObject', 'severity', 'inlayHints', 'fieldDocs'] as const;
 
 export type ServerKey = (typeof SERVER_KEYS)[number];
 
@@ -39,6 +39,7 @@ export interface ServerSettings {
   strict?: boolean;
   failUnchecked?: boolean;
   includeTestdata?: boolean;
+  wholeTestInputs?: boolean;
   kubeVersion?: string;
   oldObject?: string;
   severity?: Record<string, string>;
@@ -140,7 +141,7 @@ export function serverSettings(
       bad('cluster', 'must be true, false, or an object with context and kubeconfig');
     }
   }
-  for (const key of ['strict', 'failUnchecked', 'includeTestdata', 'inlayHints'] as const) {
+  for (const key of ['strict', 'failUnchecked', 'includeTestdata', 'wholeTestInputs', 'inlayHints'] as const) {
     const value = explicit(key);
     if (value !== undefined) {
       if (typeof value === 'boolean') {

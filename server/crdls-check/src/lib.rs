@@ -86,7 +86,11 @@ fn check_document(doc: &Document, text: &str, index: &CrdIndex, options: &CheckO
                 DocumentKind::Crd
             }
             Some(version) => {
-                crdls_crd_check::check_legacy_version(root, version, &mut diagnostics);
+                // A patch is never sent as it is (its apiVersion only says what it patches): the API
+                // server's refusal of a removed CRD version is about CRDs that are created.
+                if *mode != FileMode::Patches {
+                    crdls_crd_check::check_legacy_version(root, version, &mut diagnostics);
+                }
                 // A CRD in a patch or an assertion is partial: there is no whole CRD to validate.
                 if !doc.has_syntax_error && mode.whole_objects() {
                     crdls_crd_check::check_crd(root, text, options, &mut diagnostics);

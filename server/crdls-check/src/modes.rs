@@ -32,6 +32,12 @@ pub enum FileMode {
         /// Namespace is written with (often a placeholder, `_`) is not the one the API server sees.
         renames_namespaces: bool,
     },
+    /// The inputs of a project's tests (plain manifests below a `test`, `tests` or `e2e` directory of the
+    /// workspace): objects a linter, a policy engine or a unit test reads, which often leave out what
+    /// the test does not look at (a Deployment without selector, a container without image). What they
+    /// write is checked as in a whole object (values, types, native rules, CEL rules); what they leave
+    /// out is not reported ([`is_about_absence`]). A CRD among them is checked as a CRD.
+    TestInputs,
     /// Strategic-merge patches named by a kustomization: partial objects, whose fields are checked but
     /// not their completeness; `$patch` and the other directives are not fields.
     Patches,
@@ -64,7 +70,7 @@ impl FileMode {
     /// Whether documents hold whole objects, so that required fields, minimum counts and CEL rules
     /// (which see the whole object) apply.
     pub fn whole_objects(&self) -> bool {
-        matches!(self, FileMode::Objects | FileMode::Assembled { .. } | FileMode::TestObjects { merges: false })
+        matches!(self, FileMode::Objects | FileMode::Assembled { .. } | FileMode::TestObjects { merges: false } | FileMode::TestInputs)
     }
 
     /// Whether an object's status is checked as the live object's status even with the status
@@ -82,7 +88,7 @@ impl FileMode {
         }
         match self {
             FileMode::JsonPatches => {}
-            FileMode::Objects | FileMode::Assembled { .. } => collect(root, Opaque::Substitutions, &mut out),
+            FileMode::Objects | FileMode::Assembled { .. } | FileMode::TestInputs => collect(root, Opaque::Substitutions, &mut out),
             FileMode::Template { actions, .. } => {
                 out.extend(actions.iter().copied().filter(|a| a.start < root.range.end && root.range.start < a.end.max(a.start + 1)));
                 collect(root, Opaque::Substitutions, &mut out);
@@ -105,7 +111,7 @@ impl FileMode {
     /// Whether a diagnostic of this code still holds in this mode, before looking at where it is.
     pub fn keeps(&self, code: &str) -> bool {
         match self {
-            FileMode::Objects | FileMode::Assembled { .. } | FileMode::TestObjects { merges: false } => true,
+            FileMode::Objects | FileMode::Assembled { .. } | FileMode::TestObjects { merges: false } | FileMode::TestInputs => true,
             FileMode::JsonPatches => false,
             FileMode::Patches | FileMode::Assertions | FileMode::TestObjects { merges: true } => {
                 !codes::lookup(code).is_some_and(|c| c.completeness)
@@ -115,11 +121,15 @@ impl FileMode {
     }
 
     /// How one document of a file in this mode is read: as the file's mode says, except that a document
-    /// that only names an object ([`is_reference`]) is partial wherever it is.
+    /// that only names an object ([`is_reference`]) is partial wherever it is, and a CRD among test
+    /// inputs is a whole CRD (projects keep the CRDs their tests install there).
     pub fn for_document(&self, root: Option<&Node>) -> &FileMode {
         static PARTIAL: FileMode = FileMode::Patches;
-        if matches!(self, FileMode::Objects | FileMode::Assembled { .. }) && root.is_some_and(is_reference) {
+        static WHOLE: FileMode = FileMode::Objects;
+        if matches!(self, FileMode::Objects | FileMode::Assembled { .. } | FileMode::TestInputs) && root.is_some_and(is_reference) {
             &PARTIAL
+        } else if *self == FileMode::TestInputs && root.is_some_and(|r| crdls_crd::is_crd(r).is_some()) {
+            &WHOLE
         } else {
             self
         }
@@ -135,6 +145,13 @@ impl FileMode {
             constant_placeholders(root, &mut scalars, &mut maps);
             let within = |ranges: &[TextRange], d: &Diagnostic| ranges.iter().any(|c| c.start <= d.range.start && d.range.end <= c.end);
             diagnostics.retain(|d| !(PLACEHOLDER_MISMATCHES.contains(&d.code) && within(&scalars, d) || within(&maps, d)));
+        }
+        if let (FileMode::TestInputs, Some(root)) = (self, root) {
+            diagnostics.retain(|d| !is_about_absence(root, d));
+            // The note that CEL rules were not run points at the first schema error: gone with it when
+            // that error was about something left out.
+            let ranges: Vec<TextRange> = diagnostics.iter().filter(|d| d.code != codes::CEL_SKIPPED).map(|d| d.range).collect();
+            diagnostics.retain(|d| d.code != codes::CEL_SKIPPED || ranges.contains(&d.range));
         }
         if let FileMode::Assembled { renames_namespaces } = self {
             diagnostics.retain(|d| {
@@ -169,6 +186,62 @@ impl FileMode {
             });
         }
     }
+}
+
+/// Whether a diagnostic of a whole object's checks is about what the object leaves out rather than what
+/// it writes, so that a test input, which writes only what its test reads, does not earn it: a field
+/// the document does not write (a required field, a name, a container's image, a Job's restart policy
+/// that would default to `Always`, the pod template's labels a written selector is compared with; a
+/// field written as `null` is not written either, as Go decodes it to its zero value), a workload's
+/// selector left out (its pod template's labels then match nothing), and list items that are
+/// duplicates only because they leave out their keys (two containers without a name). A diagnostic
+/// without a field path (YAML, the kind, the apiVersion) is about what is written.
+pub fn is_about_absence(root: &Node, d: &Diagnostic) -> bool {
+    let absent = |path: &str| {
+        let followed = crdls_yaml::follow(root, path);
+        !followed.complete() || followed.node().value == Value::Null
+    };
+    if d.code == codes::NATIVE_SELECTOR && absent("spec.selector") {
+        return true;
+    }
+    let Some(path) = d.path.as_deref().filter(|p| !p.is_empty()) else { return false };
+    if absent(path) {
+        return true;
+    }
+    // `items[1]: Duplicate value: {"name":""}`: the keys the item is told apart by, none written.
+    match d.cause.as_deref().and_then(|c| c.split_once(": Duplicate value: {")) {
+        Some((_, keys)) => {
+            let item = crdls_yaml::follow(root, path).node();
+            // `{}`: no key is written at all.
+            if keys.starts_with('}') {
+                return true;
+            }
+            let keys = json_keys(keys);
+            !keys.is_empty() && keys.iter().all(|key| item.get(key).is_none_or(|v| v.value == Value::Null))
+        }
+        None => false,
+    }
+}
+
+/// The keys of the JSON object whose text follows its `{` (`"name":"a","port":1}`): each quoted string
+/// followed by `:` at the object's own level (the duplicate values of list keys are scalars).
+fn json_keys(text: &str) -> Vec<String> {
+    let mut keys = Vec::new();
+    let mut rest = text;
+    while let Some(open) = rest.strip_prefix('"') {
+        let Some(close) = open.find('"') else { break };
+        keys.push(open[..close].to_string());
+        // Skip the value: to the next `,"` at this level, or the end.
+        let after = &open[close + 1..];
+        let Some(value) = after.strip_prefix(':') else { break };
+        let end = match value.strip_prefix('"') {
+            Some(quoted) => quoted.find('"').map(|i| i + 2),
+            None => value.find([',', '}']),
+        };
+        let Some(end) = end else { break };
+        rest = value[end..].trim_start_matches(',');
+    }
+    keys
 }
 
 /// Whether `range` overlaps, or touches from either side, one of the sorted `opaque` ranges.
@@ -223,6 +296,9 @@ fn collect(node: &Node, opaque: Opaque, out: &mut Vec<TextRange>) {
 /// variable (kustomize's `vars`, and Kubernetes' own expansion in a container's command, args and
 /// env): the value the API server sees, or the one the container gets, is not the one written.
 fn has_substitution(text: &str) -> bool {
+    if is_bare_variable(text) {
+        return true;
+    }
     let mut rest = text;
     while let Some(at) = rest.find("${") {
         let after = rest[at + 2..].trim_start_matches(' ');
@@ -242,6 +318,17 @@ fn has_substitution(text: &str) -> bool {
         rest = after;
     }
     false
+}
+
+/// Whether a whole value is a bare shell variable written as a constant's name, `$ARGOCD_APP_NAME`, which
+/// envsubst and tools' plugins (Argo CD's config-management plugins) fill in before applying: a `$`
+/// then capitals, digits and `_`, starting with a capital, and nothing else.
+fn is_bare_variable(text: &str) -> bool {
+    text.strip_prefix('$').is_some_and(|name| {
+        name.len() >= 2
+            && name.starts_with(|c: char| c.is_ascii_uppercase())
+            && name.bytes().all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_')
+    })
 }
 
 /// Whether a string embeds a placeholder that a script or a templating tool fills in before the file is
@@ -488,6 +575,55 @@ mod tests {
         constant_placeholders(&root, &mut scalars, &mut maps);
         let shown = |found: &[TextRange]| found.iter().map(|r| text[r.start..r.end].to_string()).collect::<Vec<_>>();
         assert_eq!((shown(&scalars), shown(&maps)), (vec!["WEB_REPLICAS".to_string()], vec!["WEB_TOLERATIONS: \"\"".to_string()]));
+        assert!(is_bare_variable("$ARGOCD_APP_NAME") && is_bare_variable("$HOME2"));
+        assert!(!is_bare_variable("$a") && !is_bare_variable("$X") && !is_bare_variable("cost: $5") && !is_bare_variable("$Name"));
+    }
+
+    #[test]
+    fn test_inputs_are_not_reported_what_they_leave_out() {
+        let text = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\nspec:\n  selector: {matchLabels: {a: b}}\n  template:\n    spec:\n      restartPolicy: Never\n      containers:\n      - {image: x}\n      - {image: y}\n      - {name: c, image: null}\n";
+        let root = crdls_yaml::parse(text).documents[0].root.clone().unwrap();
+        let at = |code: &'static str, path: &str, cause: &str| {
+            Diagnostic::new(TextRange::empty(0), Severity::Error, code, "m").with_path(path).with_cause(cause.to_string())
+        };
+        let absent = |d: Diagnostic| is_about_absence(&root, &d);
+        // Left out: a required field, a null one, the labels a written selector is compared with, keys.
+        assert!(absent(at(codes::SCHEMA_REQUIRED, "spec.replicas", "")));
+        assert!(absent(at(codes::NATIVE_CONTAINER, "spec.template.spec.containers[2].image", "")));
+        assert!(absent(at(codes::NATIVE_SELECTOR, "spec.template.metadata.labels", "")));
+        assert!(absent(at(
+            codes::SCHEMA_LIST_MAP_DUPLICATE,
+            "spec.template.spec.containers[1]",
+            "spec.template.spec.containers[1]: Duplicate value: {\"name\":\"\"}"
+        )));
+        assert!(absent(at(codes::SCHEMA_LIST_MAP_DUPLICATE, "spec.template.spec.containers[1]", "containers[1]: Duplicate value: {}")));
+        // Written: a restart policy, a container whose key is written, a document-level error.
+        assert!(!absent(at(codes::NATIVE_RESTART_POLICY, "spec.template.spec.restartPolicy", "")));
+        assert!(!absent(at(
+            codes::SCHEMA_LIST_MAP_DUPLICATE,
+            "spec.template.spec.containers[2]",
+            "x: Duplicate value: {\"name\":\"c\",\"port\":1}"
+        )));
+        assert!(!absent(Diagnostic::new(TextRange::empty(0), Severity::Error, codes::YAML_SYNTAX, "m")));
+        assert_eq!(json_keys("\"name\":\"a,b\",\"port\":1}"), ["name", "port"]);
+        // A CRD among test inputs is a whole CRD.
+        let crd = crdls_yaml::parse("apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\n").documents[0].root.clone();
+        assert_eq!(FileMode::TestInputs.for_document(crd.as_ref()), &FileMode::Objects);
+        assert_eq!(FileMode::TestInputs.for_document(Some(&root)), &FileMode::TestInputs);
+    }
+
+    /// A patch of a CRD is never created as it is: its `apiextensions.k8s.io/v1beta1` (kubebuilder's old
+    /// CRD patches, kept commented out) is no CRD the API server refuses; a CRD document is.
+    #[test]
+    fn a_legacy_crd_version_is_an_error_of_created_crds_only() {
+        let text = "apiVersion: apiextensions.k8s.io/v1beta1\nkind: CustomResourceDefinition\nmetadata:\n  name: gadgets.a.dev\nspec:\n  conversion:\n    strategy: Webhook\n";
+        let stream = crdls_yaml::parse(text);
+        let codes_in = |mode: &FileMode| -> Vec<&str> {
+            let check = crate::check_stream_as(&stream, &crdls_crd::CrdIndex::new(), &crate::CheckOptions::default(), mode);
+            check.diagnostics().iter().map(|d| d.code).collect()
+        };
+        assert!(!codes_in(&FileMode::Patches).contains(&codes::CRD_LEGACY_V1BETA1));
+        assert!(codes_in(&FileMode::Objects).contains(&codes::CRD_LEGACY_V1BETA1));
     }
 
     #[test]

@@ -60,6 +60,10 @@ pub struct Config {
     /// Whether directory walks read test material too: `testdata` directories and expected outputs
     /// such as golden files (`includeTestdata = true`; `--include-testdata`).
     pub include_testdata: bool,
+    /// Whether test inputs (plain manifests below a `test`, `tests` or `e2e` directory of the workspace)
+    /// are checked as whole objects, as manifests are, rather than for what they write only
+    /// (`wholeTestInputs = true`; `--whole-test-inputs`).
+    pub whole_test_inputs: bool,
     /// The Kubernetes minor version whose API server is asked (`kubeVersion = "1.31"`); `None` for the
     /// newest crdls knows.
     pub kube_version: Option<u32>,
@@ -92,6 +96,7 @@ impl Default for Config {
             strict: false,
             fail_unchecked: false,
             include_testdata: false,
+            whole_test_inputs: false,
             kube_version: None,
             severity: BTreeMap::new(),
             debounce: Duration::from_millis(50),
@@ -171,6 +176,7 @@ struct Layer {
     strict: Option<bool>,
     fail_unchecked: Option<bool>,
     include_testdata: Option<bool>,
+    whole_test_inputs: Option<bool>,
     kube_version: Option<String>,
     severity: Option<BTreeMap<String, SeverityOverride>>,
     debounce_ms: Option<u64>,
@@ -263,6 +269,9 @@ impl Config {
         }
         if let Some(include) = layer.include_testdata {
             self.include_testdata = include;
+        }
+        if let Some(whole) = layer.whole_test_inputs {
+            self.whole_test_inputs = whole;
         }
         if let Some(version) = layer.kube_version {
             // Checked when the layer was read; an empty value goes back to the newest.

@@ -18,10 +18,6 @@ pub mod resolver;
 pub mod roles;
 pub mod trust;
 
-/// The module's name before it was `external`, for `resolver.rs` (`crate::sources::local_paths`)
-/// until that path is renamed too; nothing else uses it.
-pub(crate) use external as sources;
-
 pub use config::{ClusterSetting, Config, SeverityOverride, CONFIG_FILE};
 pub use roles::{helm_template_hint, template_crds, FileRole, Roles};
 pub use trust::{Trust, Withheld};

@@ -31,7 +31,7 @@ use crdls_crd::{Crd, SourceKind, TextReader};
 use rayon::prelude::*;
 
 use crate::files::{self, ReadError, WalkOptions};
-use crate::roles::{FileRole, Roles};
+use crate::roles::{FileRole, Roles, Workspace};
 
 /// One file a run looks at.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -105,7 +105,7 @@ impl Resolver {
     /// The local CRD paths among `locations` (files, directories, globs; URLs are fetched apart),
     /// relative to each of `bases`: a glob's matches, a plain path as [`Resolver::add_root`] takes one.
     pub fn add_crd_paths(&mut self, locations: &[String], bases: &[PathBuf]) {
-        for pattern in crate::sources::local_paths(locations) {
+        for pattern in crate::external::local_paths(locations) {
             for base in bases {
                 if !pattern.contains('*') {
                     self.add(&base.join(&pattern), SourceKind::Configured);
@@ -225,15 +225,16 @@ pub fn read_cached_crds(path: &Path) -> Option<Vec<Crd>> {
 }
 
 /// Runs `read` on every item on all cores (work stealing: a few large files do not leave a core
-/// idle), each thread with its own cache of what directories hold; the results in the items' order.
-pub fn read_all<T: Send, R: Send>(items: &mut [T], read: impl Fn(&mut Roles, &mut T) -> R + Sync + Send) -> Vec<R> {
-    items.par_iter_mut().map_init(Roles::new, read).collect()
+/// idle), each thread with its own cache of what directories hold, the roles decided in `workspace`;
+/// the results in the items' order.
+pub fn read_all<T: Send, R: Send>(items: &mut [T], workspace: &Workspace, read: impl Fn(&mut Roles, &mut T) -> R + Sync + Send) -> Vec<R> {
+    items.par_iter_mut().map_init(|| Roles::of(workspace.clone()), read).collect()
 }
 
 /// The CRDs of many files, read in parallel in their roles, in the order of `files`.
 pub fn read_files_crds(files: &[PathBuf]) -> Vec<Result<Vec<Crd>, ReadError>> {
     let mut paths: Vec<&Path> = files.iter().map(PathBuf::as_path).collect();
-    read_all(&mut paths, |roles, path| read_file_crds(path, roles))
+    read_all(&mut paths, &Workspace::default(), |roles, path| read_file_crds(path, roles))
 }
 
 #[cfg(test)]

@@ -2,8 +2,9 @@
 //! template (below `templates/` of a directory with `Chart.yaml`), a patch (one a kustomization names,
 //! or one a kustomization comments out, a Makefile adds with `kustomize edit add patch`, a patch
 //! transformer names, or kubeadm reads from its patches directory), a file a Chainsaw test applies or
-//! asserts, or a test's expected output (a golden file). The role decides how the file is parsed and
-//! read ([`FileMode`]).
+//! asserts, a test's expected output (a golden file), or, when none of these, a test input (a plain
+//! manifest below a test directory of the workspace; `test_inputs.rs`). The role decides how the file
+//! is parsed and read ([`FileMode`]).
 //!
 //! Finding a role reads a few small files near the checked one (`Chart.yaml`, `kustomization.yaml`,
 //! `chainsaw-test.yaml`, a `Makefile`); [`Roles`] caches what each directory holds, so a run or a
@@ -18,6 +19,9 @@ use crdls_yaml::{Node, Stream};
 
 use crate::files::{glob_match, normalize};
 use crdls_diagnostics::codes;
+
+mod test_inputs;
+pub use test_inputs::{Workspace, TEST_DIRS};
 
 /// The names kustomize recognises for a kustomization.
 const KUSTOMIZATION_FILES: &[&str] = &["kustomization.yaml", "kustomization.yml", "Kustomization"];
@@ -90,11 +94,25 @@ pub enum FileRole {
         /// Whether the name asks for a JSON 6902 patch (`+json`) rather than a strategic or merge one.
         json: bool,
     },
+    /// A file its name calls a patch (`deployment-patch.yaml`, `patch.yaml`), outside any kustomize tree:
+    /// what `kubectl patch --patch-file` reads, a partial object (or a list of JSON 6902 operations).
+    PatchFile {
+        /// Whether it holds a list of JSON 6902 operations.
+        json: bool,
+    },
     /// A test's expected output, by its name (`*.golden.yaml`, `expected.yaml`; see
     /// [`crate::files::is_expected_output`]): what a program printed, often a fragment or a patch, so
     /// it is read as partial objects. Directory walks skip these unless asked; a file named as a path
     /// or opened in the editor gets this role.
     ExpectedOutput,
+    /// A plain manifest below a test directory of the workspace ([`TEST_DIRS`]): objects a project's
+    /// tests read (a linter's or a policy library's inputs, an end-to-end suite's objects), which leave
+    /// out what the test does not look at. What they write is checked; what they leave out is not
+    /// ([`FileMode::TestInputs`]). CRDs among them are indexed and checked as CRDs.
+    TestInput {
+        /// The test directory it lies in (the outermost between the workspace's root and the file).
+        tests: PathBuf,
+    },
 }
 
 impl FileRole {
@@ -124,13 +142,19 @@ impl FileRole {
             FileRole::Patch { .. } | FileRole::KubeadmPatch { json: false } | FileRole::ExpectedOutput => {
                 (crdls_yaml::parse(text), FileMode::Patches)
             }
-            FileRole::KubeadmPatch { json: true } => (crdls_yaml::parse(text), FileMode::JsonPatches),
+            FileRole::KubeadmPatch { json: true } | FileRole::PatchFile { json: true } => (crdls_yaml::parse(text), FileMode::JsonPatches),
+            FileRole::PatchFile { json: false } => (crdls_yaml::parse(text), FileMode::Patches),
             FileRole::JsonPatch { .. } => (crdls_yaml::parse(text), FileMode::JsonPatches),
             FileRole::TestResource { merges, .. } => (crdls_yaml::parse(text), FileMode::TestObjects { merges: *merges }),
             FileRole::KustomizeResource { sets_namespace, .. } => {
                 (crdls_yaml::parse(text), FileMode::Assembled { renames_namespaces: *sets_namespace })
             }
             FileRole::TestAssertion { .. } => (crdls_yaml::parse(text), FileMode::Assertions),
+            // Read as a manifest is (a template, a patch by its shape), whole objects as test inputs.
+            FileRole::TestInput { .. } => match FileRole::Manifest.parse(text) {
+                (stream, FileMode::Objects) => (stream, FileMode::TestInputs),
+                other => other,
+            },
         }
     }
 
@@ -141,7 +165,7 @@ impl FileRole {
         match self {
             FileRole::HelmTemplate { .. } => template_crds(text),
             // A manifest with template actions may be read as a template (see `parse`).
-            FileRole::Manifest if crdls_yaml::template::has_actions(text) => match self.parse(text) {
+            FileRole::Manifest | FileRole::TestInput { .. } if crdls_yaml::template::has_actions(text) => match self.parse(text) {
                 (_, FileMode::Template { .. }) => template_crds(text),
                 (stream, _) => stream.documents.iter().flat_map(crdls_crd::Crd::from_document).collect(),
             },
@@ -244,6 +268,8 @@ pub fn helm_template_hint(chart_name: &str, chart_dir: &str, templates: Option<u
 #[derive(Default)]
 pub struct Roles {
     dirs: HashMap<PathBuf, DirFacts>,
+    /// Where the workspace is: it decides which files are test inputs.
+    workspace: Workspace,
 }
 
 /// What one directory holds that decides the roles of files in or below it.
@@ -267,14 +293,27 @@ struct DirFacts {
 }
 
 impl Roles {
-    /// An empty cache.
+    /// An empty cache, for a run without a workspace: no file is a test input. This is how CRDs are
+    /// read wherever they are found, since a test input's CRDs are read as a manifest's are.
     pub fn new() -> Roles {
         Roles::default()
+    }
+
+    /// An empty cache for files of `workspace`.
+    pub fn of(workspace: Workspace) -> Roles {
+        Roles { dirs: HashMap::new(), workspace }
     }
 
     /// Forgets everything read, after files changed.
     pub fn clear(&mut self) {
         self.dirs.clear();
+    }
+
+    /// Sets the workspace the roles are decided in (the editor's folders and settings change).
+    pub fn set_workspace(&mut self, workspace: &Workspace) {
+        if self.workspace != *workspace {
+            self.workspace = workspace.clone();
+        }
     }
 
     /// The role of the file at `path` (absolute, or relative to the working directory).
@@ -348,6 +387,14 @@ impl Roles {
         // A test's expected output, by its name.
         if crate::files::is_expected_output(&path) {
             return FileRole::ExpectedOutput;
+        }
+        // A patch by its name, for `kubectl patch --patch-file` (a kustomize tree decided above).
+        if named_as_patch(&path) {
+            return FileRole::PatchFile { json: holds_operation_list(&path) };
+        }
+        // A plain manifest below a test directory of the workspace.
+        if let Some(tests) = self.workspace.test_dir_of(&path) {
+            return FileRole::TestInput { tests };
         }
         FileRole::Manifest
     }
@@ -657,6 +704,15 @@ fn looks_like_a_patch(path: &Path) -> bool {
     in_patches || named
 }
 
+/// Whether a file's name calls it a patch: its last word (told apart at `.`, `-` and `_`) is `patch` or
+/// `patches` (`repo-server-patch.yaml`, `webhook_patch.yaml`, `patch.json`), as the files given to
+/// `kubectl patch --patch-file` and kustomize are named. `k8s-patch-workflow.yaml` is not: the word
+/// there describes what the object does.
+fn named_as_patch(path: &Path) -> bool {
+    let Some(stem) = path.file_stem().map(|n| n.to_string_lossy().to_ascii_lowercase()) else { return false };
+    crate::files::is_yaml_or_json(path) && stem.rsplit(['.', '-', '_']).next().is_some_and(|w| w == "patch" || w == "patches")
+}
+
 /// Whether a patch file holds a list of JSON 6902 operations rather than a partial object, as
 /// kustomize tells them apart: by content.
 fn holds_operation_list(file: &Path) -> bool {
@@ -716,6 +772,10 @@ fn kyverno_test_files(root: &Node, dir: &Path, test: &Path, out: &mut Vec<(PathB
     };
     for file in strings(root.get("resources")) {
         out.push((normalize(&dir.join(file)), FileRole::TestResource { test: test.to_path_buf(), merges: true }));
+    }
+    // Its policies are the project's policies as they are applied: whole objects, wherever they lie.
+    for file in strings(root.get("policies")) {
+        out.push((normalize(&dir.join(file)), FileRole::Manifest));
     }
     for result in root.get("results").and_then(Node::as_seq).unwrap_or_default() {
         for key in ["patchedResource", "patchedResources", "generatedResource", "cloneSourceResource"] {
@@ -961,6 +1021,61 @@ mod tests {
         let smp = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\nspec:\n  template:\n    spec:\n      containers:\n      - name: sidecar\n        $patch: delete\n";
         assert_eq!(FileRole::Manifest.parse(smp).1, FileMode::Patches);
         assert_eq!(FileRole::Manifest.parse("kind: ConfigMap\ndata:\n  k: $patch\n").1, FileMode::Objects, "a value is no directive");
+    }
+
+    /// Plain manifests below a test directory of the workspace are test inputs; what another role
+    /// claims keeps it, and a test directory above the workspace's root does not count.
+    #[test]
+    fn plain_manifests_below_a_test_directory_of_the_workspace_are_test_inputs() {
+        let tree = Tree::new(
+            "test-inputs",
+            &[
+                ("proj/tests/checks/deploy.yaml", ""),
+                ("proj/test/e2e/config/kustomization.yaml", "resources:\n- app.yaml\n"),
+                ("proj/test/e2e/config/app.yaml", ""),
+                ("proj/test/e2e/config/leftover.yaml", ""),
+                ("proj/test/e2e/chainsaw/chainsaw-test.yaml", "apiVersion: chainsaw.kyverno.io/v1alpha1\nkind: Test\n"),
+                ("proj/test/e2e/chainsaw/step.yaml", ""),
+                ("proj/tests/out.golden.yaml", ""),
+                ("proj/tests/chart/Chart.yaml", "name: c\n"),
+                ("proj/tests/chart/templates/t.yaml", ""),
+                (
+                    "proj/test/cli/kyverno-test.yaml",
+                    "apiVersion: cli.kyverno.io/v1alpha1\nkind: Test\npolicies: [policy.yaml]\nresources: [resource.yaml]\n",
+                ),
+                ("proj/test/cli/policy.yaml", ""),
+                ("proj/deploy/app.yaml", ""),
+                ("proj/deploy/app-patch.yaml", "apiVersion: apps/v1\nkind: Deployment\n"),
+                ("proj/deploy/ops-patch.json", "[{\"op\": \"remove\", \"path\": \"/spec/replicas\"}]\n"),
+                ("proj/deploy/k8s-patch-workflow.yaml", ""),
+            ],
+        );
+        let root = tree.0.join("proj");
+        let mut roles = Roles::of(Workspace::new([root.clone()], Path::new("/"), false));
+        let input = |dir: &str| FileRole::TestInput { tests: root.join(dir) };
+        assert_eq!(tree.role(&mut roles, "proj/tests/checks/deploy.yaml"), input("tests"));
+        assert_eq!(tree.role(&mut roles, "proj/test/e2e/config/leftover.yaml"), input("test"));
+        assert!(matches!(tree.role(&mut roles, "proj/test/e2e/config/app.yaml"), FileRole::KustomizeResource { .. }));
+        assert!(matches!(tree.role(&mut roles, "proj/test/e2e/chainsaw/step.yaml"), FileRole::TestAssertion { .. }));
+        assert_eq!(tree.role(&mut roles, "proj/tests/out.golden.yaml"), FileRole::ExpectedOutput);
+        assert!(matches!(tree.role(&mut roles, "proj/tests/chart/templates/t.yaml"), FileRole::HelmTemplate { .. }));
+        assert!(matches!(tree.role(&mut roles, "proj/test/cli/resource.yaml"), FileRole::TestResource { .. }));
+        assert_eq!(tree.role(&mut roles, "proj/test/cli/policy.yaml"), FileRole::Manifest, "a Kyverno test's policy is whole");
+        assert_eq!(tree.role(&mut roles, "proj/deploy/app.yaml"), FileRole::Manifest);
+        // Read whole when asked; and a root below the test directory (a project in `tests/`) loses nothing.
+        let mut whole = Roles::of(Workspace::new([root.clone()], Path::new("/"), true));
+        assert_eq!(tree.role(&mut whole, "proj/tests/checks/deploy.yaml"), FileRole::Manifest);
+        let mut inside = Roles::of(Workspace::new([root.join("tests/checks")], Path::new("/"), false));
+        assert_eq!(tree.role(&mut inside, "proj/tests/checks/deploy.yaml"), FileRole::Manifest);
+        assert_eq!(tree.role(&mut Roles::new(), "proj/tests/checks/deploy.yaml"), FileRole::Manifest, "no workspace, no test input");
+        // A test input is read as a manifest is, then as test inputs.
+        let role = input("tests");
+        assert_eq!(role.parse("apiVersion: v1\nkind: Pod\n").1, FileMode::TestInputs);
+        assert!(matches!(role.parse("metadata:\n  name: {{ .Name }}\nspec:\n  x: {{ (A .B) }}\n").1, FileMode::Template { .. }));
+        // Patches by their name, outside a kustomize tree; a word inside the name does not make one.
+        assert_eq!(tree.role(&mut roles, "proj/deploy/app-patch.yaml"), FileRole::PatchFile { json: false });
+        assert_eq!(tree.role(&mut roles, "proj/deploy/ops-patch.json"), FileRole::PatchFile { json: true });
+        assert_eq!(tree.role(&mut roles, "proj/deploy/k8s-patch-workflow.yaml"), FileRole::Manifest);
     }
 
     #[test]

@@ -64,6 +64,12 @@ pub struct CheckArgs {
     /// path is always checked. Or `includeTestdata = true` in crdls.toml.
     #[arg(long)]
     pub(super) include_testdata: bool,
+    /// Check test inputs (plain manifests below a `test`, `tests` or `e2e` directory of the working
+    /// directory or of a checked directory) as whole objects: by default what they leave out (a
+    /// required field, an image, a selector) is not reported, since tests write only what they read.
+    /// Or `wholeTestInputs = true` in crdls.toml.
+    #[arg(long)]
+    pub(super) whole_test_inputs: bool,
     /// The Kubernetes version whose API server is asked (`1.31`): it decides the CEL environment a new
     /// CRD's rules compile in. The default is the newest crdls knows (or `kubeVersion` in crdls.toml).
     #[arg(long, value_name = "X.Y", value_parser = crate::cli::KnownValues(crate::cli::kube_versions))]

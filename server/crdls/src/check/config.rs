@@ -14,6 +14,7 @@ pub(super) fn configure(args: &CheckArgs, io: &mut Io<'_>) -> Result<Config, Str
     config.strict |= args.strict;
     config.fail_unchecked |= args.fail_unchecked;
     config.include_testdata |= args.include_testdata;
+    config.whole_test_inputs |= args.whole_test_inputs;
     if let Some(version) = &args.kube_version {
         let minor = crdls_workspace::config::parse_kube_version(version).map_err(|e| format!("--kube-version: {e}"))?;
         config.kube_version = minor;

@@ -16,7 +16,7 @@ pub(super) fn count_coverage(check: &FileCheck, mode: &FileMode, coverage: &mut 
             coverage.partial += check.documents.len();
             return;
         }
-        FileMode::Objects | FileMode::Assembled { .. } | FileMode::TestObjects { merges: false } => {}
+        FileMode::Objects | FileMode::Assembled { .. } | FileMode::TestObjects { merges: false } | FileMode::TestInputs => {}
     }
     for doc in &check.documents {
         match &doc.kind {

@@ -6,19 +6,21 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use crdls_crd::{Crd, CrdIndex, Origin, SourceKind};
+use crdls_workspace::roles::Workspace;
 use crdls_workspace::{external, resolver, FileRole};
 
 use super::inputs::{self, Input};
 use super::notes::plural_count;
 
 /// Pass 1: reads every input (in parallel) and keeps only its role and its CRDs, dropping the texts
-/// of all but standard input. What each checked file is (a template, a patch, a test assertion)
-/// decides how it is parsed and read; each thread keeps its own cache of what directories hold. A
+/// of all but standard input. What each checked file is (a template, a patch, a test assertion, a test
+/// input of `workspace`) decides how it is parsed and read; each thread keeps its own cache of what
+/// directories hold. A
 /// text that cannot define a CRD (`may_define_crd`) is not parsed. Inputs that were skipped (found
 /// while walking and not regular, or too large) leave the list and are returned as notes; any other
 /// read failure is a usage error.
-pub(super) fn read_crds(inputs: &mut Vec<Input>) -> Result<CrdsRead, Vec<String>> {
-    let read: Vec<(FileRole, Result<Vec<Crd>, inputs::Unread>)> = resolver::read_all(inputs, |roles, input| {
+pub(super) fn read_crds(inputs: &mut Vec<Input>, workspace: &Workspace) -> Result<CrdsRead, Vec<String>> {
+    let read: Vec<(FileRole, Result<Vec<Crd>, inputs::Unread>)> = resolver::read_all(inputs, workspace, |roles, input| {
         // A file's CRDs are read in its role wherever it was found; only the checked files are
         // checked in theirs.
         let local = matches!(input.kind, SourceKind::Workspace | SourceKind::Configured);
@@ -174,7 +176,7 @@ mod tests {
         let found = super::super::inputs::read(paths, &config.crd_paths, &mut std::io::empty(), cwd, config.walk_options());
         assert!(found.errors.is_empty(), "{:?}", found.errors);
         let mut inputs = found.inputs;
-        let Ok(read) = super::read_crds(&mut inputs) else { panic!("the inputs are readable") };
+        let Ok(read) = super::read_crds(&mut inputs, &super::Workspace::default()) else { panic!("the inputs are readable") };
         super::build_index(&inputs, read.crds).0
     }
 

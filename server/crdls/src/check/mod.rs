@@ -28,6 +28,8 @@ mod reporting;
 use std::io::Write as _;
 use std::sync::Arc;
 
+use crdls_workspace::roles::Workspace;
+
 use crate::io::{Io, EXIT_ERRORS, EXIT_OK, EXIT_USAGE};
 use crate::parallel;
 use crate::report::{RenderOptions, Reporter, Summary};
@@ -70,7 +72,10 @@ pub fn check(args: CheckArgs, io: &mut Io<'_>) -> i32 {
         .collect();
 
     // Pass 1: every input read once for its CRDs, and its role found; only the index and the roles are kept.
-    let CrdsRead { crds, roles: file_roles, skipped } = match read_crds(&mut inputs) {
+    // The workspace is the working directory (where crdls.toml is read) and every directory checked.
+    let checked_dirs = args.paths.iter().map(|p| io.cwd.join(p)).filter(|p| p.is_dir());
+    let workspace = Workspace::new(std::iter::once(io.cwd.clone()).chain(checked_dirs), &io.cwd, config.whole_test_inputs);
+    let CrdsRead { crds, roles: file_roles, skipped } = match read_crds(&mut inputs, &workspace) {
         Ok(read) => read,
         Err(errors) => {
             for e in &errors {
@@ -80,6 +85,13 @@ pub fn check(args: CheckArgs, io: &mut Io<'_>) -> i32 {
         }
     };
     notes.extend(skipped.iter().map(|s| format!("not read: {s}")));
+    let test_inputs = notes::test_inputs(&inputs, &file_roles, &io.cwd);
+    if args.verbose {
+        for line in &test_inputs.lines {
+            let _ = writeln!(io.stderr, "{line}");
+        }
+    }
+    notes.extend(test_inputs.note);
     // The cluster's CRDs, as served, are the previous versions of the checked CRDs of the same name
     // (`--old` takes their place): what applying the checked CRDs would change.
     let checked_crds: Vec<String> =

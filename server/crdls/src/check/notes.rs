@@ -1,9 +1,12 @@
 //! The notes that end a `crdls check` report: what was skipped while walking, what was not read,
 //! what the run checked at all, and where CRDs came from besides the workspace.
 
-use std::path::PathBuf;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
 
-use crdls_workspace::Config;
+use crdls_workspace::{Config, FileRole};
+
+use super::inputs::{display_path, Input};
 
 use crate::report::Summary;
 
@@ -86,6 +89,39 @@ pub(super) fn test_material_note(skipped: &[PathBuf]) -> Option<String> {
     Some(format!(
         "{listed} {verb} skipped as test material; pass --include-testdata (includeTestdata = true in crdls.toml) to check them, or name one as a path"
     ))
+}
+
+/// What the run says about the files it read as test inputs: a note for the summary, and for
+/// `--verbose` a line per test directory.
+#[derive(Default)]
+pub(super) struct TestInputs {
+    pub(super) note: Option<String>,
+    pub(super) lines: Vec<String>,
+}
+
+/// The checked files read as test inputs (`roles` holds each input's role, in order), by test directory.
+pub(super) fn test_inputs(inputs: &[Input], roles: &[FileRole], cwd: &Path) -> TestInputs {
+    let mut dirs: BTreeMap<String, usize> = BTreeMap::new();
+    for (input, role) in inputs.iter().zip(roles) {
+        if let (true, FileRole::TestInput { tests }) = (input.report, role) {
+            *dirs.entry(display_path(tests, cwd)).or_default() += 1;
+        }
+    }
+    if dirs.is_empty() {
+        return TestInputs::default();
+    }
+    let files: usize = dirs.values().sum();
+    let shown: Vec<&str> = dirs.keys().take(4).map(String::as_str).collect();
+    let more = if dirs.len() > 4 { ", ..." } else { "" };
+    let note = format!(
+        "{} below {} ({}{more}) {} read as test inputs: what their objects write is checked, what they leave out (a required field, an image, a selector) is not; pass --whole-test-inputs (wholeTestInputs = true in crdls.toml) to check them as whole objects",
+        plural_count(files, "file"),
+        if dirs.len() == 1 { "1 test directory".to_string() } else { format!("{} test directories", dirs.len()) },
+        shown.join(", "),
+        if files == 1 { "was" } else { "were" },
+    );
+    let lines = dirs.iter().map(|(dir, n)| format!("read as test inputs: {} in {dir}", plural_count(*n, "file"))).collect();
+    TestInputs { note: Some(note), lines }
 }
 
 /// The note on symbolic links that were not followed because they lead outside what was walked.
