@@ -12,6 +12,7 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use crdls_check::FileMode;
 use crdls_yaml::template::{has_actions, mask_go_template};
@@ -268,6 +269,9 @@ pub fn helm_template_hint(chart_name: &str, chart_dir: &str, templates: Option<u
 #[derive(Default)]
 pub struct Roles {
     dirs: HashMap<PathBuf, DirFacts>,
+    /// Per directory, what the kustomizations and tests in the directories below it (down to
+    /// [`NEARBY_DOWN`] levels) name, for files named from a sibling or cousin directory.
+    nearby: HashMap<PathBuf, Arc<HashMap<PathBuf, FileRole>>>,
     /// Where the workspace is: it decides which files are test inputs.
     workspace: Workspace,
 }
@@ -301,12 +305,13 @@ impl Roles {
 
     /// An empty cache for files of `workspace`.
     pub fn of(workspace: Workspace) -> Roles {
-        Roles { dirs: HashMap::new(), workspace }
+        Roles { dirs: HashMap::new(), nearby: HashMap::new(), workspace }
     }
 
     /// Forgets everything read, after files changed.
     pub fn clear(&mut self) {
         self.dirs.clear();
+        self.nearby.clear();
     }
 
     /// Sets the workspace the roles are decided in (the editor's folders and settings change).
@@ -360,6 +365,11 @@ impl Roles {
                 nearest_kustomization = facts.kustomization.clone();
             }
         }
+        // A file a kustomization or a test in a sibling or cousin directory names (`../patches/x.yaml`,
+        // `file: ../cluster.yaml`).
+        if let Some(role) = self.named_nearby(&path, &dir) {
+            return role;
+        }
         for kustomization_dir in dir.ancestors().take(KUSTOMIZATION_DEPTH) {
             let facts = self.facts(kustomization_dir);
             if let Some((_, role)) = facts.commented_patches.iter().find(|(p, _)| *p == path) {
@@ -402,6 +412,78 @@ impl Roles {
     fn facts(&mut self, dir: &Path) -> &DirFacts {
         self.dirs.entry(dir.to_path_buf()).or_insert_with(|| read_dir_facts(dir))
     }
+
+    /// The role a kustomization or a test gives `path` from a directory that is not one of its
+    /// ancestors: one below an ancestor of `dir` up to [`NEARBY_UP`] levels up, and no higher than the
+    /// workspace root that holds the file (for a relative path, the working directory). A file outside
+    /// every root is not looked around for.
+    fn named_nearby(&mut self, path: &Path, dir: &Path) -> Option<FileRole> {
+        let top = match self.workspace.root_of(path) {
+            Some(root) => root.to_path_buf(),
+            None if path.is_relative() => PathBuf::new(),
+            None => return None,
+        };
+        for ancestor in dir.ancestors().take(NEARBY_UP + 1) {
+            if !ancestor.starts_with(&top) {
+                break;
+            }
+            let named = match self.nearby.get(ancestor) {
+                Some(named) => named.clone(),
+                None => {
+                    let named = Arc::new(self.named_below(ancestor));
+                    self.nearby.insert(ancestor.to_path_buf(), named.clone());
+                    named
+                }
+            };
+            if let Some(role) = named.get(path) {
+                return Some(role.clone());
+            }
+        }
+        None
+    }
+
+    /// What the kustomizations and tests in the directories below `dir` (not `dir` itself) name, down
+    /// to [`NEARBY_DOWN`] levels and at most [`NEARBY_DIRS`] directories a level, the first naming of a
+    /// file (in sorted order, nearer levels first) winning.
+    fn named_below(&mut self, dir: &Path) -> HashMap<PathBuf, FileRole> {
+        let mut named = HashMap::new();
+        let mut level = vec![dir.to_path_buf()];
+        for _ in 0..NEARBY_DOWN {
+            let next: Vec<PathBuf> = level.iter().flat_map(|d| subdirectories(d)).take(NEARBY_DIRS).collect();
+            for below in &next {
+                let facts = self.facts(below);
+                for (file, role) in facts.patches.iter().chain(&facts.test_files) {
+                    named.entry(file.clone()).or_insert_with(|| role.clone());
+                }
+            }
+            level = next;
+        }
+        named
+    }
+}
+
+/// How many levels above a file's directory [`Roles::named_nearby`] looks for what names it.
+const NEARBY_UP: usize = 3;
+/// How many levels below each of those directories it looks.
+const NEARBY_DOWN: usize = 2;
+/// How many directories of one level it reads at most.
+const NEARBY_DIRS: usize = 512;
+
+/// The directories in `dir`, sorted, at most [`NEARBY_DIRS`]: not followed through links, and without
+/// `.git`, `node_modules` and `target`, which hold no kustomization of the project.
+fn subdirectories(dir: &Path) -> Vec<PathBuf> {
+    let Ok(entries) = std::fs::read_dir(if dir.as_os_str().is_empty() { Path::new(".") } else { dir }) else { return Vec::new() };
+    let mut dirs: Vec<PathBuf> = entries
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
+        .map(|e| e.file_name())
+        .filter(|name| !matches!(name.to_str(), Some(".git" | "node_modules" | "target")))
+        .map(|name| dir.join(name))
+        .take(NEARBY_DIRS * 4)
+        .collect();
+    dirs.sort();
+    dirs.truncate(NEARBY_DIRS);
+    dirs
 }
 
 fn read_dir_facts(dir: &Path) -> DirFacts {
@@ -1138,6 +1220,45 @@ mod tests {
         assert_eq!(tree.role(&mut roles, "kuttl/01-assert.yaml"), FileRole::TestAssertion { test: kuttl.clone() });
         assert_eq!(tree.role(&mut roles, "kuttl/02-errors.yaml"), FileRole::TestAssertion { test: kuttl.clone() });
         assert_eq!(tree.role(&mut roles, "kuttl/01-install.yaml"), FileRole::TestResource { test: kuttl, merges: true });
+    }
+
+    #[test]
+    fn files_named_from_a_sibling_or_cousin_directory_keep_their_role() {
+        let tree = Tree::new(
+            "nearby",
+            &[
+                ("proj/templates/flavors/aks/kustomization.yaml", "resources:\n- ../base\npatches:\n- path: ../../identity/ref.yaml\n"),
+                ("proj/templates/identity/ref.yaml", ""),
+                ("proj/templates/ci/prow/kustomization.yaml", "patches:\n- path: ../patches/tags.yaml\n"),
+                ("proj/templates/ci/patches/tags.yaml", ""),
+                ("proj/templates/ci/patches/unnamed.yaml", ""),
+                ("proj/e2e-suite/cluster.yaml", ""),
+                (
+                    "proj/e2e-suite/delete/chainsaw-test.yaml",
+                    "apiVersion: chainsaw.kyverno.io/v1alpha1\nkind: Test\nspec:\n  steps:\n  - try:\n    - apply:\n        file: ../cluster.yaml\n",
+                ),
+                ("elsewhere/prow/kustomization.yaml", "patches:\n- path: ../patches/tags.yaml\n"),
+                ("elsewhere/patches/tags.yaml", ""),
+            ],
+        );
+        let root = tree.0.join("proj");
+        let mut roles = Roles::of(Workspace::new([root.clone()], Path::new("/"), false));
+        let by = |k: &str| root.join(k);
+        assert_eq!(
+            tree.role(&mut roles, "proj/templates/identity/ref.yaml"),
+            FileRole::Patch { kustomization: by("templates/flavors/aks/kustomization.yaml") }
+        );
+        assert_eq!(
+            tree.role(&mut roles, "proj/templates/ci/patches/tags.yaml"),
+            FileRole::Patch { kustomization: by("templates/ci/prow/kustomization.yaml") }
+        );
+        assert_eq!(tree.role(&mut roles, "proj/templates/ci/patches/unnamed.yaml"), FileRole::Manifest);
+        assert_eq!(
+            tree.role(&mut roles, "proj/e2e-suite/cluster.yaml"),
+            FileRole::TestResource { test: by("e2e-suite/delete/chainsaw-test.yaml"), merges: true }
+        );
+        // Outside every root of the workspace, nothing is looked around for.
+        assert_eq!(tree.role(&mut roles, "elsewhere/patches/tags.yaml"), FileRole::Manifest);
     }
 
     #[test]

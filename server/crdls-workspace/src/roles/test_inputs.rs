@@ -40,15 +40,20 @@ impl Workspace {
         Workspace { roots, whole_test_inputs }
     }
 
+    /// The deepest root that holds `path`, if any.
+    pub fn root_of(&self, path: &Path) -> Option<&Path> {
+        self.roots.iter().filter(|r| path.starts_with(r)).max_by_key(|r| r.components().count()).map(PathBuf::as_path)
+    }
+
     /// The test directory `path` lies in (the outermost of [`TEST_DIRS`] between the deepest root that
     /// holds it and the file), when its test inputs are read as such.
     pub fn test_dir_of(&self, path: &Path) -> Option<PathBuf> {
         if self.whole_test_inputs {
             return None;
         }
-        let root = self.roots.iter().filter(|r| path.starts_with(r)).max_by_key(|r| r.components().count())?;
+        let root = self.root_of(path)?;
         let below = path.strip_prefix(root).ok()?.parent()?;
-        let mut dir = root.clone();
+        let mut dir = root.to_path_buf();
         for component in below.components() {
             let Component::Normal(name) = component else { return None };
             dir.push(name);
