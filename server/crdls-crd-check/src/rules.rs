@@ -106,7 +106,8 @@ struct Refusal {
 /// multi-line or invalid field path. The message checks stop at the first; the others do not.
 fn refusals(rule: &ValidationRule, owner: &Schema) -> Vec<Refusal> {
     let mut out = Vec::new();
-    let mut refuse = |at, field, ty, value, detail: &str, code| out.push(Refusal { at, field, ty, value, detail: detail.to_string(), code });
+    let mut refuse =
+        |at, field, ty, value, detail: &str, code| out.push(Refusal { at, field, ty, value, detail: detail.to_string(), code });
     let message = rule.message.as_deref().unwrap_or_default();
     let quoted_message = || Some(gofmt::quote(message));
     if rule.rule.trim().is_empty() {
