@@ -509,3 +509,30 @@ enum Node<'s> {
     Metadata,
     Fixed(u64),
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The estimated cost of `rule` on a resource root whose metadata schema is `metadata` (YAML),
+    /// for the API server of `kubernetes` (its rules compile in the environment one minor below).
+    fn cost(rule: &str, metadata: &str, kubernetes: u32) -> u64 {
+        let text = format!("type: object\nproperties:\n  metadata: {metadata}\n");
+        let stream = crdls_yaml::parse(&text);
+        let schema = Schema::from_node(stream.documents[0].root.as_ref().expect("a schema"));
+        let rule = ValidationRule { rule: rule.into(), ..ValidationRule::default() };
+        let compiled = compile_rule_in(&rule, &schema, true, crdls_cel::Options::kubernetes(kubernetes - 1));
+        compiled.rule.expect("compiles").expect("a program").cost.max
+    }
+
+    #[test]
+    fn metadata_name_is_sized_since_1_37() {
+        let rule = "size(self.metadata.name + 'x') < 300";
+        let unbounded = cost(rule, "{type: object}", 36);
+        let capped = cost(rule, "{type: object}", 37);
+        assert!(capped < unbounded / 1000, "{capped} against {unbounded}");
+        // A smaller maxLength of the schema's own wins.
+        let smaller = cost(rule, "{type: object, properties: {name: {type: string, maxLength: 10}}}", 37);
+        assert!(smaller < capped, "{smaller} against {capped}");
+    }
+}

@@ -322,3 +322,38 @@ fn annotation_rules(annotations: &Node, path: &FieldPath<'_>, out: &mut Vec<Diag
         ));
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The causes of the metadata checks of `object` (YAML) at the release `minor`.
+    fn causes(object: &str, minor: u32) -> Vec<String> {
+        let stream = crdls_yaml::parse(object);
+        let root = stream.documents[0].root.as_ref().expect("an object");
+        let mut out = Vec::new();
+        validate_metadata(root, &FieldPath::root(), NameRules::Object, minor, root.range, &mut out);
+        out.into_iter().filter_map(|d| d.cause).collect()
+    }
+
+    #[test]
+    fn owner_references_are_indexed_and_required_since_1_37() {
+        let object = "metadata:\n  name: a\n  ownerReferences:\n  - {apiVersion: v1, kind: ConfigMap, name: c, uid: u}\n  - {apiVersion: 'a/b/c', kind: K, name: owner}\n";
+        assert_eq!(
+            causes(object, 36),
+            [
+                "metadata.ownerReferences.apiVersion: Invalid value: \"a/b/c\": version must not be empty",
+                "metadata.ownerReferences.uid: Invalid value: \"\": must not be empty"
+            ]
+        );
+        assert_eq!(
+            causes(object, 37),
+            [
+                "metadata.ownerReferences[1].apiVersion: Invalid value: \"a/b/c\": must be <group>/<version> or <version>",
+                "metadata.ownerReferences[1].uid: Required value: must not be empty"
+            ]
+        );
+        let empty = "metadata:\n  name: a\n  ownerReferences:\n  - {kind: K, name: owner, uid: u}\n";
+        assert_eq!(causes(empty, 37), ["metadata.ownerReferences[0].apiVersion: Required value: must not be empty"]);
+    }
+}

@@ -498,3 +498,77 @@ fn plural(n: u64, word: &str) -> String {
         _ => format!("{word}s"),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The causes of validating `value` against `schema` (both YAML) with `numbers`.
+    fn causes(schema: &str, value: &str, numbers: Numbers) -> Vec<String> {
+        let schema_stream = crdls_yaml::parse(schema);
+        let schema = Schema::from_node(schema_stream.documents[0].root.as_ref().expect("a schema"));
+        let stream = crdls_yaml::parse(&format!("x: {value}\n"));
+        let object = stream.documents[0].root.as_ref().expect("an object");
+        let root = FieldPath::root();
+        let mut out = Vec::new();
+        validate(object.get("x").expect("x"), &schema, &root.field("x"), object.range, numbers, &mut out);
+        out.into_iter().filter_map(|d| d.cause).collect()
+    }
+
+    #[test]
+    fn numeric_formats_are_checked_since_1_36() {
+        let int32 = "{type: integer, format: int32}";
+        // Before 1.36 the format is dropped: any integer goes, and a float is only of the wrong type.
+        assert_eq!(causes(int32, "3000000000", Numbers::of_release(35)), Vec::<String>::new());
+        assert_eq!(
+            causes(int32, "1.5", Numbers::of_release(35)),
+            ["x: Invalid value: \"number\": x in body must be of type integer: \"number\""]
+        );
+        // Since, the value must fit, and a mismatch is worded with the format and Go's type.
+        assert_eq!(
+            causes(int32, "3000000000", Numbers::of_release(36)),
+            ["<nil>: Invalid value: \"\": Checked value must be of type integer with format int32 in x"]
+        );
+        assert_eq!(
+            causes(int32, "1.5", Numbers::of_release(37)),
+            [
+                "x: Invalid value: \"float64\": x in body must be of type int32: \"float64\"",
+                "<nil>: Invalid value: \"\": Checked value must be of type integer with format int32 in x"
+            ]
+        );
+        assert_eq!(causes(int32, "true", Numbers::of_release(37)), ["x: Invalid value: \"\": x in body must be of type int32: \"\""]);
+        // Strings and arrays keep the plain wording.
+        assert_eq!(
+            causes(int32, "'1'", Numbers::of_release(37)),
+            ["x: Invalid value: \"string\": x in body must be of type integer: \"string\""]
+        );
+        // An integer without a format must still be integral; a float32 must fit.
+        assert_eq!(
+            causes("{type: integer}", "1.5", Numbers::of_release(37)),
+            [
+                "x: Invalid value: \"number\": x in body must be of type integer: \"number\"",
+                "<nil>: Invalid value: \"\": Checked value must be of type integer (default format) in x"
+            ]
+        );
+        // 3.0 reaches the API server as 3 (Go prints the float64 without a fraction).
+        assert_eq!(causes("{type: integer}", "3.0", Numbers::of_release(37)), Vec::<String>::new());
+        assert_eq!(
+            causes("{type: number, format: float}", "1e300", Numbers::of_release(37)),
+            ["<nil>: Invalid value: \"\": Checked value must be of type number with format float in x"]
+        );
+        assert_eq!(causes("{type: number, format: double}", "1e300", Numbers::of_release(37)), Vec::<String>::new());
+        // A bound that does not fit is reported with every value, and compared as a plain number.
+        assert_eq!(
+            causes("{type: integer, maximum: 2.5}", "3", Numbers::of_release(37)),
+            [
+                "<nil>: Invalid value: \"\": Maximum boundary value must be of type integer (default format) in x",
+                "x: Invalid value: 3: x in body should be less than or equal to 2.5"
+            ]
+        );
+        // Before 1.36 integer data meets the bound truncated.
+        assert_eq!(
+            causes("{type: integer, maximum: 2.5}", "3", Numbers::of_release(35)),
+            ["x: Invalid value: 3: x in body should be less than or equal to 2"]
+        );
+    }
+}
