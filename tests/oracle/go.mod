@@ -1,6 +1,6 @@
 // The differential oracle's module: the API server's own libraries, as a program of ours.
 // The Kubernetes release it answers for is the one pin below (k8s.io/* at one version); change
-// it with `./bump.sh v0.36.0`, which keeps the k8s.io modules together and tidies go.sum.
+// it with `./bump.sh v0.38.0`, which keeps the k8s.io modules together and tidies go.sum.
 module crdls.dev/oracle
 
 go 1.26.0

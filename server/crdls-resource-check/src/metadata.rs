@@ -177,7 +177,7 @@ fn owner_references(references: &[Node], path: &FieldPath<'_>, minor: u32, out: 
         let (Some(api_version), Some(kind), Some(name), Some(uid)) = (text("apiVersion"), text("kind"), text("name"), text("uid")) else {
             continue;
         };
-        let here = if indexed { path.index(i) } else { path.clone() };
+        let here = if indexed { path.index(i) } else { *path };
         // schema.ParseGroupVersion: a version with two slashes does not parse (no group, no version).
         let (group, version) = match api_version.split('/').collect::<Vec<_>>().as_slice() {
             [version] => ("", *version),

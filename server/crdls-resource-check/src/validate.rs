@@ -66,14 +66,9 @@ fn numeric_format(schema: &Schema) -> (Option<&'static str>, Option<&'static str
 /// does); a number with `float` must fit a float32.
 fn out_of_range(value: f64, integral: bool, ty: &str, format: Option<&str>) -> bool {
     match (ty, format) {
-        ("integer", Some("int32")) => {
-            !value.is_finite() || value.fract() != 0.0 || value < f64::from(i32::MIN) || value > f64::from(i32::MAX)
-        }
+        ("integer", Some("int32")) => value.fract() != 0.0 || !(f64::from(i32::MIN)..=f64::from(i32::MAX)).contains(&value),
         // Every i64 prints as itself; a float64 must be integral and within the i64 range.
-        ("integer", _) => {
-            !integral
-                && (!value.is_finite() || value.fract() != 0.0 || value < -9.223_372_036_854_776e18 || value >= 9.223_372_036_854_776e18)
-        }
+        ("integer", _) => !integral && (value.fract() != 0.0 || !(-9.223_372_036_854_776e18..9.223_372_036_854_776e18).contains(&value)),
         ("number", Some("float")) => value.is_finite() && value.abs() > f64::from(f32::MAX),
         _ => false,
     }
