@@ -103,8 +103,9 @@ struct Refusal {
 /// The fields of `rule` (on the schema `owner`) that the API server refuses, in its order and words
 /// (`ValidateCustomResourceDefinitionOpenAPISchema`): a blank rule; a blank or multi-line message,
 /// or none for a multi-line rule; a blank message expression; an unsupported reason; a blank,
-/// multi-line or invalid field path. The message checks stop at the first; the others do not.
-fn refusals(rule: &ValidationRule, owner: &Schema) -> Vec<Refusal> {
+/// multi-line or invalid field path. The message checks stop at the first; the others do not. A
+/// field path is only found invalid on a node (`owner_node`) that converts to a structural schema.
+fn refusals(rule: &ValidationRule, owner: &Schema, owner_node: &Node) -> Vec<Refusal> {
     let mut out = Vec::new();
     let mut refuse =
         |at, field, ty, value, detail: &str, code| out.push(Refusal { at, field, ty, value, detail: detail.to_string(), code });
@@ -138,11 +139,31 @@ fn refusals(rule: &ValidationRule, owner: &Schema) -> Vec<Refusal> {
         if fp.contains(['\n', '\r']) {
             refuse("fieldPath", "fieldPath", ErrorType::Invalid, value(), "must not contain line breaks", codes::CEL_FIELD_PATH);
         }
-        if crdls_crd::cel::valid_field_path(fp, owner).is_err() {
+        if converts_to_structural(owner_node, 0) && crdls_crd::cel::valid_field_path(fp, owner).is_err() {
             refuse("fieldPath", "fieldPath", ErrorType::Invalid, value(), "must be a valid path", codes::CEL_FIELD_PATH);
         }
     }
     out
+}
+
+/// Whether `apiextensions`' `NewStructural` converts the schema `node`: it refuses, at the node or
+/// anywhere below, `items` as a list, `x-kubernetes-preserve-unknown-fields: false`, and the keywords
+/// `id`, `$schema`, `$ref`, `patternProperties`, `dependencies`, `additionalItems` and `definitions`.
+fn converts_to_structural(node: &Node, depth: usize) -> bool {
+    const UNSUPPORTED: &[&str] = &["id", "$schema", "$ref", "patternProperties", "dependencies", "additionalItems", "definitions"];
+    if depth > 64 {
+        return true;
+    }
+    let Some(entries) = node.as_map() else { return true };
+    entries.iter().all(|e| match (e.key.as_str(), &e.value.value) {
+        (key, _) if UNSUPPORTED.contains(&key) => false,
+        ("items", Value::Seq(_)) => false,
+        ("x-kubernetes-preserve-unknown-fields", Value::Bool(false)) => false,
+        ("items" | "additionalProperties" | "not", _) => converts_to_structural(&e.value, depth + 1),
+        ("properties", _) => e.value.as_map().is_none_or(|props| props.iter().all(|p| converts_to_structural(&p.value, depth + 1))),
+        ("allOf" | "anyOf" | "oneOf", Value::Seq(items)) => items.iter().all(|i| converts_to_structural(i, depth + 1)),
+        _ => true,
+    })
 }
 
 /// Collects into `out` the paths of the schema nodes at or below `path` with a rule that has a
@@ -151,7 +172,7 @@ fn rule_schema_errors(node: &Node, schema: &Schema, path: &str, out: &mut Vec<St
     if depth > 64 {
         return;
     }
-    if schema.validations.iter().any(|rule| !refusals(rule, schema).is_empty()) {
+    if schema.validations.iter().any(|rule| !refusals(rule, schema, node).is_empty()) {
         out.push(path.to_string());
     }
     if let Some(props) = node.get("properties").and_then(Node::as_map) {
@@ -286,7 +307,7 @@ impl Walker<'_> {
     ) {
         let at = |key: &str| node.get(key).map_or(node.range, |n| n.range);
         let rule_path = format!("{path}.rule");
-        for refusal in refusals(rule, owner) {
+        for refusal in refusals(rule, owner, owner_node) {
             let field_path = format!("{path}.{}", refusal.field);
             if refusal.ty == ErrorType::NotSupported {
                 let message = format!("{} must be one of {}", refusal.field, refusal.detail.trim_start_matches("supported values: "));

@@ -91,3 +91,24 @@ fn empty_message_expressions_and_field_paths_are_absent_and_blank_ones_are_refus
         ]
     );
 }
+
+/// The API server checks a field path only on a node that converts to a structural schema (its
+/// `pathValid` accepts any path elsewhere): here `x-kubernetes-preserve-unknown-fields: false`.
+#[test]
+fn a_field_path_is_not_checked_on_a_node_that_is_not_structural() {
+    let schema = |extra: &str| {
+        format!(
+            "        type: object
+        properties:
+          when:
+            type: object
+{extra}            x-kubernetes-validations:
+            - rule: self == self
+              fieldPath: .nope
+"
+        )
+    };
+    assert_eq!(findings(&schema("")).len(), 1, "{:?}", findings(&schema("")));
+    let unstructural = findings(&schema("            x-kubernetes-preserve-unknown-fields: false\n"));
+    assert!(unstructural.iter().all(|f| !f.starts_with("cel/field-path")), "{unstructural:?}");
+}
