@@ -36,6 +36,13 @@ fn oracle_binary() -> Option<PathBuf> {
     }
 }
 
+/// crdls's options for the release the oracle answers for: the one `tests/oracle/go.mod` pins.
+fn options() -> CheckOptions {
+    let kubernetes = crdls_fuzz::oracle::kubernetes_minor();
+    assert!(kubernetes.is_some(), "tests/oracle/go.mod pins no k8s.io/apiextensions-apiserver release");
+    CheckOptions { kubernetes, ..CheckOptions::default() }
+}
+
 /// Writes a line to standard error, past the test harness's capture, so counts show in passing runs.
 fn say(line: &str) {
     // Nothing to do when standard error cannot be written to.
@@ -453,7 +460,7 @@ fn custom_resource_creates_agree_with_the_oracle() {
         for path in &inputs.resources {
             let Ok(text) = std::fs::read_to_string(path) else { continue };
             let stream = crdls_yaml::parse(&text);
-            let result = check_stream(&stream, &index, &CheckOptions { strict: true, ..CheckOptions::default() });
+            let result = check_stream(&stream, &index, &CheckOptions { strict: true, ..options() });
             assert_eq!(result.documents.len(), stream.documents.len(), "one check per document of {}", path.display());
             for (i, doc) in result.documents.iter().enumerate() {
                 let DocumentKind::CustomResource { crd, .. } = &doc.kind else { continue };
@@ -499,7 +506,7 @@ fn crd_creates_agree_with_the_oracle() {
         for path in &paths {
             let Ok(text) = std::fs::read_to_string(path) else { continue };
             let stream = crdls_yaml::parse(&text);
-            let result = check_stream(&stream, &CrdIndex::new(), &CheckOptions::default());
+            let result = check_stream(&stream, &CrdIndex::new(), &options());
             for (i, doc) in result.documents.iter().enumerate() {
                 if doc.kind != DocumentKind::Crd || has_yaml_error(&stream, i) {
                     continue;
@@ -627,8 +634,8 @@ fn custom_resource_updates_agree_with_the_oracle() {
         let mut olds = crdls_check::OldObjects::new();
         olds.add_stream(&crdls_yaml::parse(&old));
         let stream = crdls_yaml::parse(&new);
-        let options = CheckOptions { strict: true, old: Some(Arc::new(olds)), ..CheckOptions::default() };
-        let result = check_stream(&stream, &index, &options);
+        let update_options = CheckOptions { strict: true, old: Some(Arc::new(olds)), ..options() };
+        let result = check_stream(&stream, &index, &update_options);
         let answer = ask(&mut oracle, &json!({"op": "cr", "crd": crd_text, "object": new, "old": old, "subresource": ""}));
         if let Some(failure) = answer["oracle"].as_str() {
             tally.differ(case, format!("the oracle could not answer: {failure}"));
@@ -700,8 +707,8 @@ fn status_updates_agree_with_the_oracle() {
         let status = crdls_check::subresource_directive(&new) == Some(crdls_check::Subresource::Status);
         let mut olds = crdls_check::OldObjects::new();
         olds.add_stream(&crdls_yaml::parse(&old));
-        let options = CheckOptions { strict: true, old: Some(Arc::new(olds)), ..CheckOptions::default() };
-        let result = check_stream(&stream, &index, &options);
+        let update_options = CheckOptions { strict: true, old: Some(Arc::new(olds)), ..options() };
+        let result = check_stream(&stream, &index, &update_options);
         let crd = if root.get_str("kind") == Some("Fan") { &fan_crd } else { &crd_text };
         tally.compared += 1;
         let answer = ask(

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Moves the oracle to another Kubernetes release: every k8s.io module the oracle requires directly
 # goes to VERSION together (v0.35.10 is Kubernetes 1.35.10), then go.mod and go.sum are tidied.
-# Usage: tests/oracle/bump.sh v0.36.0
+# Usage: tests/oracle/bump.sh v0.38.0
 set -euo pipefail
 version="${1:?usage: bump.sh VERSION (such as v0.35.10)}"
 cd "$(dirname "$0")"

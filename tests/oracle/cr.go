@@ -13,8 +13,6 @@ import (
 	apiservervalidation "k8s.io/apiextensions-apiserver/pkg/apiserver/validation"
 	"k8s.io/apiextensions-apiserver/pkg/crdserverscheme"
 	"k8s.io/apiextensions-apiserver/pkg/registry/customresource"
-	genericvalidation "k8s.io/apimachinery/pkg/api/validation"
-	"k8s.io/apimachinery/pkg/api/validation/path"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -324,11 +322,13 @@ func create(ctx context.Context, strat strategy, u *unstructured.Unstructured, n
 		return nil, nil, err
 	}
 	strat.PrepareForCreate(ctx, u)
-	if errs := strat.Validate(ctx, u); len(errs) > 0 {
-		return errs, nil, nil
+	creating, ok := strat.(rest.RESTCreateStrategy)
+	if !ok {
+		return nil, nil, fmt.Errorf("the strategy %T cannot create", strat)
 	}
-	errs := genericvalidation.ValidateObjectMetaAccessor(u, strat.NamespaceScoped(), path.ValidatePathSegmentName, field.NewPath("metadata"))
-	if len(errs) > 0 {
+	// The registry's own validation of a create: the strategy's, then the common ObjectMeta checks
+	// when it found nothing (and declarative validation where a strategy has it).
+	if errs := rest.ValidateCreate(ctx, u, creating); len(errs) > 0 {
 		return errs, nil, nil
 	}
 	return nil, strat.WarningsOnCreate(ctx, u), nil
@@ -362,11 +362,12 @@ func update(ctx context.Context, strat strategy, u, old *unstructured.Unstructur
 	if created := old.GetCreationTimestamp(); !created.IsZero() {
 		u.SetCreationTimestamp(created)
 	}
-	var errs field.ErrorList
-	errs = append(errs, genericvalidation.ValidateObjectMetaAccessor(u, strat.NamespaceScoped(), path.ValidatePathSegmentName, field.NewPath("metadata"))...)
-	errs = append(errs, genericvalidation.ValidateObjectMetaAccessorUpdate(u, old, field.NewPath("metadata"))...)
-	errs = append(errs, strat.ValidateUpdate(ctx, u, old)...)
-	if len(errs) > 0 {
+	updating, ok := strat.(rest.RESTUpdateStrategy)
+	if !ok {
+		return nil, nil, fmt.Errorf("the strategy %T cannot update", strat)
+	}
+	// The registry's own validation of an update: the common ObjectMeta checks, then the strategy's.
+	if errs := rest.ValidateUpdate(ctx, u, old, updating); len(errs) > 0 {
 		return errs, nil, nil
 	}
 	return nil, strat.WarningsOnUpdate(ctx, u, old), nil

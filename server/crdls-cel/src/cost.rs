@@ -104,6 +104,21 @@ impl SizeEstimator for NoSizes {
 
 /// Estimates the cost of a checked expression: `presence_test_cost` is what `has()` adds (0 in Kubernetes).
 pub fn estimate_cost(parsed: &Parsed, checked: &Checked, sizes: &dyn SizeEstimator, presence_test_cost: u64) -> Estimate {
+    estimate_cost_for(parsed, checked, sizes, presence_test_cost, None)
+}
+
+/// The Kubernetes minor version whose cel-go (0.29) costs the global form `matches(s, re)` as it costs
+/// `s.matches(re)`; before it, the global form costs 1 like any function cel-go does not know.
+pub const GLOBAL_MATCHES_COST_SINCE: u32 = 37;
+
+/// [`estimate_cost`] as the API server of `kubernetes` estimates it (`None`: the newest).
+pub fn estimate_cost_for(
+    parsed: &Parsed,
+    checked: &Checked,
+    sizes: &dyn SizeEstimator,
+    presence_test_cost: u64,
+    kubernetes: Option<u32>,
+) -> Estimate {
     let mut coster = Coster {
         checked,
         sizes,
@@ -112,6 +127,7 @@ pub fn estimate_cost(parsed: &Parsed, checked: &Checked, sizes: &dyn SizeEstimat
         computed: HashMap::new(),
         entries: HashMap::new(),
         presence_test_cost,
+        global_matches: kubernetes.is_none_or(|minor| minor >= GLOBAL_MATCHES_COST_SINCE),
     };
     if crate::parse::depth(&parsed.expr) > 48 {
         return crate::parse::on_big_stack(|| coster.cost(&parsed.expr));
@@ -160,6 +176,8 @@ struct Coster<'a> {
     computed: HashMap<u64, Estimate>,
     entries: HashMap<u64, EntrySize>,
     presence_test_cost: u64,
+    /// Whether `matches(s, re)` is costed like `s.matches(re)`.
+    global_matches: bool,
 }
 
 impl Coster<'_> {
@@ -490,10 +508,13 @@ impl Coster<'_> {
                 return fixed(unknown(&args[0]).times(STRING_TRAVERSAL_COST_FACTOR) + args_sum);
             }
             "in_list" if args.len() == 2 => return fixed(unknown(&args[1]).times(1.0) + args_sum),
-            "matches_string" if target.is_some() && args.len() == 1 => {
-                let target = target.unwrap_or(&args[0]);
-                let str_cost = (unknown(target) + Estimate::fixed(1)).times(STRING_TRAVERSAL_COST_FACTOR);
-                let regex_cost = unknown(&args[0]).times(REGEX_STRING_LENGTH_COST_FACTOR);
+            "matches_string" if target.is_some() && args.len() == 1 || self.global_matches && target.is_none() && args.len() == 2 => {
+                let (string, regex) = match target {
+                    Some(target) => (target, &args[0]),
+                    None => (&args[0], &args[1]),
+                };
+                let str_cost = (unknown(string) + Estimate::fixed(1)).times(STRING_TRAVERSAL_COST_FACTOR);
+                let regex_cost = unknown(regex).times(REGEX_STRING_LENGTH_COST_FACTOR);
                 return fixed(str_cost.multiply(regex_cost) + args_sum);
             }
             "contains_string" if target.is_some() && args.len() == 1 => {
@@ -594,7 +615,7 @@ fn overload_id(function: &str, overload: &Overload) -> &'static str {
         ("_<_" | "_<=_" | "_>_" | "_>=_", Some(Type::String)) => "compare_string",
         ("_<_" | "_<=_" | "_>_" | "_>=_", Some(Type::Bytes)) => "compare_bytes",
         ("@in", _) if matches!(overload.params.get(1), Some(Type::List(_))) => "in_list",
-        ("matches", _) if overload.receiver => "matches_string",
+        ("matches", _) => "matches_string",
         ("contains", _) => "contains_string",
         ("startsWith", _) => "starts_with_string",
         ("endsWith", _) => "ends_with_string",

@@ -86,25 +86,93 @@ fn walk_crd(root: &Node, text: &str, out: &mut Vec<Diagnostic>, drivers: bool, e
     costs
 }
 
-/// Collects into `out` the paths of the schema nodes at or below `path` with a rule whose own fields
-/// the API server refuses before compiling anything (the checks of `rule` that are schema errors).
+/// A field of a rule that the API server refuses before it compiles anything: a schema error, so the
+/// rules of its node and of the nodes above are not compiled either.
+struct Refusal {
+    /// The rule's key the error is underlined at (`rule`, `message`, ...).
+    at: &'static str,
+    /// The rule's field the error names (`message` for a multi-line rule without one).
+    field: &'static str,
+    ty: ErrorType,
+    /// The value as the API server prints it, for an invalid value.
+    value: Option<String>,
+    detail: String,
+    code: &'static str,
+}
+
+/// The fields of `rule` (on the schema `owner`) that the API server refuses, in its order and words
+/// (`ValidateCustomResourceDefinitionOpenAPISchema`): a blank rule; a blank or multi-line message,
+/// or none for a multi-line rule; a blank message expression; an unsupported reason; a blank,
+/// multi-line or invalid field path. The message checks stop at the first; the others do not. A
+/// field path is only found invalid on a node (`owner_node`) that converts to a structural schema.
+fn refusals(rule: &ValidationRule, owner: &Schema, owner_node: &Node) -> Vec<Refusal> {
+    let mut out = Vec::new();
+    let mut refuse =
+        |at, field, ty, value, detail: &str, code| out.push(Refusal { at, field, ty, value, detail: detail.to_string(), code });
+    let message = rule.message.as_deref().unwrap_or_default();
+    let quoted_message = || Some(gofmt::quote(message));
+    if rule.rule.trim().is_empty() {
+        refuse("rule", "rule", ErrorType::Required, None, "rule is not specified", codes::CEL_RULE_REQUIRED);
+    } else if !message.is_empty() && message.trim().is_empty() {
+        refuse("message", "message", ErrorType::Invalid, quoted_message(), "must be non-empty if specified", codes::CEL_MESSAGE);
+    } else if message.trim().contains(['\n', '\r']) {
+        refuse("message", "message", ErrorType::Invalid, quoted_message(), "must not contain line breaks", codes::CEL_MESSAGE);
+    } else if rule.rule.trim().contains(['\n', '\r']) && message.trim().is_empty() {
+        let detail = "message must be specified if rule contains line breaks";
+        refuse("rule", "message", ErrorType::Required, None, detail, codes::CEL_MESSAGE);
+    }
+    // Present but empty is as good as absent, for the message expression and the field path alike.
+    if rule.message_expression.as_deref().is_some_and(|m| !m.is_empty() && m.trim().is_empty()) {
+        let detail = "messageExpression must be non-empty if specified";
+        refuse("messageExpression", "messageExpression", ErrorType::Required, None, detail, codes::CEL_MESSAGE);
+    }
+    if let Some(reason) = rule.reason.as_deref().filter(|r| !REASONS.contains(r)) {
+        let supported: Vec<String> = REASONS.iter().map(|r| gofmt::quote(r)).collect();
+        let detail = format!("supported values: {}", supported.join(", "));
+        refuse("reason", "reason", ErrorType::NotSupported, Some(gofmt::quote(reason)), &detail, codes::CEL_REASON);
+    }
+    if let Some(fp) = rule.field_path.as_deref().filter(|fp| !fp.is_empty()) {
+        let value = || Some(gofmt::quote(fp));
+        if fp.trim().is_empty() {
+            refuse("fieldPath", "fieldPath", ErrorType::Invalid, value(), "must be non-empty if specified", codes::CEL_FIELD_PATH);
+        }
+        if fp.contains(['\n', '\r']) {
+            refuse("fieldPath", "fieldPath", ErrorType::Invalid, value(), "must not contain line breaks", codes::CEL_FIELD_PATH);
+        }
+        if converts_to_structural(owner_node, 0) && crdls_crd::cel::valid_field_path(fp, owner).is_err() {
+            refuse("fieldPath", "fieldPath", ErrorType::Invalid, value(), "must be a valid path", codes::CEL_FIELD_PATH);
+        }
+    }
+    out
+}
+
+/// Whether `apiextensions`' `NewStructural` converts the schema `node`: it refuses, at the node or
+/// anywhere below, `items` as a list, `x-kubernetes-preserve-unknown-fields: false`, and the keywords
+/// `id`, `$schema`, `$ref`, `patternProperties`, `dependencies`, `additionalItems` and `definitions`.
+fn converts_to_structural(node: &Node, depth: usize) -> bool {
+    const UNSUPPORTED: &[&str] = &["id", "$schema", "$ref", "patternProperties", "dependencies", "additionalItems", "definitions"];
+    if depth > 64 {
+        return true;
+    }
+    let Some(entries) = node.as_map() else { return true };
+    entries.iter().all(|e| match (e.key.as_str(), &e.value.value) {
+        (key, _) if UNSUPPORTED.contains(&key) => false,
+        ("items", Value::Seq(_)) => false,
+        ("x-kubernetes-preserve-unknown-fields", Value::Bool(false)) => false,
+        ("items" | "additionalProperties" | "not", _) => converts_to_structural(&e.value, depth + 1),
+        ("properties", _) => e.value.as_map().is_none_or(|props| props.iter().all(|p| converts_to_structural(&p.value, depth + 1))),
+        ("allOf" | "anyOf" | "oneOf", Value::Seq(items)) => items.iter().all(|i| converts_to_structural(i, depth + 1)),
+        _ => true,
+    })
+}
+
+/// Collects into `out` the paths of the schema nodes at or below `path` with a rule that has a
+/// [`refusals`].
 fn rule_schema_errors(node: &Node, schema: &Schema, path: &str, out: &mut Vec<String>, depth: usize) {
     if depth > 64 {
         return;
     }
-    let refused = |rule: &ValidationRule| {
-        let message = rule.message.as_deref().unwrap_or_default();
-        rule.rule.trim().is_empty()
-            || (!message.is_empty() && message.trim().is_empty())
-            || message.trim().contains(['\n', '\r'])
-            || (rule.rule.trim().contains('\n') && message.trim().is_empty())
-            || rule.message_expression.as_deref().is_some_and(|m| m.trim().is_empty())
-            || rule.reason.as_deref().is_some_and(|r| !REASONS.contains(&r))
-            || rule.field_path.as_deref().is_some_and(|fp| {
-                fp.trim().is_empty() || fp.contains(['\n', '\r']) || crdls_crd::cel::valid_field_path(fp, schema).is_err()
-            })
-    };
-    if schema.validations.iter().any(refused) {
+    if schema.validations.iter().any(|rule| !refusals(rule, schema, node).is_empty()) {
         out.push(path.to_string());
     }
     if let Some(props) = node.get("properties").and_then(Node::as_map) {
@@ -239,83 +307,14 @@ impl Walker<'_> {
     ) {
         let at = |key: &str| node.get(key).map_or(node.range, |n| n.range);
         let rule_path = format!("{path}.rule");
-        let trimmed_message = rule.message.as_deref().map(str::trim);
-        if rule.rule.trim().is_empty() {
-            self.error(at("rule"), ErrorType::Required, &rule_path, None, "rule is not specified", codes::CEL_RULE_REQUIRED);
-        } else if rule.message.as_deref().is_some_and(|m| !m.is_empty() && m.trim().is_empty()) {
-            let value = gofmt::quote(rule.message.as_deref().unwrap_or_default());
-            self.error(
-                at("message"),
-                ErrorType::Invalid,
-                &format!("{path}.message"),
-                Some(value),
-                "must be non-empty if specified",
-                codes::CEL_MESSAGE,
-            );
-        } else if trimmed_message.is_some_and(|m| m.contains(['\n', '\r'])) {
-            let value = gofmt::quote(rule.message.as_deref().unwrap_or_default());
-            self.error(
-                at("message"),
-                ErrorType::Invalid,
-                &format!("{path}.message"),
-                Some(value),
-                "must not contain line breaks",
-                codes::CEL_MESSAGE,
-            );
-        } else if rule.rule.trim().contains('\n') && trimmed_message.unwrap_or_default().is_empty() {
-            self.error(
-                at("rule"),
-                ErrorType::Required,
-                &format!("{path}.message"),
-                None,
-                "message must be specified if rule contains line breaks",
-                codes::CEL_MESSAGE,
-            );
-        }
-        if rule.message_expression.as_deref().is_some_and(|m| m.trim().is_empty()) {
-            self.error(
-                at("messageExpression"),
-                ErrorType::Required,
-                &format!("{path}.messageExpression"),
-                None,
-                "messageExpression must be non-empty if specified",
-                codes::CEL_MESSAGE,
-            );
-        }
-        if let Some(reason) = rule.reason.as_deref() {
-            if !REASONS.contains(&reason) {
-                let supported: Vec<String> = REASONS.iter().map(|r| gofmt::quote(r)).collect();
-                let err = FieldError {
-                    ty: ErrorType::NotSupported,
-                    path: format!("{path}.reason"),
-                    value: Some(gofmt::quote(reason)),
-                    detail: format!("supported values: {}", supported.join(", ")),
-                };
-                self.out.push(err.diagnostic(
-                    at("reason"),
-                    Severity::Error,
-                    codes::CEL_REASON,
-                    format!("reason must be one of {}", supported.join(", ")),
-                ));
-            }
-        }
-        if let Some(fp) = rule.field_path.as_deref() {
-            let problem = if fp.trim().is_empty() {
-                Some("must be non-empty if specified")
-            } else if fp.contains(['\n', '\r']) {
-                Some("must not contain line breaks")
+        for refusal in refusals(rule, owner, owner_node) {
+            let field_path = format!("{path}.{}", refusal.field);
+            if refusal.ty == ErrorType::NotSupported {
+                let message = format!("{} must be one of {}", refusal.field, refusal.detail.trim_start_matches("supported values: "));
+                let err = FieldError { ty: refusal.ty, path: field_path, value: refusal.value, detail: refusal.detail };
+                self.out.push(err.diagnostic(at(refusal.at), Severity::Error, refusal.code, message));
             } else {
-                crdls_crd::cel::valid_field_path(fp, owner).err().map(|_| "must be a valid path")
-            };
-            if let Some(problem) = problem {
-                self.error(
-                    at("fieldPath"),
-                    ErrorType::Invalid,
-                    &format!("{path}.fieldPath"),
-                    Some(gofmt::quote(fp)),
-                    problem,
-                    codes::CEL_FIELD_PATH,
-                );
+                self.error(at(refusal.at), refusal.ty, &field_path, refusal.value, &refusal.detail, refusal.code);
             }
         }
         let node_path = path.rsplit_once(".x-kubernetes-validations").map_or(path, |(p, _)| p);

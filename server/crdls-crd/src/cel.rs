@@ -124,7 +124,7 @@ pub fn compile_rule(rule: &ValidationRule, owner: &Schema, resource_root: bool) 
 /// API server's compatibility version).
 pub fn compile_rule_in(rule: &ValidationRule, owner: &Schema, resource_root: bool, env: crdls_cel::Options) -> CompiledRule {
     let self_type = cel_type(owner, resource_root, ROOT_TYPE_NAME);
-    let sizes = SchemaSizes { root: owner, resource_root };
+    let sizes = SchemaSizes { root: owner, resource_root, kubernetes: env.kubernetes.map(|compatibility| compatibility + 1) };
     let compiled_rule = compile_expression(&rule.rule, self_type.as_ref(), &sizes, rule.optional_old_self == Some(true), Expect::Bool, env);
     let uses_old_self = match &compiled_rule {
         Ok(Some(p)) => refers_to(&p.parsed.expr, "oldSelf"),
@@ -172,7 +172,9 @@ fn compile_expression(
     match (expect, &checked.result) {
         (Expect::Bool, Type::Bool) | (Expect::String, Type::String) => {
             let depth = crdls_cel::parse::depth(&parsed.expr);
-            let cost = crdls_cel::cost::estimate_cost(&parsed, &checked, sizes, 0);
+            // The environment is the compatibility version's, one minor below the API server's own.
+            let server = env.kubernetes.map(|compatibility| compatibility + 1);
+            let cost = crdls_cel::cost::estimate_cost_for(&parsed, &checked, sizes, 0, server);
             Ok(Some(Program { parsed, depth, cost, types: checked.types }))
         }
         (Expect::Bool, _) => Err(CompileError { errors: Vec::new(), detail: "cel expression must evaluate to a bool".into() }),
@@ -350,6 +352,10 @@ pub struct SchemaSizes<'s> {
     pub root: &'s Schema,
     /// Whether that node is a resource root (implicit `apiVersion`, `kind`, `metadata`).
     pub resource_root: bool,
+    /// The Kubernetes minor version of the API server (`None`: the newest). Since 1.37 it sizes a
+    /// resource root's `metadata.name` as a string of at most 253 characters (`generateName`, 252),
+    /// or the schema's own `maxLength` there when smaller; before, as unbounded.
+    pub kubernetes: Option<u32>,
 }
 
 impl<'s> SchemaSizes<'s> {
@@ -387,7 +393,15 @@ impl<'s> SchemaSizes<'s> {
                         Node::Schema(&p.schema, p.schema.embedded_resource)
                     }
                 }
-                (Node::Metadata, "name" | "generateName") => Node::Fixed(unbounded),
+                (Node::Metadata, name @ ("name" | "generateName")) => match self.kubernetes {
+                    Some(minor) if minor < NAME_LENGTH_CAPPED_SINCE => Node::Fixed(unbounded),
+                    _ => {
+                        let cap = if name == "name" { 253 } else { 252 };
+                        let declared =
+                            self.root.property("metadata").and_then(|m| m.schema.property(name)).and_then(|p| p.schema.rare().max_length);
+                        Node::Fixed(declared.map_or(cap, |m| m.min(cap)).saturating_mul(4))
+                    }
+                },
                 _ => return None,
             };
         }
@@ -405,6 +419,9 @@ impl crdls_cel::cost::SizeEstimator for SchemaSizes<'_> {
         Some(crdls_cel::cost::Estimate { min: 0, max })
     }
 }
+
+/// The Kubernetes minor version whose CEL types bound `metadata.name` and `metadata.generateName`.
+pub const NAME_LENGTH_CAPPED_SINCE: u32 = 37;
 
 /// What kind of bound a schema node lacks, when its size is estimated from the request size limit.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -479,7 +496,8 @@ pub fn size_drivers(expression: &str, owner: &Schema, resource_root: bool, optio
     if !checked.errors.is_empty() {
         return Vec::new();
     }
-    let sizes = RecordingSizes { sizes: SchemaSizes { root: owner, resource_root }, seen: std::sync::Mutex::new(Vec::new()) };
+    let sizes =
+        RecordingSizes { sizes: SchemaSizes { root: owner, resource_root, kubernetes: None }, seen: std::sync::Mutex::new(Vec::new()) };
     crdls_cel::cost::estimate_cost(&parsed, &checked, &sizes, 0);
     sizes.seen.into_inner().unwrap_or_else(|e| e.into_inner())
 }
@@ -490,4 +508,31 @@ enum Node<'s> {
     Schema(&'s Schema, bool),
     Metadata,
     Fixed(u64),
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The estimated cost of `rule` on a resource root whose metadata schema is `metadata` (YAML),
+    /// for the API server of `kubernetes` (its rules compile in the environment one minor below).
+    fn cost(rule: &str, metadata: &str, kubernetes: u32) -> u64 {
+        let text = format!("type: object\nproperties:\n  metadata: {metadata}\n");
+        let stream = crdls_yaml::parse(&text);
+        let schema = Schema::from_node(stream.documents[0].root.as_ref().expect("a schema"));
+        let rule = ValidationRule { rule: rule.into(), ..ValidationRule::default() };
+        let compiled = compile_rule_in(&rule, &schema, true, crdls_cel::Options::kubernetes(kubernetes - 1));
+        compiled.rule.expect("compiles").expect("a program").cost.max
+    }
+
+    #[test]
+    fn metadata_name_is_sized_since_1_37() {
+        let rule = "size(self.metadata.name + 'x') < 300";
+        let unbounded = cost(rule, "{type: object}", 36);
+        let capped = cost(rule, "{type: object}", 37);
+        assert!(capped < unbounded / 1000, "{capped} against {unbounded}");
+        // A smaller maxLength of the schema's own wins.
+        let smaller = cost(rule, "{type: object, properties: {name: {type: string, maxLength: 10}}}", 37);
+        assert!(smaller < capped, "{smaller} against {capped}");
+    }
 }

@@ -24,7 +24,8 @@ pub use crdls_crd::cel::Unbounded;
 pub use builtin::is_builtin_group;
 pub use field_error::{ErrorType, FieldError};
 pub use object::{
-    check_object, kubernetes_release, CheckOptions, DocumentKind, Reading, Subresource, NEWEST_KUBERNETES_MINOR, OLDEST_KUBERNETES_MINOR,
+    check_object, kubernetes_release, release_minor, CheckOptions, DocumentKind, Reading, Subresource, NEWEST_KUBERNETES_MINOR,
+    OLDEST_KUBERNETES_MINOR,
 };
 pub use old::OldObjects;
 pub use prune::{defaulted_value, prune_and_default, PrunedField, OBJECT_META_FIELDS};

@@ -22,7 +22,15 @@ pub enum NameRules {
 
 /// Checks the `metadata` of `object` (the root, or an embedded resource at `object_path`). `anchor`
 /// locates a missing name when there is no `metadata` key to point at.
-pub fn validate_metadata(object: &Node, object_path: &FieldPath<'_>, rules: NameRules, anchor: TextRange, out: &mut Vec<Diagnostic>) {
+/// `minor` is the Kubernetes minor version asked (owner references are worded anew in 1.37).
+pub fn validate_metadata(
+    object: &Node,
+    object_path: &FieldPath<'_>,
+    rules: NameRules,
+    minor: u32,
+    anchor: TextRange,
+    out: &mut Vec<Diagnostic>,
+) {
     let path = &object_path.field("metadata");
     let metadata = object.get("metadata");
     let name = metadata.and_then(|m| m.get("name"));
@@ -115,7 +123,7 @@ pub fn validate_metadata(object: &Node, object_path: &FieldPath<'_>, rules: Name
     }
     if rules != NameRules::Embedded {
         if let Some(Value::Seq(references)) = metadata.get("ownerReferences").map(|r| &r.value) {
-            owner_references(references, &path.field("ownerReferences"), out);
+            owner_references(references, &path.field("ownerReferences"), minor, out);
         }
     }
     if let Some(finalizers) = metadata.get("finalizers") {
@@ -154,10 +162,13 @@ pub fn validate_metadata(object: &Node, object_path: &FieldPath<'_>, rules: Name
 }
 
 /// apimachinery's owner-reference rules: a version in `apiVersion`, a kind, a name and a uid, and no
-/// Event as an owner. Its paths have no index (`metadata.ownerReferences.uid`), as the API server's.
-/// Values of other types are the decoder's to report.
-fn owner_references(references: &[Node], path: &FieldPath<'_>, out: &mut Vec<Diagnostic>) {
-    for reference in references {
+/// Event as an owner. Before 1.37 its paths have no index (`metadata.ownerReferences.uid`) and an
+/// empty field is an invalid value; since 1.37 the paths have the reference's index, an empty field
+/// is a required value, and an `apiVersion` that does not parse or has no version `must be
+/// <group>/<version> or <version>`. Values of other types are the decoder's to report.
+fn owner_references(references: &[Node], path: &FieldPath<'_>, minor: u32, out: &mut Vec<Diagnostic>) {
+    let indexed = minor >= 37;
+    for (i, reference) in references.iter().enumerate() {
         let text = |key: &str| match reference.get(key).map(|n| &n.value) {
             Some(Value::Str(s)) => Some(s.as_str()),
             None | Some(Value::Null) => Some(""),
@@ -166,25 +177,32 @@ fn owner_references(references: &[Node], path: &FieldPath<'_>, out: &mut Vec<Dia
         let (Some(api_version), Some(kind), Some(name), Some(uid)) = (text("apiVersion"), text("kind"), text("name"), text("uid")) else {
             continue;
         };
-        // schema.FromAPIVersionAndKind: a version that does not parse leaves the version empty.
-        let version = match api_version.split('/').collect::<Vec<_>>().as_slice() {
-            [version] => *version,
-            [_, version] if !version.is_empty() => *version,
-            _ => "",
+        let here = if indexed { path.index(i) } else { *path };
+        // schema.ParseGroupVersion: a version with two slashes does not parse (no group, no version).
+        let (group, version) = match api_version.split('/').collect::<Vec<_>>().as_slice() {
+            [version] => ("", *version),
+            [group, version] => (*group, *version),
+            _ => ("", ""),
         };
-        let group = api_version.split_once('/').map_or("", |(g, _)| g);
-        let mut problems: Vec<(&str, &str, String)> = Vec::new();
-        if version.is_empty() {
-            problems.push(("apiVersion", api_version, "version must not be empty".into()));
+        let mut problems: Vec<(&str, Option<&str>, &str)> = Vec::new();
+        if indexed && api_version.is_empty() {
+            problems.push(("apiVersion", None, "must not be empty"));
+        } else if version.is_empty() {
+            let detail = if indexed { "must be <group>/<version> or <version>" } else { "version must not be empty" };
+            problems.push(("apiVersion", Some(api_version), detail));
         }
         for (key, value) in [("kind", kind), ("name", name), ("uid", uid)] {
             if value.is_empty() {
-                problems.push((key, value, "must not be empty".into()));
+                problems.push((key, (!indexed).then_some(value), "must not be empty"));
             }
         }
         for (key, value, detail) in problems {
             let at = reference.entry(key).map_or(reference.range, |e| e.value.range);
-            let err = FieldError { ty: ErrorType::Invalid, path: path.field(key).to_string(), value: Some(gofmt::quote(value)), detail };
+            let (ty, value) = match value {
+                Some(value) => (ErrorType::Invalid, Some(gofmt::quote(value))),
+                None => (ErrorType::Required, None),
+            };
+            let err = FieldError { ty, path: here.field(key).to_string(), value, detail: detail.to_string() };
             out.push(err.diagnostic(
                 at,
                 Severity::Error,
@@ -197,8 +215,8 @@ fn owner_references(references: &[Node], path: &FieldPath<'_>, out: &mut Vec<Dia
             // The API server prints the whole reference struct as the value; crdls gives the path and detail.
             out.push(
                 Diagnostic::new(reference.range, Severity::Error, codes::METADATA_OWNER_REFERENCE, "an Event cannot own objects")
-                    .with_path(path.to_string())
-                    .with_cause(format!("{path}: Invalid value: {}", detail)),
+                    .with_path(here.to_string())
+                    .with_cause(format!("{here}: Invalid value: {}", detail)),
             );
         }
     }
@@ -302,5 +320,40 @@ fn annotation_rules(annotations: &Node, path: &FieldPath<'_>, out: &mut Vec<Diag
             codes::METADATA_ANNOTATIONS_SIZE,
             format!("annotations total {total} bytes, over the limit of {} bytes", names::TOTAL_ANNOTATION_SIZE_LIMIT),
         ));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The causes of the metadata checks of `object` (YAML) at the release `minor`.
+    fn causes(object: &str, minor: u32) -> Vec<String> {
+        let stream = crdls_yaml::parse(object);
+        let root = stream.documents[0].root.as_ref().expect("an object");
+        let mut out = Vec::new();
+        validate_metadata(root, &FieldPath::root(), NameRules::Object, minor, root.range, &mut out);
+        out.into_iter().filter_map(|d| d.cause).collect()
+    }
+
+    #[test]
+    fn owner_references_are_indexed_and_required_since_1_37() {
+        let object = "metadata:\n  name: a\n  ownerReferences:\n  - {apiVersion: v1, kind: ConfigMap, name: c, uid: u}\n  - {apiVersion: 'a/b/c', kind: K, name: owner}\n";
+        assert_eq!(
+            causes(object, 36),
+            [
+                "metadata.ownerReferences.apiVersion: Invalid value: \"a/b/c\": version must not be empty",
+                "metadata.ownerReferences.uid: Invalid value: \"\": must not be empty"
+            ]
+        );
+        assert_eq!(
+            causes(object, 37),
+            [
+                "metadata.ownerReferences[1].apiVersion: Invalid value: \"a/b/c\": must be <group>/<version> or <version>",
+                "metadata.ownerReferences[1].uid: Required value: must not be empty"
+            ]
+        );
+        let empty = "metadata:\n  name: a\n  ownerReferences:\n  - {kind: K, name: owner, uid: u}\n";
+        assert_eq!(causes(empty, 37), ["metadata.ownerReferences[0].apiVersion: Required value: must not be empty"]);
     }
 }

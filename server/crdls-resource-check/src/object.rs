@@ -14,7 +14,7 @@ use crate::native;
 use crate::old::{node_at, unchanged_at, OldObjects};
 use crate::prune::{prune_and_default, PrunedField};
 use crate::suggest::{did_you_mean, misspelled_kind};
-use crate::validate::validate;
+use crate::validate::{validate, Numbers};
 use crdls_diagnostics::codes;
 
 /// Settings of a check.
@@ -138,7 +138,7 @@ pub fn check_object(root: &Node, index: &CrdIndex, options: &CheckOptions, readi
                 let rules = ObjectRules { status, run_cel: reading.whole };
                 match version.schema() {
                     Some(schema) => validate_object(root, old, schema, kind_node.range, rules, options, out),
-                    None => validate_metadata(root, &FieldPath::root(), NameRules::Object, kind_node.range, out),
+                    None => validate_metadata(root, &FieldPath::root(), NameRules::Object, release_minor(options), kind_node.range, out),
                 }
             }
             if version.schema().is_none() {
@@ -286,7 +286,7 @@ fn check_builtin(
         }
         builtin::Resolved::KindOnly => {
             if reading.complete {
-                validate_metadata(root, &FieldPath::root(), builtin::name_rules(group), kind_node.range, out);
+                validate_metadata(root, &FieldPath::root(), builtin::name_rules(group), release_minor(options), kind_node.range, out);
             }
             DocumentKind::BuiltIn { validated: false }
         }
@@ -315,6 +315,11 @@ fn check_builtin(
 /// The Kubernetes release a check targets.
 fn target_release(options: &CheckOptions) -> crdls_builtins::KubeVersion {
     kubernetes_release(options.kubernetes)
+}
+
+/// The Kubernetes minor version the options ask for (the newest crdls knows when they name none).
+pub fn release_minor(options: &CheckOptions) -> u32 {
+    options.kubernetes.unwrap_or(NEWEST_KUBERNETES_MINOR)
 }
 
 /// The Kubernetes release of a minor version as the settings give it (`Some(31)` for 1.31, `None` for
@@ -357,14 +362,15 @@ fn validate_builtin(
     };
     let root_path = FieldPath::root();
     let mut metadata_found = Vec::new();
-    validate_metadata(&object, &root_path, builtin::name_rules(group), anchor, &mut metadata_found);
+    validate_metadata(&object, &root_path, builtin::name_rules(group), release_minor(options), anchor, &mut metadata_found);
     let mut checked = keep(object);
     if reading.whole {
         checked = with_empty_spec(checked, schema, (group, kind), anchor);
     }
     let old_checked = old_object.map(keep);
     let mut found = Vec::new();
-    validate(&checked, schema, &root_path, anchor, &mut found);
+    // Native Go types decode numbers: no numeric format of the schema is checked as kube-openapi does.
+    validate(&checked, schema, &root_path, anchor, Numbers::Plain, &mut found);
     validate_lists(&checked, schema, &root_path, &mut found);
     found.retain(|d| !(d.code == codes::SCHEMA_LIST_MAP_DUPLICATE && d.path.as_deref().is_some_and(only_warned_duplicate)));
     let version = split_api_version(root.get_str("apiVersion").unwrap_or_default()).1;
@@ -568,7 +574,7 @@ fn validate_object(
     unknown_fields(&pruned, options, out);
     let root_path = FieldPath::root();
     let mut found = Vec::new();
-    validate(&object, schema, &root_path, anchor, &mut found);
+    validate(&object, schema, &root_path, anchor, Numbers::of_release(release_minor(options)), &mut found);
     // The registry fills metadata (uid, creationTimestamp) before validation, so a schema's
     // `required: [metadata]` always holds by then.
     found.retain(|d| !(d.code == codes::SCHEMA_REQUIRED && d.path.as_deref() == Some("metadata")));
@@ -577,7 +583,7 @@ fn validate_object(
         // Ratcheting: a schema error on a value the update does not change is let through.
         found.retain(|d| !d.path.as_deref().is_some_and(|p| unchanged_at(&object, old, p)));
     }
-    validate_metadata(&object, &root_path, NameRules::Object, anchor, &mut found);
+    validate_metadata(&object, &root_path, NameRules::Object, release_minor(options), anchor, &mut found);
     validate_embedded(&object, schema, &root_path, &mut found);
     let blocking: Vec<TextRange> = found.iter().filter(|d| BLOCKING.contains(&d.code)).map(|d| d.range).collect();
     out.append(&mut found);
@@ -666,7 +672,7 @@ fn validate_status_update(
     if let (Some(status), Some(status_schema)) = (object.get("status"), schema.property("status")) {
         // The status validator's root is status itself: its messages name fields from there
         // (`observedGeneration in body ...`), its errors' paths from the object's root.
-        validate(status, &status_schema.schema, &root_path, anchor, &mut found);
+        validate(status, &status_schema.schema, &root_path, anchor, Numbers::of_release(release_minor(options)), &mut found);
         for d in &mut found {
             // An error at the status validator's root has no path of its own (`<nil>`).
             let path = d.path.take().unwrap_or_default();
@@ -695,7 +701,7 @@ fn validate_status_update(
             found.append(&mut lists);
         }
     }
-    validate_metadata(&object, &root_path, NameRules::Object, anchor, &mut found);
+    validate_metadata(&object, &root_path, NameRules::Object, release_minor(options), anchor, &mut found);
     let blocking: Vec<TextRange> = found.iter().filter(|d| BLOCKING.contains(&d.code)).map(|d| d.range).collect();
     out.append(&mut found);
     if schema.has_rules && run_cel {
@@ -739,7 +745,7 @@ fn validate_embedded(node: &Node, schema: &Schema, path: &FieldPath<'_>, out: &m
                     }
                 }
                 if node.get("metadata").is_some() {
-                    validate_metadata(node, path, NameRules::Embedded, node.range, out);
+                    validate_metadata(node, path, NameRules::Embedded, NEWEST_KUBERNETES_MINOR, node.range, out);
                 }
             }
             for entry in entries {

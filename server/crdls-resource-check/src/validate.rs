@@ -13,12 +13,65 @@ use crate::{formats, gofmt};
 use crdls_diagnostics::codes;
 
 /// Validates `node` against `schema`, appending one diagnostic per API-server error.
-pub fn validate(node: &Node, schema: &Schema, path: &FieldPath<'_>, anchor: TextRange, out: &mut Vec<Diagnostic>) {
-    Validator { out }.node(node, schema, path, anchor);
+pub fn validate(node: &Node, schema: &Schema, path: &FieldPath<'_>, anchor: TextRange, numbers: Numbers, out: &mut Vec<Diagnostic>) {
+    Validator { out, numbers }.node(node, schema, path, anchor);
+}
+
+/// How numbers are validated, which depends on the release.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Numbers {
+    /// Type and bounds only: the API server before 1.36 drops every numeric `format`.
+    Plain,
+    /// Since Kubernetes 1.36 the API server keeps `int32` and `int64` on integers and `float` and
+    /// `double` on numbers, and kube-openapi then checks the value (and each bound) can be converted
+    /// to that type without loss (`IsValueValidAgainstRange`: `Checked value must be of type integer
+    /// with format int32 in spec.x`, or `(default format)` for an integer without one), and words a
+    /// type mismatch of a non-string, non-array value with the format (`must be of type int32:
+    /// "float64"`, Go's type of the value).
+    WithFormats,
+}
+
+impl Numbers {
+    /// The rules of the Kubernetes minor version `minor`.
+    pub fn of_release(minor: u32) -> Numbers {
+        if minor >= 36 {
+            Numbers::WithFormats
+        } else {
+            Numbers::Plain
+        }
+    }
 }
 
 struct Validator<'a> {
     out: &'a mut Vec<Diagnostic>,
+    numbers: Numbers,
+}
+
+/// The format the API server keeps on a numeric schema (since 1.36), and the schema's type.
+fn numeric_format(schema: &Schema) -> (Option<&'static str>, Option<&'static str>) {
+    match (schema.ty.as_deref(), schema.format.as_deref()) {
+        (Some("integer"), Some("int32")) => (Some("integer"), Some("int32")),
+        (Some("integer"), Some("int64")) => (Some("integer"), Some("int64")),
+        (Some("integer"), _) => (Some("integer"), None),
+        (Some("number"), Some("float")) => (Some("number"), Some("float")),
+        (Some("number"), Some("double")) => (Some("number"), Some("double")),
+        (Some("number"), _) => (Some("number"), None),
+        _ => (None, None),
+    }
+}
+
+/// Whether kube-openapi's `IsValueValidAgainstRange` refuses `value` (an int64 when `integral`, else
+/// a float64, as bounds always are) for a type and format: an integer must parse as a 64-bit (with
+/// `int32`, 32-bit) integer once printed as Go prints it (`1.5` does not; `3.0` prints `3` and
+/// does); a number with `float` must fit a float32.
+fn out_of_range(value: f64, integral: bool, ty: &str, format: Option<&str>) -> bool {
+    match (ty, format) {
+        ("integer", Some("int32")) => value.fract() != 0.0 || !(f64::from(i32::MIN)..=f64::from(i32::MAX)).contains(&value),
+        // Every i64 prints as itself; a float64 must be integral and within the i64 range.
+        ("integer", _) => !integral && (value.fract() != 0.0 || !(-9.223_372_036_854_776e18..9.223_372_036_854_776e18).contains(&value)),
+        ("number", Some("float")) => value.is_finite() && value.abs() > f64::from(f32::MAX),
+        _ => false,
+    }
 }
 
 /// The range to underline for a node: the node itself, or the key it hangs from when it has no text of its own.
@@ -77,6 +130,27 @@ impl Validator<'_> {
         if ok {
             return;
         }
+        // Since 1.36 a kept numeric format words the mismatch of a value that is neither a string nor
+        // an array with the format and Go's type of the value (int64, float64, or none).
+        let kept = match (self.numbers, numeric_format(schema)) {
+            (Numbers::WithFormats, (_, Some(format))) if !schema.int_or_string => Some(format),
+            _ => None,
+        };
+        if let (Some(format), false) = (kept, matches!(node.value, Value::Str(_) | Value::Seq(_))) {
+            let go_type = match node.value {
+                Value::Int(_) => "int64",
+                Value::Float(_) => "float64",
+                _ => "",
+            };
+            let err = FieldError {
+                ty: ErrorType::TypeInvalid,
+                path: path.to_string(),
+                value: Some(gofmt::quote(go_type)),
+                detail: format!("{path} in body must be of type {format}: {}", gofmt::quote(go_type)),
+            };
+            self.push(err, at(node, anchor), codes::SCHEMA_TYPE, format!("expected {format}, found {actual}"));
+            return;
+        }
         let err = FieldError {
             ty: ErrorType::TypeInvalid,
             path: path.to_string(),
@@ -84,6 +158,26 @@ impl Validator<'_> {
             detail: format!("{path} in body must be of type {expected}: {}", gofmt::quote(actual)),
         };
         self.push(err, at(node, anchor), codes::SCHEMA_TYPE, format!("expected {}, found {actual}", expected.replace(',', " or ")));
+    }
+
+    /// kube-openapi's range error for a value (`Checked`) or a bound that does not fit the type and
+    /// format. It is not a field error: the API server prints it with no path (`<nil>`) and an empty value.
+    #[allow(clippy::too_many_arguments)]
+    fn range_error(&mut self, node: &Node, anchor: TextRange, path: &FieldPath<'_>, prefix: &str, ty: &str, format: Option<&str>) {
+        let of_type = match format {
+            Some(format) => format!("{ty} with format {format}"),
+            None => format!("{ty} (default format)"),
+        };
+        let err = FieldError {
+            ty: ErrorType::Invalid,
+            path: String::new(),
+            value: Some(gofmt::quote("")),
+            detail: format!("{prefix} value must be of type {of_type} in {path}"),
+        };
+        let subject = if prefix == "Checked" { "the value".to_string() } else { format!("the schema's {}", prefix.to_lowercase()) };
+        let message = format!("{subject} is not a valid {of_type}");
+        let code = if format.is_some() { codes::SCHEMA_FORMAT } else { codes::SCHEMA_TYPE };
+        self.out.push(err.diagnostic(at(node, anchor), Severity::Error, code, message).with_path(path.to_string()));
     }
 
     fn string(&mut self, node: &Node, s: &str, schema: &Schema, path: &FieldPath<'_>, anchor: TextRange) {
@@ -144,8 +238,26 @@ impl Validator<'_> {
             Value::Float(f) => (f, false),
             _ => return,
         };
-        let bound = |b: f64| if integral { (b.trunc(), (b.trunc() as i64).to_string()) } else { (b, gofmt::float(b)) };
-        if let Some((factor, shown)) = schema.rare().multiple_of.map(bound) {
+        if let (Numbers::WithFormats, (Some(ty), format)) = (self.numbers, numeric_format(schema)) {
+            if out_of_range(v, integral, ty, format) {
+                self.range_error(node, anchor, path, "Checked", ty, format);
+            }
+        }
+        // A bound that does not fit the type is reported, and then compared as a plain number.
+        let mut fits = |bound: f64, prefix: &str| -> bool {
+            let (Numbers::WithFormats, (Some(ty), format)) = (self.numbers, numeric_format(schema)) else { return true };
+            if !out_of_range(bound, false, ty, format) {
+                return true;
+            }
+            self.range_error(node, anchor, path, prefix, ty, format);
+            false
+        };
+        let exact = |b: f64| (b, gofmt::float(b));
+        let truncated = |b: f64| if integral { (b.trunc(), (b.trunc() as i64).to_string()) } else { (b, gofmt::float(b)) };
+        let multiple_of = schema.rare().multiple_of.map(|b| if fits(b, "MultipleOf") { truncated(b) } else { exact(b) });
+        let minimum = schema.rare().minimum.map(|b| if fits(b, "Minimum boundary") { truncated(b) } else { exact(b) });
+        let maximum = schema.rare().maximum.map(|b| if fits(b, "Maximum boundary") { truncated(b) } else { exact(b) });
+        if let Some((factor, shown)) = multiple_of {
             if factor != 0.0 && !is_multiple(v, factor) {
                 self.invalid(
                     node,
@@ -157,7 +269,7 @@ impl Validator<'_> {
                 );
             }
         }
-        if let Some((min, shown)) = schema.rare().minimum.map(bound) {
+        if let Some((min, shown)) = minimum {
             let (bad, words) =
                 if schema.rare().exclusive_minimum { (v <= min, "greater than") } else { (v < min, "greater than or equal to") };
             if bad {
@@ -171,7 +283,7 @@ impl Validator<'_> {
                 );
             }
         }
-        if let Some((max, shown)) = schema.rare().maximum.map(bound) {
+        if let Some((max, shown)) = maximum {
             let (bad, words) = if schema.rare().exclusive_maximum { (v >= max, "less than") } else { (v > max, "less than or equal to") };
             if bad {
                 self.invalid(
@@ -298,9 +410,10 @@ impl Validator<'_> {
     /// `allOf`, `anyOf`, `oneOf` and `not`: each alternative is validated on the side, and the
     /// API server's summary error (at the root path) comes with the most relevant alternative's errors.
     fn combinators(&mut self, node: &Node, schema: &Schema, path: &FieldPath<'_>, anchor: TextRange) {
+        let numbers = self.numbers;
         let run = |s: &Schema| {
             let mut errs = Vec::new();
-            Validator { out: &mut errs }.node(node, s, path, anchor);
+            Validator { out: &mut errs, numbers }.node(node, s, path, anchor);
             errs
         };
         let summary = |detail: String| FieldError { ty: ErrorType::Invalid, path: String::new(), value: Some("\"\"".into()), detail };
@@ -378,5 +491,79 @@ fn plural(n: u64, word: &str) -> String {
         (1, _) => word.to_string(),
         (_, "property") => "properties".to_string(),
         _ => format!("{word}s"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The causes of validating `value` against `schema` (both YAML) with `numbers`.
+    fn causes(schema: &str, value: &str, numbers: Numbers) -> Vec<String> {
+        let schema_stream = crdls_yaml::parse(schema);
+        let schema = Schema::from_node(schema_stream.documents[0].root.as_ref().expect("a schema"));
+        let stream = crdls_yaml::parse(&format!("x: {value}\n"));
+        let object = stream.documents[0].root.as_ref().expect("an object");
+        let root = FieldPath::root();
+        let mut out = Vec::new();
+        validate(object.get("x").expect("x"), &schema, &root.field("x"), object.range, numbers, &mut out);
+        out.into_iter().filter_map(|d| d.cause).collect()
+    }
+
+    #[test]
+    fn numeric_formats_are_checked_since_1_36() {
+        let int32 = "{type: integer, format: int32}";
+        // Before 1.36 the format is dropped: any integer goes, and a float is only of the wrong type.
+        assert_eq!(causes(int32, "3000000000", Numbers::of_release(35)), Vec::<String>::new());
+        assert_eq!(
+            causes(int32, "1.5", Numbers::of_release(35)),
+            ["x: Invalid value: \"number\": x in body must be of type integer: \"number\""]
+        );
+        // Since, the value must fit, and a mismatch is worded with the format and Go's type.
+        assert_eq!(
+            causes(int32, "3000000000", Numbers::of_release(36)),
+            ["<nil>: Invalid value: \"\": Checked value must be of type integer with format int32 in x"]
+        );
+        assert_eq!(
+            causes(int32, "1.5", Numbers::of_release(37)),
+            [
+                "x: Invalid value: \"float64\": x in body must be of type int32: \"float64\"",
+                "<nil>: Invalid value: \"\": Checked value must be of type integer with format int32 in x"
+            ]
+        );
+        assert_eq!(causes(int32, "true", Numbers::of_release(37)), ["x: Invalid value: \"\": x in body must be of type int32: \"\""]);
+        // Strings and arrays keep the plain wording.
+        assert_eq!(
+            causes(int32, "'1'", Numbers::of_release(37)),
+            ["x: Invalid value: \"string\": x in body must be of type integer: \"string\""]
+        );
+        // An integer without a format must still be integral; a float32 must fit.
+        assert_eq!(
+            causes("{type: integer}", "1.5", Numbers::of_release(37)),
+            [
+                "x: Invalid value: \"number\": x in body must be of type integer: \"number\"",
+                "<nil>: Invalid value: \"\": Checked value must be of type integer (default format) in x"
+            ]
+        );
+        // 3.0 reaches the API server as 3 (Go prints the float64 without a fraction).
+        assert_eq!(causes("{type: integer}", "3.0", Numbers::of_release(37)), Vec::<String>::new());
+        assert_eq!(
+            causes("{type: number, format: float}", "1e300", Numbers::of_release(37)),
+            ["<nil>: Invalid value: \"\": Checked value must be of type number with format float in x"]
+        );
+        assert_eq!(causes("{type: number, format: double}", "1e300", Numbers::of_release(37)), Vec::<String>::new());
+        // A bound that does not fit is reported with every value, and compared as a plain number.
+        assert_eq!(
+            causes("{type: integer, maximum: 2.5}", "3", Numbers::of_release(37)),
+            [
+                "<nil>: Invalid value: \"\": Maximum boundary value must be of type integer (default format) in x",
+                "x: Invalid value: 3: x in body should be less than or equal to 2.5"
+            ]
+        );
+        // Before 1.36 integer data meets the bound truncated.
+        assert_eq!(
+            causes("{type: integer, maximum: 2.5}", "3", Numbers::of_release(35)),
+            ["x: Invalid value: 3: x in body should be less than or equal to 2"]
+        );
     }
 }

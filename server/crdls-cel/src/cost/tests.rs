@@ -202,3 +202,22 @@ impl LessOne for (u64, u64) {
         (self.0 - n, self.1 - n)
     }
 }
+
+/// cel-go 0.29 (Kubernetes 1.37) costs the global `matches(s, re)` as it costs `s.matches(re)`;
+/// before, the global form cost 1, as any function the estimator does not know.
+#[test]
+fn the_global_matches_is_costed_since_1_37() {
+    let expr = "matches(s, '^[a-z]+$')";
+    let parsed = parse(expr).unwrap();
+    let checked = check_with(&parsed, &[("s", Type::String)], Options::KUBERNETES);
+    assert!(checked.errors.is_empty(), "{:?}", checked.errors);
+    let hints = Hints([("s".to_string(), 100)].into_iter().collect());
+    let member = {
+        let parsed = parse("s.matches('^[a-z]+$')").unwrap();
+        let checked = check_with(&parsed, &[("s", Type::String)], Options::KUBERNETES);
+        estimate_cost_for(&parsed, &checked, &hints, 0, Some(36)).max
+    };
+    assert_eq!(estimate_cost_for(&parsed, &checked, &hints, 0, Some(37)).max, member);
+    assert_eq!(estimate_cost_for(&parsed, &checked, &hints, 0, None).max, member);
+    assert_eq!(estimate_cost_for(&parsed, &checked, &hints, 0, Some(36)).max, 2, "the call and its string argument");
+}

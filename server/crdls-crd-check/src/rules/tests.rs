@@ -63,3 +63,52 @@ fn optional_old_self_on_a_rule_that_does_not_compile_is_refused() {
         "cel/optional-old-self: spec.validation.openAPIV3Schema.properties[size].x-kubernetes-validations[0].optionalOldSelf: Invalid value: true: may not be set if oldSelf is not used in rule"
     );
 }
+
+/// An empty `messageExpression` or `fieldPath` is as good as none: the API server refuses only one
+/// that is present and blank. A field path's checks do not stop at the first: a blank one is also
+/// not a valid path.
+#[test]
+fn empty_message_expressions_and_field_paths_are_absent_and_blank_ones_are_refused() {
+    let schema = |extra: &str| {
+        format!(
+            "        type: object
+        properties:
+          size:
+            type: integer
+            x-kubernetes-validations:
+            - rule: self >= 0
+{extra}"
+        )
+    };
+    assert_eq!(findings(&schema("              messageExpression: ''\n              fieldPath: ''\n")), Vec::<String>::new());
+    let path = "spec.validation.openAPIV3Schema.properties[size].x-kubernetes-validations[0]";
+    assert_eq!(
+        findings(&schema("              messageExpression: ' '\n              fieldPath: ' '\n")),
+        [
+            format!("cel/message: {path}.messageExpression: Required value: messageExpression must be non-empty if specified"),
+            format!("cel/field-path: {path}.fieldPath: Invalid value: \" \": must be non-empty if specified"),
+            format!("cel/field-path: {path}.fieldPath: Invalid value: \" \": must be a valid path"),
+        ]
+    );
+}
+
+/// The API server checks a field path only on a node that converts to a structural schema (its
+/// `pathValid` accepts any path elsewhere): here `x-kubernetes-preserve-unknown-fields: false`.
+#[test]
+fn a_field_path_is_not_checked_on_a_node_that_is_not_structural() {
+    let schema = |extra: &str| {
+        format!(
+            "        type: object
+        properties:
+          when:
+            type: object
+{extra}            x-kubernetes-validations:
+            - rule: self == self
+              fieldPath: .nope
+"
+        )
+    };
+    assert_eq!(findings(&schema("")).len(), 1, "{:?}", findings(&schema("")));
+    let unstructural = findings(&schema("            x-kubernetes-preserve-unknown-fields: false\n"));
+    assert!(unstructural.iter().all(|f| !f.starts_with("cel/field-path")), "{unstructural:?}");
+}

@@ -60,7 +60,15 @@ fn check_default(s: &Node, default: &Node, d: &str, embedded: bool, inside_meta:
     }
     let schema = Schema::from_node(s);
     let mut found = Vec::new();
-    validate::validate(default, &schema, &FieldPath::root(), default.range, &mut found);
+    // As the newest release validates them (since 1.36 numeric formats are checked too).
+    validate::validate(
+        default,
+        &schema,
+        &FieldPath::root(),
+        default.range,
+        validate::Numbers::of_release(crdls_resource_check::NEWEST_KUBERNETES_MINOR),
+        &mut found,
+    );
     if found.is_empty() && schema.has_rules {
         cel::validate_rules(default, None, &schema, default.range, &mut found);
         found.retain(|f| f.code == crdls_diagnostics::codes::CEL_RULE || f.code == crdls_diagnostics::codes::CEL_RUNTIME_ERROR);

@@ -24,7 +24,7 @@ const APPROVAL: &str = "api-approved.kubernetes.io";
 pub(super) fn check(crd: &CrdDoc<'_>, sink: &mut Sink<'_>) {
     let root = crd.root;
     let anchor = root.get("kind").map_or(start_of(root), |k| k.range);
-    validate_metadata(root, &FieldPath::root(), NameRules::Object, anchor, sink.out);
+    validate_metadata(root, &FieldPath::root(), NameRules::Object, sink.minor, anchor, sink.out);
     let (plural, group) = match crd.spec {
         Some(spec) => (get(spec, "names").map_or("", |n| text(n, "plural")), text(spec, "group")),
         None => ("", ""),

@@ -75,7 +75,7 @@ pub(crate) fn check_crd(root: &Node, options: &CheckOptions, out: &mut Vec<Diagn
         return;
     }
     let crd = CrdDoc::new(root);
-    let mut sink = Sink { out, strict: options.strict };
+    let mut sink = Sink { out, strict: options.strict, minor: crdls_resource_check::release_minor(options) };
     decode::check(root, &mut sink);
     metadata::check(&crd, &mut sink);
     names::check(&crd, &mut sink);
@@ -95,6 +95,8 @@ pub(super) struct Sink<'a> {
     out: &'a mut Vec<Diagnostic>,
     /// Unknown fields are errors, as with `kubectl --validate=strict`.
     strict: bool,
+    /// The Kubernetes minor version asked.
+    minor: u32,
 }
 
 impl Sink<'_> {

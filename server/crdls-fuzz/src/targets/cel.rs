@@ -118,7 +118,7 @@ pub fn run(source: &str) -> Result<(), String> {
     let older = 23 + (hash(source) % 13) as u32;
     let _ = crdls_cel::check_with(&parsed, &types, Options::kubernetes(older));
     let checked = crdls_cel::check_with(&parsed, &types, Options::KUBERNETES);
-    let sizes = SchemaSizes { root: &env.schema, resource_root: true };
+    let sizes = SchemaSizes { root: &env.schema, resource_root: true, kubernetes: None };
     let estimate = crdls_cel::cost::estimate_cost(&parsed, &checked, &sizes, 0);
     if estimate.min > estimate.max {
         return Err(format!("the cost estimate's minimum {} exceeds its maximum {}", estimate.min, estimate.max));
