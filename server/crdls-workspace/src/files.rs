@@ -80,10 +80,11 @@ pub struct WalkOptions {
 /// every language of the Kubernetes ecosystem follow it.
 pub const TESTDATA_DIR: &str = "testdata";
 
-/// The directories where snapshot tests keep what a program printed: helm-unittest's `__snapshot__`
-/// and Jest's `__snapshots__`. Their YAML is output (often placeholder values for every field), not
-/// something anyone applies.
-pub const SNAPSHOT_DIRS: &[&str] = &["__snapshot__", "__snapshots__"];
+/// The directories where tests keep what a program printed: helm-unittest's `__snapshot__`, Jest's
+/// `__snapshots__`, and the `expected`, `golden` and `goldens` directories of golden-file tests (a
+/// renderer's output compared as text, its documents often run together). Their YAML is output (often
+/// placeholder values for every field), not something anyone applies.
+pub const SNAPSHOT_DIRS: &[&str] = &["__snapshot__", "__snapshots__", "expected", "golden", "goldens"];
 
 /// Whether a directory of this name holds test material that a walk skips unless asked.
 pub fn is_test_material_dir(name: &str) -> bool {
@@ -418,6 +419,8 @@ mod tests {
             "tests/__snapshot__/deployment_test.yaml.snap",
             "charts/x/tests/__snapshot__/crd.yaml",
             "web/__snapshots__/manifest.yaml",
+            "tests/expected/single-cluster/bundle.yaml",
+            "internal/golden/deploy.yaml",
         ] {
             assert!(is_expected_output(Path::new(name)), "{name}");
         }
@@ -437,6 +440,7 @@ mod tests {
             "app/expected.json",
             "app/notes.golden",
             "chart/tests/__snapshot__/all.yaml",
+            "tests/expected/bundle.yaml",
         ] {
             let path = dir.join(file);
             std::fs::create_dir_all(path.parent().unwrap()).unwrap();
@@ -451,12 +455,19 @@ mod tests {
         assert_eq!(names(&walked.files), ["app/deploy.yaml"]);
         assert_eq!(
             names(&walked.test_material),
-            ["app/deploy.golden.yaml", "app/expected.json", "app/testdata", "chart/tests/__snapshot__"]
+            ["app/deploy.golden.yaml", "app/expected.json", "app/testdata", "chart/tests/__snapshot__", "tests/expected"]
         );
         let walked = walk_below(&dir, WalkOptions { include_testdata: true });
         assert_eq!(
             names(&walked.files),
-            ["app/deploy.golden.yaml", "app/deploy.yaml", "app/expected.json", "app/testdata/in.yaml", "chart/tests/__snapshot__/all.yaml"]
+            [
+                "app/deploy.golden.yaml",
+                "app/deploy.yaml",
+                "app/expected.json",
+                "app/testdata/in.yaml",
+                "chart/tests/__snapshot__/all.yaml",
+                "tests/expected/bundle.yaml"
+            ]
         );
         assert!(walked.test_material.is_empty());
         // A testdata directory walked from itself is walked: it was named.
