@@ -84,7 +84,7 @@ fn severity_overrides_apply_to_the_chart_hint_too() {
 #[cfg(unix)]
 #[test]
 fn a_walk_follows_no_link_out_of_the_directory_and_skips_hidden_files() {
-    let outside = TempTree::new("cli-links-outside", &[("secret.yaml", "token: s3cret-value\n  bad: [\n")]);
+    let outside = TempTree::new("cli-links-outside", &[("secret.yaml", "kind: Secret\ntoken: s3cret-value\n  bad: [\n")]);
     let dir = TempTree::new(
         "cli-links",
         &[

@@ -153,6 +153,15 @@ impl FileMode {
             let ranges: Vec<TextRange> = diagnostics.iter().filter(|d| d.code != codes::CEL_SKIPPED).map(|d| d.range).collect();
             diagnostics.retain(|d| d.code != codes::CEL_SKIPPED || ranges.contains(&d.range));
         }
+        if *self == FileMode::Patches {
+            // A patch changes an object of its own apiVersion and kind: where that apiVersion is not
+            // served, the API server refuses the object the patch lands on, reported there; a patch
+            // matching no object is kustomize's error. A patch switched off keeps its old apiVersion.
+            for d in diagnostics.iter_mut().filter(|d| d.code == codes::RESOURCE_API_NOT_SERVED && d.severity == Severity::Error) {
+                d.severity = Severity::Warning;
+                d.message.push_str(" (in a patch, which applies only to an object of the same apiVersion)");
+            }
+        }
         if let FileMode::Assembled { renames_namespaces } = self {
             diagnostics.retain(|d| {
                 !(d.code == codes::NATIVE_SELECTOR || d.code == codes::SCHEMA_REQUIRED && d.path.as_deref() == Some("spec.selector"))
@@ -610,6 +619,18 @@ mod tests {
         let crd = crdls_yaml::parse("apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\n").documents[0].root.clone();
         assert_eq!(FileMode::TestInputs.for_document(crd.as_ref()), &FileMode::Objects);
         assert_eq!(FileMode::TestInputs.for_document(Some(&root)), &FileMode::TestInputs);
+    }
+
+    #[test]
+    fn an_unserved_api_version_in_a_patch_is_a_warning() {
+        let text = "apiVersion: admissionregistration.k8s.io/v1beta1\nkind: MutatingWebhookConfiguration\nmetadata:\n  name: hooks\n";
+        let severities = |mode: &FileMode| -> Vec<Severity> {
+            let stream = crdls_yaml::parse(text);
+            let check = crate::check_stream_as(&stream, &crdls_crd::CrdIndex::new(), &crate::CheckOptions::default(), mode);
+            check.diagnostics().iter().filter(|d| d.code == codes::RESOURCE_API_NOT_SERVED).map(|d| d.severity).collect()
+        };
+        assert_eq!(severities(&FileMode::Patches), [Severity::Warning]);
+        assert_eq!(severities(&FileMode::Objects), [Severity::Error]);
     }
 
     /// A patch of a CRD is never created as it is: its `apiextensions.k8s.io/v1beta1` (kubebuilder's old

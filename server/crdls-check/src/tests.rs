@@ -1,3 +1,4 @@
+//! Tests of how documents are checked in each file mode: what reading YAML finds in documents that cannot be objects.
 use super::*;
 
 fn codes(text: &str) -> Vec<&'static str> {

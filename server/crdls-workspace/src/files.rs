@@ -80,22 +80,28 @@ pub struct WalkOptions {
 /// every language of the Kubernetes ecosystem follow it.
 pub const TESTDATA_DIR: &str = "testdata";
 
-/// The directories where tests keep what a program printed: helm-unittest's `__snapshot__`, Jest's
-/// `__snapshots__`, and the `expected`, `golden` and `goldens` directories of golden-file tests (a
-/// renderer's output compared as text, its documents often run together). Their YAML is output (often
-/// placeholder values for every field), not something anyone applies.
-pub const SNAPSHOT_DIRS: &[&str] = &["__snapshot__", "__snapshots__", "expected", "golden", "goldens"];
+/// The directories where snapshot tests keep what a program printed: helm-unittest's `__snapshot__`
+/// and Jest's `__snapshots__`. Their YAML is output (often placeholder values for every field), not
+/// something anyone applies.
+pub const SNAPSHOT_DIRS: &[&str] = &["__snapshot__", "__snapshots__"];
+
+/// The directories of golden-file tests: a renderer's output, compared as text (its documents often
+/// run together). Plainer words than [`SNAPSHOT_DIRS`], so they count only below the root of a walk or
+/// of the workspace (a project may itself live in a directory named so).
+pub const GOLDEN_DIRS: &[&str] = &["expected", "golden", "goldens"];
 
 /// Whether a directory of this name holds test material that a walk skips unless asked.
 pub fn is_test_material_dir(name: &str) -> bool {
-    name == TESTDATA_DIR || SNAPSHOT_DIRS.contains(&name)
+    name == TESTDATA_DIR || SNAPSHOT_DIRS.contains(&name) || GOLDEN_DIRS.contains(&name)
 }
 
 /// Whether a file is, by its name, an expected output of a test rather than an input: a golden file
 /// (`deploy.golden.yaml`, `golden.json`, `out_golden.yml`, as Go's golden-file tests and others name
 /// them) or an expected output (`expected.yaml`, `gateway.expected.yaml`, `expected-patch.yaml`).
 /// The words of the name are told apart at `.`, `-` and `_`, so `goldengate.yaml` or
-/// `unexpected.yaml` are not. A file in a snapshot directory ([`SNAPSHOT_DIRS`]) is one too.
+/// `unexpected.yaml` are not. A file in a snapshot directory ([`SNAPSHOT_DIRS`]) is one too; one in a
+/// golden directory ([`GOLDEN_DIRS`]) is when that directory lies below the workspace's root (see
+/// `Workspace::golden_dir_of`).
 pub fn is_expected_output(path: &Path) -> bool {
     let in_snapshots =
         path.parent().is_some_and(|dir| dir.components().any(|c| SNAPSHOT_DIRS.contains(&&*c.as_os_str().to_string_lossy())));
@@ -419,12 +425,10 @@ mod tests {
             "tests/__snapshot__/deployment_test.yaml.snap",
             "charts/x/tests/__snapshot__/crd.yaml",
             "web/__snapshots__/manifest.yaml",
-            "tests/expected/single-cluster/bundle.yaml",
-            "internal/golden/deploy.yaml",
         ] {
             assert!(is_expected_output(Path::new(name)), "{name}");
         }
-        for name in ["goldengate.yaml", "unexpected.yaml", "expectations.yaml", "deploy.yaml", "golden"] {
+        for name in ["goldengate.yaml", "unexpected.yaml", "expectations.yaml", "deploy.yaml", "golden", "tests/expected/bundle.yaml"] {
             assert_eq!(is_expected_output(Path::new(name)), name == "golden", "{name}");
         }
     }

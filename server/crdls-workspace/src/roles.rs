@@ -395,7 +395,7 @@ impl Roles {
             return FileRole::KubeadmPatch { json };
         }
         // A test's expected output, by its name.
-        if crate::files::is_expected_output(&path) {
+        if crate::files::is_expected_output(&path) || self.workspace.in_golden_dir(&path) {
             return FileRole::ExpectedOutput;
         }
         // A patch by its name, for `kubectl patch --patch-file` (a kustomize tree decided above).

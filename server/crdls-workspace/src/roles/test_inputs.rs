@@ -45,6 +45,13 @@ impl Workspace {
         self.roots.iter().filter(|r| path.starts_with(r)).max_by_key(|r| r.components().count()).map(PathBuf::as_path)
     }
 
+    /// Whether `path` lies in a golden directory ([`crate::files::GOLDEN_DIRS`]) below the deepest
+    /// root that holds it: a golden-file test's output.
+    pub fn in_golden_dir(&self, path: &Path) -> bool {
+        let Some(below) = self.root_of(path).and_then(|root| path.strip_prefix(root).ok()).and_then(Path::parent) else { return false };
+        below.components().any(|c| matches!(c, Component::Normal(name) if crate::files::GOLDEN_DIRS.iter().any(|g| name == *g)))
+    }
+
     /// The test directory `path` lies in (the outermost of [`TEST_DIRS`] between the deepest root that
     /// holds it and the file), when its test inputs are read as such.
     pub fn test_dir_of(&self, path: &Path) -> Option<PathBuf> {
@@ -88,6 +95,11 @@ mod tests {
         // The deepest root decides: a test directory named as a root is checked as it is.
         let named = Workspace::new([PathBuf::from("."), PathBuf::from("tests")], cwd, false);
         assert_eq!(named.test_dir_of(&cwd.join("tests/checks/a.yaml")), None);
+        // Golden directories count below the root only.
+        assert!(workspace.in_golden_dir(&cwd.join("tests/expected/bundle.yaml")));
+        assert!(!workspace.in_golden_dir(&cwd.join("deploy/app.yaml")));
+        let goldens = Workspace::new([PathBuf::from(".")], Path::new("/home/me/goldens"), false);
+        assert!(!goldens.in_golden_dir(Path::new("/home/me/goldens/deploy.yaml")));
         // Read whole when asked.
         let whole = Workspace::new([PathBuf::from(".")], cwd, true);
         assert_eq!(whole.test_dir_of(&cwd.join("tests/a.yaml")), None);

@@ -62,21 +62,27 @@ pub(super) fn hidden_note(hidden: &[PathBuf]) -> Option<String> {
     Some(format!("{count} {what} skipped: {}{more}; name one as a path to check it", shown.join(", ")))
 }
 
-/// The note on test material that was skipped: `testdata` and snapshot directories, and expected outputs.
+/// The note on test material that was skipped: `testdata`, snapshot and golden directories, and expected outputs.
 pub(super) fn test_material_note(skipped: &[PathBuf]) -> Option<String> {
     if skipped.is_empty() {
         return None;
     }
-    let is_snapshots = |p: &&PathBuf| p.file_name().is_some_and(|n| crdls_workspace::files::SNAPSHOT_DIRS.contains(&&*n.to_string_lossy()));
-    let snapshots = skipped.iter().filter(|p| p.is_dir()).filter(is_snapshots).count();
-    let directories = skipped.iter().filter(|p| p.is_dir()).count() - snapshots;
-    let outputs = skipped.len() - directories - snapshots;
+    let named_in = |names: &[&str], p: &PathBuf| p.file_name().is_some_and(|n| names.contains(&&*n.to_string_lossy()));
+    let dirs: Vec<&PathBuf> = skipped.iter().filter(|p| p.is_dir()).collect();
+    let snapshots = dirs.iter().filter(|p| named_in(crdls_workspace::files::SNAPSHOT_DIRS, p)).count();
+    let goldens = dirs.iter().filter(|p| named_in(crdls_workspace::files::GOLDEN_DIRS, p)).count();
+    let directories = dirs.len() - snapshots - goldens;
+    let outputs = skipped.len() - dirs.len();
     let mut what = Vec::new();
+    let count = |n: usize, kind: &str| format!("{n} {kind} {}", if n == 1 { "directory" } else { "directories" });
     if directories > 0 {
-        what.push(format!("{directories} testdata {}", if directories == 1 { "directory" } else { "directories" }));
+        what.push(count(directories, "testdata"));
     }
     if snapshots > 0 {
-        what.push(format!("{snapshots} snapshot {}", if snapshots == 1 { "directory" } else { "directories" }));
+        what.push(count(snapshots, "snapshot"));
+    }
+    if goldens > 0 {
+        what.push(count(goldens, "golden"));
     }
     if outputs > 0 {
         what.push(format!("{outputs} expected {} (golden files)", if outputs == 1 { "output" } else { "outputs" }));
