@@ -171,6 +171,10 @@ fn compile_expression(
     }
     match (expect, &checked.result) {
         (Expect::Bool, Type::Bool) | (Expect::String, Type::String) => {
+            if let Err(message) = fold_conversions(&parsed.expr) {
+                let what = if expect == Expect::Bool { "program" } else { "messageExpression" };
+                return Err(CompileError { errors: Vec::new(), detail: format!("{what} instantiation failed: {message}") });
+            }
             let depth = crdls_cel::parse::depth(&parsed.expr);
             // The environment is the compatibility version's, one minor below the API server's own.
             let server = env.kubernetes.map(|compatibility| compatibility + 1);
@@ -179,6 +183,36 @@ fn compile_expression(
         }
         (Expect::Bool, _) => Err(CompileError { errors: Vec::new(), detail: "cel expression must evaluate to a bool".into() }),
         (Expect::String, _) => Err(CompileError { errors: Vec::new(), detail: "messageExpression must evaluate to a string".into() }),
+    }
+}
+
+/// cel-go's planner with `OptOptimize`, which Kubernetes programs use: a type conversion (`int`,
+/// `duration`, ...) of one constant argument is evaluated when the program is built, and its error
+/// fails the program (`program instantiation failed: type conversion error from 'string' to 'int'`).
+/// Constants are literals, list and map literals of constants, and conversions folded so; the nodes are
+/// planned children first, so the first error in that order is the one reported. `Ok(true)` for a
+/// constant node.
+fn fold_conversions(expr: &crdls_cel::ast::IdedExpr) -> Result<bool, String> {
+    use crdls_cel::ast::Expr;
+    let mut constant = true;
+    for child in crdls_cel::parse::children(expr) {
+        constant &= fold_conversions(child)?;
+    }
+    match &expr.expr {
+        Expr::Literal(_) => Ok(true),
+        Expr::List(_) | Expr::Map(_) => Ok(constant),
+        Expr::Call(call)
+            if call.target.is_none()
+                && call.args.len() == 1
+                && constant
+                && matches!(
+                    call.func_name.as_str(),
+                    "bool" | "bytes" | "double" | "duration" | "dyn" | "int" | "string" | "timestamp" | "type" | "uint"
+                ) =>
+        {
+            crdls_cel::evaluate(expr, &[], 1_000).outcome.map(|_| true).map_err(|e| e.message)
+        }
+        _ => Ok(false),
     }
 }
 
@@ -534,5 +568,29 @@ mod tests {
         // A smaller maxLength of the schema's own wins.
         let smaller = cost(rule, "{type: object, properties: {name: {type: string, maxLength: 10}}}", 37);
         assert!(smaller < capped, "{smaller} against {capped}");
+    }
+
+    #[test]
+    fn a_constant_conversion_that_fails_fails_the_program() {
+        let stream = crdls_yaml::parse("type: string\n");
+        let schema = Schema::from_node(stream.documents[0].root.as_ref().expect("a schema"));
+        let detail = |rule: &str, message: Option<&str>| {
+            let rule = ValidationRule { rule: rule.into(), message_expression: message.map(str::to_string), ..ValidationRule::default() };
+            let compiled = compile_rule(&rule, &schema, false);
+            let rule = compiled.rule.err().map(|e| e.detail);
+            let message = compiled.message_expression.and_then(Result::err).map(|e| e.detail);
+            rule.or(message).unwrap_or_default()
+        };
+        assert_eq!(detail("int('x') == 1", None), "program instantiation failed: type conversion error from 'string' to 'int'");
+        assert_eq!(
+            detail("self == 'a'", Some("string(uint('-1'))")),
+            "messageExpression instantiation failed: type conversion error from 'string' to 'uint'"
+        );
+        // Nested conversions of constants fold too; a conversion of a field does not.
+        assert_eq!(
+            detail("int(string(bool('maybe'))) == 1", None),
+            "program instantiation failed: type conversion error from 'string' to 'bool'"
+        );
+        assert_eq!(detail("int(self) == 1 && int('12') == 12", None), "");
     }
 }
