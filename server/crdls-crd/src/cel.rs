@@ -130,7 +130,9 @@ pub fn compile_rule_in(rule: &ValidationRule, owner: &Schema, resource_root: boo
         Ok(Some(p)) => refers_to(&p.parsed.expr, "oldSelf"),
         _ => rule.rule.contains("oldSelf"),
     };
-    let message_expression = rule.message_expression.as_deref().filter(|m| !m.trim().is_empty()).map(|m| {
+    // The API server compiles the messageExpression only once the rule has compiled to a program.
+    let rule_compiled = matches!(compiled_rule, Ok(Some(_)));
+    let message_expression = rule.message_expression.as_deref().filter(|m| rule_compiled && !m.trim().is_empty()).map(|m| {
         compile_expression(m, self_type.as_ref(), &sizes, rule.optional_old_self == Some(true), Expect::String, env).and_then(|p| {
             p.ok_or_else(|| CompileError { errors: Vec::new(), detail: "messageExpression must be non-empty if specified".into() })
         })
@@ -592,5 +594,9 @@ mod tests {
             "program instantiation failed: type conversion error from 'string' to 'bool'"
         );
         assert_eq!(detail("int(self) == 1 && int('12') == 12", None), "");
+        // A rule that fails leaves its messageExpression uncompiled, as the API server does.
+        assert_eq!(detail("int('x') == 1", Some("1")), "program instantiation failed: type conversion error from 'string' to 'int'");
+        let rule = ValidationRule { rule: "int('x') == 1".into(), message_expression: Some("1".into()), ..ValidationRule::default() };
+        assert!(compile_rule(&rule, &schema, false).message_expression.is_none());
     }
 }
