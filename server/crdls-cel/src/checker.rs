@@ -77,7 +77,7 @@ fn check_here(parsed: &Parsed, variables: &[(&str, Type)], options: Options) -> 
         let t = checker.substitute(&t, true);
         checker.types.insert(id, t);
     }
-    if checker.errors.is_empty() && options.homogeneous_literals {
+    if checker.errors.is_empty() && options.homogeneous_literals && options.has(29) {
         literal_arguments(&parsed.expr, parsed, &mut checker.errors);
         checker.errors.sort_by_key(|e| e.offset);
     }
@@ -99,7 +99,8 @@ fn literal_arguments(expr: &IdedExpr, parsed: &Parsed, errors: &mut Vec<CelError
                         _ => true,
                     }
                 } else {
-                    crate::eval::evaluate(expr, &[], 1_000).outcome.is_ok()
+                    // Only a conversion that fails counts: an overload crdls's evaluator lacks is no error.
+                    !matches!(crate::eval::evaluate(expr, &[], 1_000).outcome, Err(e) if e.kind == crate::eval::ErrorKind::Runtime)
                 };
                 if !valid {
                     let offset = parsed.offsets.get(&arg.id).copied().unwrap_or(0);

@@ -212,7 +212,13 @@ fn fold_conversions(expr: &crdls_cel::ast::IdedExpr) -> Result<bool, String> {
                     "bool" | "bytes" | "double" | "duration" | "dyn" | "int" | "string" | "timestamp" | "type" | "uint"
                 ) =>
         {
-            crdls_cel::evaluate(expr, &[], 1_000).outcome.map(|_| true).map_err(|e| e.message)
+            // Only a conversion that fails counts: an overload crdls's evaluator lacks, or a cost
+            // limit, leaves the call as it is.
+            match crdls_cel::evaluate(expr, &[], 1_000).outcome {
+                Ok(_) => Ok(true),
+                Err(e) if e.kind == crdls_cel::ErrorKind::Runtime => Err(e.message),
+                Err(_) => Ok(false),
+            }
         }
         _ => Ok(false),
     }
@@ -594,6 +600,7 @@ mod tests {
             "program instantiation failed: type conversion error from 'string' to 'bool'"
         );
         assert_eq!(detail("int(self) == 1 && int('12') == 12", None), "");
+        assert_eq!(detail("string(duration('1s')) == '1s' && timestamp(0) < timestamp('2024-01-01T00:00:00Z')", None), "");
         // A rule that fails leaves its messageExpression uncompiled, as the API server does.
         assert_eq!(detail("int('x') == 1", Some("1")), "program instantiation failed: type conversion error from 'string' to 'int'");
         let rule = ValidationRule { rule: "int('x') == 1".into(), message_expression: Some("1".into()), ..ValidationRule::default() };

@@ -163,6 +163,10 @@ fn literal_arguments_are_validated_as_cel_go_validates_them() {
         .collect::<Vec<_>>()
         .join("\n"),
     );
+    // The validators came with 1.29's environment.
+    let parsed = parse("self.matches('[')").expect("parses");
+    assert!(check_with(&parsed, &[("self", Type::String)], Options::kubernetes(28)).errors.is_empty());
+    assert!(!check_with(&parsed, &[("self", Type::String)], Options::kubernetes(29)).errors.is_empty());
 }
 
 #[test]
