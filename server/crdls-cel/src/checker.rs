@@ -77,7 +77,41 @@ fn check_here(parsed: &Parsed, variables: &[(&str, Type)], options: Options) -> 
         let t = checker.substitute(&t, true);
         checker.types.insert(id, t);
     }
+    if checker.errors.is_empty() && options.homogeneous_literals && options.has(29) {
+        literal_arguments(&parsed.expr, parsed, &mut checker.errors);
+        checker.errors.sort_by_key(|e| e.offset);
+    }
     Checked { types: checker.types, result, errors: checker.errors, overloads: checker.overloads, qualified: checker.qualified }
+}
+
+/// cel-go's literal validators, which Kubernetes runs after a successful type check since 1.29 (the
+/// same release as homogeneous literals): a literal first argument of `duration` and `timestamp` must
+/// convert, and that of `matches` must compile as a regular expression (`invalid matches argument`,
+/// at the literal). As in cel-go, it is the first argument: the pattern of `s.matches(re)`, but the
+/// string of the global `matches(s, re)`.
+fn literal_arguments(expr: &IdedExpr, parsed: &Parsed, errors: &mut Vec<CelError>) {
+    if let Expr::Call(call) = &expr.expr {
+        if let (Some(arg), "duration" | "timestamp" | "matches") = (call.args.first(), call.func_name.as_str()) {
+            if let Expr::Literal(literal) = &arg.expr {
+                let valid = if call.func_name == "matches" {
+                    match literal {
+                        LiteralValue::String(pattern) => crdls_go::pattern::with_regex(pattern, |_| ()).is_ok(),
+                        _ => true,
+                    }
+                } else {
+                    // Only a conversion that fails counts: an overload crdls's evaluator lacks is no error.
+                    !matches!(crate::eval::evaluate(expr, &[], 1_000).outcome, Err(e) if e.kind == crate::eval::ErrorKind::Runtime)
+                };
+                if !valid {
+                    let offset = parsed.offsets.get(&arg.id).copied().unwrap_or(0);
+                    errors.push(CelError { offset, message: format!("invalid {} argument", call.func_name) });
+                }
+            }
+        }
+    }
+    for child in crate::parse::children(expr) {
+        literal_arguments(child, parsed, errors);
+    }
 }
 
 struct Checker<'p> {

@@ -123,16 +123,12 @@ pub fn call(name: &str, args: &[Value], cost: &mut u64) -> Outcome {
         ("int", [Int(i)]) => Int(*i),
         ("int", [Uint(u)]) => Int(i64::try_from(*u).map_err(|_| overflow())?),
         ("int", [Double(d)]) => Int(double_to_int(*d)?),
-        ("int", [String(s)]) => {
-            Int(s.parse().map_err(|_| EvalError::runtime(format!("strconv.ParseInt: parsing {:?}: invalid syntax", &**s)))?)
-        }
+        ("int", [String(s)]) => Int(s.parse().map_err(|_| conversion_error("string", "int"))?),
         ("int", [Timestamp(t)]) => Int(t.seconds),
         ("uint", [Uint(u)]) => Uint(*u),
         ("uint", [Int(i)]) => Uint(u64::try_from(*i).map_err(|_| uoverflow())?),
         ("uint", [Double(d)]) => Uint(double_to_uint(*d)?),
-        ("uint", [String(s)]) => {
-            Uint(s.parse().map_err(|_| EvalError::runtime(format!("strconv.ParseUint: parsing {:?}: invalid syntax", &**s)))?)
-        }
+        ("uint", [String(s)]) => Uint(s.parse().map_err(|_| conversion_error("string", "uint"))?),
         ("double", [Double(d)]) => Double(*d),
         ("double", [Int(i)]) => Double(*i as f64),
         ("double", [Uint(u)]) => Double(*u as f64),
@@ -155,7 +151,7 @@ pub fn call(name: &str, args: &[Value], cost: &mut u64) -> Outcome {
         ("bool", [String(s)]) => Bool(match &**s {
             "1" | "t" | "T" | "TRUE" | "true" | "True" => true,
             "0" | "f" | "F" | "FALSE" | "false" | "False" => false,
-            other => return Err(EvalError::runtime(format!("strconv.ParseBool: parsing {other:?}: invalid syntax"))),
+            _ => return Err(conversion_error("string", "bool")),
         }),
         ("duration", [Duration(d)]) => Duration(*d),
         ("duration", [String(s)]) => Duration(crdls_go::duration::parse_duration(s)?),
@@ -386,7 +382,12 @@ fn parse_double(s: &str) -> Result<f64, EvalError> {
     if matches!(cleaned, "inf" | "infinity" | "nan") {
         return s.to_ascii_lowercase().replace("infinity", "inf").parse().map_err(|_| EvalError::runtime("invalid double"));
     }
-    s.parse().map_err(|_| EvalError::runtime(format!("strconv.ParseFloat: parsing {s:?}: invalid syntax")))
+    s.parse().map_err(|_| conversion_error("string", "double"))
+}
+
+/// cel-go's error for a string that does not convert (`String.ConvertToType`).
+fn conversion_error(from: &str, to: &str) -> EvalError {
+    EvalError::runtime(format!("type conversion error from '{from}' to '{to}'"))
 }
 
 /// A list index: an int, a uint, or a double with no fraction.

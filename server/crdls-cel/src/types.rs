@@ -166,7 +166,9 @@ impl fmt::Display for Type {
         match self {
             Type::Dyn => f.write_str("dyn"),
             Type::Error => f.write_str("*error*"),
-            Type::Null => f.write_str("null_type"),
+            // cel-go's checker formats the null type as `null` (`FormatCELType`); `null_type` is its
+            // runtime name, which `type(null)` gives.
+            Type::Null => f.write_str("null"),
             Type::Bool => f.write_str("bool"),
             Type::Int => f.write_str("int"),
             Type::Uint => f.write_str("uint"),

@@ -130,7 +130,9 @@ pub fn compile_rule_in(rule: &ValidationRule, owner: &Schema, resource_root: boo
         Ok(Some(p)) => refers_to(&p.parsed.expr, "oldSelf"),
         _ => rule.rule.contains("oldSelf"),
     };
-    let message_expression = rule.message_expression.as_deref().filter(|m| !m.trim().is_empty()).map(|m| {
+    // The API server compiles the messageExpression only once the rule has compiled to a program.
+    let rule_compiled = matches!(compiled_rule, Ok(Some(_)));
+    let message_expression = rule.message_expression.as_deref().filter(|m| rule_compiled && !m.trim().is_empty()).map(|m| {
         compile_expression(m, self_type.as_ref(), &sizes, rule.optional_old_self == Some(true), Expect::String, env).and_then(|p| {
             p.ok_or_else(|| CompileError { errors: Vec::new(), detail: "messageExpression must be non-empty if specified".into() })
         })
@@ -171,6 +173,10 @@ fn compile_expression(
     }
     match (expect, &checked.result) {
         (Expect::Bool, Type::Bool) | (Expect::String, Type::String) => {
+            if let Err(message) = fold_conversions(&parsed.expr) {
+                let what = if expect == Expect::Bool { "program" } else { "messageExpression" };
+                return Err(CompileError { errors: Vec::new(), detail: format!("{what} instantiation failed: {message}") });
+            }
             let depth = crdls_cel::parse::depth(&parsed.expr);
             // The environment is the compatibility version's, one minor below the API server's own.
             let server = env.kubernetes.map(|compatibility| compatibility + 1);
@@ -179,6 +185,42 @@ fn compile_expression(
         }
         (Expect::Bool, _) => Err(CompileError { errors: Vec::new(), detail: "cel expression must evaluate to a bool".into() }),
         (Expect::String, _) => Err(CompileError { errors: Vec::new(), detail: "messageExpression must evaluate to a string".into() }),
+    }
+}
+
+/// cel-go's planner with `OptOptimize`, which Kubernetes programs use: a type conversion (`int`,
+/// `duration`, ...) of one constant argument is evaluated when the program is built, and its error
+/// fails the program (`program instantiation failed: type conversion error from 'string' to 'int'`).
+/// Constants are literals, list and map literals of constants, and conversions folded so; the nodes are
+/// planned children first, so the first error in that order is the one reported. `Ok(true)` for a
+/// constant node.
+fn fold_conversions(expr: &crdls_cel::ast::IdedExpr) -> Result<bool, String> {
+    use crdls_cel::ast::Expr;
+    let mut constant = true;
+    for child in crdls_cel::parse::children(expr) {
+        constant &= fold_conversions(child)?;
+    }
+    match &expr.expr {
+        Expr::Literal(_) => Ok(true),
+        Expr::List(_) | Expr::Map(_) => Ok(constant),
+        Expr::Call(call)
+            if call.target.is_none()
+                && call.args.len() == 1
+                && constant
+                && matches!(
+                    call.func_name.as_str(),
+                    "bool" | "bytes" | "double" | "duration" | "dyn" | "int" | "string" | "timestamp" | "type" | "uint"
+                ) =>
+        {
+            // Only a conversion that fails counts: an overload crdls's evaluator lacks, or a cost
+            // limit, leaves the call as it is.
+            match crdls_cel::evaluate(expr, &[], 1_000).outcome {
+                Ok(_) => Ok(true),
+                Err(e) if e.kind == crdls_cel::ErrorKind::Runtime => Err(e.message),
+                Err(_) => Ok(false),
+            }
+        }
+        _ => Ok(false),
     }
 }
 
@@ -534,5 +576,34 @@ mod tests {
         // A smaller maxLength of the schema's own wins.
         let smaller = cost(rule, "{type: object, properties: {name: {type: string, maxLength: 10}}}", 37);
         assert!(smaller < capped, "{smaller} against {capped}");
+    }
+
+    #[test]
+    fn a_constant_conversion_that_fails_fails_the_program() {
+        let stream = crdls_yaml::parse("type: string\n");
+        let schema = Schema::from_node(stream.documents[0].root.as_ref().expect("a schema"));
+        let detail = |rule: &str, message: Option<&str>| {
+            let rule = ValidationRule { rule: rule.into(), message_expression: message.map(str::to_string), ..ValidationRule::default() };
+            let compiled = compile_rule(&rule, &schema, false);
+            let rule = compiled.rule.err().map(|e| e.detail);
+            let message = compiled.message_expression.and_then(Result::err).map(|e| e.detail);
+            rule.or(message).unwrap_or_default()
+        };
+        assert_eq!(detail("int('x') == 1", None), "program instantiation failed: type conversion error from 'string' to 'int'");
+        assert_eq!(
+            detail("self == 'a'", Some("string(uint('-1'))")),
+            "messageExpression instantiation failed: type conversion error from 'string' to 'uint'"
+        );
+        // Nested conversions of constants fold too; a conversion of a field does not.
+        assert_eq!(
+            detail("int(string(bool('maybe'))) == 1", None),
+            "program instantiation failed: type conversion error from 'string' to 'bool'"
+        );
+        assert_eq!(detail("int(self) == 1 && int('12') == 12", None), "");
+        assert_eq!(detail("string(duration('1s')) == '1s' && timestamp(0) < timestamp('2024-01-01T00:00:00Z')", None), "");
+        // A rule that fails leaves its messageExpression uncompiled, as the API server does.
+        assert_eq!(detail("int('x') == 1", Some("1")), "program instantiation failed: type conversion error from 'string' to 'int'");
+        let rule = ValidationRule { rule: "int('x') == 1".into(), message_expression: Some("1".into()), ..ValidationRule::default() };
+        assert!(compile_rule(&rule, &schema, false).message_expression.is_none());
     }
 }

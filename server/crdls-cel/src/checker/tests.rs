@@ -88,7 +88,7 @@ fn errors_are_worded_and_located_as_cel_go_does() {
         ERROR: <input>:1:1: undeclared reference to 'spec' (in container '')
          | spec.replicas
          | ^
-        ERROR: <input>:1:16: found no matching overload for '_==_' applied to '(string, null_type)'
+        ERROR: <input>:1:16: found no matching overload for '_==_' applied to '(string, null)'
          | self.spec.name == null
          | ...............^
         ERROR: <input>:1:5: expected type 'int' but found 'string'
@@ -119,6 +119,54 @@ fn errors_are_worded_and_located_as_cel_go_does() {
         .collect::<Vec<_>>()
         .join("\n"),
     );
+}
+
+#[test]
+fn literal_arguments_are_validated_as_cel_go_validates_them() {
+    // cel-go's duration, timestamp and regex literal validators (Kubernetes 1.29 and later), run once
+    // the expression type-checks: the first argument, when it is a literal.
+    expect_test::expect![[r#"
+        ERROR: <input>:1:14: invalid matches argument
+         | self.matches('[')
+         | .............^
+        ERROR: <input>:1:10: invalid duration argument
+         | duration('1x') > duration('1s')
+         | .........^
+        ERROR: <input>:1:11: invalid timestamp argument
+         | timestamp('2024-13-01T00:00:00Z') == timestamp(0)
+         | ..........^
+        ERROR: <input>:1:9: invalid matches argument
+         | matches('(', self)
+         | ........^
+        bool
+        bool"#]]
+    .assert_eq(
+        &[
+            "self.matches('[')",
+            "duration('1x') > duration('1s')",
+            "timestamp('2024-13-01T00:00:00Z') == timestamp(0)",
+            // The global form's first argument is the string, compiled as a pattern all the same.
+            "matches('(', self)",
+            "self.matches('^[a-z]+$')",
+            "self.matches(self)",
+        ]
+        .iter()
+        .map(|s| {
+            let parsed = parse(s).expect("parses");
+            let checked = check(&parsed, &[("self", Type::String)]);
+            if checked.errors.is_empty() {
+                checked.result.to_string()
+            } else {
+                display_all(&checked.errors, s)
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n"),
+    );
+    // The validators came with 1.29's environment.
+    let parsed = parse("self.matches('[')").expect("parses");
+    assert!(check_with(&parsed, &[("self", Type::String)], Options::kubernetes(28)).errors.is_empty());
+    assert!(!check_with(&parsed, &[("self", Type::String)], Options::kubernetes(29)).errors.is_empty());
 }
 
 #[test]

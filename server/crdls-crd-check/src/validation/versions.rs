@@ -169,6 +169,10 @@ fn storage(crd: &CrdDoc<'_>, spec: &Node, sink: &mut Sink<'_>) {
             "no version has storage: true: exactly one version must be the storage version".to_string()
         };
         sink.error(at, CODE, err, message);
+        // On create the API server records the storage version as the first stored version
+        // (`PrepareForCreate`); with none, the CRD's status has none either.
+        let stored = fe(ErrorType::Invalid, "status.storedVersions", Some("null".into()), "must have at least one stored version");
+        sink.error(at, CODE, stored, "with no storage version, no stored version is recorded on create");
         return;
     }
     let first = storage[0].get_str("name").unwrap_or_default();
