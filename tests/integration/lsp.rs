@@ -1103,9 +1103,18 @@ fn test_inputs_are_checked_for_what_they_write_in_the_editor() {
     for code in ["schema/required", "native/container", "metadata/name-required"] {
         assert!(codes(&whole).contains(&code.to_string()), "{code} in {whole:#}");
     }
+    // The hover of `kind` says why a missing field goes unreported, and how to have it reported.
+    assert!(text.lines().nth(3).is_some_and(|line| line.starts_with("kind: Deployment")), "the fixture's first kind moved");
+    let reading = |session: &mut Session, file: &str| {
+        session.hover(file, Position::new(3, 8))["contents"]["value"].as_str().unwrap_or_default().to_string()
+    };
+    let input = reading(&mut session, "tests/checks/workloads.yaml");
+    assert!(input.contains("Read as a test input, below `..`") && input.contains("wholeTestInputs"), "{input}");
+    assert!(!reading(&mut session, "deploy/workloads.yaml").contains("Read as"));
     session.notify("workspace/didChangeConfiguration", json!({"settings": {"crdls": {"wholeTestInputs": true}}}));
     let diagnostics = session.wait_for_next_diagnostics("tests/checks/workloads.yaml")["diagnostics"].clone();
     assert_eq!(codes(&diagnostics), codes(&whole), "{diagnostics:#}");
+    assert!(!reading(&mut session, "tests/checks/workloads.yaml").contains("Read as"));
     session.finish();
 }
 

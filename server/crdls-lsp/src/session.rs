@@ -147,6 +147,9 @@ pub(crate) struct Cursor<'a> {
     pub(crate) config: &'a Config,
     /// The document's lines, to answer in the negotiated encoding.
     pub(crate) lines: &'a Lines<'a>,
+    /// How the file is read, in a sentence (see [`crdls_workspace::FileRole::reading`]); `None` for a
+    /// plain manifest.
+    pub(crate) reading: Option<String>,
 }
 
 /// A document's text and version at one moment.
@@ -210,7 +213,9 @@ impl Backend {
                 let features = role.text_for_features(&snapshot.text);
                 let stream = crdls_yaml::parse_at(&features, offset);
                 let lines = Lines::new(&snapshot.text, session.encoding);
-                let cursor = Cursor { text: &features, stream: &stream, offset, index: &index, config: &session.config, lines: &lines };
+                let reading = uri.to_file_path().ok().and_then(|path| role.reading(&path));
+                let cursor =
+                    Cursor { text: &features, stream: &stream, offset, index: &index, config: &session.config, lines: &lines, reading };
                 answer(&cursor)
             })
             .await;

@@ -21,6 +21,7 @@ use crdls_yaml::{Node, Stream};
 use crate::files::{glob_match, normalize};
 use crdls_diagnostics::codes;
 
+mod reading;
 mod test_inputs;
 pub use test_inputs::{Workspace, TEST_DIRS};
 

@@ -1,0 +1,108 @@
+//! How crdls reads a file of each role, in one sentence for the user: the editor shows it in the hover
+//! of a document's `apiVersion` and `kind`, so that a missing field nobody reports has a visible reason.
+
+use std::path::{Component, Path, PathBuf};
+
+use super::FileRole;
+
+impl FileRole {
+    /// How a file of this role at `file` is read, in Markdown; `None` for a plain manifest, which is
+    /// read as whole objects to create. Paths are shown relative to the file's directory.
+    pub fn reading(&self, file: &Path) -> Option<String> {
+        let dir = file.parent().unwrap_or(Path::new(""));
+        let shown = |path: &Path| format!("`{}`", relative(dir, path).display());
+        let text = match self {
+            FileRole::Manifest => return None,
+            FileRole::HelmTemplate { chart_name, .. } => format!(
+                "Read as a template of Helm chart `{chart_name}`: its template actions are masked, and only the literal \
+                 YAML is checked, for mistakes no value can fix."
+            ),
+            FileRole::Patch { kustomization } => format!(
+                "Read as a strategic-merge patch that {} names: partial objects, so what they leave out is not required.",
+                shown(kustomization)
+            ),
+            FileRole::JsonPatch { kustomization } => {
+                format!("Read as a JSON 6902 patch that {} names: a list of operations, not objects.", shown(kustomization))
+            }
+            FileRole::KustomizeResource { kustomization, sets_namespace } => format!(
+                "Read as a resource that {} assembles: whole objects{}.",
+                shown(kustomization),
+                if *sets_namespace { ", whose namespace kustomize sets" } else { "" }
+            ),
+            FileRole::TestResource { test, merges } => format!(
+                "Read as objects that the test {} applies: {}, whose values may be expressions.",
+                shown(test),
+                if *merges { "merged into existing objects, so they may be partial" } else { "created whole" }
+            ),
+            FileRole::TestAssertion { test } => {
+                format!("Read as assertions of the test {}: partial objects, whose keys and values may be expressions.", shown(test))
+            }
+            FileRole::KubeadmPatch { json } => format!(
+                "Read as a patch kubeadm applies to a control-plane component: {}.",
+                if *json { "a list of JSON 6902 operations" } else { "a partial object" }
+            ),
+            FileRole::PatchFile { json } => format!(
+                "Read as a patch, as its name says (what `kubectl patch --patch-file` reads): {}.",
+                if *json { "a list of JSON 6902 operations" } else { "partial objects" }
+            ),
+            FileRole::ExpectedOutput => {
+                "Read as a test's expected output, as its name or directory says: partial objects that a program printed.".to_string()
+            }
+            FileRole::TestInput { tests } => format!(
+                "Read as a test input, below {}: what its objects write is checked, what they leave out (a required field, \
+                 an image, a selector) is not. Set `wholeTestInputs = true` in crdls.toml (in VS Code, \
+                 `crdls.wholeTestInputs`) to check it as whole objects.",
+                shown(tests)
+            ),
+        };
+        Some(text)
+    }
+}
+
+/// `path` relative to directory `dir`, with `..` where it lies elsewhere; `path` itself when the two
+/// share no root (another drive, or one is relative and the other not).
+fn relative(dir: &Path, path: &Path) -> PathBuf {
+    let (from, to): (Vec<Component>, Vec<Component>) = (dir.components().collect(), path.components().collect());
+    if from.first() != to.first() {
+        return path.to_path_buf();
+    }
+    let common = from.iter().zip(&to).take_while(|(a, b)| a == b).count();
+    let mut out = PathBuf::new();
+    for _ in common..from.len() {
+        out.push("..");
+    }
+    for part in &to[common..] {
+        out.push(part);
+    }
+    if out.as_os_str().is_empty() {
+        out.push(".");
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paths_are_shown_from_the_file() {
+        assert_eq!(relative(Path::new("/w/base/patches"), Path::new("/w/base/kustomization.yaml")), Path::new("../kustomization.yaml"));
+        assert_eq!(relative(Path::new("/w/tests"), Path::new("/w/tests/e2e/x.yaml")), Path::new("e2e/x.yaml"));
+        assert_eq!(relative(Path::new("/w/tests"), Path::new("/w/tests")), Path::new("."));
+        assert_eq!(relative(Path::new("a/b"), Path::new("/abs/x")), Path::new("/abs/x"));
+    }
+
+    #[test]
+    fn each_role_but_a_manifest_says_how_it_is_read() {
+        let file = Path::new("/w/tests/e2e/object.yaml");
+        assert_eq!(FileRole::Manifest.reading(file), None);
+        let input = FileRole::TestInput { tests: PathBuf::from("/w/tests") }.reading(file).unwrap();
+        assert!(input.starts_with("Read as a test input, below `..`:"), "{input}");
+        assert!(input.contains("wholeTestInputs"), "{input}");
+        let patch = FileRole::Patch { kustomization: PathBuf::from("/w/tests/kustomization.yaml") }.reading(file).unwrap();
+        assert!(patch.contains("`../kustomization.yaml` names"), "{patch}");
+        let merged = FileRole::TestResource { test: PathBuf::from("/w/tests/e2e/chainsaw-test.yaml"), merges: true };
+        assert!(merged.reading(file).unwrap().contains("`chainsaw-test.yaml` applies: merged"));
+        assert!(FileRole::PatchFile { json: true }.reading(file).unwrap().contains("JSON 6902"));
+    }
+}
