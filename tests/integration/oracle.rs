@@ -329,6 +329,9 @@ fn tricky_yaml() -> Vec<String> {
         "k: [a\n, b]\n",
         "k: [ # comment\n  a ]\n",
         "k: [1.2.3.4, 2001:db8::]\n",
+        // A double-quoted scalar's escaped line breaks, its continuation lines under the block.
+        "spec:\n  command:\n    - \"run \\\n  --a=1 \\\n  --b=2\"\n  next: 1\n",
+        "k: \"a\\\nb\"\n",
         // Indentation.
         "a:\n- b\n- c\n",
         "a:\n  - b\n  - c\nd: 1\n",

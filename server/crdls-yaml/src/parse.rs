@@ -575,7 +575,9 @@ fn join_quoted_lines(src: &str, base: usize) -> (String, Vec<usize>) {
                 i += 1;
                 while i < b.len() {
                     match b[i] {
-                        b'\\' if c == b'"' => i += 1,
+                        // An escaped line break is joined as any other (`\ `, an escaped blank, parses
+                        // the same way; the value is decoded from the original text).
+                        b'\\' if c == b'"' && !matches!(b.get(i + 1), Some(b'\n' | b'\r')) => i += 1,
                         b'\'' if c == b'\'' && b.get(i + 1) == Some(&b'\'') => i += 1,
                         q if q == c => break,
                         b'\n' | b'\r' => {

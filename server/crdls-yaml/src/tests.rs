@@ -216,6 +216,14 @@ fn quoted_scalars_with_under_indented_continuation_lines_are_folded_as_go_yaml_f
     // The ranges still point into the original text.
     let description = column.get("description").unwrap();
     assert!(text[description.range.start..description.range.end].starts_with("'CreationTimestamp"));
+    // An escaped line break (`\` at the end of a line) continued at the parent's column, as in a
+    // shell command written over several lines: goyaml.v2 joins the lines with nothing between them.
+    let escaped = "command:\n    - sh\n    - \"exec run \\\n  --a=1 \\\n  --b=2\"\nnext: x\n";
+    let doc = &parse(escaped).documents[0];
+    assert!(doc.diagnostics.is_empty(), "{:?}", doc.diagnostics);
+    let root = doc.root.as_ref().unwrap();
+    assert_eq!(root.get("command").unwrap().as_seq().unwrap()[1].as_str(), Some("exec run --a=1 --b=2"));
+    assert_eq!(root.get_str("next"), Some("x"));
     // A quote inside a plain scalar does not open a quoted one, and real syntax errors stay.
     let broken = parse("a: it's\nb: 'x\n  y\nc: [\n");
     assert!(broken.documents[0].has_syntax_error);
