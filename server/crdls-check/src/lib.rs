@@ -138,8 +138,9 @@ const YAML_READING_CODES: &[&str] =
     &[crdls_diagnostics::codes::YAML_SYNTAX, crdls_diagnostics::codes::YAML_DUPLICATE_KEY, crdls_diagnostics::codes::YAML_COMPLEX_KEY];
 
 /// Whether a document may be a Kubernetes object: its top level is a mapping with an `apiVersion` or a
-/// `kind`, or, when it did not parse into one, its text holds such a key somewhere (`kind:`,
-/// `"apiVersion" :`), so that a manifest with a syntax error above its identity keeps its errors.
+/// `kind`, or, when it did not parse into one, its text holds such a key at its top level (see
+/// [`holds_key`]), so that a manifest with a syntax error above its identity keeps its errors, while
+/// another tool's file whose nested items have an `apiVersion` (a cloud template's resources) does not.
 fn names_identity(doc: &Document, text: &str) -> bool {
     if let Some(root) = doc.root.as_ref().filter(|_| !doc.has_syntax_error) {
         if root.as_map().is_some() {
@@ -150,12 +151,49 @@ fn names_identity(doc: &Document, text: &str) -> bool {
     text.get(range).is_some_and(|text| ["apiVersion", "kind"].iter().any(|key| holds_key(text, key)))
 }
 
-/// Whether `key` appears in `text` as a key: followed, after an optional closing quote and blanks, by `:`.
+/// Whether `key` appears in `text` as a key of the top level: followed, after an optional closing quote
+/// and blanks, by `:`, and either at the start of a line (a block mapping's top level) or, in text that
+/// opens with `{` (JSON, or a YAML flow mapping), inside the outermost braces only. Brackets in strings
+/// and comments (`#`, and JSON's `//` and `/* */`, which some tools allow) do not count.
 fn holds_key(text: &str, key: &str) -> bool {
-    text.match_indices(key).any(|(at, _)| {
-        let rest = text[at + key.len()..].strip_prefix(['"', '\'']).unwrap_or(&text[at + key.len()..]);
+    let is_key = |at: usize| {
+        let rest = &text[at + key.len()..];
+        let rest = rest.strip_prefix(['"', '\'']).unwrap_or(rest);
         rest.trim_start_matches([' ', '\t']).starts_with(':')
-    })
+    };
+    if !text.trim_start().starts_with('{') {
+        return text.match_indices(key).any(|(at, _)| {
+            let line_start = text[..at].rfind('\n').map_or(0, |n| n + 1);
+            matches!(&text[line_start..at], "" | "\"" | "'") && is_key(at)
+        });
+    }
+    let bytes = text.as_bytes();
+    let (mut depth, mut i) = (0usize, 0);
+    while i < bytes.len() {
+        match bytes[i] {
+            b'{' | b'[' => depth += 1,
+            b'}' | b']' => depth = depth.saturating_sub(1),
+            quote @ (b'"' | b'\'') => {
+                let start = i + 1;
+                i += 1;
+                while i < bytes.len() && bytes[i] != quote {
+                    i += if bytes[i] == b'\\' { 2 } else { 1 };
+                }
+                if depth == 1 && text.get(start..).is_some_and(|t| t.starts_with(key)) && start + key.len() == i && is_key(start) {
+                    return true;
+                }
+            }
+            b'/' if bytes.get(i + 1) == Some(&b'/') => i = text[i..].find('\n').map_or(bytes.len(), |n| i + n),
+            b'/' if bytes.get(i + 1) == Some(&b'*') => i = text[i + 2..].find("*/").map_or(bytes.len(), |n| i + 2 + n + 1),
+            b'#' => i = text[i..].find('\n').map_or(bytes.len(), |n| i + n),
+            _ if depth == 1 && text[i..].starts_with(key) && (i == 0 || !bytes[i - 1].is_ascii_alphanumeric()) && is_key(i) => {
+                return true;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    false
 }
 
 /// The subresource a document names for itself with a comment line `# crdls: subresource=status` (at

@@ -17,6 +17,15 @@ fn yaml_errors_of_documents_that_cannot_be_objects_are_not_reported() {
     assert!(codes("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n  name: b\n").contains(&"yaml/duplicate-key"));
     assert!(codes("apiVersion: v1\nkind: ConfigMap\ndata:\n  a: \"1\n").contains(&"yaml/syntax"));
     assert!(codes("{\"kind\" : \"ConfigMap\", \"apiVersion\": \"v1\", \"data\": {\"a\": [}\n").contains(&"yaml/syntax"));
+    assert!(codes("metadata:\n  labels: [a\n\"apiVersion\": v1\nkind: ConfigMap\n").contains(&"yaml/syntax"));
+    assert!(codes("{apiVersion: v1, kind: ConfigMap, data: {a: [}\n").contains(&"yaml/syntax"));
+    // A cloud template whose nested resources have an `apiVersion` and a `kind`, in JSON with comments
+    // (which no YAML reader takes): not an object, whatever its items hold.
+    let template = "{\n  \"schema\": \"x\", /* the {[ */\n  \"resources\": [\n    // one\n    {\"apiVersion\": \"2020-01-01\", \"kind\": \"Store\"}\n  ]\n}\n";
+    assert_eq!(codes(template), Vec::<&str>::new());
+    // Nor does a key deeper in a block mapping, or a word that only ends in `kind`, make one.
+    assert_eq!(codes("tool:\n  kind: x\n  a: [\n"), Vec::<&str>::new());
+    assert_eq!(codes("{\"subkind\": 1, \"a\": [}\n"), Vec::<&str>::new());
     let both = codes("a: 1\na: 2\n---\nkind: ConfigMap\napiVersion: v1\nmetadata:\n  name: x\n  name: y\n");
     assert_eq!(both.iter().filter(|c| **c == "yaml/duplicate-key").count(), 1, "{both:?}");
 }
