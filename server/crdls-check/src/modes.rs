@@ -344,7 +344,7 @@ fn is_bare_variable(text: &str) -> bool {
 /// applied: `{IPv6}/128`, `{NAME}`, a brace-enclosed identifier (letters, digits, `_`, not starting with a
 /// digit). JSON or flow YAML in a string never holds one: its braces enclose `"key": value` pairs.
 fn has_placeholder(text: &str) -> bool {
-    if has_angle_placeholder(text) {
+    if has_angle_placeholder(text) || is_bracketed_placeholder(text) {
         return true;
     }
     let mut rest = text;
@@ -358,6 +358,18 @@ fn has_placeholder(text: &str) -> bool {
         rest = after;
     }
     false
+}
+
+/// Whether a whole value is a bracketed placeholder in capitals, `[REDACTED CERTIFICATE]` or
+/// `[PLACEHOLDER]`, which scripts write for secrets they strip from rendered output kept as
+/// documentation: `[`, a capital, then capitals, digits, blanks, `_` and `-`, with at least four
+/// letters, and `]`. No value of a field is written that way (and base64 data has no brackets).
+fn is_bracketed_placeholder(text: &str) -> bool {
+    text.strip_prefix('[').and_then(|t| t.strip_suffix(']')).is_some_and(|inner| {
+        inner.starts_with(|c: char| c.is_ascii_uppercase())
+            && inner.bytes().filter(u8::is_ascii_uppercase).count() >= 4
+            && inner.bytes().all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || matches!(b, b' ' | b'_' | b'-'))
+    })
 }
 
 /// Whether a string embeds a `<< Name >>` placeholder, the double-angle form some generators fill in
@@ -537,6 +549,14 @@ mod tests {
         assert_eq!(opaque_texts(&FileMode::Patches, text), expected);
         assert_eq!(opaque_texts(&template(), text), expected);
         assert!(!has_placeholder("{1x}") && !has_placeholder("{}") && !has_placeholder("{a-b}") && has_placeholder("fd00::{IPv6_1}/128"));
+        assert!(
+            has_placeholder("[REDACTED CABUNDLE]")
+                && has_placeholder("[PLACEHOLDER_1]")
+                && !has_placeholder("[ABC]")
+                && !has_placeholder("[Redacted]")
+                && !has_placeholder("x [REDACTED]")
+                && !has_placeholder("[REDACTED")
+        );
         assert!(
             has_placeholder("<< AddonInstallNamespace >>")
                 && has_placeholder("x-<<name>>")

@@ -4,6 +4,7 @@
 //! kube-openapi's string formats, RE2 pattern syntax and `sort.Slice`. One port of each, in this leaf crate, so the
 //! CEL evaluator and the checkers can never disagree about a value.
 
+pub mod base64;
 pub mod duration;
 pub mod formats;
 pub mod ip;

@@ -390,6 +390,18 @@ fn validate_builtin(
             _ => true,
         }
     });
+    // What Go's decoder refuses stops the request at decoding, in its words.
+    for d in found
+        .iter_mut()
+        .filter(|d| d.code == codes::SCHEMA_FORMAT && d.cause.as_deref().is_some_and(|c| c.contains(" must be of type byte: ")))
+    {
+        let text = d.path.as_deref().and_then(|p| node_at(&checked, p).ok()).and_then(Node::as_str);
+        if let Some(Err(at)) = text.map(crdls_go::base64::check_std) {
+            d.message = format!("illegal base64 data at input byte {at}");
+            d.cause =
+                Some(format!("{kind} in version \"{version}\" cannot be handled as a {kind}: illegal base64 data at input byte {at}"));
+        }
+    }
     if let Some(old) = &old_checked {
         found.retain(|d| !d.path.as_deref().is_some_and(|p| unchanged_at(&checked, old, p)));
     }

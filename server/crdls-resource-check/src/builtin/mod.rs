@@ -197,8 +197,7 @@ pub fn required_but_not_enforced(group: &str, kind: &str, path: &str) -> bool {
 /// Whether Go's decoder takes `text` as the base64 of a `[]byte`: standard encoding with padding, line
 /// breaks skipped, and the empty string.
 pub fn go_base64(text: &str) -> bool {
-    let bare: String = text.chars().filter(|c| !matches!(c, '\r' | '\n')).collect();
-    bare.is_empty() || crdls_go::formats::check_string_format("byte", &bare)
+    crdls_go::base64::check_std(text).is_ok()
 }
 
 /// `path` with every list index written `[]`.
