@@ -153,7 +153,8 @@ fn names_identity(doc: &Document, text: &str) -> bool {
 
 /// Whether `key` appears in `text` as a key of the top level: followed, after an optional closing quote
 /// and blanks, by `:`, and either at the start of a line (a block mapping's top level) or, in text that
-/// opens with `{` (JSON, or a YAML flow mapping), inside the outermost braces only. Brackets in strings
+/// opens with `{` (JSON, or a YAML flow mapping; not `{{`, a template action), inside the outermost
+/// braces only. Brackets in strings
 /// and comments (`#`, and JSON's `//` and `/* */`, which some tools allow) do not count.
 fn holds_key(text: &str, key: &str) -> bool {
     let is_key = |at: usize| {
@@ -161,7 +162,8 @@ fn holds_key(text: &str, key: &str) -> bool {
         let rest = rest.strip_prefix(['"', '\'']).unwrap_or(rest);
         rest.trim_start_matches([' ', '\t']).starts_with(':')
     };
-    if !text.trim_start().starts_with('{') {
+    let opening = text.trim_start();
+    if !opening.starts_with('{') || opening.starts_with("{{") {
         return text.match_indices(key).any(|(at, _)| {
             let line_start = text[..at].rfind('\n').map_or(0, |n| n + 1);
             matches!(&text[line_start..at], "" | "\"" | "'") && is_key(at)

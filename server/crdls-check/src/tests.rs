@@ -23,6 +23,8 @@ fn yaml_errors_of_documents_that_cannot_be_objects_are_not_reported() {
     // (which no YAML reader takes): not an object, whatever its items hold.
     let template = "{\n  \"schema\": \"x\", /* the {[ */\n  \"resources\": [\n    // one\n    {\"apiVersion\": \"2020-01-01\", \"kind\": \"Store\"}\n  ]\n}\n";
     assert_eq!(codes(template), Vec::<&str>::new());
+    // A template action first is not JSON: the manifest below it keeps its errors.
+    assert!(codes("{{- if .Values.x }}\napiVersion: v1\nkind: ConfigMap\ndata:\n   - a\n  b: c\n").contains(&"yaml/syntax"));
     // Nor does a key deeper in a block mapping, or a word that only ends in `kind`, make one.
     assert_eq!(codes("tool:\n  kind: x\n  a: [\n"), Vec::<&str>::new());
     assert_eq!(codes("{\"subkind\": 1, \"a\": [}\n"), Vec::<&str>::new());
