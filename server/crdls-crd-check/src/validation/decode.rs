@@ -334,7 +334,7 @@ impl Walk<'_, '_> {
         } else {
             ""
         };
-        let what = format!("{} has no field \"{}\"{documented}", st.go, entry.key);
+        let what = format!("{} has no field {}{documented}", st.go, crdls_go::print::quote(&entry.key));
         let d = if !at.direct {
             crdls_diagnostics::Diagnostic::new(
                 entry.key_range,
@@ -349,7 +349,8 @@ impl Walk<'_, '_> {
                 codes::CRD_UNKNOWN_FIELD,
                 format!("{what}: the CRD is rejected (strict field validation){hint}"),
             )
-            .with_cause(format!("strict decoding error: unknown field \"{path}\""))
+            // The decoder quotes the path with `strconv.Quote` (a line break in a name shows as `\n`).
+            .with_cause(format!("strict decoding error: unknown field {}", crdls_go::print::quote(&path)))
         } else {
             crdls_diagnostics::Diagnostic::new(
                 entry.key_range,
@@ -357,7 +358,7 @@ impl Walk<'_, '_> {
                 codes::CRD_UNKNOWN_FIELD,
                 format!("{what}: the API server drops it (kubectl's default strict field validation rejects the CRD){hint}"),
             )
-            .with_cause(format!("unknown field \"{path}\""))
+            .with_cause(format!("unknown field {}", crdls_go::print::quote(&path)))
         };
         self.sink.out.push(d.with_path(path));
     }
