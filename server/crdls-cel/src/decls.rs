@@ -273,7 +273,7 @@ const DECLARATIONS: &[(&str, &[&str])] = &[
     ("endsWith", &["string.(string) -> bool"]),
     ("matches", &["(string, string) -> bool", "string.(string) -> bool"]),
     // Conversions.
-    ("int", &["(int) -> int", "(uint) -> int", "(double) -> int", "(string) -> int", "(timestamp) -> int"]),
+    ("int", &["(int) -> int", "(uint) -> int", "(double) -> int", "(duration) -> int", "(string) -> int", "(timestamp) -> int"]),
     ("uint", &["(uint) -> uint", "(int) -> uint", "(double) -> uint", "(string) -> uint"]),
     ("double", &["(double) -> double", "(int) -> double", "(uint) -> double", "(string) -> double"]),
     (

@@ -125,6 +125,8 @@ pub fn call(name: &str, args: &[Value], cost: &mut u64) -> Outcome {
         ("int", [Double(d)]) => Int(double_to_int(*d)?),
         ("int", [String(s)]) => Int(s.parse().map_err(|_| conversion_error("string", "int"))?),
         ("int", [Timestamp(t)]) => Int(t.seconds),
+        // A duration's nanoseconds.
+        ("int", [Duration(d)]) => Int(*d),
         ("uint", [Uint(u)]) => Uint(*u),
         ("uint", [Int(i)]) => Uint(u64::try_from(*i).map_err(|_| uoverflow())?),
         ("uint", [Double(d)]) => Uint(double_to_uint(*d)?),

@@ -189,14 +189,26 @@ fn parse_here(source: &str) -> Result<Parsed, Vec<CelError>> {
             Err(vec![CelError { offset: NO_LOCATION, message: format!("expression recursion limit exceeded: {MAX_NESTING}") }])
         }
         Err(errors) => {
+            // The parser here also reports the incomplete parse trees its error recovery leaves
+            // (`Incomplete `ExprContext` for `_?_:_` expression!`); cel-go's visitor says nothing of them.
+            let syntax = errors.errors.iter().any(|e| e.msg.starts_with("Syntax error:"));
             // cel-go reports at most `ERROR_REPORTING_LIMIT` syntax errors, then one more saying so at the
             // next error's place, and stops: garbage input yields an error per character, and shown each
             // with its source line they would take memory quadratic in the expression's length.
+            let mut mismatched = Vec::new();
             let mut out: Vec<CelError> = errors
                 .errors
                 .iter()
+                .filter(|e| !(syntax && e.msg.starts_with("Incomplete `")))
                 .take(ERROR_REPORTING_LIMIT + 1)
-                .map(|e| CelError { offset: offset_of(source, e.pos.0, e.pos.1), message: e.msg.clone() })
+                .map(|e| {
+                    let offset = offset_of(source, e.pos.0, e.pos.1);
+                    let message = expecting_as_cel_go(&e.msg, source, offset, &mismatched);
+                    if message.starts_with("Syntax error: mismatched input ") {
+                        mismatched.push(offset);
+                    }
+                    CelError { offset, message }
+                })
                 .collect();
             if let Some(last) = out.get_mut(ERROR_REPORTING_LIMIT) {
                 last.message = format!("More than {ERROR_REPORTING_LIMIT} syntax errors");
@@ -204,6 +216,147 @@ fn parse_here(source: &str) -> Result<Parsed, Vec<CelError>> {
             Err(out)
         }
     }
+}
+
+/// A `mismatched input` error as cel-go words it. After a complete operand, the parser here lists
+/// the operators that could continue it too (`expecting {<EOF>, '==', '!=', ...}`); cel-go's ANTLR
+/// runtime names only the token the enclosing construct must have next: `<EOF>` at the top, `')'`
+/// in parentheses and argument lists, `']'` in a list or an index, `':'` after a map key or in a
+/// conditional before its `:`, `'}'` after a map or message value. No set of cel-go's holds a binary
+/// operator, so one is the sign. `earlier` holds the offsets of the mismatched inputs reported
+/// before: error recovery gives up the construct each was in.
+fn expecting_as_cel_go(message: &str, source: &str, offset: usize, earlier: &[usize]) -> String {
+    let Some((head, set)) = message.split_once(" expecting {") else { return message.to_string() };
+    if !head.starts_with("Syntax error: mismatched input ") || !set.contains("'=='") {
+        return message.to_string();
+    }
+    format!("{head} expecting {}", closer_at(source, offset.min(source.len()), earlier))
+}
+
+/// The token the innermost construct open at `offset` ends with, from the tokens before it; the
+/// construct open at each of the `abandoned` offsets is closed there.
+fn closer_at(source: &str, offset: usize, abandoned: &[usize]) -> &'static str {
+    // An open bracket, or a conditional's `?` waiting for its `:`; a map's `{` records whether a key
+    // or a value is being read.
+    #[derive(PartialEq)]
+    enum Open {
+        Paren,
+        Bracket,
+        Brace { value: bool },
+        Question,
+    }
+    let bytes = &source.as_bytes()[..offset];
+    let mut stack: Vec<Open> = Vec::new();
+    // Whether the previous token ends an operand (so that a `?` after it is a conditional, not the
+    // `?` of optional syntax).
+    let mut operand = false;
+    let mut i = 0;
+    let mut abandoned = abandoned.iter().copied().filter(|&a| a < offset).peekable();
+    while i < bytes.len() {
+        while abandoned.next_if(|&a| a <= i).is_some() {
+            stack.pop();
+        }
+        let c = bytes[i];
+        match c {
+            b' ' | b'\t' | b'\n' | b'\r' | b'\x0c' => {
+                i += 1;
+                continue;
+            }
+            b'/' if bytes.get(i + 1) == Some(&b'/') => {
+                while i < bytes.len() && bytes[i] != b'\n' {
+                    i += 1;
+                }
+                continue;
+            }
+            b'\'' | b'"' => {
+                i = skip_string(bytes, i);
+                operand = true;
+                continue;
+            }
+            b'`' => {
+                i += 1;
+                while i < bytes.len() && bytes[i] != b'`' {
+                    i += 1;
+                }
+                i += 1;
+                operand = true;
+                continue;
+            }
+            b'(' => stack.push(Open::Paren),
+            b'[' => stack.push(Open::Bracket),
+            b'{' => stack.push(Open::Brace { value: false }),
+            b')' | b']' | b'}' => {
+                let wanted = |o: &Open| match c {
+                    b')' => *o == Open::Paren,
+                    b']' => *o == Open::Bracket,
+                    _ => matches!(o, Open::Brace { .. }),
+                };
+                if let Some(at) = stack.iter().rposition(wanted) {
+                    stack.truncate(at);
+                }
+                operand = true;
+                i += 1;
+                continue;
+            }
+            b'?' if operand => stack.push(Open::Question),
+            b':' => match stack.last_mut() {
+                Some(Open::Question) => {
+                    stack.pop();
+                }
+                Some(Open::Brace { value }) => *value = true,
+                _ => {}
+            },
+            b',' => {
+                if let Some(Open::Brace { value }) = stack.last_mut() {
+                    *value = false;
+                }
+            }
+            c if c.is_ascii_alphanumeric() || c == b'_' || c >= 0x80 => {
+                // An identifier or a number; a string prefix (`r'...'`, `b"..."`) is read with its string.
+                while i < bytes.len() && (bytes[i].is_ascii_alphanumeric() || bytes[i] == b'_' || bytes[i] >= 0x80) {
+                    i += 1;
+                }
+                if i < bytes.len() && matches!(bytes[i], b'\'' | b'"') {
+                    i = skip_string(bytes, i);
+                }
+                operand = true;
+                continue;
+            }
+            _ => {}
+        }
+        operand = false;
+        i += 1;
+    }
+    match stack.last() {
+        None => "<EOF>",
+        Some(Open::Paren) => "')'",
+        Some(Open::Bracket) => "']'",
+        Some(Open::Brace { value: false }) | Some(Open::Question) => "':'",
+        Some(Open::Brace { value: true }) => "'}'",
+    }
+}
+
+/// The offset after the string literal that starts at `i` (single, double or triple quoted; an
+/// unterminated one runs to the end).
+fn skip_string(bytes: &[u8], i: usize) -> usize {
+    let quote = bytes[i];
+    let triple = bytes.get(i + 1) == Some(&quote) && bytes.get(i + 2) == Some(&quote);
+    let mut j = if triple { i + 3 } else { i + 1 };
+    while j < bytes.len() {
+        if bytes[j] == b'\\' {
+            j += 2;
+        } else if triple {
+            if bytes[j] == quote && bytes.get(j + 1) == Some(&quote) && bytes.get(j + 2) == Some(&quote) {
+                return j + 3;
+            }
+            j += 1;
+        } else if bytes[j] == quote || bytes[j] == b'\n' {
+            return j + 1;
+        } else {
+            j += 1;
+        }
+    }
+    bytes.len()
 }
 
 /// The byte offset of a 1-based line and column (the column counted in characters).
@@ -540,6 +693,43 @@ mod tests {
         .assert_eq(&display_all(&errors, source));
         let has = parse("has(self)").unwrap_err();
         assert_eq!(has[0].message, "invalid argument to has() macro");
+    }
+
+    #[test]
+    fn a_mismatched_input_expects_what_cel_go_expects() {
+        // cel-go 0.29's words for each (a Go probe of `Env.Parse`): the token the enclosing
+        // construct needs, not the operators that could continue the operand; and no word on the
+        // incomplete trees the recovery leaves.
+        let cases = [
+            ("a b c", "1:3: Syntax error: mismatched input 'b' expecting <EOF>"),
+            ("1 ? 2", "1:6: Syntax error: mismatched input '<EOF>' expecting ':'"),
+            (
+                "self.a[",
+                "1:8: Syntax error: mismatched input '<EOF>' expecting {'[', '{', '(', '.', '-', '!', '?', 'true', 'false', 'null', \
+                 NUM_FLOAT, NUM_INT, NUM_UINT, STRING, BYTES, IDENTIFIER}",
+            ),
+            ("f(a ), b)", "1:6: Syntax error: mismatched input ',' expecting <EOF>"),
+            (
+                "a.map( 1x, x * 2)",
+                "1:9: Syntax error: mismatched input 'x' expecting ')'; 1:17: Syntax error: extraneous input ')' expecting <EOF>",
+            ),
+            ("{'k' 1: v}", "1:6: Syntax error: extraneous input '1' expecting ':'"),
+            (
+                "( 1a + b) * c",
+                "1:4: Syntax error: mismatched input 'a' expecting ')'; 1:9: Syntax error: mismatched input ')' expecting <EOF>",
+            ),
+        ];
+        for (source, want) in cases {
+            let got = parse(source).unwrap_err();
+            let got: Vec<String> = got
+                .iter()
+                .map(|e| {
+                    let shown = e.display(source);
+                    shown.lines().next().unwrap_or_default().trim_start_matches("ERROR: <input>:").to_string()
+                })
+                .collect();
+            assert_eq!(got.join("; "), want, "{source}");
+        }
     }
 
     #[test]

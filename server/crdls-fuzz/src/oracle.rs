@@ -133,11 +133,41 @@ pub fn their_verdict(answer: &Value) -> Verdict {
         causes.insert(format!("(rejected) {rejection}"));
     }
     let mut unknown = strings("unknownFields");
-    // The strict decoder's unknown fields (a CRD's), as paths.
-    unknown.extend(
-        strings("strictErrors").iter().filter_map(|e| e.strip_prefix("unknown field \"")).map(|e| e.trim_end_matches('"').to_string()),
-    );
+    // The strict decoder's unknown fields (a CRD's), as paths: it quotes them with `strconv.Quote`.
+    unknown.extend(strings("strictErrors").iter().filter_map(|e| e.strip_prefix("unknown field ")).map(go_unquote));
     Verdict { accepted: answer["accepted"].as_bool().unwrap_or(false), causes, unknown }
+}
+
+/// The text of a string Go's `strconv.Quote` printed (the text as it is when it does not parse).
+fn go_unquote(quoted: &str) -> String {
+    let Some(inner) = quoted.strip_prefix('"').and_then(|q| q.strip_suffix('"')) else { return quoted.to_string() };
+    let mut out = String::new();
+    let mut chars = inner.chars();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        let hex = |chars: &mut std::str::Chars<'_>, n: usize| {
+            let digits: String = chars.by_ref().take(n).collect();
+            u32::from_str_radix(&digits, 16).ok().and_then(char::from_u32).unwrap_or('\u{fffd}')
+        };
+        match chars.next() {
+            Some('n') => out.push('\n'),
+            Some('t') => out.push('\t'),
+            Some('r') => out.push('\r'),
+            Some('a') => out.push('\u{7}'),
+            Some('b') => out.push('\u{8}'),
+            Some('f') => out.push('\u{c}'),
+            Some('v') => out.push('\u{b}'),
+            Some('x') => out.push(hex(&mut chars, 2)),
+            Some('u') => out.push(hex(&mut chars, 4)),
+            Some('U') => out.push(hex(&mut chars, 8)),
+            Some(other) => out.push(other),
+            None => out.push('\\'),
+        }
+    }
+    out
 }
 
 /// What differs between two verdicts, a line each (the verdict first, then causes, then unknown
@@ -173,6 +203,12 @@ fn verb(accepted: bool) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_oracles_unknown_fields_are_unquoted() {
+        let answer = serde_json::json!({"accepted": false, "strictErrors": ["unknown field \"spec.a\\nb\\\"c\\u00e9\""]});
+        assert_eq!(their_verdict(&answer).unknown.into_iter().collect::<Vec<_>>(), ["spec.a\nb\"c\u{e9}"]);
+    }
 
     #[test]
     fn the_pinned_release_is_read_from_go_mod() {

@@ -370,7 +370,7 @@ fn validate_builtin(
     let old_checked = old_object.map(keep);
     let mut found = Vec::new();
     // Native Go types decode numbers: no numeric format of the schema is checked as kube-openapi does.
-    validate(&checked, schema, &root_path, anchor, Numbers::Plain, &mut found);
+    validate(&checked, schema, &root_path, anchor, Numbers::Native, &mut found);
     validate_lists(&checked, schema, &root_path, &mut found);
     found.retain(|d| !(d.code == codes::SCHEMA_LIST_MAP_DUPLICATE && d.path.as_deref().is_some_and(only_warned_duplicate)));
     let version = split_api_version(root.get_str("apiVersion").unwrap_or_default()).1;

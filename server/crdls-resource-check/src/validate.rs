@@ -17,10 +17,19 @@ pub fn validate(node: &Node, schema: &Schema, path: &FieldPath<'_>, anchor: Text
     Validator { out, numbers }.node(node, schema, path, anchor);
 }
 
-/// How numbers are validated, which depends on the release.
+/// How numbers and formats are validated, which depends on the release and on what is validated.
+///
+/// kube-openapi words a type mismatch of a value that is neither a string nor an array with the
+/// schema's `format` when it has one (`spec.when in body must be of type date-time: "int64"`, Go's
+/// type of the value: `int64`, `float64`, or none), and does not type-check a string or an array
+/// against a non-numeric schema with a format. Which formats it sees depends on the schema it is
+/// given: for objects, the API server first drops the formats it does not support.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Numbers {
-    /// Type and bounds only: the API server before 1.36 drops every numeric `format`.
+    /// A built-in object: its Go types decode the numbers, no format counts in a type mismatch.
+    Native,
+    /// Type and bounds only: the API server before 1.36 drops every numeric `format` (and the
+    /// string formats it does not support).
     Plain,
     /// Since Kubernetes 1.36 the API server keeps `int32` and `int64` on integers and `float` and
     /// `double` on numbers, and kube-openapi then checks the value (and each bound) can be converted
@@ -29,9 +38,34 @@ pub enum Numbers {
     /// type mismatch of a non-string, non-array value with the format (`must be of type int32:
     /// "float64"`, Go's type of the value).
     WithFormats,
+    /// A `default` in a CRD (`ValidateDefaults` validates against the structural schema as written,
+    /// `ToKubeOpenAPI` with no format dropped): every `format` counts as written, int-or-string has no
+    /// type, and numbers are checked as with [`Numbers::WithFormats`].
+    Unstripped,
 }
 
 impl Numbers {
+    /// Whether `int32`, `int64`, `float` and `double` bound the values.
+    fn checks_numeric_formats(self) -> bool {
+        matches!(self, Numbers::WithFormats | Numbers::Unstripped)
+    }
+
+    /// The `format` kube-openapi sees on `schema` (`StripUnsupportedFormatsPostProcessorForVersion`
+    /// for objects), if any.
+    fn format_kept(self, schema: &Schema) -> Option<&str> {
+        let format = schema.format.as_deref().filter(|f| !f.is_empty())?;
+        let single_type = if schema.int_or_string { "" } else { schema.ty.as_deref().unwrap_or_default() };
+        let kept = match (self, single_type) {
+            (Numbers::Native, _) => false,
+            (Numbers::Unstripped, _) => true,
+            (_, "" | "string") => crdls_go::formats::is_supported_string_format(format),
+            (Numbers::WithFormats, "integer") => matches!(format, "int32" | "int64"),
+            (Numbers::WithFormats, "number") => matches!(format, "float" | "double"),
+            _ => false,
+        };
+        kept.then_some(format)
+    }
+
     /// The rules of the Kubernetes minor version `minor`.
     pub fn of_release(minor: u32) -> Numbers {
         if minor >= 36 {
@@ -115,42 +149,49 @@ impl Validator<'_> {
         }
     }
 
-    /// `type` (and `x-kubernetes-int-or-string`, which the API server turns into the types integer and string).
+    /// `type` (and `x-kubernetes-int-or-string`, which the API server turns into the types integer
+    /// and string), as kube-openapi's `typeValidator` checks it, `format` included (see [`Numbers`]).
     fn check_type(&mut self, node: &Node, schema: &Schema, path: &FieldPath<'_>, anchor: TextRange) {
         let actual = node.value.type_name();
-        let (ok, expected) = if schema.int_or_string {
-            (matches!(node.value, Value::Int(_) | Value::Str(_)), "integer,string")
+        let single: [&str; 1];
+        // The API server's conversion for objects gives int-or-string the types integer and string;
+        // `ToKubeOpenAPI`, which defaults are validated with, gives it none.
+        let types: &[&str] = if schema.int_or_string && self.numbers != Numbers::Unstripped {
+            &["integer", "string"]
         } else {
             match schema.ty.as_deref() {
-                None | Some("") => return,
-                Some("number") => (matches!(node.value, Value::Int(_) | Value::Float(_)), "number"),
-                Some(t) => (t == actual, t),
+                None | Some("") => &[],
+                Some(t) => {
+                    single = [t];
+                    &single
+                }
             }
         };
-        if ok {
-            return;
-        }
-        // Since 1.36 a kept numeric format words the mismatch of a value that is neither a string nor
-        // an array with the format and Go's type of the value (int64, float64, or none).
-        let kept = match (self.numbers, numeric_format(schema)) {
-            (Numbers::WithFormats, (_, Some(format))) if !schema.int_or_string => Some(format),
-            _ => None,
-        };
-        if let (Some(format), false) = (kept, matches!(node.value, Value::Str(_) | Value::Seq(_))) {
+        let ok = types.contains(&actual) || (actual == "integer" && types.contains(&"number"));
+        let format = self.numbers.format_kept(schema);
+        let string_or_array = matches!(node.value, Value::Str(_) | Value::Seq(_));
+        if let (Some(format), false, false) = (format, ok, string_or_array) {
             let go_type = match node.value {
                 Value::Int(_) => "int64",
                 Value::Float(_) => "float64",
                 _ => "",
             };
-            let err = FieldError {
-                ty: ErrorType::TypeInvalid,
-                path: path.to_string(),
-                value: Some(gofmt::quote(go_type)),
-                detail: format!("{path} in body must be of type {format}: {}", gofmt::quote(go_type)),
-            };
-            self.push(err, at(node, anchor), codes::SCHEMA_TYPE, format!("expected {format}, found {actual}"));
+            if go_type != format {
+                let err = FieldError {
+                    ty: ErrorType::TypeInvalid,
+                    path: path.to_string(),
+                    value: Some(gofmt::quote(go_type)),
+                    detail: format!("{path} in body must be of type {format}: {}", gofmt::quote(go_type)),
+                };
+                self.push(err, at(node, anchor), codes::SCHEMA_TYPE, format!("expected {format}, found {actual}"));
+                return;
+            }
+        }
+        let numeric = types.iter().any(|t| matches!(*t, "integer" | "number"));
+        if ok || types.is_empty() || (format.is_some() && string_or_array && !numeric) {
             return;
         }
+        let expected = types.join(",");
         let err = FieldError {
             ty: ErrorType::TypeInvalid,
             path: path.to_string(),
@@ -238,14 +279,14 @@ impl Validator<'_> {
             Value::Float(f) => (f, false),
             _ => return,
         };
-        if let (Numbers::WithFormats, (Some(ty), format)) = (self.numbers, numeric_format(schema)) {
+        if let (true, (Some(ty), format)) = (self.numbers.checks_numeric_formats(), numeric_format(schema)) {
             if out_of_range(v, integral, ty, format) {
                 self.range_error(node, anchor, path, "Checked", ty, format);
             }
         }
         // A bound that does not fit the type is reported, and then compared as a plain number.
         let mut fits = |bound: f64, prefix: &str| -> bool {
-            let (Numbers::WithFormats, (Some(ty), format)) = (self.numbers, numeric_format(schema)) else { return true };
+            let (true, (Some(ty), format)) = (self.numbers.checks_numeric_formats(), numeric_format(schema)) else { return true };
             if !out_of_range(bound, false, ty, format) {
                 return true;
             }
@@ -508,6 +549,37 @@ mod tests {
         let mut out = Vec::new();
         validate(object.get("x").expect("x"), &schema, &root.field("x"), object.range, numbers, &mut out);
         out.into_iter().filter_map(|d| d.cause).collect()
+    }
+
+    #[test]
+    fn a_format_words_the_type_mismatch_of_a_value_that_is_not_a_string_or_an_array() {
+        // What the API server (1.37, the oracle) answers for objects: a supported string format is
+        // kept, an unsupported one dropped, and a string or array on a non-numeric schema with a
+        // format is not type-checked at all.
+        let release = Numbers::of_release(37);
+        let date_time = "{type: string, format: date-time}";
+        assert_eq!(causes(date_time, "5", release), ["x: Invalid value: \"int64\": x in body must be of type date-time: \"int64\""]);
+        assert_eq!(causes(date_time, "true", release), ["x: Invalid value: \"\": x in body must be of type date-time: \"\""]);
+        assert_eq!(causes("{type: string, format: uuid}", "[1]", release), Vec::<String>::new());
+        assert_eq!(
+            causes("{type: string, format: foo}", "true", release),
+            ["x: Invalid value: \"boolean\": x in body must be of type string: \"boolean\""]
+        );
+        assert_eq!(
+            causes("{type: boolean, format: date-time}", "1", release),
+            ["x: Invalid value: \"integer\": x in body must be of type boolean: \"integer\""]
+        );
+        // A CRD's default sees every format as written, and int-or-string without a type.
+        assert_eq!(
+            causes("{type: boolean, format: date-time}", "1", Numbers::Unstripped),
+            ["x: Invalid value: \"int64\": x in body must be of type date-time: \"int64\""]
+        );
+        assert_eq!(causes("{x-kubernetes-int-or-string: true}", "{a: 1}", Numbers::Unstripped), Vec::<String>::new());
+        // Built-in objects: their Go types decode the values, no format counts.
+        assert_eq!(
+            causes(date_time, "5", Numbers::Native),
+            ["x: Invalid value: \"integer\": x in body must be of type string: \"integer\""]
+        );
     }
 
     #[test]

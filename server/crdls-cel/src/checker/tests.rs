@@ -62,6 +62,8 @@ fn well_typed_expressions_get_their_types() {
         ("sets.contains(self.spec.tags, ['a'])", "bool"),
         ("quantity('1Gi').isLessThan(quantity('2Gi'))", "bool"),
         ("self.spec.timeout > duration('1s')", "bool"),
+        // cel-go's duration_to_int64 and timestamp_to_int64.
+        ("int(self.spec.timeout) + int(timestamp('2020-01-01T00:00:00Z'))", "int"),
         ("type(self.spec.name) == string", "bool"),
         ("1 < 1.5 && 2u > 1", "bool"),
         ("[]", "list(dyn)"),

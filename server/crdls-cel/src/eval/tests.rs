@@ -47,6 +47,7 @@ fn values() {
         ("type(1) == int && type('a') == string", "true"),
         ("string(1.5) + string(1e6)", "\"1.51e+06\""),
         ("int('42') + int(3.9) + int(-3.9)", "42"),
+        ("int(duration('1.5s')) + int(timestamp('1970-01-01T00:00:01Z'))", "1500000001"),
         ("[?optional.none(), ?optional.of(2)]", "[2]"),
         ("'a' in ['a', 'b'] && 'k' in {'k': 1}", "true"),
     ];

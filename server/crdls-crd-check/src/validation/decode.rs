@@ -166,10 +166,22 @@ static JSON_SCHEMA_PROPS: Struct = Struct {
 /// The fields the CRD page lists as not allowed in a structural schema that v1 does not even have.
 const DOCUMENTED_FORBIDDEN: &[&str] = &["deprecated", "discriminator", "readOnly", "writeOnly", "xml"];
 
-/// Checks the CRD's `spec` against the Go types.
+/// The top-level fields of a CRD (those below `metadata` and `status` are not checked here).
+static ROOT: Struct = Struct {
+    go: "CustomResourceDefinition",
+    fields: &[("apiVersion", Any), ("kind", Any), ("metadata", Any), ("spec", Any), ("status", Any)],
+};
+
+/// Checks the CRD's top-level fields and its `spec` against the Go types.
 pub(super) fn check(root: &Node, sink: &mut Sink<'_>) {
-    let Some(spec) = root.entry("spec") else { return };
     let mut walk = Walk { sink };
+    if let Value::Map(entries) = &root.value {
+        let top = Step { json_path: String::new(), go_fields: String::new(), go_struct: "CustomResourceDefinition", direct: true };
+        for e in entries.iter().filter(|e| !ROOT.fields.iter().any(|(k, _)| *k == e.key)) {
+            walk.unknown(e, &ROOT, &top);
+        }
+    }
+    let Some(spec) = root.entry("spec") else { return };
     let at = Step { json_path: "spec".into(), go_fields: "spec".into(), go_struct: "CustomResourceDefinition", direct: true };
     walk.value(&spec.value, Object(&SPEC), &at, spec.key_range, 0);
 }
@@ -324,7 +336,7 @@ impl Walk<'_, '_> {
     }
 
     fn unknown(&mut self, entry: &crdls_yaml::Entry, st: &'static Struct, at: &Step) {
-        let path = format!("{}.{}", at.json_path, entry.key);
+        let path = if at.json_path.is_empty() { entry.key.clone() } else { format!("{}.{}", at.json_path, entry.key) };
         let hint = match did_you_mean(&entry.key, st.fields.iter().map(|(k, _)| *k)) {
             Some(s) => format!("; did you mean \"{s}\"?"),
             None => String::new(),
@@ -334,7 +346,7 @@ impl Walk<'_, '_> {
         } else {
             ""
         };
-        let what = format!("{} has no field \"{}\"{documented}", st.go, entry.key);
+        let what = format!("{} has no field {}{documented}", st.go, crdls_go::print::quote(&entry.key));
         let d = if !at.direct {
             crdls_diagnostics::Diagnostic::new(
                 entry.key_range,
@@ -349,7 +361,8 @@ impl Walk<'_, '_> {
                 codes::CRD_UNKNOWN_FIELD,
                 format!("{what}: the CRD is rejected (strict field validation){hint}"),
             )
-            .with_cause(format!("strict decoding error: unknown field \"{path}\""))
+            // The decoder quotes the path with `strconv.Quote` (a line break in a name shows as `\n`).
+            .with_cause(format!("strict decoding error: unknown field {}", crdls_go::print::quote(&path)))
         } else {
             crdls_diagnostics::Diagnostic::new(
                 entry.key_range,
@@ -357,7 +370,7 @@ impl Walk<'_, '_> {
                 codes::CRD_UNKNOWN_FIELD,
                 format!("{what}: the API server drops it (kubectl's default strict field validation rejects the CRD){hint}"),
             )
-            .with_cause(format!("unknown field \"{path}\""))
+            .with_cause(format!("unknown field {}", crdls_go::print::quote(&path)))
         };
         self.sink.out.push(d.with_path(path));
     }

@@ -15,7 +15,7 @@ use crdls_yaml::{FieldPath, Node, Value};
 
 use super::{entries, fe, flag, get, Found};
 use crate::field_error::ErrorType;
-use crate::{cel, gofmt, validate};
+use crate::{cel, gofmt, metadata, validate};
 use crdls_diagnostics::codes;
 
 const CODE: &str = codes::CRD_DEFAULT;
@@ -23,32 +23,135 @@ const CODE: &str = codes::CRD_DEFAULT;
 /// The default errors of the schema rooted at `root` (path `p`).
 pub(super) fn validate(root: &Node, p: &str) -> Vec<Found> {
     let mut out = Vec::new();
-    walk(root, p, true, false, &mut out, 0);
+    walk(root, p, true, None, &mut out, 0);
     out
 }
 
+/// A step from a resource root down to a node inside its `apiVersion`, `kind` or `metadata`.
+#[derive(Clone)]
+enum Step {
+    Field(String),
+    Item,
+}
+
 /// One node. The root counts as an embedded resource: its `apiVersion`, `kind` and `metadata` are
-/// resource meta, like those of every `x-kubernetes-embedded-resource`.
-fn walk(s: &Node, p: &str, is_root: bool, inside_meta: bool, out: &mut Vec<Found>, depth: usize) {
+/// resource meta, like those of every `x-kubernetes-embedded-resource`. `meta` is the way from the
+/// resource root when the node is inside them.
+fn walk(s: &Node, p: &str, is_root: bool, meta: Option<Vec<Step>>, out: &mut Vec<Found>, depth: usize) {
     if depth > 64 || !matches!(s.value, Value::Map(_)) {
         return;
     }
     let embedded = is_root || flag(s, "x-kubernetes-embedded-resource");
-    let inside_meta = inside_meta && !embedded;
+    let meta = meta.filter(|_| !embedded);
     if let Some(default) = get(s, "default") {
-        check_default(s, default, &format!("{p}.default"), embedded, inside_meta, out);
+        check_default(s, default, &format!("{p}.default"), embedded, meta.as_deref(), out);
     }
     if let Some(item) = get(s, "items").filter(|i| matches!(i.value, Value::Map(_))) {
-        walk(item, &format!("{p}.items"), false, inside_meta, out, depth + 1);
+        let below = meta.clone().map(|mut m| {
+            m.push(Step::Item);
+            m
+        });
+        walk(item, &format!("{p}.items"), false, below, out, depth + 1);
     }
     for e in entries(s, "properties") {
-        let meta = embedded && matches!(e.key.as_str(), "metadata" | "apiVersion" | "kind");
-        walk(&e.value, &format!("{p}.properties[{}]", e.key), false, inside_meta || meta, out, depth + 1);
+        let below = match &meta {
+            Some(m) => Some(m.iter().cloned().chain([Step::Field(e.key.clone())]).collect()),
+            None if embedded && matches!(e.key.as_str(), "metadata" | "apiVersion" | "kind") => Some(vec![Step::Field(e.key.clone())]),
+            None => None,
+        };
+        walk(&e.value, &format!("{p}.properties[{}]", e.key), false, below, out, depth + 1);
     }
 }
 
-fn check_default(s: &Node, default: &Node, d: &str, embedded: bool, inside_meta: bool, out: &mut Vec<Found>) {
-    if !inside_meta {
+/// A default inside resource meta (`ValidateDefaults` with `insideMeta`): the API server puts it into
+/// an object of its own (`apiVersion: validation/v1`, `kind: Validation` unless the default sets
+/// them) and checks that object's `apiVersion`, `kind` and ObjectMeta as it coerces and validates
+/// an embedded resource, before the schema: `must result in valid metadata: kind: Invalid value: 5:
+/// must be a string`. The first error of the coercion, or every error of the validation.
+fn metadata_error(default: &Node, way: &[Step]) -> Option<String> {
+    let (Step::Field(top), rest) = way.split_first()? else { return None };
+    // The value the default gives `top`, as JSON.
+    let mut json = gofmt::json(default);
+    for step in rest.iter().rev() {
+        json = match step {
+            Step::Field(k) => {
+                let mut key = String::new();
+                gofmt::json_string_into(k, &mut key);
+                format!("{{{key}:{json}}}")
+            }
+            Step::Item => format!("[{json}]"),
+        };
+    }
+    let parsed = crdls_yaml::parse(&json);
+    let value = parsed.documents.first()?.root.as_ref()?;
+    match top.as_str() {
+        "apiVersion" | "kind" => {
+            let Value::Str(text) = &value.value else {
+                return Some(format!("{top}: Invalid value: {}: must be a string", gofmt::value(value)));
+            };
+            let detail = if text.is_empty() {
+                "must not be empty".to_string()
+            } else if top == "kind" {
+                let errs = crdls_go::names::dns1035_label(&text.to_lowercase());
+                if errs.is_empty() {
+                    return None;
+                }
+                format!("may have mixed case, but should otherwise match: {}", errs.join(","))
+            } else if text.matches('/').count() > 1 {
+                format!("unexpected GroupVersion string: {text}")
+            } else {
+                return None;
+            };
+            Some(format!("{top}: Invalid value: {}: {detail}", gofmt::quote(text)))
+        }
+        "metadata" => {
+            let invalid = |cause: &str| Some(format!("metadata: Invalid value: {}: {cause}", gofmt::value(value)));
+            match &value.value {
+                Value::Map(_) => {}
+                Value::Null => return None,
+                other => return invalid(&format!("json: cannot unmarshal {} into Go value of type v1.ObjectMeta", other.json_type())),
+            }
+            let object = crdls_yaml::parse(&format!("{{\"metadata\":{json}}}"));
+            let object = object.documents.first()?.root.as_ref()?;
+            let mut found = Vec::new();
+            metadata::validate_metadata(
+                object,
+                &FieldPath::root(),
+                metadata::NameRules::Embedded,
+                crdls_resource_check::NEWEST_KUBERNETES_MINOR,
+                object.range,
+                &mut found,
+            );
+            // Go's JSON decoding reads the keys sorted and reports its first type error alone.
+            let decoding =
+                found.iter().filter(|f| f.code == codes::METADATA_TYPE).min_by(|a, b| a.path.cmp(&b.path)).and_then(|f| f.cause.clone());
+            if let Some(cause) = decoding {
+                return invalid(&cause);
+            }
+            let causes: Vec<String> = found.iter().filter_map(|f| f.cause.clone()).collect();
+            match causes.len() {
+                0 => None,
+                1 => causes.into_iter().next(),
+                _ => Some(format!("[{}]", causes.join(", "))),
+            }
+        }
+        _ => None,
+    }
+}
+
+fn check_default(s: &Node, default: &Node, d: &str, embedded: bool, meta: Option<&[Step]>, out: &mut Vec<Found>) {
+    if let Some(way) = meta {
+        if let Some(error) = metadata_error(default, way) {
+            out.push(Found::new(
+                default.range,
+                CODE,
+                fe(ErrorType::Invalid, d, Some(gofmt::value(default)), format!("must result in valid metadata: {error}")),
+                format!("the default does not make valid resource metadata: {error}"),
+            ));
+            return;
+        }
+    }
+    if meta.is_none() {
         if let Some(dropped) = pruned(default, Some(s), embedded, &FieldPath::root()) {
             out.push(Found::new(
                 default.range,
@@ -66,7 +169,8 @@ fn check_default(s: &Node, default: &Node, d: &str, embedded: bool, inside_meta:
         &schema,
         &FieldPath::root(),
         default.range,
-        validate::Numbers::of_release(crdls_resource_check::NEWEST_KUBERNETES_MINOR),
+        // As `ToKubeOpenAPI` gives it, every format as written (numbers as the newest release checks them).
+        validate::Numbers::Unstripped,
         &mut found,
     );
     if found.is_empty() && schema.has_rules {

@@ -47,6 +47,12 @@ pub fn check_string_format(format: &str, value: &str) -> bool {
     checker(format).is_none_or(|check| check(value))
 }
 
+/// Whether the API server keeps `format` on a string schema (`StripUnsupportedFormatsPostProcessor`:
+/// the formats it checks, named after the same normalisation; any other is dropped).
+pub fn is_supported_string_format(format: &str) -> bool {
+    checker(format).is_some()
+}
+
 /// The check for a format name, after kube-openapi's normalisation (every '-' removed).
 fn checker(format: &str) -> Option<fn(&str) -> bool> {
     let normalized: String = format.chars().filter(|&c| c != '-').collect();
