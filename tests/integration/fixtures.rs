@@ -188,7 +188,8 @@ fn a_directory_without_kubernetes_objects_says_nothing_was_checked() {
 
 /// Documents that are not objects to create, told by their shape: a CRD with an empty group, references
 /// with `spec: {}`, a Namespace its kustomization renames, constants' names standing for values, a
-/// Jinja-wrapped snippet. What the API server would still reject in them is reported.
+/// Jinja-wrapped snippet, a guide's fragment without metadata, an object a program printed
+/// (`creationTimestamp: null`). What the API server would still reject in them is reported.
 #[test]
 fn by_products_references_and_placeholders_are_not_checked_as_objects() {
     project("by-products");

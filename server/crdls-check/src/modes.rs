@@ -121,15 +121,20 @@ impl FileMode {
     }
 
     /// How one document of a file in this mode is read: as the file's mode says, except that a document
-    /// that only names an object ([`is_reference`]) is partial wherever it is, and a CRD among test
-    /// inputs is a whole CRD (projects keep the CRDs their tests install there).
+    /// that only names an object ([`is_reference`]) or is a fragment of one ([`is_fragment`]) is partial
+    /// wherever it is, a CRD among test inputs is a whole CRD (projects keep the CRDs their tests install
+    /// there), and an object a program printed ([`is_printed_object`]) is read as a test input.
     pub fn for_document(&self, root: Option<&Node>) -> &FileMode {
         static PARTIAL: FileMode = FileMode::Patches;
         static WHOLE: FileMode = FileMode::Objects;
-        if matches!(self, FileMode::Objects | FileMode::Assembled { .. } | FileMode::TestInputs) && root.is_some_and(is_reference) {
+        static INPUTS: FileMode = FileMode::TestInputs;
+        let plain = matches!(self, FileMode::Objects | FileMode::Assembled { .. } | FileMode::TestInputs);
+        if plain && root.is_some_and(|r| is_reference(r) || is_fragment(r)) {
             &PARTIAL
         } else if *self == FileMode::TestInputs && root.is_some_and(|r| crdls_crd::is_crd(r).is_some()) {
             &WHOLE
+        } else if *self == FileMode::Objects && root.is_some_and(is_printed_object) {
+            &INPUTS
         } else {
             self
         }
@@ -141,10 +146,21 @@ impl FileMode {
         let opaque = root.map(|r| self.opaque_ranges(r)).unwrap_or_default();
         diagnostics.retain(|d| self.keeps(d.code) && !touches(&opaque, d.range));
         if let (Some(root), false) = (root, *self == FileMode::JsonPatches) {
-            let (mut scalars, mut maps) = (Vec::new(), Vec::new());
-            constant_placeholders(root, &mut scalars, &mut maps);
+            let mut found = Constants::default();
+            constant_placeholders(root, &mut found);
             let within = |ranges: &[TextRange], d: &Diagnostic| ranges.iter().any(|c| c.start <= d.range.start && d.range.end <= c.end);
-            diagnostics.retain(|d| !(PLACEHOLDER_MISMATCHES.contains(&d.code) && within(&scalars, d) || within(&maps, d)));
+            // An anyOf or oneOf is reported on the object whose schemas it chooses between: one that
+            // holds a placeholder cannot be decided either.
+            let holds = |d: &Diagnostic| {
+                [codes::SCHEMA_ANY_OF, codes::SCHEMA_ONE_OF].contains(&d.code)
+                    && found.plain.iter().chain(&found.quoted).any(|c| d.range.start <= c.start && c.end <= d.range.end)
+            };
+            diagnostics.retain(|d| {
+                !(PLACEHOLDER_MISMATCHES.contains(&d.code) && within(&found.plain, d)
+                    || QUOTED_PLACEHOLDER_MISMATCHES.contains(&d.code) && within(&found.quoted, d)
+                    || within(&found.maps, d)
+                    || holds(d))
+            });
         }
         if let (FileMode::TestInputs, Some(root)) = (self, root) {
             diagnostics.retain(|d| !is_about_absence(root, d));
@@ -154,6 +170,10 @@ impl FileMode {
             diagnostics.retain(|d| d.code != codes::CEL_SKIPPED || ranges.contains(&d.range));
         }
         if *self == FileMode::Patches {
+            // A partial object's name only picks the object it lands on, which was created under a name
+            // of its own; kustomize ignores it when the patch has a `target` (`name: "*"`), and a patch
+            // matching no object is kustomize's error. The API server never sees it as a name.
+            diagnostics.retain(|d| !(d.code == codes::METADATA_NAME && d.path.as_deref() == Some("metadata.name")));
             // A patch changes an object of its own apiVersion and kind: where that apiVersion is not
             // served, the API server refuses the object the patch lands on, reported there; a patch
             // matching no object is kustomize's error. A patch switched off keeps its old apiVersion.
@@ -277,7 +297,9 @@ fn collect(node: &Node, opaque: Opaque, out: &mut Vec<TextRange>) {
         Value::Map(entries) => {
             for entry in entries {
                 let key_is_opaque = match opaque {
-                    Opaque::Substitutions | Opaque::ExpressionValues => false,
+                    // A key holding a substitution is computed too (an annotation written as
+                    // `${ROLE/#arn/eks.amazonaws.com/role-arn: arn}`, which envsubst turns into a key).
+                    Opaque::Substitutions | Opaque::ExpressionValues => has_substitution(&entry.key),
                     Opaque::Expressions => is_expression_key(&entry.key),
                     Opaque::Directives => is_patch_directive(&entry.key),
                 };
@@ -301,7 +323,8 @@ fn collect(node: &Node, opaque: Opaque, out: &mut Vec<TextRange>) {
 }
 
 /// Whether a string holds a `${VAR}` substitution (Flux's post-build substitution, envsubst, Kustomize
-/// replacements done by hand; clusterctl templates write `${ VAR }` with blanks), or a `$(VAR)`
+/// replacements done by hand; clusterctl templates write `${ VAR }` with blanks; the shell's and
+/// drone/envsubst's `${VAR:-default}`, `${VAR/#prefix/replacement}`, `${VAR%suffix}`), or a `$(VAR)`
 /// variable (kustomize's `vars`, and Kubernetes' own expansion in a container's command, args and
 /// env): the value the API server sees, or the one the container gets, is not the one written.
 fn has_substitution(text: &str) -> bool {
@@ -312,7 +335,7 @@ fn has_substitution(text: &str) -> bool {
     while let Some(at) = rest.find("${") {
         let after = rest[at + 2..].trim_start_matches(' ');
         let name_len = after.bytes().take_while(|b| b.is_ascii_alphanumeric() || *b == b'_').count();
-        if name_len > 0 && after[name_len..].trim_start_matches(' ').starts_with(['}', ':', '=', '-', '+']) {
+        if name_len > 0 && after[name_len..].trim_start_matches(' ').starts_with(['}', ':', '=', '-', '+', '/', '#', '%']) {
             return true;
         }
         rest = &rest[at + 2..];
@@ -406,26 +429,47 @@ fn is_constant_name(text: &str) -> bool {
 
 /// What a constant's name earns where it stands for a value of another type or format: no number,
 /// boolean, list or object is written that way, nor an IP address or base64 data (`token: ROOK_TOKEN`),
-/// nor anything else a `format` names. An enum or a pattern still holds: some enums are written so
+/// nor anything else a `format` names, nor a resource quantity (`storage: FROM_OVERLAY` in a base every
+/// overlay patches). An enum or a pattern still holds: some enums are written so
 /// (`ISTIO_MUTUAL`), and a name that breaks a pattern may be a real mistake.
-const PLACEHOLDER_MISMATCHES: &[&str] = &[codes::SCHEMA_TYPE, codes::SCHEMA_FORMAT, codes::SCHEMA_ANY_OF, codes::SCHEMA_ONE_OF];
+const PLACEHOLDER_MISMATCHES: &[&str] =
+    &[codes::SCHEMA_TYPE, codes::SCHEMA_FORMAT, codes::SCHEMA_ANY_OF, codes::SCHEMA_ONE_OF, codes::NATIVE_QUANTITY];
+
+/// What a quoted constant's name earns: it is written as a string, so a type mismatch is the writer's,
+/// but no formatted string (an IP address, a date) is written that way either
+/// (`value: "PLACEHOLDER_USABLE_ADDRS"`, which a conformance suite replaces with addresses).
+const QUOTED_PLACEHOLDER_MISMATCHES: &[&str] = &[codes::SCHEMA_FORMAT, codes::SCHEMA_ANY_OF, codes::SCHEMA_ONE_OF, codes::NATIVE_QUANTITY];
+
+/// The placeholders written as constants' names, found by [`constant_placeholders`].
+#[derive(Default)]
+struct Constants {
+    /// Plain scalars (`replicas: IMAGE_REPLICAS`).
+    plain: Vec<TextRange>,
+    /// Quoted scalars (`value: "PLACEHOLDER_ADDRS"`).
+    quoted: Vec<TextRange>,
+    /// Mappings of such names to empty strings.
+    maps: Vec<TextRange>,
+}
 
 /// The placeholders written as constants' names: a plain scalar (`replicas: IMAGE_REPLICAS`), whose
-/// mismatches in type or format are dropped ([`PLACEHOLDER_MISMATCHES`]), or a mapping whose every key
-/// is such a name with an empty string for value (`tolerations: {HELMSUBST_TOLERATIONS: ""}`), the
-/// form a build step replaces with a template's text, inside which nothing is reported: its keys are no
-/// fields.
-fn constant_placeholders(node: &Node, scalars: &mut Vec<TextRange>, maps: &mut Vec<TextRange>) {
+/// mismatches in type or format are dropped ([`PLACEHOLDER_MISMATCHES`]), a quoted one, whose mismatches
+/// in format are ([`QUOTED_PLACEHOLDER_MISMATCHES`]), or a mapping whose every key is such a name with
+/// an empty string for value (`tolerations: {HELMSUBST_TOLERATIONS: ""}`), the form a build step
+/// replaces with a template's text, inside which nothing is reported: its keys are no fields.
+fn constant_placeholders(node: &Node, found: &mut Constants) {
     match &node.value {
         Value::Map(entries)
             if !entries.is_empty()
                 && entries.iter().all(|e| is_constant_name(&e.key) && matches!(&e.value.value, Value::Str(v) if v.is_empty())) =>
         {
-            maps.push(node.range)
+            found.maps.push(node.range)
         }
-        Value::Map(entries) => entries.iter().for_each(|e| constant_placeholders(&e.value, scalars, maps)),
-        Value::Seq(items) => items.iter().for_each(|i| constant_placeholders(i, scalars, maps)),
-        Value::Str(s) if node.style == Style::Plain && is_constant_name(s) => scalars.push(node.range),
+        Value::Map(entries) => entries.iter().for_each(|e| constant_placeholders(&e.value, found)),
+        Value::Seq(items) => items.iter().for_each(|i| constant_placeholders(i, found)),
+        Value::Str(s) if node.style == Style::Plain && is_constant_name(s) => found.plain.push(node.range),
+        Value::Str(s) if matches!(node.style, Style::SingleQuoted | Style::DoubleQuoted) && is_constant_name(s) => {
+            found.quoted.push(node.range)
+        }
         _ => {}
     }
 }
@@ -444,6 +488,30 @@ pub fn is_reference(root: &Node) -> bool {
     let empty_spec = root.get("spec").is_some_and(|s| s.style == Style::Flow && matches!(&s.value, Value::Map(m) if m.is_empty()));
     let named = root.get("metadata").is_some_and(|m| m.get_str("name").is_some() && only(m, &["name", "namespace"]));
     empty_spec && named && entries.iter().all(|e| ["apiVersion", "kind", "metadata", "spec"].contains(&e.key.as_str()))
+}
+
+/// Whether a document is a fragment of an object: an `apiVersion` and a `kind` with fields but no
+/// `metadata` at all. Guides show the part of an object they explain so (`kind: Prometheus` with only
+/// the `spec` fields a page is about, included in the page from its file); an object to create is
+/// written with the name it is created under, so one without any `metadata` is not meant to be
+/// created as it is. It is read as a partial object: its fields are checked, not its completeness.
+pub fn is_fragment(root: &Node) -> bool {
+    let Value::Map(entries) = &root.value else { return false };
+    let has = |key: &str| entries.iter().any(|e| e.key == key);
+    has("apiVersion") && has("kind") && !has("metadata") && entries.len() > 2 && crdls_crd::is_crd(root).is_none()
+}
+
+/// Whether a document is an object a Go program printed from a typed value: its `metadata` holds
+/// `creationTimestamp: null`, which Kubernetes' serialiser writes for a zero time and nobody types.
+/// What such an object writes was set by the program and is checked; what it leaves out is the
+/// program's (an encoding test's half-filled Deployment), so it is read as a test input
+/// ([`FileMode::TestInputs`]). A CRD printed so (controller-gen writes the same) stays a whole CRD.
+pub fn is_printed_object(root: &Node) -> bool {
+    let printed = root
+        .get("metadata")
+        .and_then(|m| m.get("creationTimestamp"))
+        .is_some_and(|t| t.value == Value::Null && t.style == Style::Plain && t.range.end > t.range.start);
+    printed && crdls_crd::is_crd(root).is_none()
 }
 
 /// Whether a CustomResourceDefinition writes its `spec.group` as the empty string: the zero value
@@ -535,6 +603,7 @@ mod tests {
         let text = "spec:\n  replicas: ${REPLICAS}\n  host: app.${cluster_domain:=example.com}\n  script: echo $HOME\n";
         assert_eq!(opaque_texts(&FileMode::Objects, text), ["${REPLICAS}", "app.${cluster_domain:=example.com}"]);
         assert!(!has_substitution("${}") && !has_substitution("$ {X}") && has_substitution("a${X}b"));
+        assert!(has_substitution("${ROLE/#arn/eks.amazonaws.com/role-arn") && has_substitution("${NAME%-suffix}"));
         assert!(has_substitution("${ CLUSTER_NAME }-md-0") && has_substitution("$(kfp-app-name)") && has_substitution("--ip=$(POD_IP)"));
         assert!(
             !has_substitution("$(echo hi)") && !has_substitution("$()") && !has_substitution("cost: $(1)") && !has_substitution("${ }")
@@ -600,10 +669,12 @@ mod tests {
         assert!(!is_constant_name("TCP") && !is_constant_name("Image_Tag") && !is_constant_name("A__B") && !is_constant_name("_A_B"));
         let text = "spec:\n  replicas: WEB_REPLICAS\n  tls: 'QUOTED_NAME'\n  tolerations:\n    WEB_TOLERATIONS: \"\"\n  data:\n    LOG_LEVEL: debug\n";
         let root = crdls_yaml::parse(text).documents[0].root.clone().unwrap();
-        let (mut scalars, mut maps) = (Vec::new(), Vec::new());
-        constant_placeholders(&root, &mut scalars, &mut maps);
+        let mut found = Constants::default();
+        constant_placeholders(&root, &mut found);
         let shown = |found: &[TextRange]| found.iter().map(|r| text[r.start..r.end].to_string()).collect::<Vec<_>>();
-        assert_eq!((shown(&scalars), shown(&maps)), (vec!["WEB_REPLICAS".to_string()], vec!["WEB_TOLERATIONS: \"\"".to_string()]));
+        assert_eq!(shown(&found.plain), ["WEB_REPLICAS"]);
+        assert_eq!(shown(&found.quoted), ["'QUOTED_NAME'"]);
+        assert_eq!(shown(&found.maps), ["WEB_TOLERATIONS: \"\""]);
         assert!(is_bare_variable("$ARGOCD_APP_NAME") && is_bare_variable("$HOME2"));
         assert!(!is_bare_variable("$a") && !is_bare_variable("$X") && !is_bare_variable("cost: $5") && !is_bare_variable("$Name"));
     }

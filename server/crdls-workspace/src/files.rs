@@ -90,9 +90,21 @@ pub const SNAPSHOT_DIRS: &[&str] = &["__snapshot__", "__snapshots__"];
 /// of the workspace (a project may itself live in a directory named so).
 pub const GOLDEN_DIRS: &[&str] = &["expected", "golden", "goldens"];
 
-/// Whether a directory of this name holds test material that a walk skips unless asked.
+/// The directories of fakes: Go's convention (`k8s.io/client-go/kubernetes/fake`) for the stand-ins a
+/// unit test uses instead of an API server. The YAML there is what the fake serves to the code under
+/// test (a Pod under whatever apiVersion the test decodes it with), not something anyone applies.
+pub const FAKE_DIRS: &[&str] = &["fake", "fakes"];
+
+/// Whether a directory of this name holds test material that a walk skips unless asked. `_testdata` is
+/// a `testdata` directory too: the Go tool ignores every directory whose name starts with `_`, and
+/// projects name their test data so when it lies beside code that is not a package of its own.
 pub fn is_test_material_dir(name: &str) -> bool {
-    name == TESTDATA_DIR || SNAPSHOT_DIRS.contains(&name) || GOLDEN_DIRS.contains(&name)
+    is_testdata_dir(name) || SNAPSHOT_DIRS.contains(&name) || GOLDEN_DIRS.contains(&name) || FAKE_DIRS.contains(&name)
+}
+
+/// Whether a directory of this name is a `testdata` directory: `testdata` or `_testdata`.
+pub fn is_testdata_dir(name: &str) -> bool {
+    name.strip_prefix('_').unwrap_or(name) == TESTDATA_DIR
 }
 
 /// Whether a file is, by its name, an expected output of a test rather than an input: a golden file
@@ -440,6 +452,8 @@ mod tests {
         for file in [
             "app/deploy.yaml",
             "app/testdata/in.yaml",
+            "cli/_testdata/resources.yaml",
+            "injector/fake/data/pod.yaml",
             "app/deploy.golden.yaml",
             "app/expected.json",
             "app/notes.golden",
@@ -459,7 +473,15 @@ mod tests {
         assert_eq!(names(&walked.files), ["app/deploy.yaml"]);
         assert_eq!(
             names(&walked.test_material),
-            ["app/deploy.golden.yaml", "app/expected.json", "app/testdata", "chart/tests/__snapshot__", "tests/expected"]
+            [
+                "app/deploy.golden.yaml",
+                "app/expected.json",
+                "app/testdata",
+                "chart/tests/__snapshot__",
+                "cli/_testdata",
+                "injector/fake",
+                "tests/expected"
+            ]
         );
         let walked = walk_below(&dir, WalkOptions { include_testdata: true });
         assert_eq!(
@@ -470,10 +492,14 @@ mod tests {
                 "app/expected.json",
                 "app/testdata/in.yaml",
                 "chart/tests/__snapshot__/all.yaml",
+                "cli/_testdata/resources.yaml",
+                "injector/fake/data/pod.yaml",
                 "tests/expected/bundle.yaml"
             ]
         );
         assert!(walked.test_material.is_empty());
+        // Only `testdata` with an underscore before it is one: other words are not.
+        assert!(is_testdata_dir("_testdata") && !is_testdata_dir("__testdata") && !is_testdata_dir("testdata_old"));
         // A testdata directory walked from itself is walked: it was named.
         assert_eq!(names(&walk_below(&dir.join("app/testdata"), WalkOptions::default()).files), ["app/testdata/in.yaml"]);
         let snapshots = walk_below(&dir.join("chart/tests/__snapshot__"), WalkOptions::default());

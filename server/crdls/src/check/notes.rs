@@ -62,7 +62,7 @@ pub(super) fn hidden_note(hidden: &[PathBuf]) -> Option<String> {
     Some(format!("{count} {what} skipped: {}{more}; name one as a path to check it", shown.join(", ")))
 }
 
-/// The note on test material that was skipped: `testdata`, snapshot and golden directories, and expected outputs.
+/// The note on test material that was skipped: `testdata`, snapshot, golden and fake directories, and expected outputs.
 pub(super) fn test_material_note(skipped: &[PathBuf]) -> Option<String> {
     if skipped.is_empty() {
         return None;
@@ -71,7 +71,8 @@ pub(super) fn test_material_note(skipped: &[PathBuf]) -> Option<String> {
     let dirs: Vec<&PathBuf> = skipped.iter().filter(|p| p.is_dir()).collect();
     let snapshots = dirs.iter().filter(|p| named_in(crdls_workspace::files::SNAPSHOT_DIRS, p)).count();
     let goldens = dirs.iter().filter(|p| named_in(crdls_workspace::files::GOLDEN_DIRS, p)).count();
-    let directories = dirs.len() - snapshots - goldens;
+    let fakes = dirs.iter().filter(|p| named_in(crdls_workspace::files::FAKE_DIRS, p)).count();
+    let directories = dirs.len() - snapshots - goldens - fakes;
     let outputs = skipped.len() - dirs.len();
     let mut what = Vec::new();
     let count = |n: usize, kind: &str| format!("{n} {kind} {}", if n == 1 { "directory" } else { "directories" });
@@ -83,6 +84,9 @@ pub(super) fn test_material_note(skipped: &[PathBuf]) -> Option<String> {
     }
     if goldens > 0 {
         what.push(count(goldens, "golden"));
+    }
+    if fakes > 0 {
+        what.push(count(fakes, "fake"));
     }
     if outputs > 0 {
         what.push(format!("{outputs} expected {} (golden files)", if outputs == 1 { "output" } else { "outputs" }));
