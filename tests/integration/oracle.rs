@@ -17,7 +17,7 @@ use std::sync::{Arc, OnceLock};
 use crdls_check::{check_stream, CheckOptions, DocumentKind};
 use crdls_crd::{Crd, CrdIndex};
 use crdls_diagnostics::Severity;
-use crdls_fuzz::oracle::{compare, our_verdict, their_verdict, Oracle};
+use crdls_fuzz::oracle::{compare, our_object_verdict, our_verdict, their_verdict, Oracle};
 use crdls_tests::{announce_skip, repo_root, Missing};
 use crdls_yaml::{Stream, Value as YamlValue};
 use serde_json::{json, Value};
@@ -485,7 +485,7 @@ fn custom_resource_creates_agree_with_the_oracle() {
                     tally.differ(case, format!("the oracle could not answer: {failure}"));
                     continue;
                 }
-                if let Some(detail) = compare(&our_verdict(&doc.diagnostics, "schema/unknown-field"), &their_verdict(&answer)) {
+                if let Some(detail) = compare(&our_object_verdict(&doc.diagnostics), &their_verdict(&answer)) {
                     tally.differ(case, detail);
                 }
             }
@@ -644,7 +644,7 @@ fn custom_resource_updates_agree_with_the_oracle() {
             tally.differ(case, format!("the oracle could not answer: {failure}"));
             continue;
         }
-        if let Some(detail) = compare(&our_verdict(&result.documents[0].diagnostics, "schema/unknown-field"), &their_verdict(&answer)) {
+        if let Some(detail) = compare(&our_object_verdict(&result.documents[0].diagnostics), &their_verdict(&answer)) {
             tally.differ(case, detail);
         }
     }
@@ -723,18 +723,7 @@ fn status_updates_agree_with_the_oracle() {
             continue;
         }
         // A status write to a version without /status is refused before validation: a rejection.
-        let diagnostics: Vec<crdls_diagnostics::Diagnostic> = result.documents[0]
-            .diagnostics
-            .iter()
-            .cloned()
-            .map(|mut d| {
-                if d.code == "resource/no-status-subresource" {
-                    d.cause = d.cause.map(|c| format!("(rejected) {c}"));
-                }
-                d
-            })
-            .collect();
-        if let Some(detail) = compare(&our_verdict(&diagnostics, "schema/unknown-field"), &their_verdict(&answer)) {
+        if let Some(detail) = compare(&our_object_verdict(&result.documents[0].diagnostics), &their_verdict(&answer)) {
             tally.differ(case, detail);
         }
     }

@@ -119,6 +119,29 @@ pub fn our_verdict(diagnostics: &[Diagnostic], unknown_code: &str) -> Verdict {
     verdict
 }
 
+/// crdls's verdict on a custom resource (see [`our_verdict`]), with the errors for which the API server
+/// refuses the request before validating it, `(rejected)` as the oracle says: metadata it cannot
+/// decode (the handler's coercion) and a status write to a version without `/status` (404). A refused
+/// request gets no other answer, so when crdls finds a refusal the verdict holds the refusals alone.
+pub fn our_object_verdict(diagnostics: &[Diagnostic]) -> Verdict {
+    use crdls_diagnostics::codes;
+    let refusal = |d: &Diagnostic| matches!(d.code, codes::METADATA_TYPE | codes::RESOURCE_NO_STATUS_SUBRESOURCE) && d.cause.is_some();
+    let refusals: Vec<Diagnostic> = diagnostics
+        .iter()
+        .filter(|d| refusal(d))
+        .cloned()
+        .map(|mut d| {
+            d.cause = d.cause.map(|c| format!("(rejected) {c}"));
+            d
+        })
+        .collect();
+    if refusals.is_empty() {
+        our_verdict(diagnostics, crdls_diagnostics::codes::SCHEMA_UNKNOWN_FIELD)
+    } else {
+        our_verdict(&refusals, crdls_diagnostics::codes::SCHEMA_UNKNOWN_FIELD)
+    }
+}
+
 /// The oracle's verdict from its answer to a `cr` or `crd` request.
 pub fn their_verdict(answer: &Value) -> Verdict {
     let strings = |key: &str| -> BTreeSet<String> {
@@ -214,6 +237,23 @@ mod tests {
     fn the_pinned_release_is_read_from_go_mod() {
         let minor = kubernetes_minor().expect("tests/oracle/go.mod pins k8s.io/apiextensions-apiserver");
         assert!((30..100).contains(&minor), "{minor}");
+    }
+
+    #[test]
+    fn a_refusal_is_the_whole_answer() {
+        use crdls_diagnostics::{codes, TextRange};
+        let error = |code, cause: &str| Diagnostic::new(TextRange::empty(0), Severity::Error, code, "m").with_cause(cause.to_string());
+        let refused = our_object_verdict(&[
+            error(codes::SCHEMA_TYPE, "spec.a: Invalid value: \"string\": spec.a in body must be of type integer: \"string\""),
+            error(codes::METADATA_TYPE, "json: cannot unmarshal number into Go value of type v1.ObjectMeta"),
+        ]);
+        assert!(!refused.accepted);
+        assert_eq!(
+            refused.causes.into_iter().collect::<Vec<_>>(),
+            ["(rejected) json: cannot unmarshal number into Go value of type v1.ObjectMeta"]
+        );
+        let validated = our_object_verdict(&[error(codes::SCHEMA_TYPE, "spec.a: Invalid value")]);
+        assert_eq!(validated.causes.into_iter().collect::<Vec<_>>(), ["spec.a: Invalid value"]);
     }
 
     #[test]

@@ -36,6 +36,52 @@ pub fn validate_rules(object: &Node, old: Option<&Node>, schema: &Schema, anchor
     run.node(object, old, schema, &FieldPath::root(), anchor, true);
 }
 
+/// Whether the API server's CEL validator has any rule of `schema` to run (`cel.NewValidator` is nil
+/// otherwise, and an object with blocking errors then gets no note that rules were skipped).
+pub fn runs_rules(schema: &Schema) -> bool {
+    schema.has_rules && (!schema.validations.is_empty() || reachable_children(schema).any(runs_rules))
+}
+
+/// Whether CEL gives a schema node a type (`SchemaDeclType` is not nil): int-or-string, a scalar
+/// type, an object, and an array or a map whose items or values have a type. A node without one (an
+/// untyped preserve-unknown-fields node, an array without items) is left out of its parent's type.
+fn has_decl_type(schema: &Schema) -> bool {
+    if schema.int_or_string {
+        return true;
+    }
+    match schema.ty.as_deref() {
+        Some("array") => schema.items.as_deref().is_some_and(has_decl_type),
+        Some("object") => match &schema.additional_properties {
+            Some(AdditionalProperties::Schema(values)) => has_decl_type(values),
+            _ => true,
+        },
+        Some("string" | "integer" | "number" | "boolean") => true,
+        _ => false,
+    }
+}
+
+/// The schema nodes below `schema` whose rules the validator runs (`validator` in the API server's
+/// `schema/cel`): the items and map values that have a type, and the properties that are fields of
+/// the node's object type (a property whose name CEL cannot escape is typed on its own). The
+/// properties of an int-or-string node are not fields of its `dyn` type, so never validated.
+fn reachable_children(schema: &Schema) -> impl Iterator<Item = &Schema> {
+    let properties = schema.properties.iter().filter(move |p| is_validated_field(schema, &p.name, &p.schema)).map(|p| &*p.schema);
+    let items = schema.items.as_deref().filter(|i| has_decl_type(i));
+    let values = match &schema.additional_properties {
+        Some(AdditionalProperties::Schema(values)) if has_decl_type(values) => Some(&**values),
+        _ => None,
+    };
+    properties.chain(items).chain(values)
+}
+
+/// Whether the validator runs the rules of the property `name` (schema `property`) of `parent`.
+fn is_validated_field(parent: &Schema, name: &str, property: &Schema) -> bool {
+    let object_fields = !parent.int_or_string
+        && parent.ty.as_deref() == Some("object")
+        && !matches!(parent.additional_properties, Some(AdditionalProperties::Schema(_)));
+    has_decl_type(property) && (object_fields || escape(name).is_none())
+}
+
 /// The note the API server adds instead of running rules on an object with blocking schema errors.
 pub fn skipped(first_blocking: TextRange, blocking: usize) -> Diagnostic {
     let errors = if blocking == 1 { "its schema error is".to_string() } else { format!("its {blocking} schema errors are") };
@@ -99,12 +145,24 @@ impl Run<'_> {
                     let old_child = old.and_then(|o| o.get(&entry.key));
                     if let Some(AdditionalProperties::Schema(values)) = &schema.additional_properties {
                         if schema.properties.is_empty() {
-                            self.node(&entry.value, old_child, values, &path.key(&entry.key), entry.key_range, values.embedded_resource);
+                            if has_decl_type(values) {
+                                self.node(
+                                    &entry.value,
+                                    old_child,
+                                    values,
+                                    &path.key(&entry.key),
+                                    entry.key_range,
+                                    values.embedded_resource,
+                                );
+                            }
                             continue;
                         }
                     }
                     if let Some(p) = schema.property(&entry.key) {
                         if resource_root && matches!(entry.key.as_str(), "apiVersion" | "kind" | "metadata") {
+                            continue;
+                        }
+                        if !is_validated_field(schema, &entry.key, &p.schema) {
                             continue;
                         }
                         let child_path = path.field(&entry.key);
@@ -113,7 +171,7 @@ impl Run<'_> {
                 }
             }
             Yaml::Seq(items) => {
-                if let Some(item_schema) = schema.items.as_deref() {
+                if let Some(item_schema) = schema.items.as_deref().filter(|i| has_decl_type(i)) {
                     for (i, item) in items.iter().enumerate() {
                         if self.budget < 0 {
                             return;
@@ -460,4 +518,31 @@ fn decode_base64(s: &str) -> Option<Vec<u8>> {
         }
     }
     Some(out)
+}
+
+#[cfg(test)]
+mod reach_tests {
+    use super::*;
+
+    fn schema(yaml: &str) -> Schema {
+        let stream = crdls_yaml::parse(yaml);
+        Schema::from_node(stream.documents[0].root.as_ref().expect("a schema"))
+    }
+
+    #[test]
+    fn rules_the_validator_never_reaches_do_not_count() {
+        let rule = "x-kubernetes-validations: [{rule: self.size() > 1}]";
+        // A field of an object: reached.
+        assert!(runs_rules(&schema(&format!("type: object\nproperties:\n  a: {{type: string, {rule}}}\n"))));
+        // Below an int-or-string node, whose CEL type is dyn, without fields: never run.
+        assert!(!runs_rules(&schema(&format!(
+            "type: object\nproperties:\n  v:\n    x-kubernetes-int-or-string: true\n    properties:\n      a: {{type: string, {rule}}}\n"
+        ))));
+        // Below an untyped preserve-unknown-fields node (no CEL type): never run.
+        assert!(!runs_rules(&schema(&format!(
+            "type: object\nproperties:\n  v:\n    x-kubernetes-preserve-unknown-fields: true\n    {rule}\n"
+        ))));
+        // On the int-or-string node itself: run, as dyn.
+        assert!(runs_rules(&schema(&format!("type: object\nproperties:\n  v: {{x-kubernetes-int-or-string: true, {rule}}}\n"))));
+    }
 }

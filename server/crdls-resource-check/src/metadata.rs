@@ -33,6 +33,15 @@ pub fn validate_metadata(
 ) {
     let path = &object_path.field("metadata");
     let metadata = object.get("metadata");
+    if let Some(m) = metadata.filter(|m| !matches!(m.value, Value::Map(_) | Value::Null)) {
+        // Not an object at all: the API server cannot decode it into ObjectMeta, and refuses the
+        // request with Go's decoding error alone (`GetObjectMetaWithOptions`).
+        let d = Diagnostic::new(m.range, Severity::Error, codes::METADATA_TYPE, format!("expected object, found {}", m.value.type_name()))
+            .with_path(path.to_string())
+            .with_cause(format!("json: cannot unmarshal {} into Go value of type v1.ObjectMeta", m.value.json_type()));
+        out.push(d);
+        return;
+    }
     let name = metadata.and_then(|m| m.get("name"));
     let generate_name = metadata.and_then(|m| m.get("generateName"));
     let meta_anchor = object.entry("metadata").map_or(anchor, |e| e.key_range);
@@ -53,9 +62,24 @@ pub fn validate_metadata(
                 ));
             }
         }
+        Some(Value::Str(s)) if s.is_empty() && rules != NameRules::Embedded => {
+            if generate_name.and_then(Node::as_str).is_none_or(str::is_empty) {
+                let err = FieldError {
+                    ty: ErrorType::Required,
+                    path: path.field("name").to_string(),
+                    value: None,
+                    detail: "name or generateName is required".into(),
+                };
+                out.push(err.diagnostic(
+                    name.map_or(meta_anchor, |n| n.range),
+                    Severity::Error,
+                    codes::METADATA_NAME_REQUIRED,
+                    "metadata.name is required (or metadata.generateName)",
+                ));
+            }
+        }
         Some(Value::Str(s)) => {
             let details = match rules {
-                NameRules::Object if s.is_empty() => Vec::new(),
                 NameRules::Object => names::dns1123_subdomain(s),
                 NameRules::Embedded | NameRules::PathSegment => names::path_segment_name(s),
             };
@@ -121,9 +145,19 @@ pub fn validate_metadata(
     if let Some(annotations) = metadata.get("annotations") {
         annotation_rules(annotations, &path.field("annotations"), out);
     }
-    if rules != NameRules::Embedded {
-        if let Some(Value::Seq(references)) = metadata.get("ownerReferences").map(|r| &r.value) {
-            owner_references(references, &path.field("ownerReferences"), minor, out);
+    if let Some(references) = metadata.get("ownerReferences") {
+        match &references.value {
+            Value::Seq(items) => {
+                let object = |i: &Node| matches!(i.value, Value::Map(_) | Value::Null);
+                for (i, item) in items.iter().enumerate().filter(|(_, i)| !object(i)) {
+                    type_error(item, &path.field("ownerReferences").index(i), "object", out);
+                }
+                if rules != NameRules::Embedded && items.iter().all(object) {
+                    owner_references(items, &path.field("ownerReferences"), minor, out);
+                }
+            }
+            Value::Null => {}
+            _ => type_error(references, &path.field("ownerReferences"), "array", out),
         }
     }
     if let Some(finalizers) = metadata.get("finalizers") {
@@ -247,6 +281,8 @@ fn go_field(path: &FieldPath<'_>, expected: &str) -> (String, &'static str) {
         ("labels" | "annotations", _, true) => "string",
         ("labels" | "annotations", _, false) => "map[string]string",
         ("finalizers", _, false) => "[]string",
+        ("ownerReferences", _, true) => "v1.OwnerReference",
+        ("ownerReferences", _, false) => "[]v1.OwnerReference",
         _ => "string",
     };
     (top, go_type)
@@ -334,6 +370,26 @@ mod tests {
         let mut out = Vec::new();
         validate_metadata(root, &FieldPath::root(), NameRules::Object, minor, root.range, &mut out);
         out.into_iter().filter_map(|d| d.cause).collect()
+    }
+
+    #[test]
+    fn metadata_that_is_not_an_object_does_not_decode() {
+        assert_eq!(causes("metadata: 5\n", 37), ["json: cannot unmarshal number into Go value of type v1.ObjectMeta"]);
+        assert_eq!(causes("metadata: [a]\n", 37), ["json: cannot unmarshal array into Go value of type v1.ObjectMeta"]);
+        assert_eq!(
+            causes("metadata: {name: a, ownerReferences: [[1]]}\n", 37),
+            ["json: cannot unmarshal array into Go struct field ObjectMeta.ownerReferences of type v1.OwnerReference"]
+        );
+        assert_eq!(
+            causes("metadata: {name: a, ownerReferences: 5}\n", 37),
+            ["json: cannot unmarshal number into Go struct field ObjectMeta.ownerReferences of type []v1.OwnerReference"]
+        );
+    }
+
+    #[test]
+    fn an_empty_name_is_no_name() {
+        assert_eq!(causes("metadata: {name: \"\"}\n", 37), ["metadata.name: Required value: name or generateName is required"]);
+        assert!(causes("metadata: {name: \"\", generateName: a-}\n", 37).is_empty());
     }
 
     #[test]

@@ -8,6 +8,7 @@ use crdls_yaml::{FieldPath, Node, Value};
 use crate::builtin;
 use crate::cel;
 use crate::field_error::{ErrorType, FieldError};
+use crate::gofmt;
 use crate::listtype::validate_lists;
 use crate::metadata::{validate_metadata, NameRules};
 use crate::native;
@@ -597,9 +598,9 @@ fn validate_object(
     }
     validate_metadata(&object, &root_path, NameRules::Object, release_minor(options), anchor, &mut found);
     validate_embedded(&object, schema, &root_path, &mut found);
-    let blocking: Vec<TextRange> = found.iter().filter(|d| BLOCKING.contains(&d.code)).map(|d| d.range).collect();
+    let blocking: Vec<TextRange> = found.iter().filter(|d| blocks_rules(d, old.is_none())).map(|d| d.range).collect();
     out.append(&mut found);
-    if schema.has_rules && rules.run_cel {
+    if cel::runs_rules(schema) && rules.run_cel {
         // The API server runs the rules only when schema validation left no blocking error. The info
         // sits on the first blocking error, so it reads after it in every listing.
         if let Some(first) = blocking.iter().min_by_key(|r| (r.start, r.end)) {
@@ -714,9 +715,9 @@ fn validate_status_update(
         }
     }
     validate_metadata(&object, &root_path, NameRules::Object, release_minor(options), anchor, &mut found);
-    let blocking: Vec<TextRange> = found.iter().filter(|d| BLOCKING.contains(&d.code)).map(|d| d.range).collect();
+    let blocking: Vec<TextRange> = found.iter().filter(|d| blocks_rules(d, false)).map(|d| d.range).collect();
     out.append(&mut found);
-    if schema.has_rules && run_cel {
+    if cel::runs_rules(schema) && run_cel {
         if let Some(first) = blocking.iter().min_by_key(|r| (r.start, r.end)) {
             out.push(cel::skipped(*first, blocking.len()));
         } else {
@@ -735,8 +736,27 @@ const BLOCKING: &[&str] = &[
     codes::SCHEMA_MAX_PROPERTIES,
     codes::SCHEMA_TYPE,
     codes::SCHEMA_FORMAT,
-    codes::SCHEMA_EMBEDDED_RESOURCE,
 ];
+
+/// Whether an error stops the API server from running the CEL rules (`hasBlockingErr`: an error of
+/// type Unsupported value, Required value, Too long, Too many or a type error). Besides the schema's
+/// errors above, the strategy's own ObjectMeta checks (a missing name, annotations over the size
+/// limit, an owner reference's empty field) count by their type on a create (on an update the registry
+/// runs them, outside the strategy's list), and so does an embedded resource's missing `apiVersion` or
+/// `kind`; an embedded resource's empty `kind` (`Invalid value`) does not.
+fn blocks_rules(d: &Diagnostic, create: bool) -> bool {
+    if BLOCKING.contains(&d.code) {
+        return true;
+    }
+    // The ObjectMeta checks of a create are the strategy's; an update's are the registry's own.
+    let by_type = d.code.starts_with("metadata/") && create || d.code == codes::SCHEMA_EMBEDDED_RESOURCE;
+    by_type
+        && d.cause.as_deref().is_some_and(|c| {
+            [ErrorType::NotSupported, ErrorType::Required, ErrorType::TooLong, ErrorType::TooMany]
+                .iter()
+                .any(|t| c.contains(&format!(": {}", t.as_str())))
+        })
+}
 
 /// Embedded resources (`x-kubernetes-embedded-resource`) need `apiVersion`, `kind` and valid metadata.
 fn validate_embedded(node: &Node, schema: &Schema, path: &FieldPath<'_>, out: &mut Vec<Diagnostic>) {
@@ -745,19 +765,39 @@ fn validate_embedded(node: &Node, schema: &Schema, path: &FieldPath<'_>, out: &m
         Value::Map(entries) => {
             if schema.embedded_resource && !path.is_root() {
                 for field in ["apiVersion", "kind"] {
-                    if node.get_str(field).is_none_or(str::is_empty) {
-                        let err =
-                            FieldError { ty: ErrorType::Required, path: path.field(field).to_string(), value: None, detail: String::new() };
-                        out.push(err.diagnostic(
-                            node.range,
-                            Severity::Error,
-                            codes::SCHEMA_EMBEDDED_RESOURCE,
-                            format!("an embedded resource needs {field}"),
-                        ));
-                    }
+                    let (ty, value, detail, at, code) = match node.get(field) {
+                        None => (ErrorType::Required, None, "", node.range, codes::SCHEMA_EMBEDDED_RESOURCE),
+                        // The handler's coercion refuses the request before validation
+                        // (`objectmeta.Coerce`).
+                        Some(v) if !matches!(v.value, Value::Str(_)) => {
+                            (ErrorType::Invalid, Some(gofmt::value(v)), "must be a string", v.range, codes::METADATA_TYPE)
+                        }
+                        Some(v) if v.as_str() == Some("") => {
+                            (ErrorType::Invalid, Some(gofmt::quote("")), "must not be empty", v.range, codes::SCHEMA_EMBEDDED_RESOURCE)
+                        }
+                        Some(_) => continue,
+                    };
+                    let err = FieldError { ty, path: path.field(field).to_string(), value, detail: detail.into() };
+                    let message =
+                        if detail.is_empty() { format!("an embedded resource needs {field}") } else { format!("{field} {detail}") };
+                    out.push(err.diagnostic(at, Severity::Error, code, message));
                 }
-                if node.get("metadata").is_some() {
+                if let Some(metadata) = node.get("metadata") {
+                    let first = out.len();
                     validate_metadata(node, path, NameRules::Embedded, NEWEST_KUBERNETES_MINOR, node.range, out);
+                    // The handler's coercion decodes an embedded resource's metadata as a whole, and
+                    // refuses the request with the first decoding error, at `metadata`, quoting it.
+                    for d in out[first..].iter_mut().filter(|d| d.code == codes::METADATA_TYPE) {
+                        if let Some(cause) = d.cause.take() {
+                            let err = FieldError {
+                                ty: ErrorType::Invalid,
+                                path: path.field("metadata").to_string(),
+                                value: Some(gofmt::value(metadata)),
+                                detail: cause,
+                            };
+                            d.cause = Some(err.cause());
+                        }
+                    }
                 }
             }
             for entry in entries {

@@ -121,7 +121,7 @@ codes! {
     METADATA_ANNOTATIONS_SIZE = "metadata/annotations-size", Error, "The annotations together exceed 256 KiB.";
     METADATA_FINALIZER = "metadata/finalizer", Error, "A finalizer is not a valid qualified name.", template;
     METADATA_OWNER_REFERENCE = "metadata/owner-reference", Error, "An owner reference lacks its version, kind, name or uid, or names an Event.", completeness;
-    METADATA_TYPE = "metadata/type", Error, "A metadata field of the wrong type, which the API server cannot decode.";
+    METADATA_TYPE = "metadata/type", Error, "Metadata of the wrong type (or an embedded resource's apiVersion or kind that is not a string), which the API server cannot decode.";
     // The API server's own validation of built-in kinds.
     NATIVE_CONTAINER = "native/container", Error, "A pod has no container, or a container has no image or a name that is invalid or taken.";
     NATIVE_PORT = "native/port", Error, "A container or Service port has an invalid number, name or protocol, or lacks a name it needs.";
