@@ -203,7 +203,7 @@ fn object_templates_a_policy_generator_names_are_partial_objects() {
 }
 
 /// Files that stand as templates outside a chart's `templates/` (its `files/`, a fragment outside any
-/// chart) are read as templates; a manifest whose action is only in a quoted value, and a chart's
+/// chart) are read as templates; a patch whose action is only in a quoted value, and a chart's
 /// `crds/`, keep their real YAML errors.
 #[test]
 fn templates_outside_a_charts_templates_directory_are_templates() {

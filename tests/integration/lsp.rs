@@ -1163,6 +1163,7 @@ fn policy_templates_and_chart_files_are_read_as_in_the_cli() {
     let options = widgets_workspace()
         .file("policies/kustomization.yaml", &fixture("policy-generator/hardening/kustomization.yaml"))
         .file("policies/generator.yaml", &fixture("policy-generator/hardening/generator.yaml"))
+        .file("policies/input-labels/namespace.yaml", &fixture("policy-generator/hardening/input-labels/namespace.yaml"))
         .file("charts/runtimes/Chart.yaml", &fixture("chart-files/runtimes/Chart.yaml"))
         .file("charts/runtimes/files/servers/server-patch.yaml", &chart_file);
     let mut session = Session::start(options);

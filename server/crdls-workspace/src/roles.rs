@@ -138,6 +138,11 @@ impl FileRole {
             FileRole::HelmTemplate { .. } => template(text),
             FileRole::Manifest => {
                 let stream = crdls_yaml::parse(text);
+                // A plain manifest that is not YAML as it stands but holds actions anywhere (clusterloader,
+                // krew, clusterctl templates whose `${VAR}` lines break it) is a template too.
+                if templates::is_broken(&stream) && crdls_yaml::template::has_actions(text) {
+                    return template(text);
+                }
                 // A document that holds strategic-merge directives (`$patch: delete`) is a patch by its
                 // shape, whatever names it: the API server knows no such field.
                 if has_patch_directives(text, &stream) {

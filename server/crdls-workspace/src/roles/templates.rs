@@ -8,9 +8,6 @@
 //! a directory with `Chart.yaml` it is a template of that chart ([`FileRole::HelmTemplate`]), with the
 //! chart's hint.
 //!
-//! A file that envsubst or clusterctl fills in is read so too when a line of it is one `${NAME}`
-//! substitution, which they replace with YAML.
-//!
 //! A file whose YAML is broken where no action stands (an action inside a quoted value, `"{{ .Name
 //! }}"`, breaks nothing) keeps its syntax error: the API server would read it as written.
 
@@ -33,18 +30,18 @@ const UNRENDERED_DIRS: &[&str] = &["crds", "charts"];
 /// Whether `text`, parsed as `stream`, is a template rather than YAML: its YAML as written is broken,
 /// and one of its actions stands where YAML reads a node.
 pub(super) fn stands_as_template(text: &str, stream: &Stream) -> bool {
-    let broken = stream.documents.iter().flat_map(|d| &d.diagnostics).any(|d| d.code == codes::YAML_SYNTAX || d.code == codes::YAML_COMPLEX_KEY);
-    broken && has_structural_action(text)
+    is_broken(stream) && has_structural_action(text)
+}
+
+/// Whether a parsed text is no YAML as it stands: a syntax error, or a collection for a key.
+pub(super) fn is_broken(stream: &Stream) -> bool {
+    stream.documents.iter().flat_map(|d| &d.diagnostics).any(|d| d.code == codes::YAML_SYNTAX || d.code == codes::YAML_COMPLEX_KEY)
 }
 
 /// Whether an action of `text` stands where YAML reads a node: alone at the start of its line (after
 /// the indentation and any list markers, `- {{ . }}`), or as a value after a key and a blank (`key: {{
-/// . }}`); or a line is a `${NAME}` substitution alone. Inside a quoted or plain scalar (`"{{ .Name }}"`,
-/// `repo:{{ .Tag }}`) an action is text.
+/// . }}`). Inside a quoted or plain scalar (`"{{ .Name }}"`, `repo:{{ .Tag }}`) an action is text.
 pub(super) fn has_structural_action(text: &str) -> bool {
-    if text.lines().any(is_substitution_line) {
-        return true;
-    }
     if !has_actions(text) {
         return false;
     }
@@ -59,13 +56,6 @@ pub(super) fn has_structural_action(text: &str) -> bool {
         let markers = before.trim_start().trim_start_matches(|c: char| c == '-' || c == ' ');
         markers.is_empty() || (before.ends_with(':') && !before.contains(['"', '\'']))
     })
-}
-
-/// Whether a line is one `${NAME}` substitution and nothing else: envsubst and clusterctl put YAML
-/// there (`${KUBEADM_EXTRA_CONFIG}`), so it stands where YAML reads a node.
-fn is_substitution_line(line: &str) -> bool {
-    let Some(name) = line.trim().strip_prefix("${").and_then(|rest| rest.strip_suffix('}')) else { return false };
-    !name.is_empty() && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
 }
 
 /// What `role`'s reading made of `text`, or a template's reading when the text stands as one.
@@ -113,9 +103,6 @@ mod tests {
         assert!(!has_structural_action("image: repo:{{ .Values.tag }}\n"));
         assert!(!has_structural_action("name: prefix-{{ .Name }}\n"));
         assert!(!has_structural_action("kind: A\n"));
-        // A substitution that envsubst fills with YAML, alone on its line; inside a value it is text.
-        assert!(has_structural_action("spec:\n  a: b\n${EXTRA_CONFIG}\n"));
-        assert!(!has_structural_action("spec:\n  a: ${VALUE}\n"));
     }
 
     #[test]
