@@ -53,7 +53,7 @@ pub(super) fn has_structural_action(text: &str) -> bool {
             return false;
         }
         let before = before.trim_end();
-        let markers = before.trim_start().trim_start_matches(|c: char| c == '-' || c == ' ');
+        let markers = before.trim_start().trim_start_matches(['-', ' ']);
         markers.is_empty() || (before.ends_with(':') && !before.contains(['"', '\'']))
     })
 }
