@@ -195,6 +195,22 @@ fn by_products_references_and_placeholders_are_not_checked_as_objects() {
     project("by-products");
 }
 
+/// Files an Open Cluster Management policy generator names (a file, a directory) are object templates,
+/// partial objects: what they leave out is not reported, a wrong type is; the placement the generator
+/// names and a Deployment no generator names are whole objects.
+#[test]
+fn object_templates_a_policy_generator_names_are_partial_objects() {
+    project("policy-generator");
+}
+
+/// Files that stand as templates outside a chart's `templates/` (its `files/`, a fragment outside any
+/// chart) are read as templates; a patch whose action is only in a quoted value, and a chart's
+/// `crds/`, keep their real YAML errors.
+#[test]
+fn templates_outside_a_charts_templates_directory_are_templates() {
+    project("chart-files");
+}
+
 #[test]
 fn chainsaw_tests_apply_objects_and_assert_partial_ones() {
     project("chainsaw");

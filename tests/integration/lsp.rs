@@ -1175,6 +1175,42 @@ fn fragments_and_printed_objects_are_checked_for_what_they_write_in_the_editor()
     session.finish();
 }
 
+/// The editor agrees with `crdls check` on object templates a policy generator names (partial objects:
+/// a Deployment with only its status is not missing its spec, a wrong type is still wrong), and on a
+/// chart's file that its templates render with `tpl` (a template of the chart: its actions are no YAML
+/// errors, its literal mistake is reported).
+#[test]
+fn policy_templates_and_chart_files_are_read_as_in_the_cli() {
+    let fixture = |path: &str| std::fs::read_to_string(repo_root().join("fixtures/projects").join(path)).unwrap();
+    let chart_file = fixture("chart-files/runtimes/files/servers/server-patch.yaml");
+    let options = widgets_workspace()
+        .file("policies/kustomization.yaml", &fixture("policy-generator/hardening/kustomization.yaml"))
+        .file("policies/generator.yaml", &fixture("policy-generator/hardening/generator.yaml"))
+        .file("policies/input-labels/namespace.yaml", &fixture("policy-generator/hardening/input-labels/namespace.yaml"))
+        .file("charts/runtimes/Chart.yaml", &fixture("chart-files/runtimes/Chart.yaml"))
+        .file("charts/runtimes/files/servers/server-patch.yaml", &chart_file);
+    let mut session = Session::start(options);
+    let ready = fixture("policy-generator/hardening/input-status/web-ready.yaml");
+    session.open("policies/input-status/web-ready.yaml", &ready);
+    let diagnostics = session.wait_for_diagnostics("policies/input-status/web-ready.yaml", 1)["diagnostics"].clone();
+    assert_eq!(codes(&diagnostics), Vec::<String>::new(), "{diagnostics:#}");
+    let at = session.position_of("policies/input-status/web-ready.yaml", "kind: Deployment");
+    let kind = Position::new(at.line, at.character + 8);
+    let hover = session.hover("policies/input-status/web-ready.yaml", kind)["contents"]["value"].as_str().unwrap_or_default().to_string();
+    assert!(hover.contains("policy generator `../generator.yaml` wraps in a ConfigurationPolicy"), "{hover}");
+    // The same text that no generator names is a whole Deployment.
+    session.open("deploy/web.yaml", &ready);
+    let diagnostics = session.wait_for_diagnostics("deploy/web.yaml", 1)["diagnostics"].clone();
+    assert!(codes(&diagnostics).contains(&"schema/required".to_string()), "{diagnostics:#}");
+    session.open("policies/input-labels/namespace.yaml", &fixture("policy-generator/hardening/input-labels/namespace.yaml"));
+    let diagnostics = session.wait_for_diagnostics("policies/input-labels/namespace.yaml", 1)["diagnostics"].clone();
+    assert_eq!(codes(&diagnostics), ["schema/type"], "{diagnostics:#}");
+    session.open("charts/runtimes/files/servers/server-patch.yaml", &chart_file);
+    let diagnostics = session.wait_for_diagnostics("charts/runtimes/files/servers/server-patch.yaml", 1)["diagnostics"].clone();
+    assert_eq!(codes(&diagnostics), ["helm/templates", "schema/enum"], "{diagnostics:#}");
+    session.finish();
+}
+
 #[test]
 fn the_kubernetes_version_setting_decides_the_cel_environment_of_new_rules() {
     let crd = std::fs::read_to_string(repo_root().join("fixtures/crd-errors/kube-versions.yaml")).unwrap();

@@ -15,13 +15,14 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crdls_check::FileMode;
-use crdls_yaml::template::{has_actions, mask_go_template};
+use crdls_yaml::template::mask_go_template;
 use crdls_yaml::{Node, Stream};
 
 use crate::files::{glob_match, normalize};
-use crdls_diagnostics::codes;
 
+mod policy_generator;
 mod reading;
+mod templates;
 mod test_inputs;
 pub use test_inputs::{Workspace, TEST_DIRS};
 
@@ -115,23 +116,31 @@ pub enum FileRole {
         /// The test directory it lies in (the outermost between the workspace's root and the file).
         tests: PathBuf,
     },
+    /// A file an Open Cluster Management `PolicyGenerator` names in `policies[].manifests[].path`:
+    /// object templates of a ConfigurationPolicy, compared with or merged into the cluster's objects,
+    /// so partial objects (see `policy_generator.rs`).
+    PolicyTemplate {
+        /// The generator that names it.
+        generator: PathBuf,
+    },
 }
 
 impl FileRole {
     /// Parses `text` as this role reads it: a template with its actions masked, anything else as it is.
     pub fn parse(&self, text: &str) -> (Stream, FileMode) {
+        // Whatever names it, a file whose template actions break its YAML is a template (`templates.rs`).
+        templates::or_template(text, self.parse_as_written(text))
+    }
+
+    /// Parses `text` as this role reads it, before asking whether it stands as a template.
+    fn parse_as_written(&self, text: &str) -> (Stream, FileMode) {
         match self {
             FileRole::HelmTemplate { .. } => template(text),
             FileRole::Manifest => {
                 let stream = crdls_yaml::parse(text);
-                // A file that is not YAML as it stands but holds Go template actions is a template that
-                // something renders before applying (clusterloader, krew, a chart outside `templates/`).
-                let broken = stream
-                    .documents
-                    .iter()
-                    .flat_map(|d| &d.diagnostics)
-                    .any(|d| d.code == codes::YAML_SYNTAX || d.code == codes::YAML_COMPLEX_KEY);
-                if broken && has_actions(text) {
+                // A plain manifest that is not YAML as it stands but holds actions anywhere (clusterloader,
+                // krew, clusterctl templates whose `${VAR}` lines break it) is a template too.
+                if templates::is_broken(&stream) && crdls_yaml::template::has_actions(text) {
                     return template(text);
                 }
                 // A document that holds strategic-merge directives (`$patch: delete`) is a patch by its
@@ -151,7 +160,7 @@ impl FileRole {
             FileRole::KustomizeResource { sets_namespace, .. } => {
                 (crdls_yaml::parse(text), FileMode::Assembled { renames_namespaces: *sets_namespace })
             }
-            FileRole::TestAssertion { .. } => (crdls_yaml::parse(text), FileMode::Assertions),
+            FileRole::TestAssertion { .. } | FileRole::PolicyTemplate { .. } => (crdls_yaml::parse(text), FileMode::Assertions),
             // Read as a manifest is (a template, a patch by its shape), whole objects as test inputs.
             FileRole::TestInput { .. } => match FileRole::Manifest.parse(text) {
                 (stream, FileMode::Objects) => (stream, FileMode::TestInputs),
@@ -285,7 +294,8 @@ struct DirFacts {
     /// The kustomization file here, if any.
     kustomization: Option<PathBuf>,
     /// Files a kustomization here names as patches or resources, resolved to paths, with their role;
-    /// and the patch files its patch transformers name.
+    /// the patch files its patch transformers name; and the object templates a policy generator here
+    /// names.
     patches: Vec<(PathBuf, FileRole)>,
     /// Files the kustomization here names as patches in comments (entries switched off).
     commented_patches: Vec<(PathBuf, FileRole)>,
@@ -335,6 +345,10 @@ impl Roles {
                     }
                 }
             }
+        }
+        // Elsewhere in a chart, a file that stands as a template (its `files/`, rendered with `tpl`).
+        if let Some(role) = self.chart_fragment(&path, &dir) {
+            return role;
         }
         // A file a Chainsaw test beside it (or one level up) names, or a numbered step file.
         for test_dir in dir.ancestors().take(2) {
@@ -509,6 +523,7 @@ fn read_dir_facts(dir: &Path) -> DirFacts {
             break;
         }
     }
+    policy_generator::object_templates(dir, facts.kustomization.as_deref(), &mut facts.patches);
     for name in MAKEFILES {
         if let Some(text) = read(name) {
             facts.make_patches.extend(make_patch_paths(&text));

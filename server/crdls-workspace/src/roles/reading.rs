@@ -54,6 +54,11 @@ impl FileRole {
                  `crdls.wholeTestInputs`) to check it as whole objects.",
                 shown(tests)
             ),
+            FileRole::PolicyTemplate { generator } => format!(
+                "Read as object templates that the policy generator {} wraps in a ConfigurationPolicy: partial objects \
+                 that the policy compares with, or merges into, the cluster's objects, so what they leave out is not required.",
+                shown(generator)
+            ),
         };
         Some(text)
     }
@@ -104,5 +109,7 @@ mod tests {
         let merged = FileRole::TestResource { test: PathBuf::from("/w/tests/e2e/chainsaw-test.yaml"), merges: true };
         assert!(merged.reading(file).unwrap().contains("`chainsaw-test.yaml` applies: merged"));
         assert!(FileRole::PatchFile { json: true }.reading(file).unwrap().contains("JSON 6902"));
+        let template = FileRole::PolicyTemplate { generator: PathBuf::from("/w/tests/policyGenerator.yaml") }.reading(file).unwrap();
+        assert!(template.contains("policy generator `../policyGenerator.yaml` wraps"), "{template}");
     }
 }
