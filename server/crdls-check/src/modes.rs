@@ -121,15 +121,14 @@ impl FileMode {
     }
 
     /// How one document of a file in this mode is read: as the file's mode says, except that a document
-    /// that only names an object ([`is_reference`]) or is a fragment of one ([`is_fragment`]) is partial
-    /// wherever it is, a CRD among test inputs is a whole CRD (projects keep the CRDs their tests install
+    /// that only names an object ([`is_reference`]) is partial wherever it is, a CRD among test inputs is a whole CRD (projects keep the CRDs their tests install
     /// there), and an object a program printed ([`is_printed_object`]) is read as a test input.
     pub fn for_document(&self, root: Option<&Node>) -> &FileMode {
         static PARTIAL: FileMode = FileMode::Patches;
         static WHOLE: FileMode = FileMode::Objects;
         static INPUTS: FileMode = FileMode::TestInputs;
         let plain = matches!(self, FileMode::Objects | FileMode::Assembled { .. } | FileMode::TestInputs);
-        if plain && root.is_some_and(|r| is_reference(r) || is_fragment(r)) {
+        if plain && root.is_some_and(is_reference) {
             &PARTIAL
         } else if *self == FileMode::TestInputs && root.is_some_and(|r| crdls_crd::is_crd(r).is_some()) {
             &WHOLE
@@ -488,17 +487,6 @@ pub fn is_reference(root: &Node) -> bool {
     let empty_spec = root.get("spec").is_some_and(|s| s.style == Style::Flow && matches!(&s.value, Value::Map(m) if m.is_empty()));
     let named = root.get("metadata").is_some_and(|m| m.get_str("name").is_some() && only(m, &["name", "namespace"]));
     empty_spec && named && entries.iter().all(|e| ["apiVersion", "kind", "metadata", "spec"].contains(&e.key.as_str()))
-}
-
-/// Whether a document is a fragment of an object: an `apiVersion` and a `kind` with fields but no
-/// `metadata` at all. Guides show the part of an object they explain so (`kind: Prometheus` with only
-/// the `spec` fields a page is about, included in the page from its file); an object to create is
-/// written with the name it is created under, so one without any `metadata` is not meant to be
-/// created as it is. It is read as a partial object: its fields are checked, not its completeness.
-pub fn is_fragment(root: &Node) -> bool {
-    let Value::Map(entries) = &root.value else { return false };
-    let has = |key: &str| entries.iter().any(|e| e.key == key);
-    has("apiVersion") && has("kind") && !has("metadata") && entries.len() > 2 && crdls_crd::is_crd(root).is_none()
 }
 
 /// Whether a document is an object a Go program printed from a typed value: its `metadata` holds
