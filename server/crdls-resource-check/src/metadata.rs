@@ -45,37 +45,31 @@ pub fn validate_metadata(
     let name = metadata.and_then(|m| m.get("name"));
     let generate_name = metadata.and_then(|m| m.get("generateName"));
     let meta_anchor = object.entry("metadata").map_or(anchor, |e| e.key_range);
+    // No name, or an empty one (which the registry fills from `generateName`, else refuses).
+    let without_generate_name = generate_name.and_then(Node::as_str).is_none_or(str::is_empty);
+    let required = |at: TextRange, out: &mut Vec<Diagnostic>| {
+        let err = FieldError {
+            ty: ErrorType::Required,
+            path: path.field("name").to_string(),
+            value: None,
+            detail: "name or generateName is required".into(),
+        };
+        out.push(err.diagnostic(
+            at,
+            Severity::Error,
+            codes::METADATA_NAME_REQUIRED,
+            "metadata.name is required (or metadata.generateName)",
+        ));
+    };
     match name.map(|n| &n.value) {
         None | Some(Value::Null) => {
-            if rules != NameRules::Embedded && generate_name.and_then(Node::as_str).is_none_or(str::is_empty) {
-                let err = FieldError {
-                    ty: ErrorType::Required,
-                    path: path.field("name").to_string(),
-                    value: None,
-                    detail: "name or generateName is required".into(),
-                };
-                out.push(err.diagnostic(
-                    key_or(metadata, "name", meta_anchor),
-                    Severity::Error,
-                    codes::METADATA_NAME_REQUIRED,
-                    "metadata.name is required (or metadata.generateName)",
-                ));
+            if rules != NameRules::Embedded && without_generate_name {
+                required(key_or(metadata, "name", meta_anchor), out);
             }
         }
         Some(Value::Str(s)) if s.is_empty() && rules != NameRules::Embedded => {
-            if generate_name.and_then(Node::as_str).is_none_or(str::is_empty) {
-                let err = FieldError {
-                    ty: ErrorType::Required,
-                    path: path.field("name").to_string(),
-                    value: None,
-                    detail: "name or generateName is required".into(),
-                };
-                out.push(err.diagnostic(
-                    name.map_or(meta_anchor, |n| n.range),
-                    Severity::Error,
-                    codes::METADATA_NAME_REQUIRED,
-                    "metadata.name is required (or metadata.generateName)",
-                ));
+            if without_generate_name {
+                required(name.map_or(meta_anchor, |n| n.range), out);
             }
         }
         Some(Value::Str(s)) => {
