@@ -399,16 +399,26 @@ fn one_listing_at_a_time() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// `calls` listings of one cluster asked for at once, through an exec plugin that takes a second and
-/// notes each of its runs in `dir/runs`; with how many requests the API server saw.
+/// `calls` listings of one cluster asked for at once (the threads meet at a barrier first, so a busy
+/// machine's late thread start does not make one arrive after the first listing ended), through an
+/// exec plugin that takes two seconds and notes each of its runs in `dir/runs`; with how many requests
+/// the API server saw.
 fn fetch_at_once(dir: &std::path::Path, cache: &Cache, calls: usize) -> (Vec<Result<Fetched, SourceError>>, usize) {
     let (server, seen) = api_server("from-plugin");
     let runs = dir.join("runs");
     let credential = r#"{"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential","status":{"token":"from-plugin"}}"#;
-    let script = format!("echo run >> {:?}\nsleep 1\necho '{credential}'\n", runs.display().to_string());
+    let script = format!("echo run >> {:?}\nsleep 2\necho '{credential}'\n", runs.display().to_string());
     let options = exec_kubeconfig(dir, &server, &script);
+    let barrier = std::sync::Barrier::new(calls);
     let results = std::thread::scope(|scope| {
-        let calls: Vec<_> = (0..calls).map(|_| scope.spawn(|| fetch(&options, cache, Network::Refresh))).collect();
+        let calls: Vec<_> = (0..calls)
+            .map(|_| {
+                scope.spawn(|| {
+                    barrier.wait();
+                    fetch(&options, cache, Network::Refresh)
+                })
+            })
+            .collect();
         calls.into_iter().map(|c| c.join().unwrap()).collect()
     });
     let requests = seen.lock().unwrap().len();
