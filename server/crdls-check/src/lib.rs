@@ -188,7 +188,7 @@ fn holds_key(text: &str, key: &str) -> bool {
             b'/' if bytes.get(i + 1) == Some(&b'/') => i = text[i..].find('\n').map_or(bytes.len(), |n| i + n),
             b'/' if bytes.get(i + 1) == Some(&b'*') => i = text[i + 2..].find("*/").map_or(bytes.len(), |n| i + 2 + n + 1),
             b'#' => i = text[i..].find('\n').map_or(bytes.len(), |n| i + n),
-            _ if depth == 1 && text[i..].starts_with(key) && (i == 0 || !bytes[i - 1].is_ascii_alphanumeric()) && is_key(i) => {
+            _ if depth == 1 && bytes[i..].starts_with(key.as_bytes()) && (i == 0 || !bytes[i - 1].is_ascii_alphanumeric()) && is_key(i) => {
                 return true;
             }
             _ => {}

@@ -25,6 +25,9 @@ fn yaml_errors_of_documents_that_cannot_be_objects_are_not_reported() {
     assert_eq!(codes(template), Vec::<&str>::new());
     // A template action first is not JSON: the manifest below it keeps its errors.
     assert!(codes("{{- if .Values.x }}\napiVersion: v1\nkind: ConfigMap\ndata:\n   - a\n  b: c\n").contains(&"yaml/syntax"));
+    // Text that is not ASCII is walked by bytes (a fuzz finding: `{e` then a character of three bytes).
+    assert_eq!(codes("{e\u{2028}x: [\n"), Vec::<&str>::new());
+    assert!(codes("{é: 1, kind: ConfigMap, apiVersion: v1, data: {a: [}\n").contains(&"yaml/syntax"));
     // Nor does a key deeper in a block mapping, or a word that only ends in `kind`, make one.
     assert_eq!(codes("tool:\n  kind: x\n  a: [\n"), Vec::<&str>::new());
     assert_eq!(codes("{\"subkind\": 1, \"a\": [}\n"), Vec::<&str>::new());
