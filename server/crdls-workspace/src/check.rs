@@ -38,7 +38,8 @@ pub struct CheckedFile {
 }
 
 /// Checks `text` in its role: parses it, builds the index from the parse (`index`: the editor adds a
-/// buffer's own CRDs), runs the pipeline, puts `hint` first, then applies the user's severities to all.
+/// buffer's own CRDs), runs the pipeline, drops what the role knows the API server never sees
+/// ([`FileRole::filter`]), puts `hint` first, then applies the user's severities to all.
 pub fn check_file(
     text: &str,
     cx: &FileContext<'_>,
@@ -49,6 +50,7 @@ pub fn check_file(
     let index = index(&stream, &mode);
     let check = check_stream_as(&stream, &index, cx.options, &mode);
     let mut diagnostics = check.diagnostics();
+    cx.role.filter(&stream, &mut diagnostics);
     diagnostics.splice(0..0, hint);
     // Last, so the user's overrides hold for every diagnostic, the hint included.
     cx.config.apply_severity(&mut diagnostics);

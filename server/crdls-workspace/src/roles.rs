@@ -20,10 +20,13 @@ use crdls_yaml::{Node, Stream};
 
 use crate::files::{glob_match, normalize};
 
+mod completion;
 mod policy_generator;
 mod reading;
+mod scripts;
 mod templates;
 mod test_inputs;
+pub use completion::PatchedFields;
 pub use test_inputs::{Workspace, TEST_DIRS};
 
 /// The names kustomize recognises for a kustomization.
@@ -39,6 +42,9 @@ const MAKEFILES: &[&str] = &["Makefile", "GNUmakefile", "makefile"];
 /// How many directories up a Makefile may sit above a patch its `kustomize edit add patch` names
 /// (a project's Makefile at its root, `config/default/` two levels down).
 const MAKEFILE_DEPTH: usize = 6;
+/// How many directories up a script may sit above a file it fills in with `sed` (a repository's `hack/`
+/// script or Makefile at its root, the file two levels down).
+const SCRIPT_DEPTH: usize = 3;
 /// kustomize's built-in patch transformers, whose configuration (named in a kustomization's
 /// `transformers`) names patch files in `path`.
 const PATCH_TRANSFORMERS: &[&str] = &["PatchTransformer", "PatchStrategicMergeTransformer", "PatchJson6902Transformer"];
@@ -85,6 +91,17 @@ pub enum FileRole {
         /// Whether kustomize sets the namespace of what it assembles there: the kustomization has
         /// `namespace`, or is a `Component` (whose users may set one).
         sets_namespace: bool,
+        /// The fields the kustomization's own strategic-merge patches write, by the kind and name of the
+        /// objects they land on: a resource that leaves one out is completed by kustomize.
+        patched: Vec<PatchedFields>,
+    },
+    /// A file a Kyverno CLI test (`kyverno-test.yaml`) names in `resources`: objects the CLI evaluates its
+    /// policies against in memory, merged as a test step's objects are (so they may be partial), and
+    /// never sent to an API server. The test's `results` find them by kind and name, so a name there is
+    /// the test's label for an object, which no API server validates.
+    EvaluatedResource {
+        /// The test that names it.
+        test: PathBuf,
     },
     /// A file a Chainsaw test asserts, expects as an error, or patches with: partial objects.
     TestAssertion {
@@ -116,6 +133,16 @@ pub enum FileRole {
         /// The test directory it lies in (the outermost between the workspace's root and the file).
         tests: PathBuf,
     },
+    /// A manifest a script fills in before applying it: a shell script or Makefile in its directory or
+    /// above passes it through `sed` (`cat pod.yaml | sed -e "s/HOSTNAME/$node/g" | kubectl apply -f
+    /// -`), so the words its substitutions replace are placeholders, and text holding one is not checked
+    /// (see `scripts.rs`). Otherwise read as a manifest.
+    ScriptFilled {
+        /// The script that fills it in.
+        script: PathBuf,
+        /// The words it replaces.
+        words: Vec<String>,
+    },
     /// A file an Open Cluster Management `PolicyGenerator` names in `policies[].manifests[].path`:
     /// object templates of a ConfigurationPolicy, compared with or merged into the cluster's objects,
     /// so partial objects (see `policy_generator.rs`).
@@ -136,7 +163,7 @@ impl FileRole {
     fn parse_as_written(&self, text: &str) -> (Stream, FileMode) {
         match self {
             FileRole::HelmTemplate { .. } => template(text),
-            FileRole::Manifest => {
+            FileRole::Manifest | FileRole::ScriptFilled { .. } => {
                 let stream = crdls_yaml::parse(text);
                 // A plain manifest that is not YAML as it stands but holds actions anywhere (clusterloader,
                 // krew, clusterctl templates whose `${VAR}` lines break it) is a template too.
@@ -157,6 +184,7 @@ impl FileRole {
             FileRole::PatchFile { json: false } => (crdls_yaml::parse(text), FileMode::Patches),
             FileRole::JsonPatch { .. } => (crdls_yaml::parse(text), FileMode::JsonPatches),
             FileRole::TestResource { merges, .. } => (crdls_yaml::parse(text), FileMode::TestObjects { merges: *merges }),
+            FileRole::EvaluatedResource { .. } => (crdls_yaml::parse(text), FileMode::TestObjects { merges: true }),
             FileRole::KustomizeResource { sets_namespace, .. } => {
                 (crdls_yaml::parse(text), FileMode::Assembled { renames_namespaces: *sets_namespace })
             }
@@ -176,11 +204,26 @@ impl FileRole {
         match self {
             FileRole::HelmTemplate { .. } => template_crds(text),
             // A manifest with template actions may be read as a template (see `parse`).
-            FileRole::Manifest | FileRole::TestInput { .. } if crdls_yaml::template::has_actions(text) => match self.parse(text) {
-                (_, FileMode::Template { .. }) => template_crds(text),
-                (stream, _) => stream.documents.iter().flat_map(crdls_crd::Crd::from_document).collect(),
-            },
+            FileRole::Manifest | FileRole::ScriptFilled { .. } | FileRole::TestInput { .. } if crdls_yaml::template::has_actions(text) => {
+                match self.parse(text) {
+                    (_, FileMode::Template { .. }) => template_crds(text),
+                    (stream, _) => stream.documents.iter().flat_map(crdls_crd::Crd::from_document).collect(),
+                }
+            }
             _ => crdls_crd::Crd::read_identities(text, reader),
+        }
+    }
+
+    /// Drops what the file's mode keeps but its role knows the API server never sees: text a script
+    /// replaces, fields a kustomization's own patch adds, and the names of objects only a Kyverno CLI test reads. Runs after the pipeline, on
+    /// the diagnostics of the whole file.
+    pub fn filter(&self, stream: &Stream, diagnostics: &mut Vec<crdls_diagnostics::Diagnostic>) {
+        match self {
+            FileRole::ScriptFilled { words, .. } => scripts::drop_filled(stream, words, diagnostics),
+            FileRole::KustomizeResource { patched, .. } => completion::drop_completed(stream, patched, diagnostics),
+            FileRole::EvaluatedResource { .. } => diagnostics
+                .retain(|d| !(d.code == crdls_diagnostics::codes::METADATA_NAME && d.path.as_deref() == Some("metadata.name"))),
+            _ => {}
         }
     }
 
@@ -305,6 +348,9 @@ struct DirFacts {
     test_files: Vec<(PathBuf, FileRole)>,
     /// The Chainsaw test file here, if any; without one, numbered step files follow the naming rule.
     test: Option<PathBuf>,
+    /// The files the shell scripts and Makefiles here pass through `sed`, as written, with the script
+    /// and the words its substitutions replace.
+    sed_fills: Vec<(PathBuf, PathBuf, Vec<String>)>,
 }
 
 impl Roles {
@@ -409,6 +455,23 @@ impl Roles {
         if let Some(json) = kubeadm_patch(&path) {
             return FileRole::KubeadmPatch { json };
         }
+        // A manifest a script here or above fills in with `sed`: named by the script from its own directory,
+        // or by a path of more than one component from wherever the script runs.
+        for script_dir in dir.ancestors().take(SCRIPT_DEPTH) {
+            let facts = self.facts(script_dir);
+            let named = |file: &Path| {
+                normalize(&script_dir.join(file)) == path || (file.components().count() > 1 && ends_with_path(&path, file))
+            };
+            if let Some((_, script, words)) = facts.sed_fills.iter().find(|(file, ..)| named(file)) {
+                return FileRole::ScriptFilled { script: script.clone(), words: words.clone() };
+            }
+        }
+        // A manifest beside such a script and the files it fills in, holding one of the words it replaces
+        // that is a constant's name (`HOSTNAME`): the directory's convention for what the script, or its
+        // user by hand, replaces.
+        if let Some(role) = self.filled_beside(&path, &dir) {
+            return role;
+        }
         // A test's expected output, by its name.
         if crate::files::is_expected_output(&path) || self.workspace.in_golden_dir(&path) {
             return FileRole::ExpectedOutput;
@@ -422,6 +485,20 @@ impl Roles {
             return FileRole::TestInput { tests };
         }
         FileRole::Manifest
+    }
+
+    /// The role of a manifest in `dir` that no script names but that holds a constant's name (`HOSTNAME`)
+    /// which a script of `dir` replaces with `sed` in another file of `dir`.
+    fn filled_beside(&mut self, path: &Path, dir: &Path) -> Option<FileRole> {
+        let facts = self.facts(dir);
+        let in_dir = |file: &Path| normalize(&dir.join(file)).parent() == Some(dir);
+        let (script, words) = facts.sed_fills.iter().filter(|(file, ..)| in_dir(file)).find_map(|(_, script, words)| {
+            let constants: Vec<String> = words.iter().filter(|w| scripts::is_constant_name(w)).cloned().collect();
+            (!constants.is_empty()).then(|| (script.clone(), constants))
+        })?;
+        let text = crate::files::read_text(path).ok()?;
+        let words: Vec<String> = words.into_iter().filter(|w| text.contains(w.as_str())).collect();
+        (!words.is_empty()).then_some(FileRole::ScriptFilled { script, words })
     }
 
     fn facts(&mut self, dir: &Path) -> &DirFacts {
@@ -527,7 +604,11 @@ fn read_dir_facts(dir: &Path) -> DirFacts {
     for name in MAKEFILES {
         if let Some(text) = read(name) {
             facts.make_patches.extend(make_patch_paths(&text));
+            facts.sed_fills.extend(scripts::sed_fills(&text).into_iter().map(|(file, words)| (file, dir.join(name), words)));
         }
+    }
+    for (script, text) in scripts::shell_scripts(dir) {
+        facts.sed_fills.extend(scripts::sed_fills(&text).into_iter().map(|(file, words)| (file, script.clone(), words)));
     }
     for name in KYVERNO_TEST_FILES {
         if let Some(text) = read(name) {
@@ -590,13 +671,18 @@ fn kustomization_patches(root: &Node, dir: &Path, kustomization: &Path, out: &mu
             out.push((normalize(&dir.join(path)), FileRole::JsonPatch { kustomization: by() }));
         }
     }
-    // Resource files (directories and remote bases hold their own kustomization).
+    // Resource files (directories and remote bases hold their own kustomization), completed by the
+    // kustomization's own strategic-merge patches.
     let sets_namespace = root.get_str("namespace").is_some() || root.get_str("kind") == Some("Component");
+    let mut patched = Vec::new();
+    for entry in seq("patches").iter().chain(seq("patchesStrategicMerge").iter()) {
+        patched.extend(completion::patched_fields(entry, dir));
+    }
     for entry in seq("resources") {
         if let Some(path) = entry.as_str().filter(|p| [".yaml", ".yml", ".json"].iter().any(|e| p.ends_with(e)) && !p.contains("://")) {
             let file = normalize(&dir.join(path));
             if !out.iter().any(|(p, _)| *p == file) {
-                out.push((file, FileRole::KustomizeResource { kustomization: by(), sets_namespace }));
+                out.push((file, FileRole::KustomizeResource { kustomization: by(), sets_namespace, patched: patched.clone() }));
             }
         }
     }
@@ -869,7 +955,7 @@ fn kyverno_test_files(root: &Node, dir: &Path, test: &Path, out: &mut Vec<(PathB
         }
     };
     for file in strings(root.get("resources")) {
-        out.push((normalize(&dir.join(file)), FileRole::TestResource { test: test.to_path_buf(), merges: true }));
+        out.push((normalize(&dir.join(file)), FileRole::EvaluatedResource { test: test.to_path_buf() }));
     }
     // Its policies are the project's policies as they are applied: whole objects, wherever they lie.
     for file in strings(root.get("policies")) {
@@ -1046,7 +1132,7 @@ mod tests {
         assert_eq!(tree.role(&mut roles, "overlay/bare.yaml"), FileRole::Patch { kustomization: by.clone() });
         assert_eq!(
             tree.role(&mut roles, "overlay/app.yaml"),
-            FileRole::KustomizeResource { kustomization: by.clone(), sets_namespace: false }
+            FileRole::KustomizeResource { kustomization: by.clone(), sets_namespace: false, patched: Vec::new() }
         );
         assert_eq!(tree.role(&mut roles, "overlay/ops.yaml"), FileRole::JsonPatch { kustomization: by.clone() });
         assert_eq!(tree.role(&mut roles, "overlay/patches/json.yaml"), FileRole::JsonPatch { kustomization: by.clone() });
@@ -1157,7 +1243,7 @@ mod tests {
         assert!(matches!(tree.role(&mut roles, "proj/test/e2e/chainsaw/step.yaml"), FileRole::TestAssertion { .. }));
         assert_eq!(tree.role(&mut roles, "proj/tests/out.golden.yaml"), FileRole::ExpectedOutput);
         assert!(matches!(tree.role(&mut roles, "proj/tests/chart/templates/t.yaml"), FileRole::HelmTemplate { .. }));
-        assert!(matches!(tree.role(&mut roles, "proj/test/cli/resource.yaml"), FileRole::TestResource { .. }));
+        assert!(matches!(tree.role(&mut roles, "proj/test/cli/resource.yaml"), FileRole::EvaluatedResource { .. }));
         assert_eq!(tree.role(&mut roles, "proj/test/cli/policy.yaml"), FileRole::Manifest, "a Kyverno test's policy is whole");
         assert_eq!(tree.role(&mut roles, "proj/deploy/app.yaml"), FileRole::Manifest);
         // Read whole when asked; and a root below the test directory (a project in `tests/`) loses nothing.
@@ -1195,7 +1281,7 @@ mod tests {
         );
         let mut roles = Roles::new();
         let test = tree.0.join("k/kyverno-test.yaml");
-        assert_eq!(tree.role(&mut roles, "k/resources.yaml"), FileRole::TestResource { test: test.clone(), merges: true });
+        assert_eq!(tree.role(&mut roles, "k/resources.yaml"), FileRole::EvaluatedResource { test: test.clone() });
         assert_eq!(tree.role(&mut roles, "k/patched.yaml"), FileRole::TestAssertion { test });
         assert_eq!(tree.role(&mut roles, "k/policy.yaml"), FileRole::Manifest);
         assert_eq!(tree.role(&mut roles, "k/other.yaml"), FileRole::Manifest);

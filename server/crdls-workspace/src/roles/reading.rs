@@ -24,15 +24,26 @@ impl FileRole {
             FileRole::JsonPatch { kustomization } => {
                 format!("Read as a JSON 6902 patch that {} names: a list of operations, not objects.", shown(kustomization))
             }
-            FileRole::KustomizeResource { kustomization, sets_namespace } => format!(
-                "Read as a resource that {} assembles: whole objects{}.",
+            FileRole::KustomizeResource { kustomization, sets_namespace, patched } => format!(
+                "Read as a resource that {} assembles: whole objects{}{}.",
                 shown(kustomization),
-                if *sets_namespace { ", whose namespace kustomize sets" } else { "" }
+                if *sets_namespace { ", whose namespace kustomize sets" } else { "" },
+                if patched.is_empty() { "" } else { ", completed by its patches (a field a patch of it writes is not missing)" }
             ),
             FileRole::TestResource { test, merges } => format!(
                 "Read as objects that the test {} applies: {}, whose values may be expressions.",
                 shown(test),
                 if *merges { "merged into existing objects, so they may be partial" } else { "created whole" }
+            ),
+            FileRole::EvaluatedResource { test } => format!(
+                "Read as objects that the Kyverno CLI test {} evaluates its policies against, never sent to an API server: \
+                 they may be partial, and their names are the test's labels for them, not checked.",
+                shown(test)
+            ),
+            FileRole::ScriptFilled { script, words } => format!(
+                "Read as a manifest that the script {} fills in with `sed`: text holding {} is a placeholder, not checked.",
+                shown(script),
+                words.iter().map(|w| format!("`{w}`")).collect::<Vec<_>>().join(", ")
             ),
             FileRole::TestAssertion { test } => {
                 format!("Read as assertions of the test {}: partial objects, whose keys and values may be expressions.", shown(test))
@@ -109,6 +120,11 @@ mod tests {
         let merged = FileRole::TestResource { test: PathBuf::from("/w/tests/e2e/chainsaw-test.yaml"), merges: true };
         assert!(merged.reading(file).unwrap().contains("`chainsaw-test.yaml` applies: merged"));
         assert!(FileRole::PatchFile { json: true }.reading(file).unwrap().contains("JSON 6902"));
+        let evaluated = FileRole::EvaluatedResource { test: PathBuf::from("/w/tests/e2e/kyverno-test.yaml") }.reading(file).unwrap();
+        assert!(evaluated.contains("Kyverno CLI test `kyverno-test.yaml` evaluates"), "{evaluated}");
+        let filled = FileRole::ScriptFilled { script: PathBuf::from("/w/hack/wipe.sh"), words: vec!["HOSTNAME".into()] };
+        let filled = filled.reading(file).unwrap();
+        assert!(filled.contains("script `../../hack/wipe.sh` fills in") && filled.contains("`HOSTNAME`"), "{filled}");
         let template = FileRole::PolicyTemplate { generator: PathBuf::from("/w/tests/policyGenerator.yaml") }.reading(file).unwrap();
         assert!(template.contains("policy generator `../policyGenerator.yaml` wraps"), "{template}");
     }
