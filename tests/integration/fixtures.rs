@@ -133,9 +133,18 @@ fn crds_written_literally_in_chart_templates_are_indexed() {
     project("crd-chart");
 }
 
+/// Patches are partial objects; a base's resource is completed by its own kustomization's patch (the
+/// Widget the patch names is not missing its owner, the other one is).
 #[test]
 fn kustomize_patches_are_partial_objects() {
     project("kustomize");
+}
+
+/// A Kyverno CLI test's resources: partial objects the CLI evaluates in memory, whose names are the
+/// test's labels (not checked as names); a wrong type in one is reported.
+#[test]
+fn kyverno_cli_resources_are_evaluated_not_applied() {
+    project("kyverno-cli");
 }
 
 /// Patches that no kustomization names: one commented out, one a Makefile adds with `kustomize edit
@@ -189,7 +198,8 @@ fn a_directory_without_kubernetes_objects_says_nothing_was_checked() {
 /// Documents that are not objects to create, told by their shape: a CRD with an empty group, references
 /// with `spec: {}`, a Namespace its kustomization renames, constants' names standing for values, a
 /// Jinja-wrapped snippet, a guide's fragment without metadata, an object a program printed
-/// (`creationTimestamp: null`). What the API server would still reject in them is reported.
+/// (`creationTimestamp: null`), Pods a script fills in with `sed` (their `HOSTNAME` names). What the API
+/// server would still reject in them is reported.
 #[test]
 fn by_products_references_and_placeholders_are_not_checked_as_objects() {
     project("by-products");

@@ -1290,6 +1290,55 @@ mod tests {
     }
 
     #[test]
+    fn manifests_a_script_fills_in_with_sed_have_its_words_as_placeholders() {
+        let tree = Tree::new(
+            "sed",
+            &[
+                ("hack/wipe.sh", "for i in $NODES; do\n  cat wipe.yaml | sed -e \"s/HOSTNAME/$i/g\" | kubectl apply -f -\ndone\n"),
+                ("hack/wipe.yaml", "metadata:\n  name: wipe-HOSTNAME\n"),
+                ("hack/shell.yaml", "metadata:\n  name: shell-HOSTNAME\n"),
+                ("hack/plain.yaml", "metadata:\n  name: plain\n"),
+                ("Makefile", "render:\n\tsed 's|__TAG__|v1|' deploy/app/web.yaml | kubectl apply -f -\n"),
+                ("deploy/app/web.yaml", "image: web:__TAG__\n"),
+                ("deploy/app/other/web.yaml", "image: web:__TAG__\n"),
+            ],
+        );
+        let mut roles = Roles::new();
+        let filled = |script: &str, word: &str| FileRole::ScriptFilled { script: tree.0.join(script), words: vec![word.to_string()] };
+        assert_eq!(tree.role(&mut roles, "hack/wipe.yaml"), filled("hack/wipe.sh", "HOSTNAME"));
+        // Beside it, holding the same constant: filled in the same way; without it, a manifest.
+        assert_eq!(tree.role(&mut roles, "hack/shell.yaml"), filled("hack/wipe.sh", "HOSTNAME"));
+        assert_eq!(tree.role(&mut roles, "hack/plain.yaml"), FileRole::Manifest);
+        // A Makefile two levels up names it by its path; another file of that name elsewhere is not it.
+        assert_eq!(tree.role(&mut roles, "deploy/app/web.yaml"), filled("Makefile", "__TAG__"));
+        assert_eq!(tree.role(&mut roles, "deploy/app/other/web.yaml"), FileRole::Manifest);
+    }
+
+    #[test]
+    fn a_kustomize_resource_knows_what_its_kustomizations_patches_write() {
+        let tree = Tree::new(
+            "completed",
+            &[
+                ("base/kustomization.yaml", "resources:\n- cp.yaml\npatches:\n- path: ../shared/identity.yaml\n- path: all.yaml\n  target:\n    kind: Pool\n"),
+                ("base/cp.yaml", ""),
+                ("base/all.yaml", "- op: add\n  path: /spec/x\n  value: 1\n"),
+                ("shared/identity.yaml", "kind: ControlPlane\nmetadata:\n  name: cp\nspec:\n  identityRef:\n    name: id\n"),
+            ],
+        );
+        let mut roles = Roles::new();
+        let FileRole::KustomizeResource { patched, .. } = tree.role(&mut roles, "base/cp.yaml") else { panic!("not a resource") };
+        // The JSON 6902 operations write no object's fields.
+        assert_eq!(
+            patched,
+            [PatchedFields {
+                kind: "ControlPlane".into(),
+                name: Some("cp".into()),
+                paths: vec!["spec.identityRef.name".into(), "spec.identityRef".into()]
+            }]
+        );
+    }
+
+    #[test]
     fn chainsaw_tests_name_resources_and_assertions() {
         let tree = Tree::new(
             "chainsaw",
