@@ -155,7 +155,8 @@ fn patches_no_kustomization_names_are_partial_objects() {
     project("unnamed-patches");
 }
 
-/// A walk skips `testdata` and expected outputs, and says how to include them.
+/// A walk skips `testdata` and expected outputs, and says how to include them; a directory a Go test
+/// writes its rendering into is read as expected outputs (only the wrong type there is reported).
 #[test]
 fn test_material_is_skipped_by_a_walk() {
     project("goldens");

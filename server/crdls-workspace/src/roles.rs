@@ -21,6 +21,7 @@ use crdls_yaml::{Node, Stream};
 use crate::files::{glob_match, normalize};
 
 mod completion;
+mod goldens;
 mod policy_generator;
 mod reading;
 mod scripts;
@@ -42,6 +43,8 @@ const MAKEFILES: &[&str] = &["Makefile", "GNUmakefile", "makefile"];
 /// How many directories up a Makefile may sit above a patch its `kustomize edit add patch` names
 /// (a project's Makefile at its root, `config/default/` two levels down).
 const MAKEFILE_DEPTH: usize = 6;
+/// How many directories up a Go test may sit above the directory it writes its output into.
+const GOLDEN_WRITER_DEPTH: usize = 3;
 /// How many directories up a script may sit above a file it fills in with `sed` (a repository's `hack/`
 /// script or Makefile at its root, the file two levels down).
 const SCRIPT_DEPTH: usize = 3;
@@ -123,7 +126,8 @@ pub enum FileRole {
     /// A test's expected output, by its name (`*.golden.yaml`, `expected.yaml`; see
     /// [`crate::files::is_expected_output`]): what a program printed, often a fragment or a patch, so
     /// it is read as partial objects. Directory walks skip these unless asked; a file named as a path
-    /// or opened in the editor gets this role.
+    /// or opened in the editor gets this role. A file in a directory a Go test writes its output into
+    /// (see `goldens.rs`) is one too, whatever its name, and is walked.
     ExpectedOutput,
     /// A plain manifest below a test directory of the workspace ([`TEST_DIRS`]): objects a project's
     /// tests read (a linter's or a policy library's inputs, an end-to-end suite's objects), which leave
@@ -351,6 +355,8 @@ struct DirFacts {
     /// The files the shell scripts and Makefiles here pass through `sed`, as written, with the script
     /// and the words its substitutions replace.
     sed_fills: Vec<(PathBuf, PathBuf, Vec<String>)>,
+    /// The directories the Go tests here write their output into (see `goldens.rs`).
+    test_writes: Vec<PathBuf>,
 }
 
 impl Roles {
@@ -472,8 +478,8 @@ impl Roles {
         if let Some(role) = self.filled_beside(&path, &dir) {
             return role;
         }
-        // A test's expected output, by its name.
-        if crate::files::is_expected_output(&path) || self.workspace.in_golden_dir(&path) {
+        // A test's expected output, by its name, or by a test that writes it.
+        if crate::files::is_expected_output(&path) || self.workspace.in_golden_dir(&path) || self.written_by_tests(&dir) {
             return FileRole::ExpectedOutput;
         }
         // A patch by its name, for `kubectl patch --patch-file` (a kustomize tree decided above).
@@ -499,6 +505,11 @@ impl Roles {
         let text = crate::files::read_text(path).ok()?;
         let words: Vec<String> = words.into_iter().filter(|w| text.contains(w.as_str())).collect();
         (!words.is_empty()).then_some(FileRole::ScriptFilled { script, words })
+    }
+
+    /// Whether a Go test in `dir` or up to [`GOLDEN_WRITER_DEPTH`] levels above writes its output into `dir`.
+    fn written_by_tests(&mut self, dir: &Path) -> bool {
+        dir.ancestors().take(GOLDEN_WRITER_DEPTH + 1).any(|test_dir| self.facts(test_dir).test_writes.iter().any(|w| w == dir))
     }
 
     fn facts(&mut self, dir: &Path) -> &DirFacts {
@@ -607,6 +618,7 @@ fn read_dir_facts(dir: &Path) -> DirFacts {
             facts.sed_fills.extend(scripts::sed_fills(&text).into_iter().map(|(file, words)| (file, dir.join(name), words)));
         }
     }
+    facts.test_writes = goldens::written_dirs(dir);
     for (script, text) in scripts::shell_scripts(dir) {
         facts.sed_fills.extend(scripts::sed_fills(&text).into_iter().map(|(file, words)| (file, script.clone(), words)));
     }

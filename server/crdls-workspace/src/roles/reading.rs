@@ -57,7 +57,9 @@ impl FileRole {
                 if *json { "a list of JSON 6902 operations" } else { "partial objects" }
             ),
             FileRole::ExpectedOutput => {
-                "Read as a test's expected output, as its name or directory says: partial objects that a program printed.".to_string()
+                "Read as a test's expected output, as its name, its directory or the test that writes it says: partial objects \
+                 that a program printed."
+                    .to_string()
             }
             FileRole::TestInput { tests } => format!(
                 "Read as a test input, below {}: what its objects write is checked, what they leave out (a required field, \
