@@ -225,8 +225,9 @@ impl FileRole {
         match self {
             FileRole::ScriptFilled { words, .. } => scripts::drop_filled(stream, words, diagnostics),
             FileRole::KustomizeResource { patched, .. } => completion::drop_completed(stream, patched, diagnostics),
-            FileRole::EvaluatedResource { .. } => diagnostics
-                .retain(|d| !(d.code == crdls_diagnostics::codes::METADATA_NAME && d.path.as_deref() == Some("metadata.name"))),
+            FileRole::EvaluatedResource { .. } => {
+                diagnostics.retain(|d| !(d.code == crdls_diagnostics::codes::METADATA_NAME && d.path.as_deref() == Some("metadata.name")))
+            }
             _ => {}
         }
     }
@@ -465,9 +466,8 @@ impl Roles {
         // or by a path of more than one component from wherever the script runs.
         for script_dir in dir.ancestors().take(SCRIPT_DEPTH) {
             let facts = self.facts(script_dir);
-            let named = |file: &Path| {
-                normalize(&script_dir.join(file)) == path || (file.components().count() > 1 && ends_with_path(&path, file))
-            };
+            let named =
+                |file: &Path| normalize(&script_dir.join(file)) == path || (file.components().count() > 1 && ends_with_path(&path, file));
             if let Some((_, script, words)) = facts.sed_fills.iter().find(|(file, ..)| named(file)) {
                 return FileRole::ScriptFilled { script: script.clone(), words: words.clone() };
             }
@@ -1331,7 +1331,10 @@ mod tests {
         let tree = Tree::new(
             "completed",
             &[
-                ("base/kustomization.yaml", "resources:\n- cp.yaml\npatches:\n- path: ../shared/identity.yaml\n- path: all.yaml\n  target:\n    kind: Pool\n"),
+                (
+                    "base/kustomization.yaml",
+                    "resources:\n- cp.yaml\npatches:\n- path: ../shared/identity.yaml\n- path: all.yaml\n  target:\n    kind: Pool\n",
+                ),
                 ("base/cp.yaml", ""),
                 ("base/all.yaml", "- op: add\n  path: /spec/x\n  value: 1\n"),
                 ("shared/identity.yaml", "kind: ControlPlane\nmetadata:\n  name: cp\nspec:\n  identityRef:\n    name: id\n"),

@@ -98,8 +98,8 @@ pub(super) fn drop_completed(stream: &Stream, patched: &[PatchedFields], diagnos
         let completes = |p: &PatchedFields| {
             Some(p.kind.as_str()) == kind && p.name.as_deref().is_none_or(|n| Some(n) == name) && p.paths.iter().any(|w| w == path)
         };
-        // Left out where the patch writes it: not written in the document itself.
-        !(patched.iter().any(completes) && !crdls_yaml::follow(root, path).complete())
+        // Kept unless a patch writes it and the document itself does not.
+        !patched.iter().any(completes) || crdls_yaml::follow(root, path).complete()
     });
 }
 
@@ -140,6 +140,9 @@ mod tests {
         drop_completed(&stream, &fields, &mut diagnostics);
         // Only the object the patch lands on, and only the field it writes.
         let left: Vec<(usize, &str)> = diagnostics.iter().map(|d| (d.range.start, d.path.as_deref().unwrap())).collect();
-        assert_eq!(left, [(text.find("spec: {}").unwrap(), "spec.identityRef"), (text.find("spec:\n  location").unwrap(), "spec.location2")]);
+        assert_eq!(
+            left,
+            [(text.find("spec: {}").unwrap(), "spec.identityRef"), (text.find("spec:\n  location").unwrap(), "spec.location2")]
+        );
     }
 }

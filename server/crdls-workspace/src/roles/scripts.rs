@@ -171,7 +171,12 @@ mod tests {
         let stream = crdls_yaml::parse(text);
         let at = |s: &str| {
             let start = text.find(s).unwrap();
-            Diagnostic::new(TextRange::new(start, start + s.len()), crdls_diagnostics::Severity::Error, crdls_diagnostics::codes::METADATA_NAME, "x")
+            Diagnostic::new(
+                TextRange::new(start, start + s.len()),
+                crdls_diagnostics::Severity::Error,
+                crdls_diagnostics::codes::METADATA_NAME,
+                "x",
+            )
         };
         let mut diagnostics = vec![at("wipe-HOSTNAME"), at("Node_1")];
         drop_filled(&stream, &["HOSTNAME".to_string()], &mut diagnostics);
