@@ -1152,6 +1152,43 @@ fn goldens_and_unnamed_patches_are_partial_objects_in_the_editor() {
     session.finish();
 }
 
+/// The editor agrees with `crdls check` on what the files around a document say the API server never
+/// sees: a word a script fills in with `sed`, the names of a Kyverno CLI test's resources, a field a
+/// kustomization's own patch adds, a rendering a Go test writes. What each still writes wrong is reported,
+/// and the hover of `kind` says how the file is read.
+#[test]
+fn what_scripts_tests_and_kustomizations_do_to_a_file_is_seen_in_the_editor() {
+    let fixture = |path: &str| std::fs::read_to_string(repo_root().join("fixtures/projects").join(path)).unwrap();
+    let options = widgets_workspace()
+        .file("hack/wipe.sh", &fixture("by-products/hack/wipe.sh"))
+        .file("autogen/kyverno-test.yaml", &fixture("kyverno-cli/autogen/kyverno-test.yaml"))
+        .file("completed/kustomization.yaml", &fixture("kustomize/completed/kustomization.yaml"))
+        .file("completed/owner.yaml", &fixture("kustomize/completed/owner.yaml"))
+        .file("render/render_test.go", &fixture("goldens/render/render_test.go"));
+    let mut session = Session::start(options);
+    let mut check = |file: &str, text: &str| {
+        session.open(file, text);
+        codes(&session.wait_for_diagnostics(file, 1)["diagnostics"])
+    };
+    assert_eq!(check("hack/wipe.yaml", &fixture("by-products/hack/wipe.yaml")), ["native/restart-policy"]);
+    assert_eq!(check("autogen/resources.yaml", &fixture("kyverno-cli/autogen/resources.yaml")), ["schema/type"]);
+    assert_eq!(check("completed/widgets.yaml", &fixture("kustomize/completed/widgets.yaml")), ["schema/required"]);
+    let rendered = fixture("goldens/render/baseline/manifests/ports.yaml");
+    assert_eq!(check("render/baseline/manifests/ports.yaml", &rendered), ["schema/type"]);
+    // Elsewhere, the same texts are whole objects to create.
+    assert_eq!(check("elsewhere/wipe.yaml", &fixture("by-products/hack/wipe.yaml")), ["metadata/name", "native/restart-policy"]);
+    assert!(check("elsewhere/resources.yaml", &fixture("kyverno-cli/autogen/resources.yaml")).contains(&"metadata/name".to_string()));
+    assert!(check("elsewhere/ports.yaml", &rendered).contains(&"schema/list-map-duplicate".to_string()));
+    let reading = |session: &mut Session, file: &str, line: u32| {
+        session.hover(file, Position::new(line, 7))["contents"]["value"].as_str().unwrap_or_default().to_string()
+    };
+    let filled = reading(&mut session, "hack/wipe.yaml", 3);
+    assert!(filled.contains("fills in with `sed`") && filled.contains("`HOSTNAME`"), "{filled}");
+    let evaluated = reading(&mut session, "autogen/resources.yaml", 3);
+    assert!(evaluated.contains("Kyverno CLI test `kyverno-test.yaml` evaluates"), "{evaluated}");
+    session.finish();
+}
+
 /// The editor agrees with `crdls check` on documents told by their shape: an object a program printed
 /// (`creationTimestamp: null`) is reported for what it writes (a port out of range), not for what it
 /// leaves out (a name, a selector, an

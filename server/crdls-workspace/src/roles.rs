@@ -327,6 +327,8 @@ pub fn helm_template_hint(chart_name: &str, chart_dir: &str, templates: Option<u
 #[derive(Default)]
 pub struct Roles {
     dirs: HashMap<PathBuf, DirFacts>,
+    /// What each directory's scripts and Go tests do to other files, read when first needed.
+    scripts: HashMap<PathBuf, DirScripts>,
     /// Per directory, what the kustomizations and tests in the directories below it (down to
     /// [`NEARBY_DOWN`] levels) name, for files named from a sibling or cousin directory.
     nearby: HashMap<PathBuf, Arc<HashMap<PathBuf, FileRole>>>,
@@ -353,11 +355,31 @@ struct DirFacts {
     test_files: Vec<(PathBuf, FileRole)>,
     /// The Chainsaw test file here, if any; without one, numbered step files follow the naming rule.
     test: Option<PathBuf>,
+}
+
+/// What the scripts and Go tests of one directory do to other files: read only for a file whose role
+/// is not decided before (see [`Roles::role_of`]), so that looking around for kustomizations and tests
+/// reads no Go source.
+#[derive(Default)]
+struct DirScripts {
     /// The files the shell scripts and Makefiles here pass through `sed`, as written, with the script
     /// and the words its substitutions replace.
     sed_fills: Vec<(PathBuf, PathBuf, Vec<String>)>,
     /// The directories the Go tests here write their output into (see `goldens.rs`).
     test_writes: Vec<PathBuf>,
+}
+
+fn read_dir_scripts(dir: &Path) -> DirScripts {
+    let mut scripts = DirScripts { test_writes: goldens::written_dirs(dir), ..DirScripts::default() };
+    for name in MAKEFILES {
+        if let Ok(text) = crate::files::read_text(&dir.join(name)) {
+            scripts.sed_fills.extend(scripts::sed_fills(&text).into_iter().map(|(file, words)| (file, dir.join(name), words)));
+        }
+    }
+    for (script, text) in scripts::shell_scripts(dir) {
+        scripts.sed_fills.extend(scripts::sed_fills(&text).into_iter().map(|(file, words)| (file, script.clone(), words)));
+    }
+    scripts
 }
 
 impl Roles {
@@ -369,12 +391,13 @@ impl Roles {
 
     /// An empty cache for files of `workspace`.
     pub fn of(workspace: Workspace) -> Roles {
-        Roles { dirs: HashMap::new(), nearby: HashMap::new(), workspace }
+        Roles { dirs: HashMap::new(), scripts: HashMap::new(), nearby: HashMap::new(), workspace }
     }
 
     /// Forgets everything read, after files changed.
     pub fn clear(&mut self) {
         self.dirs.clear();
+        self.scripts.clear();
         self.nearby.clear();
     }
 
@@ -465,7 +488,7 @@ impl Roles {
         // A manifest a script here or above fills in with `sed`: named by the script from its own directory,
         // or by a path of more than one component from wherever the script runs.
         for script_dir in dir.ancestors().take(SCRIPT_DEPTH) {
-            let facts = self.facts(script_dir);
+            let facts = self.scripts(script_dir);
             let named =
                 |file: &Path| normalize(&script_dir.join(file)) == path || (file.components().count() > 1 && ends_with_path(&path, file));
             if let Some((_, script, words)) = facts.sed_fills.iter().find(|(file, ..)| named(file)) {
@@ -496,7 +519,7 @@ impl Roles {
     /// The role of a manifest in `dir` that no script names but that holds a constant's name (`HOSTNAME`)
     /// which a script of `dir` replaces with `sed` in another file of `dir`.
     fn filled_beside(&mut self, path: &Path, dir: &Path) -> Option<FileRole> {
-        let facts = self.facts(dir);
+        let facts = self.scripts(dir);
         let in_dir = |file: &Path| normalize(&dir.join(file)).parent() == Some(dir);
         let (script, words) = facts.sed_fills.iter().filter(|(file, ..)| in_dir(file)).find_map(|(_, script, words)| {
             let constants: Vec<String> = words.iter().filter(|w| scripts::is_constant_name(w)).cloned().collect();
@@ -509,11 +532,15 @@ impl Roles {
 
     /// Whether a Go test in `dir` or up to [`GOLDEN_WRITER_DEPTH`] levels above writes its output into `dir`.
     fn written_by_tests(&mut self, dir: &Path) -> bool {
-        dir.ancestors().take(GOLDEN_WRITER_DEPTH + 1).any(|test_dir| self.facts(test_dir).test_writes.iter().any(|w| w == dir))
+        dir.ancestors().take(GOLDEN_WRITER_DEPTH + 1).any(|test_dir| self.scripts(test_dir).test_writes.iter().any(|w| w == dir))
     }
 
     fn facts(&mut self, dir: &Path) -> &DirFacts {
         self.dirs.entry(dir.to_path_buf()).or_insert_with(|| read_dir_facts(dir))
+    }
+
+    fn scripts(&mut self, dir: &Path) -> &DirScripts {
+        self.scripts.entry(dir.to_path_buf()).or_insert_with(|| read_dir_scripts(dir))
     }
 
     /// The role a kustomization or a test gives `path` from a directory that is not one of its
@@ -615,12 +642,7 @@ fn read_dir_facts(dir: &Path) -> DirFacts {
     for name in MAKEFILES {
         if let Some(text) = read(name) {
             facts.make_patches.extend(make_patch_paths(&text));
-            facts.sed_fills.extend(scripts::sed_fills(&text).into_iter().map(|(file, words)| (file, dir.join(name), words)));
         }
-    }
-    facts.test_writes = goldens::written_dirs(dir);
-    for (script, text) in scripts::shell_scripts(dir) {
-        facts.sed_fills.extend(scripts::sed_fills(&text).into_iter().map(|(file, words)| (file, script.clone(), words)));
     }
     for name in KYVERNO_TEST_FILES {
         if let Some(text) = read(name) {

@@ -13,7 +13,7 @@ const MAX_TEST_SOURCES: usize = 64;
 /// The directories the Go test files (`*_test.go`) of `dir` write files into, resolved against `dir`:
 /// per line that calls a function whose name has `write` in any case (`os.WriteFile`, `writeGolden`), each string
 /// literal that is a relative path ending in `/` (a directory the line appends a name to) or naming a
-/// YAML or JSON file.
+/// YAML or JSON file in a directory, when that directory lies below the test's.
 pub(super) fn written_dirs(dir: &Path) -> Vec<PathBuf> {
     let Ok(entries) = std::fs::read_dir(if dir.as_os_str().is_empty() { Path::new(".") } else { dir }) else { return Vec::new() };
     let mut names: Vec<String> = entries
@@ -48,18 +48,22 @@ fn written_paths(text: &str) -> Vec<PathBuf> {
         while let Some(literal) = parts.next() {
             parts.next();
             let path = Path::new(literal);
-            let relative = !literal.is_empty()
-                && path.is_relative()
+            let relative = path.is_relative()
                 && path.components().all(|c| matches!(c, std::path::Component::Normal(_) | std::path::Component::CurDir));
             if !relative || literal.contains(['%', '*', ' ']) {
                 continue;
             }
-            if literal.ends_with('/') {
-                out.push(PathBuf::from(literal));
+            // A directory below the test's own: a file name alone (`"config.yaml"`, often joined to a
+            // temporary directory) or `./` says nothing about where the test writes.
+            let dir = if literal.ends_with('/') {
+                path
             } else if [".yaml", ".yml", ".json"].iter().any(|e| literal.ends_with(e)) {
-                if let Some(parent) = path.parent() {
-                    out.push(parent.to_path_buf());
-                }
+                path.parent().unwrap_or(Path::new(""))
+            } else {
+                continue;
+            };
+            if dir.components().any(|c| matches!(c, std::path::Component::Normal(_))) {
+                out.push(dir.to_path_buf());
             }
         }
     }
@@ -83,6 +87,8 @@ func TestBaseline(t *testing.T) {
     os.WriteFile(filepath.Join(dir, "x"), nil, 0)
     os.WriteFile("/tmp/abs/", nil, 0)
     os.WriteFile("../up/", nil, 0)
+    os.WriteFile(filepath.Join(tmp, "config.yaml"), nil, 0)
+    os.WriteFile("./"+name, nil, 0)
 }
 "#;
         assert_eq!(written_paths(source), [PathBuf::from("./baseline/manifests/"), PathBuf::from("out")]);
