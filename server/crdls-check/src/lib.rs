@@ -129,6 +129,9 @@ fn check_document(doc: &Document, text: &str, index: &CrdIndex, options: &CheckO
         diagnostics.retain(|d| !YAML_READING_CODES.contains(&d.code));
     }
     mode.filter(doc.root.as_ref(), &mut diagnostics);
+    if let Some(root) = &doc.root {
+        modes::drop_token_placeholders(root, text, &mut diagnostics);
+    }
     diagnostics.sort_by_key(|d| (d.range.start, d.range.end));
     DocumentCheck { kind, diagnostics }
 }

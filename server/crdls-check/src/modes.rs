@@ -333,8 +333,11 @@ fn has_substitution(text: &str) -> bool {
     let mut rest = text;
     while let Some(at) = rest.find("${") {
         let after = rest[at + 2..].trim_start_matches(' ');
-        let name_len = after.bytes().take_while(|b| b.is_ascii_alphanumeric() || *b == b'_').count();
-        if name_len > 0 && after[name_len..].trim_start_matches(' ').starts_with(['}', ':', '=', '-', '+', '/', '#', '%']) {
+        // A name, or names joined by dots (`${config.application.namePrefix}`, a FreeMarker or Terraform
+        // expression over a configuration object).
+        let name_len = after.bytes().take_while(|b| b.is_ascii_alphanumeric() || *b == b'_' || *b == b'.').count();
+        let dotted_well = !after.starts_with('.') && !after[..name_len].ends_with('.') && !after[..name_len].contains("..");
+        if name_len > 0 && dotted_well && after[name_len..].trim_start_matches(' ').starts_with(['}', ':', '=', '-', '+', '/', '#', '%']) {
             return true;
         }
         rest = &rest[at + 2..];
@@ -366,7 +369,7 @@ fn is_bare_variable(text: &str) -> bool {
 /// applied: `{IPv6}/128`, `{NAME}`, a brace-enclosed identifier (letters, digits, `_`, not starting with a
 /// digit). JSON or flow YAML in a string never holds one: its braces enclose `"key": value` pairs.
 fn has_placeholder(text: &str) -> bool {
-    if has_angle_placeholder(text) || is_bracketed_placeholder(text) {
+    if has_angle_placeholder(text) || is_bracketed_placeholder(text) || is_worded_placeholder(text) {
         return true;
     }
     let mut rest = text;
@@ -392,6 +395,19 @@ fn is_bracketed_placeholder(text: &str) -> bool {
             && inner.bytes().filter(u8::is_ascii_uppercase).count() >= 4
             && inner.bytes().all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || matches!(b, b' ' | b'_' | b'-'))
     })
+}
+
+/// Whether a whole value is a phrase in capitals, `FILLED BY THE OPERATOR`, which operators write in
+/// the manifests they keep as templates for the fields they fill before creating the object: two or
+/// more words of capitals and digits, each starting with a capital, between single blanks, with at
+/// least four letters. No name, enum, quantity or formatted value is written that way.
+fn is_worded_placeholder(text: &str) -> bool {
+    let words: Vec<&str> = text.split(' ').collect();
+    words.len() >= 2
+        && words
+            .iter()
+            .all(|w| w.starts_with(|c: char| c.is_ascii_uppercase()) && w.bytes().all(|b| b.is_ascii_uppercase() || b.is_ascii_digit()))
+        && text.bytes().filter(u8::is_ascii_uppercase).count() >= 4
 }
 
 /// Whether a string embeds a `<< Name >>` placeholder, the double-angle form some generators fill in
@@ -429,15 +445,30 @@ fn is_constant_name(text: &str) -> bool {
 /// What a constant's name earns where it stands for a value of another type or format: no number,
 /// boolean, list or object is written that way, nor an IP address or base64 data (`token: ROOK_TOKEN`),
 /// nor anything else a `format` names, nor a resource quantity (`storage: FROM_OVERLAY` in a base every
-/// overlay patches). An enum or a pattern still holds: some enums are written so
-/// (`ISTIO_MUTUAL`), and a name that breaks a pattern may be a real mistake.
-const PLACEHOLDER_MISMATCHES: &[&str] =
-    &[codes::SCHEMA_TYPE, codes::SCHEMA_FORMAT, codes::SCHEMA_ANY_OF, codes::SCHEMA_ONE_OF, codes::NATIVE_QUANTITY];
+/// overlay patches), nor an object's name or namespace, which Kubernetes never spells in capitals
+/// (`namespace: "FILLED_BY_THE_OPERATOR"` in an operator's asset). An enum or a pattern still holds:
+/// some enums are written so (`ISTIO_MUTUAL`), and a name that breaks a pattern may be a real mistake.
+const PLACEHOLDER_MISMATCHES: &[&str] = &[
+    codes::SCHEMA_TYPE,
+    codes::SCHEMA_FORMAT,
+    codes::SCHEMA_ANY_OF,
+    codes::SCHEMA_ONE_OF,
+    codes::NATIVE_QUANTITY,
+    codes::METADATA_NAME,
+    codes::METADATA_NAMESPACE,
+];
 
 /// What a quoted constant's name earns: it is written as a string, so a type mismatch is the writer's,
-/// but no formatted string (an IP address, a date) is written that way either
+/// but no formatted string (an IP address, a date), object name or namespace is written that way either
 /// (`value: "PLACEHOLDER_USABLE_ADDRS"`, which a conformance suite replaces with addresses).
-const QUOTED_PLACEHOLDER_MISMATCHES: &[&str] = &[codes::SCHEMA_FORMAT, codes::SCHEMA_ANY_OF, codes::SCHEMA_ONE_OF, codes::NATIVE_QUANTITY];
+const QUOTED_PLACEHOLDER_MISMATCHES: &[&str] = &[
+    codes::SCHEMA_FORMAT,
+    codes::SCHEMA_ANY_OF,
+    codes::SCHEMA_ONE_OF,
+    codes::NATIVE_QUANTITY,
+    codes::METADATA_NAME,
+    codes::METADATA_NAMESPACE,
+];
 
 /// The placeholders written as constants' names, found by [`constant_placeholders`].
 #[derive(Default)]
@@ -559,6 +590,38 @@ fn is_expression_key(key: &str) -> bool {
     is_expression(key) || key.starts_with('~') || key.contains("->") || key.starts_with('\\')
 }
 
+/// Drops what is said of a value that the file writes as a `#{NAME}` token (`image: #{OPERATOR_IMAGE}`,
+/// `- #{EXECUTOR_IMAGE}`; also `#{NAME}#`, the form of Azure DevOps' Replace Tokens): tools and servers
+/// that fill manifests replace such tokens before applying them, but YAML reads ` #` as the start of a
+/// comment, so the value looks null and a container without its image. A diagnostic whose field is
+/// null where such a token stands is about the token, not about the object.
+pub fn drop_token_placeholders(root: &Node, text: &str, diagnostics: &mut Vec<Diagnostic>) {
+    if !text.contains("#{") {
+        return;
+    }
+    diagnostics.retain(|d| {
+        let Some(path) = d.path.as_deref().filter(|p| !p.is_empty()) else { return true };
+        let followed = crdls_yaml::follow(root, path);
+        !(followed.complete() && followed.node().value == Value::Null && is_token_at(text, followed.node().range.start))
+    });
+}
+
+/// Whether the line holding `at` (a null value's place: after its key's colon, or at the end of its
+/// list item's line) writes a `#{NAME}` token as its value: a key and its colon, or list items' dashes,
+/// then the token, and `#` after it at most.
+fn is_token_at(text: &str, at: usize) -> bool {
+    let at = at.min(text.len());
+    let start = text[..at].rfind('\n').map_or(0, |i| i + 1);
+    let end = text[at..].find('\n').map_or(text.len(), |i| at + i);
+    let line = &text[start..end];
+    let Some(open) = line.find("#{") else { return false };
+    let before = line[..open].trim_start().trim_start_matches(['-', ' ']);
+    let before_ok = line[..open].ends_with([' ', '\t'])
+        && (before.is_empty() || before.trim_end().ends_with(':') && !before.contains(['#', '"', '\'']));
+    let token = line[open + 2..].split_once('}').is_some_and(|(name, after)| is_identifier(name) && matches!(after.trim_end(), "" | "#"));
+    before_ok && token
+}
+
 /// A strategic-merge-patch directive key: `$patch`, `$retainKeys`, `$setElementOrder/<field>`,
 /// `$deleteFromPrimitiveList/<field>`.
 fn is_patch_directive(key: &str) -> bool {
@@ -592,6 +655,8 @@ mod tests {
         assert_eq!(opaque_texts(&FileMode::Objects, text), ["${REPLICAS}", "app.${cluster_domain:=example.com}"]);
         assert!(!has_substitution("${}") && !has_substitution("$ {X}") && has_substitution("a${X}b"));
         assert!(has_substitution("${ROLE/#arn/eks.amazonaws.com/role-arn") && has_substitution("${NAME%-suffix}"));
+        assert!(has_substitution("${config.application.namePrefix}apps") && has_substitution("${var.region}"));
+        assert!(!has_substitution("${.x}") && !has_substitution("${a.}") && !has_substitution("${a..b}"));
         assert!(has_substitution("${ CLUSTER_NAME }-md-0") && has_substitution("$(kfp-app-name)") && has_substitution("--ip=$(POD_IP)"));
         assert!(
             !has_substitution("$(echo hi)") && !has_substitution("$()") && !has_substitution("cost: $(1)") && !has_substitution("${ }")
@@ -615,6 +680,15 @@ mod tests {
                 && !has_placeholder("[REDACTED")
         );
         assert!(
+            has_placeholder("FILLED BY THE OPERATOR")
+                && has_placeholder("SET BY CI2")
+                && !has_placeholder("FILLED")
+                && !has_placeholder("A B")
+                && !has_placeholder("FILLED  BY")
+                && !has_placeholder("Filled By The Operator")
+                && !has_placeholder("TCP UDP x")
+        );
+        assert!(
             has_placeholder("<< AddonInstallNamespace >>")
                 && has_placeholder("x-<<name>>")
                 && !has_placeholder("a << b")
@@ -636,6 +710,24 @@ mod tests {
         );
         // Without the marks of SOPS, a `sops` key is a field like any other and `ENC[…]` a value.
         assert!(opaque_texts(&FileMode::Objects, "data:\n  a: ENC[x]\nsops:\n  age: []\n").is_empty());
+    }
+
+    #[test]
+    fn token_placeholders_read_as_comments_are_not_null_values() {
+        let text = "spec:\n  containers:\n  - name: a\n    image: #{OPERATOR_IMAGE}\n    args:\n    - #{EXECUTOR}#\n    - # a comment\n  - name: b\n    image:\n";
+        let root = crdls_yaml::parse(text).documents[0].root.clone().unwrap();
+        let at = |path: &str| Diagnostic::new(TextRange::empty(0), Severity::Error, codes::NATIVE_CONTAINER, "m").with_path(path);
+        let mut diagnostics = vec![
+            at("spec.containers[0].image"),
+            at("spec.containers[0].args[0]"),
+            at("spec.containers[0].args[1]"),
+            at("spec.containers[1].image"),
+        ];
+        drop_token_placeholders(&root, text, &mut diagnostics);
+        let left: Vec<&str> = diagnostics.iter().filter_map(|d| d.path.as_deref()).collect();
+        assert_eq!(left, ["spec.containers[0].args[1]", "spec.containers[1].image"]);
+        assert!(!is_token_at("a: #{1x}", 0) && !is_token_at("a: #{A} b", 0) && is_token_at("  - #{A_B}", 0));
+        assert!(!is_token_at("a: '#{A}'", 0) && !is_token_at("a: b #{A}", 0) && !is_token_at("a:#{A}", 0));
     }
 
     #[test]

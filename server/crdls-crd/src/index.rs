@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use crate::crd::{Crd, CrdVersion};
+use crate::crd::{Crd, CrdApiVersion, CrdVersion};
 
 /// Where a CRD came from: a path or URI chosen by the caller.
 pub type SourceId = Arc<str>;
@@ -164,9 +164,81 @@ struct Fit<'a> {
     /// Only for workspace files and configured paths: downloads and archives have no place in the
     /// tree, and keep the order they were indexed in (their configured order).
     distance: Option<Distance>,
-    /// Last, the source's name in byte order, among workspace files and configured paths, so the
+    /// Whether the definition is written as `apiextensions.k8s.io/v1beta1`, which no API server since
+    /// 1.22 accepts: among definitions as near, one a cluster can install wins.
+    legacy: bool,
+    /// Last, the source's name ([`SourceName`]), among workspace files and configured paths, so the
     /// choice does not depend on the order files were found or opened in.
-    name: &'a str,
+    name: SourceName<'a>,
+}
+
+/// A source's name, ordered for choosing among definitions as near: where two names first differ in
+/// a number, the higher number first (`crds-v3.31.0.yaml` before `crds-v1.10.0.yaml`: projects keep one
+/// bundle per release beside each other, and the newest is the one installed today), and a release
+/// before its pre-releases (`v0.20.0/` before `v0.20.0-rc0/`); otherwise in byte order (`a/crd.yaml`
+/// before `b/crd.yaml`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct SourceName<'a>(&'a str);
+
+impl Ord for SourceName<'_> {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        let (mut a, mut b) = (Runs(self.0), Runs(other.0));
+        // Whether the runs before were equal and ended with a number.
+        let mut after_number = false;
+        loop {
+            match (a.next(), b.next()) {
+                (None, None) => return self.0.cmp(other.0),
+                (None, Some(_)) => return std::cmp::Ordering::Less,
+                (Some(_), None) => return std::cmp::Ordering::Greater,
+                (Some(x), Some(y)) => {
+                    let numbers = x.starts_with(|c: char| c.is_ascii_digit()) && y.starts_with(|c: char| c.is_ascii_digit());
+                    let order = if numbers {
+                        by_value(y, x)
+                    } else if after_number {
+                        is_prerelease(x).cmp(&is_prerelease(y)).then_with(|| x.cmp(y))
+                    } else {
+                        x.cmp(y)
+                    };
+                    if order.is_ne() {
+                        return order;
+                    }
+                    after_number = numbers;
+                }
+            }
+        }
+    }
+}
+
+impl PartialOrd for SourceName<'_> {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+/// Whether the text after a version number starts a pre-release (`-rc0`, `-beta1`): `-` and a letter.
+fn is_prerelease(run: &str) -> bool {
+    run.strip_prefix('-').is_some_and(|r| r.starts_with(|c: char| c.is_ascii_alphabetic()))
+}
+
+/// Two runs of ASCII digits compared by the number they write (leading zeros aside), then as text.
+fn by_value(a: &str, b: &str) -> std::cmp::Ordering {
+    let (x, y) = (a.trim_start_matches('0'), b.trim_start_matches('0'));
+    x.len().cmp(&y.len()).then_with(|| x.cmp(y)).then_with(|| a.cmp(b))
+}
+
+/// The maximal runs of a text that are all ASCII digits or hold none.
+struct Runs<'a>(&'a str);
+
+impl<'a> Iterator for Runs<'a> {
+    type Item = &'a str;
+    fn next(&mut self) -> Option<&'a str> {
+        let first = self.0.chars().next()?;
+        let digit = first.is_ascii_digit();
+        let end = self.0.find(|c: char| c.is_ascii_digit() != digit).unwrap_or(self.0.len());
+        let (run, rest) = self.0.split_at(end);
+        self.0 = rest;
+        Some(run)
+    }
 }
 
 /// A definition of a CRD and how it compares with the one an object resolved to, for a hover or a
@@ -191,7 +263,9 @@ pub enum PassedOver {
     Precedence,
     /// It is farther from the object's file.
     Farther,
-    /// It is as near, and its name comes later in byte order (or it was indexed later).
+    /// It is as near, but written as `apiextensions.k8s.io/v1beta1`, which no cluster since 1.22 installs.
+    Legacy,
+    /// It is as near, and its name comes later (see [`SourceName`]; or it was indexed later).
     Order,
 }
 
@@ -214,6 +288,10 @@ pub fn why_not_used(definitions: &[Definition<'_>], version: &str, name: impl Fn
                 (format!("comes later in precedence (a {kind} source)"), format!("come later in precedence ({kind} sources)"))
             }
             PassedOver::Farther => ("is farther from the file".to_string(), "are farther from the file".to_string()),
+            PassedOver::Legacy => (
+                "is as near, but written as apiextensions.k8s.io/v1beta1, which no cluster since 1.22 installs".to_string(),
+                "are as near, but written as apiextensions.k8s.io/v1beta1, which no cluster since 1.22 installs".to_string(),
+            ),
             PassedOver::Order => {
                 ("is as near, and its name sorts later".to_string(), "are as near, and their names sort later".to_string())
             }
@@ -338,7 +416,8 @@ impl CrdIndex {
             version: VersionFit::of(&crd.crd, version),
             kind: crd.kind,
             distance: self.from.as_deref().filter(|_| placed).map(|from| Distance::between(from, &crd.source)),
-            name: if placed { &crd.source } else { "" },
+            legacy: crd.crd.api_version == CrdApiVersion::V1beta1,
+            name: SourceName(if placed { &crd.source } else { "" }),
         }
     }
 
@@ -347,7 +426,9 @@ impl CrdIndex {
     /// 1. one that serves the version (then one that declares it unserved);
     /// 2. one of the kind of source that comes first (see [`SourceKind`]);
     /// 3. among workspace files and configured paths, the nearest to the file the index is seen from
-    ///    (see [`Distance`]), and then the first in byte order of its name;
+    ///    (see [`Distance`]); among those as near, one written as `apiextensions.k8s.io/v1` (a cluster can
+    ///    install it) before a `v1beta1` one, and then the first by name (see [`SourceName`]: the newest
+    ///    of bundles named by release first, otherwise in byte order);
     /// 4. the first one indexed.
     pub fn resolve(&self, api_version: &str, kind: &str) -> Resolution<'_> {
         let (group, version) = split_api_version(api_version);
@@ -388,6 +469,8 @@ impl CrdIndex {
                         PassedOver::Precedence
                     } else if fit.distance != best.distance {
                         PassedOver::Farther
+                    } else if fit.legacy != best.legacy {
+                        PassedOver::Legacy
                     } else {
                         PassedOver::Order
                     }

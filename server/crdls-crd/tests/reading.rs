@@ -163,6 +163,50 @@ fn an_object_resolves_to_the_nearest_definition_that_serves_its_version() {
     );
 }
 
+/// A project that keeps one bundle per release beside each other (`docs/crds-v1.10.0.yaml` …
+/// `docs/crds-v3.31.0.yaml`): all as near to an example, the newest wins, not the first in byte order;
+/// and an `apiextensions.k8s.io/v1beta1` definition, which no cluster since 1.22 installs, loses to a v1
+/// one as near whatever the names.
+#[test]
+fn among_definitions_as_near_the_newest_release_a_cluster_can_install_wins() {
+    use crdls_crd::PassedOver;
+    let v1 = |schema: &str| {
+        crds(&format!(
+            "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: {{name: widgets.example.com}}\nspec:\n  group: example.com\n  names: {{kind: Widget, plural: widgets}}\n  scope: Namespaced\n  versions:\n  - name: v1alpha1\n    served: true\n    storage: true\n    schema:\n      openAPIV3Schema: {{type: object, properties: {{spec: {{type: {schema}}}}}}}\n"
+        ))
+    };
+    let legacy = crds("apiVersion: apiextensions.k8s.io/v1beta1\nkind: CustomResourceDefinition\nmetadata: {name: widgets.example.com}\nspec:\n  group: example.com\n  version: v1alpha1\n  names: {kind: Widget, plural: widgets}\n  validation:\n    openAPIV3Schema:\n      type: object\n      properties:\n        spec: {type: string}\n");
+    let mut index = CrdIndex::new();
+    index.set_source(Arc::from("docs/crds-v1.10.0.yaml"), legacy.clone());
+    index.set_source(Arc::from("docs/crds-v1.13.6.yaml"), v1("string"));
+    index.set_source(Arc::from("docs/crds-v3.9.0.yaml"), v1("string"));
+    index.set_source(Arc::from("docs/crds-v3.31.0-rc1.yaml"), v1("object"));
+    index.set_source(Arc::from("docs/crds-v3.31.0.yaml"), v1("object"));
+    let seen = index.seen_from("docs/examples/widget.yaml");
+    let Resolution::Found { crd, .. } = seen.resolve("example.com/v1alpha1", "Widget") else { panic!() };
+    assert_eq!(&*crd.source, "docs/crds-v3.31.0.yaml");
+    let why: Vec<(String, Option<PassedOver>)> =
+        seen.definitions("example.com/v1alpha1", "Widget").iter().map(|d| (d.crd.source.to_string(), d.passed_over)).collect();
+    assert_eq!(
+        why,
+        [
+            ("docs/crds-v3.31.0.yaml".to_string(), None),
+            ("docs/crds-v3.31.0-rc1.yaml".to_string(), Some(PassedOver::Order)),
+            ("docs/crds-v3.9.0.yaml".to_string(), Some(PassedOver::Order)),
+            ("docs/crds-v1.13.6.yaml".to_string(), Some(PassedOver::Order)),
+            ("docs/crds-v1.10.0.yaml".to_string(), Some(PassedOver::Legacy)),
+        ]
+    );
+    // Names that differ in no number keep byte order; a v1beta1 definition as near loses whatever its name.
+    let mut plain = CrdIndex::new();
+    plain.set_source(Arc::from("b/crd.yaml"), v1("object"));
+    plain.set_source(Arc::from("a/crd.yaml"), legacy);
+    plain.set_source(Arc::from("c/crd.yaml"), v1("object"));
+    let seen = plain.seen_from("x.yaml");
+    let Resolution::Found { crd, .. } = seen.resolve("example.com/v1alpha1", "Widget") else { panic!() };
+    assert_eq!(&*crd.source, "b/crd.yaml");
+}
+
 #[test]
 fn the_kind_of_source_decides_which_definition_wins() {
     use crdls_crd::{Origin, SourceKind};

@@ -30,9 +30,12 @@ impl Masked {
 }
 
 /// Whether `text` looks like a Go template: it holds an action opener and closer; or a Jinja template
-/// (Ansible, mkdocs macros, cookiecutter), whose statements are `{% … %}`.
+/// (Ansible, mkdocs macros, cookiecutter), whose statements are `{% … %}`; or a FreeMarker template
+/// (`*.ftl.yaml`, rendered by JVM tools), whose directives are `<#if …>`, `</#if>`, `<@macro/>`.
 pub fn has_actions(text: &str) -> bool {
-    text.find("{{").is_some_and(|open| text[open..].contains("}}")) || text.find("{%").is_some_and(|open| text[open..].contains("%}"))
+    text.find("{{").is_some_and(|open| text[open..].contains("}}"))
+        || text.find("{%").is_some_and(|open| text[open..].contains("%}"))
+        || text.match_indices('<').any(|(i, _)| freemarker_directive_end(text.as_bytes(), i).is_some())
 }
 
 /// The offset just past the action that starts at `i`, if one does: a Go template action or Jinja
@@ -43,8 +46,47 @@ fn action_at(bytes: &[u8], i: usize) -> Option<usize> {
     match (bytes[i], bytes.get(i + 1)) {
         (b'{', Some(b'{')) => Some(action_end(bytes, i + 2)),
         (b'{', Some(b'%')) => jinja_statement_end(bytes, i + 2),
+        (b'<', Some(b'#' | b'@' | b'/')) => freemarker_directive_end(bytes, i),
         _ => None,
     }
+}
+
+/// The offset just past the FreeMarker directive that starts at `i`, if one does and closes on its line:
+/// `<#name …>` or `</#name>` (`<#if x?? && y>`, `<#list xs as x>`, `</#list>`), a macro call `<@name …/>`
+/// or `</@name>`, or a comment `<#-- … -->`. YAML never writes `<#` or `<@` followed by a letter where a
+/// node starts, only inside text.
+fn freemarker_directive_end(bytes: &[u8], i: usize) -> Option<usize> {
+    let mut j = i + 1;
+    if bytes.get(j) == Some(&b'/') {
+        j += 1;
+    }
+    if !matches!(bytes.get(j), Some(b'#' | b'@')) {
+        return None;
+    }
+    j += 1;
+    let line_end = bytes[j.min(bytes.len())..].iter().position(|&b| b == b'\n').map_or(bytes.len(), |p| j + p);
+    if bytes[j.min(bytes.len())..line_end].starts_with(b"--") {
+        let close = bytes[j..line_end].windows(3).position(|w| w == b"-->")?;
+        return Some(j + close + 3);
+    }
+    if !bytes.get(j).is_some_and(u8::is_ascii_alphabetic) {
+        return None;
+    }
+    while j < line_end {
+        match bytes[j] {
+            b'"' | b'\'' => {
+                let quote = bytes[j];
+                j += 1;
+                while j < line_end && bytes[j] != quote {
+                    j += if bytes[j] == b'\\' { 2 } else { 1 };
+                }
+                j += 1;
+            }
+            b'>' => return Some(j + 1),
+            _ => j += 1,
+        }
+    }
+    None
 }
 
 /// The offset just past the `%}` that closes the Jinja statement whose body starts at `from`, skipping
@@ -183,7 +225,8 @@ fn opens_block(bytes: &[u8], line_start: usize, start: usize, line_end: usize) -
 /// list's parent. Control actions (`if`, `with`, `range`, `end`, ...), comments and assignments write
 /// nothing: the deeper lines after them belong to what comes before.
 fn ends_with_list_item(bytes: &[u8], line_start: usize, start: usize, end: usize, line_end: usize) -> Option<usize> {
-    if bytes[line_start..start].iter().any(|&b| b != b' ') {
+    // A FreeMarker directive writes no text of its own (its body is literal YAML).
+    if bytes[line_start..start].iter().any(|&b| b != b' ') || bytes[start] == b'<' {
         return None;
     }
     let body = std::str::from_utf8(&bytes[start + 2..end.saturating_sub(2).max(start + 2)]).ok()?;
@@ -230,7 +273,7 @@ fn only_blanks_and_actions(bytes: &[u8]) -> bool {
     while i < bytes.len() {
         match bytes[i] {
             b' ' | b'\t' | b'\r' => i += 1,
-            b'{' => match action_at(bytes, i) {
+            b'{' | b'<' => match action_at(bytes, i) {
                 Some(end) => i = end,
                 None => return false,
             },
@@ -314,6 +357,20 @@ mod tests {
         let blocks = conditionals(text, &masked.actions);
         let shown: Vec<(&str, bool)> = blocks.iter().map(|c| (&text[c.range.start..c.range.end], c.has_else)).collect();
         assert_eq!(shown, [("{{- if .a }}\nkind: A\n{{- else }}\nkind: B\n{{- end }}", true), ("{{ with .y }}z{{ end }}", false)]);
+    }
+
+    #[test]
+    fn freemarker_directives_are_actions_too() {
+        let text = "<#if config.mail?? && config.mail>\nkind: Pod\nmetadata:\n  name: a\n  labels:\n  <#list labels as l>\n    ${l.key}: x\n  </#list>\n</#if><#-- done -->\n";
+        assert!(has_actions(text) && !has_actions("a: <b>\nc: '<#'\nd: x<#1>\n"));
+        let masked = mask_go_template(text);
+        assert_eq!(masked.actions.len(), 5);
+        assert!(masked.text.starts_with("                                  \nkind: Pod\n"), "{}", masked.text);
+        let parsed = crate::parse(&masked.text);
+        assert!(parsed.documents[0].diagnostics.is_empty(), "{:?}", parsed.documents[0].diagnostics);
+        // Unclosed on its line, `<#` is text.
+        assert_eq!(freemarker_directive_end(b"<#if x\n>", 0), None);
+        assert_eq!(freemarker_directive_end(b"<@m a=\"b>\"/>", 0), Some(12));
     }
 
     #[test]
