@@ -132,12 +132,12 @@ fn sides(case: &Case, f: impl Fn(&str) -> String) -> Option<(Vec<String>, Vec<St
 }
 
 /// Whether an object, as JSON, is what crdls reads as a reference to an object (`is_reference` in
-/// crdls-check's modes): apiVersion, kind, a metadata of a string name (and namespace), and `spec: {}`.
+/// crdls-check's modes): apiVersion, kind, a metadata of a non-empty name (and namespace), and `spec: {}`.
 fn is_reference(object: &Value) -> bool {
     let only = |v: &Value, keys: &[&str]| v.as_object().is_some_and(|m| m.keys().all(|k| keys.contains(&k.as_str())));
     only(object, &["apiVersion", "kind", "metadata", "spec"])
         && object["spec"].as_object().is_some_and(Map::is_empty)
-        && object["metadata"]["name"].is_string()
+        && object["metadata"]["name"].as_str().is_some_and(|n| !n.is_empty())
         && only(&object["metadata"], &["name", "namespace"])
 }
 
