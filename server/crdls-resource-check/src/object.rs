@@ -674,6 +674,12 @@ fn validate_status_update(
     let mut pruned = Vec::new();
     let sent = prune_and_default(root, schema, &mut pruned);
     unknown_fields(&pruned, options, out);
+    // The handler decodes the whole body before the status strategy takes only its status: metadata
+    // that does not decode (the object's, or an embedded resource's) refuses the request.
+    let mut decoded = Vec::new();
+    validate_metadata(&sent, &FieldPath::root(), NameRules::Object, release_minor(options), anchor, &mut decoded);
+    validate_embedded(&sent, schema, &FieldPath::root(), &mut decoded);
+    out.extend(decoded.into_iter().filter(|d| d.code == codes::METADATA_TYPE));
     let stored = match old {
         Some(old) => {
             let old = prune_and_default(old, schema, &mut Vec::new());

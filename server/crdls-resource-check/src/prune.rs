@@ -112,7 +112,8 @@ fn walk(node: &Node, schema: Option<&Schema>, path: &FieldPath<'_>, kind: Kind, 
             let anchor = TextRange::empty(node.range.start);
             let mut written: Option<HashSet<String>> = None;
             for prop in &schema.properties {
-                let Some(default) = &prop.schema.default else { continue };
+                // A `default: null` is no default: the API server holds it as no value, and skips it.
+                let Some(default) = prop.schema.default.as_ref().filter(|d| d.value != Value::Null) else { continue };
                 // The keys written, as a set once a default is looked for (objects can be wide).
                 let written = written.get_or_insert_with(|| out.iter().map(|e| e.key.clone()).collect());
                 if !written.insert(prop.name.clone()) {
@@ -129,12 +130,16 @@ fn walk(node: &Node, schema: Option<&Schema>, path: &FieldPath<'_>, kind: Kind, 
             let items = items
                 .iter()
                 .enumerate()
-                .map(|(i, item)| match item_schema.and_then(|s| s.default.as_ref().filter(|_| item.value == Value::Null && !s.nullable)) {
-                    // A null item of a non-nullable list is replaced by the items' default, when there is one.
-                    Some(default) => {
-                        walk(&relocate(default, item.range), item_schema, &path.index(i), Kind::Plain, preserve, &mut Vec::new())
+                .map(|(i, item)| {
+                    match item_schema
+                        .and_then(|s| s.default.as_ref().filter(|d| d.value != Value::Null && item.value == Value::Null && !s.nullable))
+                    {
+                        // A null item of a non-nullable list is replaced by the items' default, when there is one.
+                        Some(default) => {
+                            walk(&relocate(default, item.range), item_schema, &path.index(i), Kind::Plain, preserve, &mut Vec::new())
+                        }
+                        None => walk(item, item_schema, &path.index(i), Kind::Plain, preserve, pruned),
                     }
-                    None => walk(item, item_schema, &path.index(i), Kind::Plain, preserve, pruned),
                 })
                 .collect();
             Node { range: node.range, value: Value::Seq(items), style: node.style }
