@@ -1,8 +1,9 @@
 //! The differential oracle: the same inputs through crdls (in-process) and through `crdls-oracle`, a Go
 //! program of ours in `tests/oracle` built on the API server's own libraries, compared case by case.
-//! Five kinds of cases, each a test: YAML to JSON, custom-resource creates and updates, CRD creates,
-//! and rule costs. Inputs are the repository's fixtures and, when present, the shared corpus (the
-//! updates are pairs written in the test).
+//! Seven kinds of cases, each a test: YAML to JSON, custom-resource creates and updates, status
+//! updates, CRD creates, rule costs, and written cases. Inputs are the repository's fixtures and, when
+//! present, the shared corpus (the updates are pairs written in the test; the written cases, in
+//! `tests/oracle/cases/`, are the minimal forms of the differential fuzz's findings).
 //!
 //! A difference is a case where the two disagree on the verdict, the field paths or the messages.
 //! `tests/oracle/known-differences.txt` lists the known ones with a reason; a test fails on a new

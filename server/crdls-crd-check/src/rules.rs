@@ -314,7 +314,7 @@ impl Walker<'_> {
                 };
                 let what = if path.ends_with(".items") { "items" } else { "additionalProperties" };
                 let message = format!(
-                    "these rules cannot be compiled: the API server looks up the type of {what} in the CEL type of the schema                      above, which has none (its type is not {})",
+                    "these rules cannot be compiled: the API server looks up the type of {what} in the CEL type of the schema above, which has none (its type is not {})",
                     if what == "items" { "an array" } else { "a map" }
                 );
                 self.out.push(err.diagnostic(at, Severity::Error, codes::CEL_COMPILE_ERROR, message));

@@ -143,8 +143,12 @@ pub fn validate_metadata(
         match &references.value {
             Value::Seq(items) => {
                 let object = |i: &Node| matches!(i.value, Value::Map(_) | Value::Null);
-                for (i, item) in items.iter().enumerate().filter(|(_, i)| !object(i)) {
-                    type_error(item, &path.field("ownerReferences").index(i), "object", out);
+                for (i, item) in items.iter().enumerate() {
+                    if object(item) {
+                        owner_reference_types(item, out);
+                    } else {
+                        type_error(item, &path.field("ownerReferences").index(i), "object", out);
+                    }
                 }
                 if rules != NameRules::Embedded && items.iter().all(object) {
                     owner_references(items, &path.field("ownerReferences"), minor, out);
@@ -252,6 +256,36 @@ fn managed_fields(entries: &[Node], path: &FieldPath<'_>, out: &mut Vec<Diagnost
                 "may not be more than 256 bytes".into(),
                 "subresource is longer than 256 bytes".into(),
             );
+        }
+    }
+}
+
+/// The fields of an owner reference of the wrong type, which the handler cannot decode: `json: cannot
+/// unmarshal number into Go struct field OwnerReference.ownerReferences.kind of type string`.
+fn owner_reference_types(reference: &Node, out: &mut Vec<Diagnostic>) {
+    let Value::Map(entries) = &reference.value else { return };
+    for entry in entries {
+        let expected = match entry.key.as_str() {
+            "apiVersion" | "kind" | "name" | "uid" => "string",
+            "controller" | "blockOwnerDeletion" => "bool",
+            _ => continue,
+        };
+        let fits = match &entry.value.value {
+            Value::Null => true,
+            Value::Str(_) => expected == "string",
+            Value::Bool(_) => expected == "bool",
+            _ => false,
+        };
+        if !fits {
+            let found = entry.value.value.type_name();
+            let json_word = entry.value.value.json_type();
+            let d =
+                Diagnostic::new(entry.value.range, Severity::Error, codes::METADATA_TYPE, format!("expected {expected}, found {found}"))
+                    .with_cause(format!(
+                        "json: cannot unmarshal {json_word} into Go struct field OwnerReference.ownerReferences.{} of type {expected}",
+                        entry.key
+                    ));
+            out.push(d);
         }
     }
 }
