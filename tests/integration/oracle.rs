@@ -1,8 +1,9 @@
 //! The differential oracle: the same inputs through crdls (in-process) and through `crdls-oracle`, a Go
 //! program of ours in `tests/oracle` built on the API server's own libraries, compared case by case.
-//! Five kinds of cases, each a test: YAML to JSON, custom-resource creates and updates, CRD creates,
-//! and rule costs. Inputs are the repository's fixtures and, when present, the shared corpus (the
-//! updates are pairs written in the test).
+//! Seven kinds of cases, each a test: YAML to JSON, custom-resource creates and updates, status
+//! updates, CRD creates, rule costs, and written cases. Inputs are the repository's fixtures and, when
+//! present, the shared corpus (the updates are pairs written in the test; the written cases, in
+//! `tests/oracle/cases/`, are the minimal forms of the differential fuzz's findings).
 //!
 //! A difference is a case where the two disagree on the verdict, the field paths or the messages.
 //! `tests/oracle/known-differences.txt` lists the known ones with a reason; a test fails on a new
@@ -729,4 +730,43 @@ fn status_updates_agree_with_the_oracle() {
     }
     assert!(tally.compared >= 14, "the status cases were not all compared");
     judge("status", &tally);
+}
+
+/// Written cases, one file each in `tests/oracle/cases/`: a CRD, an object of it and, for an update,
+/// the stored object (a `# crdls: subresource=status` line makes it a write to `/status`), each the
+/// minimal form of a difference the differential fuzz found. They run through the fuzz target itself,
+/// so they are compared as its inputs are: a file whose first line is `# exception: NAME` differs in
+/// the way that named exception explains, any other must agree.
+#[test]
+fn written_cases_agree_with_the_oracle() {
+    use crdls_fuzz::targets::differential::DifferentialTarget;
+    use crdls_fuzz::targets::Target;
+    let Some(binary) = oracle_binary() else { return };
+    let target = DifferentialTarget::new(Vec::new(), Vec::new(), Ok(binary));
+    let mut cases = Vec::new();
+    files_under(&repo_root().join("tests/oracle/cases"), &mut cases);
+    assert!(cases.len() >= 10, "tests/oracle/cases holds {} cases", cases.len());
+    let mut tally = Tally::default();
+    for path in &cases {
+        let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let case = format!("case {}", path.file_name().unwrap_or_default().to_string_lossy());
+        let exception = text.lines().next().and_then(|l| l.strip_prefix("# exception: ")).map(str::trim);
+        let before = target.tally();
+        let outcome = target.run(&text);
+        let after = target.tally();
+        assert!(after.crds > before.crds, "{case}: not compared (not a CRD and an object of it, or the oracle could not answer)");
+        tally.compared += 1;
+        let excepted = |t: &crdls_fuzz::targets::differential::Tally, name: &str| t.excepted.get(name).copied().unwrap_or(0);
+        match (outcome, exception) {
+            (Err(finding), _) => tally.differ(case, finding),
+            (Ok(()), Some(name)) if excepted(&after, name) == excepted(&before, name) => {
+                tally.differ(case, format!("no difference that the exception {name} explains"))
+            }
+            (Ok(()), None) if after.differences > before.differences => {
+                tally.differ(case, "a difference that an exception explains, but the case names none".into())
+            }
+            (Ok(()), _) => {}
+        }
+    }
+    judge("case", &tally);
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	stdjson "encoding/json"
 	"fmt"
 	"sync"
 
@@ -255,11 +256,38 @@ func coerce(u *unstructured.Unstructured, v *served, track bool) ([]string, erro
 	return unknown, nil
 }
 
+// addressedVersion is the served version an object's apiVersion names, if the CRD serves it: what
+// the request's path holds, read before the body is decoded.
+func addressedVersion(s *servedCRD, text string) *served {
+	data, err := yaml.YAMLToJSON([]byte(text))
+	if err != nil {
+		return nil
+	}
+	var head struct {
+		APIVersion string `json:"apiVersion"`
+	}
+	if stdjson.Unmarshal(data, &head) != nil {
+		return nil
+	}
+	gv, err := schema.ParseGroupVersion(head.APIVersion)
+	if err != nil || gv.Group != s.crd.Spec.Group {
+		return nil
+	}
+	return s.versions[gv.Version]
+}
+
 // validateCustomResource answers a "cr" request: a create, or an update when an old object is given.
 func validateCustomResource(req request) answer {
 	s := serveCRD(req.CRD)
 	if s.err != nil {
 		return answer{Oracle: "the CRD: " + s.err.Error()}
+	}
+	if req.Subresource == "status" {
+		// kubectl addresses the request by the body's apiVersion; a version without the status
+		// subresource has no /status path, so it is answered 404 before the body is decoded.
+		if v := addressedVersion(s, req.Object); v != nil && !v.hasStatus {
+			return rejected("the server could not find the requested resource")
+		}
 	}
 	obj, err := decodeObject(s, req.Object, true)
 	if err != nil {

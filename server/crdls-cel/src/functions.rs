@@ -74,7 +74,9 @@ pub fn call(name: &str, args: &[Value], cost: &mut u64) -> Outcome {
             let i = list_index(index)?;
             match usize::try_from(i).ok().and_then(|i| l.items.get(i)) {
                 Some(v) => v.clone(),
-                None => return Err(EvalError::runtime(format!("index out of range: {i}"))),
+                // cel-go's interpreter checks the bounds of an index itself, whatever the list
+                // (`refQualify`), and words it so.
+                None => return Err(EvalError::runtime(format!("index out of bounds: {i}"))),
             }
         }
         ("_[_]", [Map(m), key]) => match m.get(key) {
@@ -396,7 +398,7 @@ fn conversion_error(from: &str, to: &str) -> EvalError {
 fn list_index(index: &Value) -> Result<i64, EvalError> {
     match index {
         Value::Int(i) => Ok(*i),
-        Value::Uint(u) => i64::try_from(*u).map_err(|_| EvalError::runtime(format!("index out of range: {u}"))),
+        Value::Uint(u) => i64::try_from(*u).map_err(|_| EvalError::runtime(format!("unsupported index value {u} in list"))),
         Value::Double(d) if d.fract() == 0.0 && d.is_finite() => Ok(*d as i64),
         Value::Double(d) => Err(EvalError::runtime(format!("unsupported index value {d} in list"))),
         _ => Err(EvalError::no_overload()),

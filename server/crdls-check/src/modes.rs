@@ -504,7 +504,7 @@ fn constant_placeholders(node: &Node, found: &mut Constants) {
     }
 }
 
-/// Whether a document only names an object: its `apiVersion`, `kind`, a `metadata` of `name` (and
+/// Whether a document only names an object: its `apiVersion`, `kind`, a `metadata` of a non-empty `name` (and
 /// `namespace`) and an empty `spec: {}` written out, with nothing else. Tests list such documents to
 /// wait for an object or its deletion, and tools read them as references to objects that something else
 /// creates; nobody writes an explicitly empty spec to create an object whose spec requires fields. Such
@@ -516,7 +516,8 @@ pub fn is_reference(root: &Node) -> bool {
         _ => false,
     };
     let empty_spec = root.get("spec").is_some_and(|s| s.style == Style::Flow && matches!(&s.value, Value::Map(m) if m.is_empty()));
-    let named = root.get("metadata").is_some_and(|m| m.get_str("name").is_some() && only(m, &["name", "namespace"]));
+    // An empty name names nothing (the API server generates a name or requires one).
+    let named = root.get("metadata").is_some_and(|m| m.get_str("name").is_some_and(|n| !n.is_empty()) && only(m, &["name", "namespace"]));
     empty_spec && named && entries.iter().all(|e| ["apiVersion", "kind", "metadata", "spec"].contains(&e.key.as_str()))
 }
 
@@ -827,6 +828,7 @@ mod tests {
         assert!(!is_reference(&root("apiVersion: a/v1\nkind: A\nmetadata:\n  name: x\nspec:\n")));
         assert!(!is_reference(&root("apiVersion: a/v1\nkind: A\nmetadata:\n  name: x\nspec: {}\ndata: {}\n")));
         assert!(!is_reference(&root("apiVersion: a/v1\nkind: A\nspec: {}\n")));
+        assert!(!is_reference(&root("apiVersion: a/v1\nkind: A\nmetadata:\n  name: ''\nspec: {}\n")));
         assert_eq!(FileMode::Objects.for_document(Some(&root("kind: A\nmetadata: {name: x}\nspec: {}\n"))), &FileMode::Patches);
         assert_eq!(FileMode::Assertions.for_document(Some(&root("kind: A\nmetadata: {name: x}\nspec: {}\n"))), &FileMode::Assertions);
     }

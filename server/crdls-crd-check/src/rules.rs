@@ -79,7 +79,7 @@ fn walk_crd(root: &Node, text: &str, out: &mut Vec<Diagnostic>, drivers: bool, e
             blocked,
             env,
         };
-        walker.node(node, &schema, &path, true, None, Some(1), 0);
+        walker.node(node, &schema, &path, true, None, Some(1), Typing::of_root(&schema), 0);
         walker.total_cost(node, &path);
         costs.push(SchemaCost { path, versions, total: walker.total, range: node.range, rules: walker.costs });
     }
@@ -203,6 +203,58 @@ fn same_value(a: &Node, b: &Node) -> bool {
     }
 }
 
+/// What the API server's CRD validation knows of a node's CEL type when it compiles the node's rules
+/// (`CELSchemaContext.TypeInfo` in apiextensions-apiserver): the type is looked up in the parent's
+/// type once some node at or above has rules, and converted from the node's own schema otherwise.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Typing {
+    /// No rules at or above: the node's type is its own schema's.
+    Unscoped,
+    /// The node's type is known (from the parent's, or its own schema's).
+    Typed,
+    /// `items` or `additionalProperties` of a node whose CEL type has no element type (a string, an
+    /// object with properties, an int-or-string): the lookup yields no type, and rules here fail with
+    /// `failed to convert to declType for CEL validation rules`.
+    Missing,
+    /// Below a `Missing` node: the API server's lookup would dereference the missing type; crdls
+    /// claims nothing there and checks the rules against their own schema.
+    Unknown,
+}
+
+impl Typing {
+    fn of_root(schema: &Schema) -> Typing {
+        if schema.validations.is_empty() {
+            Typing::Unscoped
+        } else {
+            Typing::Typed
+        }
+    }
+
+    /// The typing of a child of a node typed `self` with schema `parent`: a property's (`element`
+    /// false) or an element's (`items` or `additionalProperties`), whose own schema is `child`.
+    fn child(self, parent: &Schema, child: &Schema, element: bool) -> Typing {
+        match self {
+            Typing::Missing | Typing::Unknown => Typing::Unknown,
+            Typing::Unscoped if child.validations.is_empty() => Typing::Unscoped,
+            Typing::Unscoped => Typing::Typed,
+            Typing::Typed => {
+                // A list's and a map's CEL types have an element type; no other type has one.
+                let has_elements = !parent.int_or_string
+                    && match parent.ty.as_deref() {
+                        Some("array") => true,
+                        Some("object") => matches!(parent.additional_properties, Some(crdls_crd::AdditionalProperties::Schema(_))),
+                        _ => false,
+                    };
+                if element && !has_elements {
+                    Typing::Missing
+                } else {
+                    Typing::Typed
+                }
+            }
+        }
+    }
+}
+
 struct Walker<'a> {
     text: &'a str,
     out: &'a mut Vec<Diagnostic>,
@@ -240,15 +292,36 @@ impl Walker<'_> {
         resource_root: bool,
         uncorrelatable: Option<&str>,
         cardinality: Option<u64>,
+        typing: Typing,
         depth: usize,
     ) {
         if depth > 64 {
             return;
         }
         if let Some(rules) = node.get("x-kubernetes-validations").and_then(Node::as_seq) {
+            // Rules whose node has no CEL type are not compiled: one error for the node's rules.
+            let untyped = typing == Typing::Missing
+                && !schema.validations.is_empty()
+                && self.gate.compiles(path)
+                && !self.blocked.iter().any(|b| crate::validation::within(b, path));
+            if untyped {
+                let at = node.entry("x-kubernetes-validations").map_or(node.range, |e| e.key_range);
+                let err = FieldError {
+                    ty: ErrorType::Internal,
+                    path: format!("{path}.x-kubernetes-validations"),
+                    value: None,
+                    detail: "failed to convert to declType for CEL validation rules".into(),
+                };
+                let what = if path.ends_with(".items") { "items" } else { "additionalProperties" };
+                let message = format!(
+                    "these rules cannot be compiled: the API server looks up the type of {what} in the CEL type of the schema above, which has none (its type is not {})",
+                    if what == "items" { "an array" } else { "a map" }
+                );
+                self.out.push(err.diagnostic(at, Severity::Error, codes::CEL_COMPILE_ERROR, message));
+            }
             for (i, (rule_node, rule)) in rules.iter().zip(schema.validations.iter()).enumerate() {
                 let rule_path = format!("{path}.x-kubernetes-validations[{i}]");
-                self.rule(rule_node, rule, node, schema, &rule_path, resource_root, uncorrelatable, cardinality);
+                self.rule(rule_node, rule, node, schema, &rule_path, resource_root, uncorrelatable, cardinality, untyped);
             }
         }
         // How much this node multiplies the occurrences of its children.
@@ -272,7 +345,8 @@ impl Walker<'_> {
             for entry in props {
                 if let Some(p) = schema.property(&entry.key) {
                     let child = format!("{path}.properties[{}]", entry.key);
-                    self.node(&entry.value, &p.schema, &child, p.schema.embedded_resource, uncorrelatable, cardinality, depth + 1);
+                    let typing = typing.child(schema, &p.schema, false);
+                    self.node(&entry.value, &p.schema, &child, p.schema.embedded_resource, uncorrelatable, cardinality, typing, depth + 1);
                 }
             }
         }
@@ -280,13 +354,15 @@ impl Walker<'_> {
             (node.get("additionalProperties"), &schema.additional_properties)
         {
             let child = format!("{path}.additionalProperties");
-            self.node(values_node, values, &child, values.embedded_resource, uncorrelatable, cardinality, depth + 1);
+            let typing = typing.child(schema, values, true);
+            self.node(values_node, values, &child, values.embedded_resource, uncorrelatable, cardinality, typing, depth + 1);
         }
         if let (Some(items_node), Some(items)) = (node.get("items"), schema.items.as_deref()) {
             // Items of a list that is not a map list have no old version to compare with.
             let here = (schema.list_type.as_deref() != Some("map")).then_some(path);
             let blocked = uncorrelatable.or(here);
-            self.node(items_node, items, &format!("{path}.items"), items.embedded_resource, blocked, cardinality, depth + 1);
+            let typing = typing.child(schema, items, true);
+            self.node(items_node, items, &format!("{path}.items"), items.embedded_resource, blocked, cardinality, typing, depth + 1);
         }
         if pushed {
             self.ancestors.pop();
@@ -304,6 +380,7 @@ impl Walker<'_> {
         resource_root: bool,
         uncorrelatable: Option<&str>,
         cardinality: Option<u64>,
+        untyped: bool,
     ) {
         let at = |key: &str| node.get(key).map_or(node.range, |n| n.range);
         let rule_path = format!("{path}.rule");
@@ -318,7 +395,7 @@ impl Walker<'_> {
             }
         }
         let node_path = path.rsplit_once(".x-kubernetes-validations").map_or(path, |(p, _)| p);
-        if !self.gate.compiles(node_path) || self.blocked.iter().any(|b| crate::validation::within(b, node_path)) {
+        if untyped || !self.gate.compiles(node_path) || self.blocked.iter().any(|b| crate::validation::within(b, node_path)) {
             return;
         }
         let compiled = compile_rule_in(rule, owner, resource_root, self.env);

@@ -159,7 +159,9 @@ impl Run<'_> {
                         }
                     }
                     if let Some(p) = schema.property(&entry.key) {
-                        if resource_root && matches!(entry.key.as_str(), "apiVersion" | "kind" | "metadata") {
+                        // The validator walks a resource root's apiVersion and kind like any property
+                        // (their rules run); rules on metadata are refused in the CRD.
+                        if resource_root && entry.key == "metadata" {
                             continue;
                         }
                         if !is_validated_field(schema, &entry.key, &p.schema) {

@@ -24,6 +24,8 @@ pub enum ErrorType {
     Duplicate,
     /// `Not found`.
     NotFound,
+    /// `Internal error`.
+    Internal,
 }
 
 impl ErrorType {
@@ -38,6 +40,7 @@ impl ErrorType {
             ErrorType::TooMany => "Too many",
             ErrorType::Duplicate => "Duplicate value",
             ErrorType::NotFound => "Not found",
+            ErrorType::Internal => "Internal error",
         }
     }
 }

@@ -143,8 +143,12 @@ pub fn validate_metadata(
         match &references.value {
             Value::Seq(items) => {
                 let object = |i: &Node| matches!(i.value, Value::Map(_) | Value::Null);
-                for (i, item) in items.iter().enumerate().filter(|(_, i)| !object(i)) {
-                    type_error(item, &path.field("ownerReferences").index(i), "object", out);
+                for (i, item) in items.iter().enumerate() {
+                    if object(item) {
+                        owner_reference_types(item, out);
+                    } else {
+                        type_error(item, &path.field("ownerReferences").index(i), "object", out);
+                    }
                 }
                 if rules != NameRules::Embedded && items.iter().all(object) {
                     owner_references(items, &path.field("ownerReferences"), minor, out);
@@ -152,6 +156,11 @@ pub fn validate_metadata(
             }
             Value::Null => {}
             _ => type_error(references, &path.field("ownerReferences"), "array", out),
+        }
+    }
+    if let Some(Value::Seq(entries)) = metadata.get("managedFields").map(|m| &m.value) {
+        if rules != NameRules::Embedded {
+            managed_fields(entries, &path.field("managedFields"), out);
         }
     }
     if let Some(finalizers) = metadata.get("finalizers") {
@@ -187,6 +196,105 @@ pub fn validate_metadata(
             _ => type_error(finalizers, &path.field("finalizers"), "array", out),
         }
     }
+}
+
+/// apimachinery's managed-fields rules (`ValidateManagedFields`): an operation, `Apply` or `Update`; a
+/// `fieldsType`, when set, of `FieldsV1`; a manager of at most 128 bytes, every character printable;
+/// a subresource of at most 256 bytes. Values of other types are the decoder's to report.
+fn managed_fields(entries: &[Node], path: &FieldPath<'_>, out: &mut Vec<Diagnostic>) {
+    for (i, entry) in entries.iter().enumerate() {
+        if !matches!(entry.value, Value::Map(_)) {
+            continue;
+        }
+        let at = path.index(i);
+        let text = |key: &str| entry.get(key).and_then(Node::as_str).unwrap_or_default();
+        let range = |key: &str| entry.get(key).map_or(entry.range, |n| n.range);
+        let mut error = |key: &str, ty: ErrorType, value: Option<String>, detail: String, message: String| {
+            let err = FieldError { ty, path: at.field(key).to_string(), value, detail };
+            out.push(err.diagnostic(range(key), Severity::Error, codes::METADATA_MANAGED_FIELDS, message));
+        };
+        match text("operation") {
+            "" => error(
+                "operation",
+                ErrorType::Required,
+                None,
+                "must not be empty".into(),
+                "a managedFields entry needs an operation (Apply or Update)".into(),
+            ),
+            "Apply" | "Update" => {}
+            other => error(
+                "operation",
+                ErrorType::NotSupported,
+                Some(gofmt::quote(other)),
+                "supported values: \"Apply\", \"Update\"".into(),
+                format!("operation {other:?} is not Apply or Update"),
+            ),
+        }
+        let fields_type = text("fieldsType");
+        if !fields_type.is_empty() && fields_type != "FieldsV1" {
+            error(
+                "fieldsType",
+                ErrorType::Invalid,
+                Some(gofmt::quote(fields_type)),
+                "must be `FieldsV1`".into(),
+                "fieldsType must be FieldsV1".into(),
+            );
+        }
+        let manager = text("manager");
+        if manager.len() > 128 {
+            error("manager", ErrorType::TooLong, None, "may not be more than 128 bytes".into(), "manager is longer than 128 bytes".into());
+        }
+        for (position, c) in manager.char_indices().filter(|(_, c)| !go_printable(*c)) {
+            let detail = format!("invalid character U+{:04X} (at position {position})", c as u32);
+            error("manager", ErrorType::Invalid, Some(gofmt::quote(manager)), detail.clone(), format!("manager has an {detail}"));
+        }
+        if text("subresource").len() > 256 {
+            error(
+                "subresource",
+                ErrorType::TooLong,
+                None,
+                "may not be more than 256 bytes".into(),
+                "subresource is longer than 256 bytes".into(),
+            );
+        }
+    }
+}
+
+/// The fields of an owner reference of the wrong type, which the handler cannot decode: `json: cannot
+/// unmarshal number into Go struct field OwnerReference.ownerReferences.kind of type string`.
+fn owner_reference_types(reference: &Node, out: &mut Vec<Diagnostic>) {
+    let Value::Map(entries) = &reference.value else { return };
+    for entry in entries {
+        let expected = match entry.key.as_str() {
+            "apiVersion" | "kind" | "name" | "uid" => "string",
+            "controller" | "blockOwnerDeletion" => "bool",
+            _ => continue,
+        };
+        let fits = match &entry.value.value {
+            Value::Null => true,
+            Value::Str(_) => expected == "string",
+            Value::Bool(_) => expected == "bool",
+            _ => false,
+        };
+        if !fits {
+            let found = entry.value.value.type_name();
+            let json_word = entry.value.value.json_type();
+            let d =
+                Diagnostic::new(entry.value.range, Severity::Error, codes::METADATA_TYPE, format!("expected {expected}, found {found}"))
+                    .with_cause(format!(
+                        "json: cannot unmarshal {json_word} into Go struct field OwnerReference.ownerReferences.{} of type {expected}",
+                        entry.key
+                    ));
+            out.push(d);
+        }
+    }
+}
+
+/// Go's `unicode.IsPrint`, as far as Rust's character classes tell it: controls, the byte order mark
+/// and every space but U+0020 do not print (format characters and unassigned code points, which Go
+/// also counts, are taken as printing).
+fn go_printable(c: char) -> bool {
+    !(c.is_control() || c == '\u{feff}' || (c.is_whitespace() && c != ' '))
 }
 
 /// apimachinery's owner-reference rules: a version in `apiVersion`, a kind, a name and a uid, and no

@@ -12,7 +12,7 @@ use crate::gofmt;
 use crate::listtype::validate_lists;
 use crate::metadata::{validate_metadata, NameRules};
 use crate::native;
-use crate::old::{node_at, unchanged_at, OldObjects};
+use crate::old::{node_at, ratcheted, unchanged_at, OldObjects};
 use crate::prune::{prune_and_default, PrunedField};
 use crate::suggest::{did_you_mean, misspelled_kind};
 use crate::validate::{validate, Numbers};
@@ -591,12 +591,27 @@ fn validate_object(
     // The registry fills metadata (uid, creationTimestamp) before validation, so a schema's
     // `required: [metadata]` always holds by then.
     found.retain(|d| !(d.code == codes::SCHEMA_REQUIRED && d.path.as_deref() == Some("metadata")));
-    validate_lists(&object, schema, &root_path, &mut found);
     if let Some(old) = &old_object {
         // Ratcheting: a schema error on a value the update does not change is let through.
-        found.retain(|d| !d.path.as_deref().is_some_and(|p| unchanged_at(&object, old, p)));
+        found.retain(|d| !d.path.as_deref().is_some_and(|p| ratcheted(&object, old, schema, p)));
     }
-    validate_metadata(&object, &root_path, NameRules::Object, release_minor(options), anchor, &mut found);
+    // List types ratchet as a whole (the strategy's ValidateUpdate): an update reports the new
+    // object's list-type errors only when the stored object has none.
+    let mut lists = Vec::new();
+    validate_lists(&object, schema, &root_path, &mut lists);
+    if let (false, Some(old)) = (lists.is_empty(), &old_object) {
+        let mut stored = Vec::new();
+        validate_lists(old, schema, &root_path, &mut stored);
+        if !stored.is_empty() {
+            lists.clear();
+        }
+    }
+    found.append(&mut lists);
+    // An update's ObjectMeta is checked by the registry alone (`ValidateObjectMetaAccessor` with path
+    // segment names, then the update's immutability rules), not by the strategy, which requires a
+    // DNS subdomain only of a create's name.
+    let name_rules = if old_object.is_some() { NameRules::PathSegment } else { NameRules::Object };
+    validate_metadata(&object, &root_path, name_rules, release_minor(options), anchor, &mut found);
     validate_embedded(&object, schema, &root_path, &mut found);
     let blocking: Vec<TextRange> = found.iter().filter(|d| blocks_rules(d, old.is_none())).map(|d| d.range).collect();
     out.append(&mut found);
@@ -659,6 +674,12 @@ fn validate_status_update(
     let mut pruned = Vec::new();
     let sent = prune_and_default(root, schema, &mut pruned);
     unknown_fields(&pruned, options, out);
+    // The handler decodes the whole body before the status strategy takes only its status: metadata
+    // that does not decode (the object's, or an embedded resource's) refuses the request.
+    let mut decoded = Vec::new();
+    validate_metadata(&sent, &FieldPath::root(), NameRules::Object, release_minor(options), anchor, &mut decoded);
+    validate_embedded(&sent, schema, &FieldPath::root(), &mut decoded);
+    out.extend(decoded.into_iter().filter(|d| d.code == codes::METADATA_TYPE));
     let stored = match old {
         Some(old) => {
             let old = prune_and_default(old, schema, &mut Vec::new());
@@ -702,7 +723,7 @@ fn validate_status_update(
             }
             d.path = Some(full);
         }
-        found.retain(|d| !d.path.as_deref().is_some_and(|p| unchanged_at(&object, &stored, p)));
+        found.retain(|d| !d.path.as_deref().is_some_and(|p| ratcheted(&object, &stored, schema, p)));
     }
     // List types are checked on the whole object, and only when the stored one has no such error.
     let mut lists = Vec::new();
@@ -758,6 +779,19 @@ fn blocks_rules(d: &Diagnostic, create: bool) -> bool {
         })
 }
 
+/// What the API server finds wrong with an embedded resource's non-empty `apiVersion` or `kind`
+/// (`validateEmbeddedResource` in apiextensions-apiserver's `objectmeta`): an `apiVersion` that
+/// `schema.ParseGroupVersion` refuses (more than one slash), a `kind` that is not a DNS-1035 label once
+/// lower-cased.
+fn embedded_name_problem(field: &str, value: &str) -> Option<String> {
+    if field == "kind" {
+        let errs = crdls_go::names::dns1035_label(&value.to_lowercase());
+        (!errs.is_empty()).then(|| format!("may have mixed case, but should otherwise match: {}", errs.join(",")))
+    } else {
+        (value.matches('/').count() > 1).then(|| format!("unexpected GroupVersion string: {value}"))
+    }
+}
+
 /// Embedded resources (`x-kubernetes-embedded-resource`) need `apiVersion`, `kind` and valid metadata.
 fn validate_embedded(node: &Node, schema: &Schema, path: &FieldPath<'_>, out: &mut Vec<Diagnostic>) {
     use crdls_crd::AdditionalProperties;
@@ -766,18 +800,25 @@ fn validate_embedded(node: &Node, schema: &Schema, path: &FieldPath<'_>, out: &m
             if schema.embedded_resource && !path.is_root() {
                 for field in ["apiVersion", "kind"] {
                     let (ty, value, detail, at, code) = match node.get(field) {
-                        None => (ErrorType::Required, None, "", node.range, codes::SCHEMA_EMBEDDED_RESOURCE),
+                        None => (ErrorType::Required, None, String::new(), node.range, codes::SCHEMA_EMBEDDED_RESOURCE),
                         // The handler's coercion refuses the request before validation
                         // (`objectmeta.Coerce`).
                         Some(v) if !matches!(v.value, Value::Str(_)) => {
-                            (ErrorType::Invalid, Some(gofmt::value(v)), "must be a string", v.range, codes::METADATA_TYPE)
+                            (ErrorType::Invalid, Some(gofmt::value(v)), "must be a string".into(), v.range, codes::METADATA_TYPE)
                         }
-                        Some(v) if v.as_str() == Some("") => {
-                            (ErrorType::Invalid, Some(gofmt::quote("")), "must not be empty", v.range, codes::SCHEMA_EMBEDDED_RESOURCE)
-                        }
-                        Some(_) => continue,
+                        Some(v) if v.as_str() == Some("") => (
+                            ErrorType::Invalid,
+                            Some(gofmt::quote("")),
+                            "must not be empty".into(),
+                            v.range,
+                            codes::SCHEMA_EMBEDDED_RESOURCE,
+                        ),
+                        Some(v) => match embedded_name_problem(field, v.as_str().unwrap_or_default()) {
+                            Some(detail) => (ErrorType::Invalid, Some(gofmt::value(v)), detail, v.range, codes::SCHEMA_EMBEDDED_RESOURCE),
+                            None => continue,
+                        },
                     };
-                    let err = FieldError { ty, path: path.field(field).to_string(), value, detail: detail.into() };
+                    let err = FieldError { ty, path: path.field(field).to_string(), value, detail: detail.to_string() };
                     let message =
                         if detail.is_empty() { format!("an embedded resource needs {field}") } else { format!("{field} {detail}") };
                     out.push(err.diagnostic(at, Severity::Error, code, message));

@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 
-use crdls_crd::split_api_version;
+use crdls_crd::{split_api_version, Schema};
 use crdls_yaml::{Node, Stream, Value};
 
 /// What identifies an object across versions of a file.
@@ -123,5 +123,88 @@ pub fn unchanged_at(new: &Node, old: &Node, path: &str) -> bool {
         (Ok(a), Ok(b)) => same_data(a, b),
         (Err((da, a)), Err((db, b))) => da == db && same_data(a, b),
         _ => false,
+    }
+}
+
+/// Whether an update's schema error at `path` is ratcheted (let through), as the API server's
+/// ratcheting validator decides: the error is dropped when the deepest node on its path that can be
+/// correlated with the old object (`CorrelatedObject`) equals its old value. Fields correlate by name
+/// (the root's `apiVersion` and `kind` never do), items of a map list by their keys; items of other
+/// lists do not correlate, so an error in one is let through only when the whole list is unchanged.
+/// Equality is the correlated one: a map list equals its old value when each item, found by its
+/// keys, is equal (an item that cannot be found, or is not an object, makes it unequal).
+pub fn ratcheted(new: &Node, old: &Node, schema: &Schema, path: &str) -> bool {
+    use crdls_yaml::Segment;
+    let followed = crdls_yaml::follow(new, path);
+    let (mut new_at, mut old_at, mut schema_at) = (new, old, Some(schema));
+    for (depth, (segment, next)) in followed.segments.iter().zip(&followed.nodes[1..]).enumerate() {
+        let correlated = match segment {
+            Segment::Key(key) if depth == 0 && matches!(*key, "apiVersion" | "kind") => None,
+            Segment::Key(key) => old_at.get(key).map(|o| (o, schema_at.and_then(|s| child_schema(s, key)))),
+            Segment::Index(_) => {
+                let items = schema_at.and_then(|s| s.items.as_deref());
+                map_list_keys(schema_at).and_then(|keys| correlate_item(next, old_at, &keys)).map(|o| (o, items))
+            }
+        };
+        let Some((old_child, child)) = correlated else { break };
+        (new_at, old_at, schema_at) = (next, old_child, child);
+    }
+    correlated_equal(new_at, old_at, schema_at, 0)
+}
+
+/// The schema of a field: a property's, or the `additionalProperties` schema's.
+fn child_schema<'s>(schema: &'s Schema, key: &str) -> Option<&'s Schema> {
+    if let Some(p) = schema.property(key) {
+        return Some(&p.schema);
+    }
+    match &schema.additional_properties {
+        Some(crdls_crd::AdditionalProperties::Schema(values)) => Some(values),
+        _ => None,
+    }
+}
+
+/// The keys of a map list's schema.
+fn map_list_keys(schema: Option<&Schema>) -> Option<Vec<String>> {
+    let schema = schema.filter(|s| s.list_type.as_deref() == Some("map"))?;
+    Some(schema.rare().list_map_keys.clone())
+}
+
+/// The old item of a map list with the same keys as `item` (an object), if any.
+fn correlate_item<'o>(item: &Node, old_list: &'o Node, keys: &[String]) -> Option<&'o Node> {
+    if !matches!(item.value, Value::Map(_)) {
+        return None;
+    }
+    let same_key = |o: &Node| {
+        keys.iter().all(|k| match (item.get(k), o.get(k)) {
+            (Some(a), Some(b)) => same_data(a, b),
+            (None, None) => true,
+            _ => false,
+        })
+    };
+    old_list.as_seq()?.iter().find(|o| matches!(o.value, Value::Map(_)) && same_key(o))
+}
+
+/// The API server's `CachedDeepEqual` of a correlated node: map lists compare item by item through
+/// their keys, everything else as data.
+fn correlated_equal(new: &Node, old: &Node, schema: Option<&Schema>, depth: usize) -> bool {
+    if depth > 64 {
+        return same_data(new, old);
+    }
+    match (&new.value, &old.value) {
+        (Value::Seq(items), Value::Seq(old_items)) => match map_list_keys(schema) {
+            Some(keys) => {
+                let item_schema = schema.and_then(|s| s.items.as_deref());
+                items.len() == old_items.len()
+                    && items.iter().all(|i| correlate_item(i, old, &keys).is_some_and(|o| correlated_equal(i, o, item_schema, depth + 1)))
+            }
+            None => same_data(new, old),
+        },
+        (Value::Map(entries), Value::Map(old_entries)) => {
+            entries.len() == old_entries.len()
+                && entries.iter().all(|e| {
+                    old.get(&e.key).is_some_and(|o| correlated_equal(&e.value, o, schema.and_then(|s| child_schema(s, &e.key)), depth + 1))
+                })
+        }
+        _ => same_data(new, old),
     }
 }

@@ -112,7 +112,8 @@ fn walk(node: &Node, schema: Option<&Schema>, path: &FieldPath<'_>, kind: Kind, 
             let anchor = TextRange::empty(node.range.start);
             let mut written: Option<HashSet<String>> = None;
             for prop in &schema.properties {
-                let Some(default) = &prop.schema.default else { continue };
+                // A `default: null` is no default: the API server holds it as no value, and skips it.
+                let Some(default) = prop.schema.default.as_ref().filter(|d| d.value != Value::Null) else { continue };
                 // The keys written, as a set once a default is looked for (objects can be wide).
                 let written = written.get_or_insert_with(|| out.iter().map(|e| e.key.clone()).collect());
                 if !written.insert(prop.name.clone()) {
@@ -129,12 +130,16 @@ fn walk(node: &Node, schema: Option<&Schema>, path: &FieldPath<'_>, kind: Kind, 
             let items = items
                 .iter()
                 .enumerate()
-                .map(|(i, item)| match item_schema.and_then(|s| s.default.as_ref().filter(|_| item.value == Value::Null && !s.nullable)) {
-                    // A null item of a non-nullable list is replaced by the items' default, when there is one.
-                    Some(default) => {
-                        walk(&relocate(default, item.range), item_schema, &path.index(i), Kind::Plain, preserve, &mut Vec::new())
+                .map(|(i, item)| {
+                    match item_schema
+                        .and_then(|s| s.default.as_ref().filter(|d| d.value != Value::Null && item.value == Value::Null && !s.nullable))
+                    {
+                        // A null item of a non-nullable list is replaced by the items' default, when there is one.
+                        Some(default) => {
+                            walk(&relocate(default, item.range), item_schema, &path.index(i), Kind::Plain, preserve, &mut Vec::new())
+                        }
+                        None => walk(item, item_schema, &path.index(i), Kind::Plain, preserve, pruned),
                     }
-                    None => walk(item, item_schema, &path.index(i), Kind::Plain, preserve, pruned),
                 })
                 .collect();
             Node { range: node.range, value: Value::Seq(items), style: node.style }
@@ -143,18 +148,63 @@ fn walk(node: &Node, schema: Option<&Schema>, path: &FieldPath<'_>, kind: Kind, 
     }
 }
 
-/// Keeps only ObjectMeta's fields under `metadata`.
+/// The fields of an OwnerReference.
+const OWNER_REFERENCE_FIELDS: &[&str] = &["apiVersion", "kind", "name", "uid", "controller", "blockOwnerDeletion"];
+
+/// The fields of a ManagedFieldsEntry (`fieldsV1` is raw JSON, kept whole).
+const MANAGED_FIELDS_ENTRY_FIELDS: &[&str] = &["manager", "operation", "apiVersion", "time", "fieldsType", "fieldsV1", "subresource"];
+
+/// Keeps only ObjectMeta's fields under `metadata`, and only theirs in its owner references and
+/// managed-fields entries: the handler decodes ObjectMeta strictly, and reports the unknown fields
+/// at every depth (`metadata.ownerReferences[0].mode`).
 fn prune_metadata(node: &Node, path: &FieldPath<'_>, pruned: &mut Vec<PrunedField>) -> Node {
     let Value::Map(entries) = &node.value else { return node.clone() };
     let mut out = Vec::with_capacity(entries.len());
     for entry in entries {
-        if OBJECT_META_FIELDS.contains(&entry.key.as_str()) {
+        if !OBJECT_META_FIELDS.contains(&entry.key.as_str()) {
+            pruned.push(PrunedField {
+                path: path.field(&entry.key).to_string(),
+                key_range: entry.key_range,
+                known: OBJECT_META_FIELDS.iter().map(|s| s.to_string()).collect(),
+            });
+            continue;
+        }
+        let fields = match entry.key.as_str() {
+            "ownerReferences" => OWNER_REFERENCE_FIELDS,
+            "managedFields" => MANAGED_FIELDS_ENTRY_FIELDS,
+            _ => {
+                out.push(entry.clone());
+                continue;
+            }
+        };
+        let Value::Seq(items) = &entry.value.value else {
+            out.push(entry.clone());
+            continue;
+        };
+        let list_path = path.field(&entry.key);
+        let items = items.iter().enumerate().map(|(i, item)| keep_fields(item, fields, &list_path.index(i), pruned)).collect();
+        out.push(Entry {
+            key: entry.key.clone(),
+            key_range: entry.key_range,
+            value: Node { value: Value::Seq(items), ..entry.value.clone() },
+        });
+    }
+    Node { range: node.range, value: Value::Map(out), style: node.style }
+}
+
+/// `node` (an object of a Go struct with the JSON fields `fields`) without its other fields, which are
+/// recorded as pruned.
+fn keep_fields(node: &Node, fields: &[&str], path: &FieldPath<'_>, pruned: &mut Vec<PrunedField>) -> Node {
+    let Value::Map(entries) = &node.value else { return node.clone() };
+    let mut out = Vec::with_capacity(entries.len());
+    for entry in entries {
+        if fields.contains(&entry.key.as_str()) {
             out.push(entry.clone());
         } else {
             pruned.push(PrunedField {
                 path: path.field(&entry.key).to_string(),
                 key_range: entry.key_range,
-                known: OBJECT_META_FIELDS.iter().map(|s| s.to_string()).collect(),
+                known: fields.iter().map(|s| s.to_string()).collect(),
             });
         }
     }
@@ -183,6 +233,15 @@ mod tests {
         let mut pruned = Vec::new();
         prune_and_default(&object, &Schema::from_node(&schema), &mut pruned);
         pruned.into_iter().map(|p| p.path).collect()
+    }
+
+    #[test]
+    fn unknown_fields_of_owner_references_and_managed_fields_are_pruned() {
+        let schema = "type: object\nproperties:\n  spec:\n    type: object\n";
+        let object = "metadata:\n  name: a\n  foo: 1\n  ownerReferences:\n  - {apiVersion: v1, kind: Pod, name: p, uid: u, mode: x}\n  \
+                      managedFields:\n  - {manager: m, operation: Apply, fieldsV1: {f:spec: {}}, bar: 2}\n  labels: {a: b}\n";
+        // As the handler's strict decoding of ObjectMeta reports them; fieldsV1 is raw JSON.
+        assert_eq!(pruned_paths(schema, object), ["metadata.foo", "metadata.ownerReferences[0].mode", "metadata.managedFields[0].bar"]);
     }
 
     #[test]

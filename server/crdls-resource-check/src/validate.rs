@@ -259,7 +259,13 @@ impl Validator<'_> {
                 );
             }
         }
-        if let Some(format) = &schema.format {
+        // For objects, the API server drops a string format from a schema whose type is not a
+        // string (`type: integer` with `format: email`) before validating.
+        let format = match self.numbers {
+            Numbers::Native | Numbers::Unstripped => schema.format.as_deref(),
+            Numbers::Plain | Numbers::WithFormats => self.numbers.format_kept(schema),
+        };
+        if let Some(format) = format {
             if !formats::check_string_format(format, s) {
                 let err = FieldError {
                     ty: ErrorType::TypeInvalid,

@@ -120,6 +120,7 @@ codes! {
     METADATA_ANNOTATION_KEY = "metadata/annotation-key", Error, "An annotation key is not a valid qualified name.", template;
     METADATA_ANNOTATIONS_SIZE = "metadata/annotations-size", Error, "The annotations together exceed 256 KiB.";
     METADATA_FINALIZER = "metadata/finalizer", Error, "A finalizer is not a valid qualified name.", template;
+    METADATA_MANAGED_FIELDS = "metadata/managed-fields", Error, "A managedFields entry has no or an unknown operation, a fieldsType other than FieldsV1, or a manager or subresource the API server refuses.";
     METADATA_OWNER_REFERENCE = "metadata/owner-reference", Error, "An owner reference lacks its version, kind, name or uid, or names an Event.", completeness;
     METADATA_TYPE = "metadata/type", Error, "Metadata of the wrong type (or an embedded resource's apiVersion or kind that is not a string), which the API server cannot decode.";
     // The API server's own validation of built-in kinds.
