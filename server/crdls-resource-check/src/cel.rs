@@ -29,11 +29,25 @@ const MAX_MESSAGE_BYTES: usize = 5 * 1024;
 /// Runs every rule of `schema` and below on `object` (pruned and defaulted). `anchor` locates errors
 /// of the root.
 pub fn validate_rules(object: &Node, old: Option<&Node>, schema: &Schema, anchor: TextRange, out: &mut Vec<Diagnostic>) {
+    validate_rules_below(object, old, schema, true, anchor, out);
+}
+
+/// [`validate_rules`] for a value of any node of a resource's schema (a CRD's `default`):
+/// `resource_root` says whether `schema` is a resource's root (the root, or an embedded resource),
+/// whose `apiVersion`, `kind` and `metadata` its rules see.
+pub fn validate_rules_below(
+    object: &Node,
+    old: Option<&Node>,
+    schema: &Schema,
+    resource_root: bool,
+    anchor: TextRange,
+    out: &mut Vec<Diagnostic>,
+) {
     if !schema.has_rules {
         return;
     }
     let mut run = Run { budget: RUNTIME_BUDGET as i64, out, parent_unchanged: false };
-    run.node(object, old, schema, &FieldPath::root(), anchor, true);
+    run.node(object, old, schema, &FieldPath::root(), anchor, resource_root);
 }
 
 /// Whether the API server's CEL validator has any rule of `schema` to run (`cel.NewValidator` is nil
