@@ -182,14 +182,44 @@ fn check_default(s: &Node, default: &Node, d: &str, embedded: bool, meta: Option
         validate::Numbers::Unstripped,
         &mut found,
     );
-    if found.is_empty() && schema.has_rules {
+    if !found.is_empty() {
+        let extra = |key: &str| get(s, "additionalProperties").is_some() && get(s, "properties").and_then(|ps| ps.get(key)).is_none();
+        out.extend(found.into_iter().map(|f| relocate(openapi_name(f, extra), d, Join::OpenApi)));
+        return;
+    }
+    if schema.has_rules {
         // `cel.NewValidator` with `isResourceRoot` for the root and embedded resources; a rule that
         // does not compile (or whose program cannot be instantiated) is a `rule compile error` here,
         // and CRD validation then compiles no rule (`RootCELContext` only follows valid defaults).
         cel::validate_rules_below(default, None, &schema, embedded, default.range, &mut found);
         found.retain(|f| [codes::CEL_RULE, codes::CEL_RUNTIME_ERROR, codes::CEL_COMPILE_ERROR, codes::CEL_COST].contains(&f.code));
     }
-    out.extend(found.into_iter().map(|f| relocate(f, d)));
+    out.extend(found.into_iter().map(|f| relocate(f, d, Join::FieldPath)));
+}
+
+/// kube-openapi names a value of the validated root's `additionalProperties` (or
+/// `patternProperties`) `.key`, where a property is `key`: the API server's path drops the dot, its
+/// detail keeps it (`.a in body must be of type integer: "string"`). `extra` says whether a key of the
+/// default's root is such a value.
+fn openapi_name(mut f: Diagnostic, extra: impl Fn(&str) -> bool) -> Diagnostic {
+    let Some(rel) = f.path.clone() else { return f };
+    let first = rel.split(['.', '[']).next().unwrap_or_default();
+    if first.is_empty() || !extra(first) {
+        return f;
+    }
+    if let Some(cause) = &f.cause {
+        f.cause = Some(cause.replacen(&format!(": {rel} in body"), &format!(": .{rel} in body"), 1));
+    }
+    f
+}
+
+/// How the API server joins the path of an error found inside a default to the default's path.
+#[derive(Clone, Copy)]
+enum Join {
+    /// kube-openapi's name as one `Child` (`default.[0]`).
+    OpenApi,
+    /// A `field.Path` walked on (`default[0]`, `default[key]`, `default.name`).
+    FieldPath,
 }
 
 /// The errors of the embedded resources in a default that is not inside resource meta, as
@@ -202,8 +232,8 @@ fn resource_errors(default: &Node, s: &Node, embedded: bool, d: &str) -> Vec<Fou
     let mut found = Vec::new();
     resources(default, Some(s), embedded, &FieldPath::root(), &mut coerced, &mut found, 0);
     match coerced {
-        Some(first) => vec![relocate(first, d)],
-        None => found.into_iter().map(|f| relocate(f, d)).collect(),
+        Some(first) => vec![relocate(first, d, Join::FieldPath)],
+        None => found.into_iter().map(|f| relocate(f, d, Join::FieldPath)).collect(),
     }
 }
 
@@ -314,11 +344,11 @@ fn type_meta_error(field: &str, text: &str) -> Option<String> {
 }
 
 /// An error about a default value, as the API server reports it: under `<node>.default`.
-fn relocate(f: Diagnostic, d: &str) -> Found {
+fn relocate(f: Diagnostic, d: &str, join: Join) -> Found {
     let rel = f.path.clone().unwrap_or_default();
-    let path = match rel.as_str() {
-        "" => d.to_string(),
-        _ if rel.starts_with('[') => format!("{d}{rel}"),
+    let path = match (rel.as_str(), join) {
+        ("", _) => d.to_string(),
+        (_, Join::FieldPath) if rel.starts_with('[') => format!("{d}{rel}"),
         _ => format!("{d}.{rel}"),
     };
     let prefix = if rel.is_empty() { "<nil>: ".to_string() } else { format!("{rel}: ") };
