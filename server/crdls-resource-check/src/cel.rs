@@ -29,25 +29,30 @@ const MAX_MESSAGE_BYTES: usize = 5 * 1024;
 /// Runs every rule of `schema` and below on `object` (pruned and defaulted). `anchor` locates errors
 /// of the root.
 pub fn validate_rules(object: &Node, old: Option<&Node>, schema: &Schema, anchor: TextRange, out: &mut Vec<Diagnostic>) {
-    validate_rules_below(object, old, schema, true, anchor, out);
-}
-
-/// [`validate_rules`] for a value of any node of a resource's schema (a CRD's `default`):
-/// `resource_root` says whether `schema` is a resource's root (the root, or an embedded resource),
-/// whose `apiVersion`, `kind` and `metadata` its rules see.
-pub fn validate_rules_below(
-    object: &Node,
-    old: Option<&Node>,
-    schema: &Schema,
-    resource_root: bool,
-    anchor: TextRange,
-    out: &mut Vec<Diagnostic>,
-) {
     if !schema.has_rules {
         return;
     }
-    let mut run = Run { budget: RUNTIME_BUDGET as i64, out, parent_unchanged: false };
-    run.node(object, old, schema, &FieldPath::root(), anchor, resource_root);
+    let mut run = Run { budget: RUNTIME_BUDGET as i64, out, parent_unchanged: false, ratchet: true };
+    run.node(object, old, schema, &FieldPath::root(), anchor, true);
+}
+
+/// The rules of a CRD's `default` (`ValidateDefaults`), run on the default below its node's schema:
+/// `resource_root` says whether the node is a resource's root (the root, or an embedded resource),
+/// whose `apiVersion`, `kind` and `metadata` its rules see. As the API server does, it runs them
+/// first as an update from the default to itself, without ratcheting (so transition rules run,
+/// `oldSelf` being the default), then, when that found nothing, as a create (so `optionalOldSelf`
+/// rules see no old value).
+pub fn validate_default_rules(default: &Node, schema: &Schema, resource_root: bool, anchor: TextRange, out: &mut Vec<Diagnostic>) {
+    if !schema.has_rules {
+        return;
+    }
+    let first = out.len();
+    let mut run = Run { budget: RUNTIME_BUDGET as i64, out, parent_unchanged: false, ratchet: false };
+    run.node(default, Some(default), schema, &FieldPath::root(), anchor, resource_root);
+    if out.len() == first {
+        let mut run = Run { budget: RUNTIME_BUDGET as i64, out, parent_unchanged: false, ratchet: false };
+        run.node(default, None, schema, &FieldPath::root(), anchor, resource_root);
+    }
 }
 
 /// Whether the API server's CEL validator has any rule of `schema` to run (`cel.NewValidator` is nil
@@ -119,6 +124,9 @@ struct Run<'o> {
     /// version of its own (an item of an atomic list or a set) ratchets with it, as upstream's
     /// `nearestParentCorrelation`.
     parent_unchanged: bool,
+    /// Whether a failed rule on an unchanged value only warns (an update's ratcheting); a CRD's
+    /// default is validated as an update from itself without it.
+    ratchet: bool,
 }
 
 impl Run<'_> {
@@ -133,10 +141,11 @@ impl Run<'_> {
         if !schema.has_rules {
             return;
         }
-        let unchanged = match old {
-            Some(o) => same_data(node, o),
-            None => self.parent_unchanged,
-        };
+        let unchanged = self.ratchet
+            && match old {
+                Some(o) => same_data(node, o),
+                None => self.parent_unchanged,
+            };
         if !schema.validations.is_empty() {
             self.rules(node, old, unchanged, schema, path, anchor, resource_root);
         }
@@ -616,7 +625,7 @@ mod invalid_data_tests {
         let value = crdls_yaml::parse(value);
         let value = value.documents[0].root.as_ref().expect("a value");
         let mut out = Vec::new();
-        validate_rules_below(value, None, &schema, false, value.range, &mut out);
+        validate_default_rules(value, &schema, false, value.range, &mut out);
         out.into_iter().filter_map(|d| d.cause).collect()
     }
 

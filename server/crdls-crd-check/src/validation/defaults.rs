@@ -191,7 +191,7 @@ fn check_default(s: &Node, default: &Node, d: &str, embedded: bool, meta: Option
         // `cel.NewValidator` with `isResourceRoot` for the root and embedded resources; a rule that
         // does not compile (or whose program cannot be instantiated) is a `rule compile error` here,
         // and CRD validation then compiles no rule (`RootCELContext` only follows valid defaults).
-        cel::validate_rules_below(default, None, &schema, embedded, default.range, &mut found);
+        cel::validate_default_rules(default, &schema, embedded, default.range, &mut found);
         found.retain(|f| [codes::CEL_RULE, codes::CEL_RUNTIME_ERROR, codes::CEL_COMPILE_ERROR, codes::CEL_COST].contains(&f.code));
     }
     out.extend(found.into_iter().map(|f| relocate(f, d, Join::FieldPath)));
