@@ -70,15 +70,22 @@ pub fn evaluate(expr: &IdedExpr, variables: &[(&str, Value)], limit: u64) -> Eva
 
 /// [`evaluate`] for an expression whose tree depth is known (computed once when it was compiled).
 pub fn evaluate_with_depth(expr: &IdedExpr, depth: usize, variables: &[(&str, Value)], limit: u64) -> Evaluation {
-    if depth > DEEP {
-        return crate::parse::on_big_stack(|| evaluate_here(expr, variables, limit));
-    }
-    evaluate_here(expr, variables, limit)
+    let bindings: Vec<(&str, Outcome)> = variables.iter().map(|(n, v)| (*n, Ok(v.clone()))).collect();
+    evaluate_bindings(expr, depth, &bindings, limit)
 }
 
-fn evaluate_here(expr: &IdedExpr, variables: &[(&str, Value)], limit: u64) -> Evaluation {
-    let mut interp =
-        Interpreter { scopes: variables.iter().map(|(n, v)| (n.to_string(), Ok(v.clone()))).collect(), cost: 0, limit, depth: 0 };
+/// [`evaluate_with_depth`] with variables that may be errors, as cel-go binds an activation's value
+/// that failed to convert (Kubernetes' `invalid data, ...`): an expression that reads one fails
+/// with its error, unless a logical operator or a conditional leaves it unread or absorbs it.
+pub fn evaluate_bindings(expr: &IdedExpr, depth: usize, bindings: &[(&str, Outcome)], limit: u64) -> Evaluation {
+    if depth > DEEP {
+        return crate::parse::on_big_stack(|| evaluate_here(expr, bindings, limit));
+    }
+    evaluate_here(expr, bindings, limit)
+}
+
+fn evaluate_here(expr: &IdedExpr, bindings: &[(&str, Outcome)], limit: u64) -> Evaluation {
+    let mut interp = Interpreter { scopes: bindings.iter().map(|(n, v)| (n.to_string(), v.clone())).collect(), cost: 0, limit, depth: 0 };
     let outcome = interp.eval(expr);
     Evaluation { outcome, cost: interp.cost }
 }

@@ -18,7 +18,7 @@ pub mod value;
 
 pub use cel::common::ast;
 pub use checker::{check, check_with, Checked, Options};
-pub use eval::{evaluate, evaluate_with_depth, ErrorKind, EvalError, Evaluation};
+pub use eval::{evaluate, evaluate_bindings, evaluate_with_depth, ErrorKind, EvalError, Evaluation, Outcome};
 pub use parse::{display_all, parse, CelError, Parsed};
 pub use types::{Field, ObjectType, Opaque, Type};
 pub use value::{List, ListKind, Map, Object, Value};

@@ -156,6 +156,8 @@ impl Type {
             Type::Map(..) => "map".into(),
             Type::Type(_) => "type".into(),
             Type::Optional(_) => "optional_type".into(),
+            Type::Duration => "google.protobuf.Duration".into(),
+            Type::Timestamp => "google.protobuf.Timestamp".into(),
             other => other.to_string(),
         }
     }
@@ -175,8 +177,9 @@ impl fmt::Display for Type {
             Type::Double => f.write_str("double"),
             Type::String => f.write_str("string"),
             Type::Bytes => f.write_str("bytes"),
-            Type::Duration => f.write_str("google.protobuf.Duration"),
-            Type::Timestamp => f.write_str("google.protobuf.Timestamp"),
+            // Also as cel-go's checker formats them; their runtime names are the protobuf ones.
+            Type::Duration => f.write_str("duration"),
+            Type::Timestamp => f.write_str("timestamp"),
             Type::List(t) => write!(f, "list({t})"),
             Type::Map(k, v) => write!(f, "map({k}, {v})"),
             Type::Type(None) => f.write_str("type"),
@@ -252,9 +255,13 @@ mod tests {
 
     #[test]
     fn types_print_as_cel_go_prints_them() {
-        for text in ["list(int)", "map(string, list(A))", "optional_type(kubernetes.Quantity)", "type(dyn)", "google.protobuf.Duration"] {
+        for text in ["list(int)", "map(string, list(A))", "optional_type(kubernetes.Quantity)", "type(dyn)", "duration", "list(timestamp)"]
+        {
             assert_eq!(parse_type(text).to_string(), text);
         }
+        // `FormatCELType` prints the well-known types by their short names; `type(x)` gives the long ones.
+        assert_eq!(parse_type("google.protobuf.Duration").to_string(), "duration");
+        assert_eq!(Type::Timestamp.runtime_name(), "google.protobuf.Timestamp");
         assert_eq!(parse_type("timestamp"), Type::Timestamp);
         assert!(parse_type("map(K, V)").has_params());
     }

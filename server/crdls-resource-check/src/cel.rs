@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use crdls_cel::escape::escape;
 use crdls_cel::value::{List, ListKind, Map, Object, Timestamp};
-use crdls_cel::{evaluate_with_depth, ErrorKind, Value};
+use crdls_cel::{evaluate_bindings, evaluate_with_depth, ErrorKind, EvalError, Value};
 use crdls_crd::cel::{CompiledRule, ROOT_TYPE_NAME};
 use crdls_crd::{AdditionalProperties, Schema, ValidationRule};
 use crdls_diagnostics::{Diagnostic, Severity, TextRange};
@@ -32,8 +32,27 @@ pub fn validate_rules(object: &Node, old: Option<&Node>, schema: &Schema, anchor
     if !schema.has_rules {
         return;
     }
-    let mut run = Run { budget: RUNTIME_BUDGET as i64, out, parent_unchanged: false };
+    let mut run = Run { budget: RUNTIME_BUDGET as i64, out, parent_unchanged: false, ratchet: true };
     run.node(object, old, schema, &FieldPath::root(), anchor, true);
+}
+
+/// The rules of a CRD's `default` (`ValidateDefaults`), run on the default below its node's schema:
+/// `resource_root` says whether the node is a resource's root (the root, or an embedded resource),
+/// whose `apiVersion`, `kind` and `metadata` its rules see. As the API server does, it runs them
+/// first as an update from the default to itself, without ratcheting (so transition rules run,
+/// `oldSelf` being the default), then, when that found nothing, as a create (so `optionalOldSelf`
+/// rules see no old value).
+pub fn validate_default_rules(default: &Node, schema: &Schema, resource_root: bool, anchor: TextRange, out: &mut Vec<Diagnostic>) {
+    if !schema.has_rules {
+        return;
+    }
+    let first = out.len();
+    let mut run = Run { budget: RUNTIME_BUDGET as i64, out, parent_unchanged: false, ratchet: false };
+    run.node(default, Some(default), schema, &FieldPath::root(), anchor, resource_root);
+    if out.len() == first {
+        let mut run = Run { budget: RUNTIME_BUDGET as i64, out, parent_unchanged: false, ratchet: false };
+        run.node(default, None, schema, &FieldPath::root(), anchor, resource_root);
+    }
 }
 
 /// Whether the API server's CEL validator has any rule of `schema` to run (`cel.NewValidator` is nil
@@ -105,6 +124,9 @@ struct Run<'o> {
     /// version of its own (an item of an atomic list or a set) ratchets with it, as upstream's
     /// `nearestParentCorrelation`.
     parent_unchanged: bool,
+    /// Whether a failed rule on an unchanged value only warns (an update's ratcheting); a CRD's
+    /// default is validated as an update from itself without it.
+    ratchet: bool,
 }
 
 impl Run<'_> {
@@ -119,10 +141,11 @@ impl Run<'_> {
         if !schema.has_rules {
             return;
         }
-        let unchanged = match old {
-            Some(o) => same_data(node, o),
-            None => self.parent_unchanged,
-        };
+        let unchanged = self.ratchet
+            && match old {
+                Some(o) => same_data(node, o),
+                None => self.parent_unchanged,
+            };
         if !schema.validations.is_empty() {
             self.rules(node, old, unchanged, schema, path, anchor, resource_root);
         }
@@ -144,17 +167,14 @@ impl Run<'_> {
                     }
                     let old_child = old.and_then(|o| o.get(&entry.key));
                     if let Some(AdditionalProperties::Schema(values)) = &schema.additional_properties {
+                        // The API server's validator runs the values' rules on every entry, declared
+                        // properties included (a schema with both is refused, but its defaults are
+                        // validated first).
+                        if has_decl_type(values) {
+                            let at = path.key(&entry.key);
+                            self.node(&entry.value, old_child, values, &at, entry.key_range, values.embedded_resource);
+                        }
                         if schema.properties.is_empty() {
-                            if has_decl_type(values) {
-                                self.node(
-                                    &entry.value,
-                                    old_child,
-                                    values,
-                                    &path.key(&entry.key),
-                                    entry.key_range,
-                                    values.embedded_resource,
-                                );
-                            }
                             continue;
                         }
                     }
@@ -201,6 +221,9 @@ impl Run<'_> {
         let type_name = schema.ty.as_deref().unwrap_or_default();
         let self_value = to_value(node, schema, resource_root, ROOT_TYPE_NAME);
         let old_value = old.map(|o| to_value(o, schema, resource_root, ROOT_TYPE_NAME));
+        // A value the schema's type does not describe is bound as cel-go's error (`invalid data, ...`).
+        let self_error = invalid_data(node, schema);
+        let old_error = old.and_then(|o| invalid_data(o, schema));
         let path_text = path.to_string();
         if self.budget <= 0 {
             self.invalid(
@@ -230,12 +253,18 @@ impl Run<'_> {
                 (true, _, None) => continue,
                 (false, _, _) => None,
             };
-            let mut variables = vec![("self", self_value.clone())];
+            let bound = |value: &Value, error: &Option<String>| match error {
+                Some(e) => Err(EvalError::runtime(e.clone())),
+                None => Ok(value.clone()),
+            };
+            let mut variables = vec![("self", bound(&self_value, &self_error))];
             if let Some(old) = old_self {
-                variables.push(("oldSelf", old));
+                // `optionalOldSelf` wraps the old value; an old value that does not convert stays an error.
+                let error = if matches!(old, Value::Optional(_)) { None } else { old_error.clone() };
+                variables.push(("oldSelf", bound(&old, &error)));
             }
             let limit = PER_CALL_LIMIT.min(self.budget.max(0) as u64);
-            let evaluation = evaluate_with_depth(&program.parsed.expr, program.depth, &variables, limit);
+            let evaluation = evaluate_bindings(&program.parsed.expr, program.depth, &variables, limit);
             let ruled = rule_error_string(rule);
             match evaluation.outcome {
                 Err(e) if e.kind == ErrorKind::CostLimit => {
@@ -463,6 +492,45 @@ pub fn to_value(node: &Node, schema: &Schema, resource_root: bool, name: &str) -
     }
 }
 
+/// Why a value cannot be CEL data of its schema's type, in the words of Kubernetes'
+/// `UnstructuredToVal` (which names Go's type of the decoded JSON value), or `None` when it can.
+/// Only the value itself is looked at: what is below it converts when a rule reads it.
+fn invalid_data(node: &Node, schema: &Schema) -> Option<String> {
+    let go_type = match &node.value {
+        Yaml::Null => return None,
+        Yaml::Bool(_) => "bool",
+        Yaml::Int(_) => "int64",
+        Yaml::Float(_) => "float64",
+        Yaml::Str(_) => "string",
+        Yaml::Seq(_) => "[]interface {}",
+        Yaml::Map(_) => "map[string]interface {}",
+    };
+    if schema.int_or_string {
+        return (!matches!(node.value, Yaml::Str(_) | Yaml::Int(_)))
+            .then(|| "invalid data, expected XIntOrString value to be either a string or integer".to_string());
+    }
+    let fits = match schema.ty.as_deref() {
+        Some("object") => matches!(node.value, Yaml::Map(_)),
+        Some("array") => matches!(node.value, Yaml::Seq(_)),
+        Some("string") => matches!(node.value, Yaml::Str(_)),
+        Some("number") => matches!(node.value, Yaml::Int(_) | Yaml::Float(_)),
+        Some("integer") => matches!(node.value, Yaml::Int(_)),
+        Some("boolean") => matches!(node.value, Yaml::Bool(_)),
+        _ => true,
+    };
+    if fits {
+        return None;
+    }
+    Some(match schema.ty.as_deref() {
+        Some("object") => "invalid data, expected a map for the provided schema with type=object".to_string(),
+        Some("array") => "invalid data, expected an array for the provided schema with type=array".to_string(),
+        Some("number") => format!("invalid data, expected float, got {go_type}"),
+        Some("integer") => format!("invalid data, expected int, got {go_type}"),
+        Some(other) => format!("invalid data, expected {}, got {go_type}", if other == "boolean" { "bool" } else { other }),
+        None => return None,
+    })
+}
+
 /// `metadata` at a resource root: only `name` and `generateName` are visible.
 fn metadata_value(node: &Node, name: &str) -> Value {
     let mut object = Object { type_name: Arc::from(format!("{name}.metadata")), fields: Default::default() };
@@ -546,5 +614,49 @@ mod reach_tests {
         ))));
         // On the int-or-string node itself: run, as dyn.
         assert!(runs_rules(&schema(&format!("type: object\nproperties:\n  v: {{x-kubernetes-int-or-string: true, {rule}}}\n"))));
+    }
+}
+
+#[cfg(test)]
+mod invalid_data_tests {
+    use super::*;
+
+    fn causes(schema_yaml: &str, value: &str) -> Vec<String> {
+        let schema = crdls_yaml::parse(schema_yaml);
+        let schema = Schema::from_node(schema.documents[0].root.as_ref().expect("a schema"));
+        let value = crdls_yaml::parse(value);
+        let value = value.documents[0].root.as_ref().expect("a value");
+        let mut out = Vec::new();
+        validate_default_rules(value, &schema, false, value.range, &mut out);
+        out.into_iter().filter_map(|d| d.cause).collect()
+    }
+
+    #[test]
+    fn a_value_its_type_does_not_describe_is_cel_go_s_error() {
+        let integer = "type: integer\nx-kubernetes-validations: [{rule: self > 1}]\n";
+        assert_eq!(
+            causes(integer, "{a: 1}"),
+            ["<nil>: Invalid value: \"integer\": invalid data, expected int, got map[string]interface {} evaluating rule: self > 1"]
+        );
+        let array = "type: array\nitems: {type: string}\nx-kubernetes-validations: [{rule: self.size() != 0}]\n";
+        assert_eq!(
+            causes(array, "''"),
+            [
+                "<nil>: Invalid value: \"array\": invalid data, expected an array for the provided schema with type=array evaluating rule: self.size() != 0"
+            ]
+        );
+        let boolean = "type: boolean\nx-kubernetes-validations: [{rule: self}]\n";
+        assert_eq!(
+            causes(boolean, "1.5"),
+            ["<nil>: Invalid value: \"boolean\": invalid data, expected bool, got float64 evaluating rule: self"]
+        );
+        // A logical operator absorbs the error when its other side decides, as in cel-go.
+        let absorbed = "type: integer\nx-kubernetes-validations: [{rule: 'true || self > 1'}]\n";
+        assert!(causes(absorbed, "'x'").is_empty());
+        // A rule that does not read `self` never meets it.
+        let unread = "type: string\nx-kubernetes-validations: [{rule: '1 == 1'}]\n";
+        assert!(causes(unread, "[]").is_empty());
+        // Data of the right type: no error.
+        assert!(causes(integer, "2").is_empty());
     }
 }

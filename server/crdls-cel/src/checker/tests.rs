@@ -211,7 +211,7 @@ fn the_lists_extension_is_typed_as_cel_go_declares_it() {
         ("[[1], [2, 3]].flatten()", "list(int)"),
         ("[[1], [2, 3]].flatten(2)", "list(dyn)"),
         ("self.spec.tags.sort()", "list(string)"),
-        ("[duration('1s')].sort()", "list(google.protobuf.Duration)"),
+        ("[duration('1s')].sort()", "list(duration)"),
         ("self.spec.tags.sortBy(t, t.size())", "list(string)"),
         ("[{'x': 4}, {'x': 3}].sortBy(m, m['x'])[0]", "map(string, int)"),
         ("self.spec.port.sort()", "dyn"),

@@ -147,13 +147,16 @@ fn webhook_url(raw: &str, at: TextRange, path: &str, sink: &mut Sink<'_>) {
 }
 
 fn webhook_service(service: &Node, anchor: TextRange, path: &str, sink: &mut Sink<'_>) {
-    for key in ["name", "namespace"] {
+    // CRD validation passes the service's name and namespace swapped to `ValidateWebhookService`
+    // (every release up to 1.37 at least), so a missing name is reported at `service.namespace`
+    // and a missing namespace at `service.name`.
+    for (key, reported) in [("namespace", "name"), ("name", "namespace")] {
         if text(service, key).is_empty() {
             sink.error(
                 value_at(service, key, anchor),
                 CODE,
-                fe(ErrorType::Required, format!("{path}.{key}"), None, ""),
-                format!("the webhook service needs a {key}"),
+                fe(ErrorType::Required, format!("{path}.{reported}"), None, ""),
+                format!("the webhook service needs a {key} (the API server reports it as service.{reported}: it swaps the two)"),
             );
         }
     }

@@ -166,19 +166,50 @@ static JSON_SCHEMA_PROPS: Struct = Struct {
 /// The fields the CRD page lists as not allowed in a structural schema that v1 does not even have.
 const DOCUMENTED_FORBIDDEN: &[&str] = &["deprecated", "discriminator", "readOnly", "writeOnly", "xml"];
 
-/// The top-level fields of a CRD (those below `metadata` and `status` are not checked here).
+/// The top-level fields of a CRD (those below `status` are not checked here, those of `metadata` by name).
 static ROOT: Struct = Struct {
     go: "CustomResourceDefinition",
     fields: &[("apiVersion", Any), ("kind", Any), ("metadata", Any), ("spec", Any), ("status", Any)],
 };
 
-/// Checks the CRD's top-level fields and its `spec` against the Go types.
+/// The fields of the CRD's `metadata` (ObjectMeta); only their names are checked here.
+static OBJECT_META: Struct = Struct {
+    go: "ObjectMeta",
+    fields: &[
+        ("name", Any),
+        ("generateName", Any),
+        ("namespace", Any),
+        ("selfLink", Any),
+        ("uid", Any),
+        ("resourceVersion", Any),
+        ("generation", Any),
+        ("creationTimestamp", Any),
+        ("deletionTimestamp", Any),
+        ("deletionGracePeriodSeconds", Any),
+        ("labels", Any),
+        ("annotations", Any),
+        ("ownerReferences", Any),
+        ("finalizers", Any),
+        ("managedFields", Any),
+    ],
+};
+
+/// Checks the CRD's top-level fields, the names of its `metadata` fields and its `spec` against the
+/// Go types.
 pub(super) fn check(root: &Node, sink: &mut Sink<'_>) {
     let mut walk = Walk { sink };
     if let Value::Map(entries) = &root.value {
         let top = Step { json_path: String::new(), go_fields: String::new(), go_struct: "CustomResourceDefinition", direct: true };
         for e in entries.iter().filter(|e| !ROOT.fields.iter().any(|(k, _)| *k == e.key)) {
             walk.unknown(e, &ROOT, &top);
+        }
+    }
+    if let Some(Value::Map(entries)) = root.get("metadata").map(|m| &m.value) {
+        // Strict decoding reports an unknown field of ObjectMeta as of any other struct:
+        // `unknown field "metadata.nmae"`.
+        let at = Step { json_path: "metadata".into(), go_fields: "metadata".into(), go_struct: "ObjectMeta", direct: true };
+        for e in entries.iter().filter(|e| !OBJECT_META.fields.iter().any(|(k, _)| *k == e.key)) {
+            walk.unknown(e, &OBJECT_META, &at);
         }
     }
     let Some(spec) = root.entry("spec") else { return };

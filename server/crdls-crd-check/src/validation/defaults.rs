@@ -161,6 +161,15 @@ fn check_default(s: &Node, default: &Node, d: &str, embedded: bool, meta: Option
             ));
         }
     }
+    if meta.is_none() {
+        // `objectmeta.Coerce`, then `objectmeta.Validate`: the embedded resources of the default (the
+        // default itself when its node is one, as the root is) before its schema.
+        let resources = resource_errors(default, s, embedded, d);
+        if !resources.is_empty() {
+            out.extend(resources);
+            return;
+        }
+    }
     let schema = Schema::from_node(s);
     let mut found = Vec::new();
     // As the newest release validates them (since 1.36 numeric formats are checked too).
@@ -173,17 +182,175 @@ fn check_default(s: &Node, default: &Node, d: &str, embedded: bool, meta: Option
         validate::Numbers::Unstripped,
         &mut found,
     );
-    if found.is_empty() && schema.has_rules {
-        cel::validate_rules(default, None, &schema, default.range, &mut found);
-        found.retain(|f| f.code == crdls_diagnostics::codes::CEL_RULE || f.code == crdls_diagnostics::codes::CEL_RUNTIME_ERROR);
+    if !found.is_empty() {
+        let extra = |key: &str| get(s, "additionalProperties").is_some() && get(s, "properties").and_then(|ps| ps.get(key)).is_none();
+        out.extend(found.into_iter().map(|f| relocate(openapi_name(f, extra), d, Join::OpenApi)));
+        return;
     }
-    out.extend(found.into_iter().map(|f| relocate(f, d)));
+    if schema.has_rules {
+        // `cel.NewValidator` with `isResourceRoot` for the root and embedded resources; a rule that
+        // does not compile (or whose program cannot be instantiated) is a `rule compile error` here,
+        // and CRD validation then compiles no rule (`RootCELContext` only follows valid defaults).
+        cel::validate_default_rules(default, &schema, embedded, default.range, &mut found);
+        found.retain(|f| [codes::CEL_RULE, codes::CEL_RUNTIME_ERROR, codes::CEL_COMPILE_ERROR, codes::CEL_COST].contains(&f.code));
+    }
+    out.extend(found.into_iter().map(|f| relocate(f, d, Join::FieldPath)));
+}
+
+/// kube-openapi names a value of the validated root's `additionalProperties` (or
+/// `patternProperties`) `.key`, where a property is `key`: the API server's path drops the dot, its
+/// detail keeps it (`.a in body must be of type integer: "string"`). `extra` says whether a key of the
+/// default's root is such a value.
+fn openapi_name(mut f: Diagnostic, extra: impl Fn(&str) -> bool) -> Diagnostic {
+    let Some(rel) = f.path.clone() else { return f };
+    let first = rel.split(['.', '[']).next().unwrap_or_default();
+    if first.is_empty() || !extra(first) {
+        return f;
+    }
+    if let Some(cause) = &f.cause {
+        f.cause = Some(cause.replacen(&format!(": {rel} in body"), &format!(": .{rel} in body"), 1));
+    }
+    f
+}
+
+/// How the API server joins the path of an error found inside a default to the default's path.
+#[derive(Clone, Copy)]
+enum Join {
+    /// kube-openapi's name as one `Child` (`default.[0]`).
+    OpenApi,
+    /// A `field.Path` walked on (`default[0]`, `default[key]`, `default.name`).
+    FieldPath,
+}
+
+/// The errors of the embedded resources in a default that is not inside resource meta, as
+/// `ValidateDefaults` checks them before the schema: `objectmeta.Coerce` refuses with its first error
+/// (an `apiVersion` or `kind` that is not a string, a `metadata` that does not decode), else
+/// `objectmeta.Validate` reports every error (`apiVersion` and `kind` required and well formed, the
+/// ObjectMeta rules). `embedded` is whether the default's own node is a resource root.
+fn resource_errors(default: &Node, s: &Node, embedded: bool, d: &str) -> Vec<Found> {
+    let mut coerced = None;
+    let mut found = Vec::new();
+    resources(default, Some(s), embedded, &FieldPath::root(), &mut coerced, &mut found, 0);
+    match coerced {
+        Some(first) => vec![relocate(first, d, Join::FieldPath)],
+        None => found.into_iter().map(|f| relocate(f, d, Join::FieldPath)).collect(),
+    }
+}
+
+/// One value of a default under its schema `s` (`None`: not walked further), `embedded` when `s` is
+/// a resource root. `coerced` keeps the coercion's first error, `found` the validation's.
+fn resources(
+    x: &Node,
+    s: Option<&Node>,
+    embedded: bool,
+    path: &FieldPath<'_>,
+    coerced: &mut Option<Diagnostic>,
+    found: &mut Vec<Diagnostic>,
+    depth: usize,
+) {
+    let Some(s) = s.filter(|s| matches!(s.value, Value::Map(_))) else { return };
+    if depth > 64 || coerced.is_some() {
+        return;
+    }
+    match &x.value {
+        Value::Map(map) => {
+            if embedded {
+                resource_root(x, path, coerced, found);
+                if coerced.is_some() {
+                    return;
+                }
+            }
+            for e in map {
+                let (child, sub) = if let Some(prop) = get(s, "properties").and_then(|ps| ps.get(&e.key)) {
+                    (path.field(&e.key), prop)
+                } else if let Some(values) = get(s, "additionalProperties") {
+                    (path.key(&e.key), values)
+                } else {
+                    continue;
+                };
+                resources(&e.value, Some(sub), flag(sub, "x-kubernetes-embedded-resource"), &child, coerced, found, depth + 1);
+            }
+        }
+        Value::Seq(list) => {
+            let items = get(s, "items");
+            for (i, item) in list.iter().enumerate() {
+                let embedded = items.is_some_and(|i| flag(i, "x-kubernetes-embedded-resource"));
+                resources(item, items, embedded, &path.index(i), coerced, found, depth + 1);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The resource-meta errors of one embedded resource `x` at `path` of a default.
+fn resource_root(x: &Node, path: &FieldPath<'_>, coerced: &mut Option<Diagnostic>, found: &mut Vec<Diagnostic>) {
+    let error = |ty: ErrorType, at: &Node, field: &str, value: Option<String>, detail: String| {
+        let message = match ty {
+            ErrorType::Required => format!("an embedded resource needs {field}"),
+            _ if field == "metadata" => format!("the metadata of an embedded resource does not decode: {detail}"),
+            _ => format!("the {field} of an embedded resource {detail}"),
+        };
+        fe(ty, path.field(field).to_string(), value, detail).diagnostic(at.range, crdls_diagnostics::Severity::Error, CODE, message)
+    };
+    // The coercion: the type of `apiVersion` and `kind`, and whether `metadata` decodes.
+    for field in ["apiVersion", "kind"] {
+        if let Some(v) = x.get(field).filter(|v| !matches!(v.value, Value::Str(_))) {
+            *coerced = Some(error(ErrorType::Invalid, v, field, Some(gofmt::value(v)), "must be a string".into()));
+            return;
+        }
+    }
+    let mut meta = Vec::new();
+    if x.get("metadata").is_some() {
+        metadata::validate_metadata(
+            x,
+            path,
+            metadata::NameRules::Embedded,
+            crdls_resource_check::NEWEST_KUBERNETES_MINOR,
+            x.range,
+            &mut meta,
+        );
+        // Go's JSON decoding reads the keys sorted and reports its first type error alone.
+        let decoding = meta.iter().filter(|f| f.code == codes::METADATA_TYPE).min_by(|a, b| a.path.cmp(&b.path));
+        if let (Some(first), Some(metadata)) = (decoding, x.get("metadata")) {
+            let cause = first.cause.clone().unwrap_or_default();
+            *coerced = Some(error(ErrorType::Invalid, metadata, "metadata", Some(gofmt::value(metadata)), cause));
+            return;
+        }
+    }
+    // The validation: `apiVersion` and `kind` are required and well formed.
+    for field in ["apiVersion", "kind"] {
+        match x.get(field).and_then(Node::as_str) {
+            None => found.push(error(ErrorType::Required, x, field, None, String::new())),
+            Some(text) => {
+                if let Some(detail) = type_meta_error(field, text) {
+                    found.push(error(ErrorType::Invalid, x.get(field).unwrap_or(x), field, Some(gofmt::quote(text)), detail));
+                }
+            }
+        }
+    }
+    found.extend(meta);
+}
+
+/// What `objectmeta.Validate` says of an embedded resource's `apiVersion` or `kind` string.
+fn type_meta_error(field: &str, text: &str) -> Option<String> {
+    if text.is_empty() {
+        return Some("must not be empty".to_string());
+    }
+    if field == "kind" {
+        let errs = crdls_go::names::dns1035_label(&text.to_lowercase());
+        return (!errs.is_empty()).then(|| format!("may have mixed case, but should otherwise match: {}", errs.join(",")));
+    }
+    (text.matches('/').count() > 1).then(|| format!("unexpected GroupVersion string: {text}"))
 }
 
 /// An error about a default value, as the API server reports it: under `<node>.default`.
-fn relocate(f: Diagnostic, d: &str) -> Found {
+fn relocate(f: Diagnostic, d: &str, join: Join) -> Found {
     let rel = f.path.clone().unwrap_or_default();
-    let path = if rel.is_empty() { d.to_string() } else { format!("{d}.{rel}") };
+    let path = match (rel.as_str(), join) {
+        ("", _) => d.to_string(),
+        (_, Join::FieldPath) if rel.starts_with('[') => format!("{d}{rel}"),
+        _ => format!("{d}.{rel}"),
+    };
     let prefix = if rel.is_empty() { "<nil>: ".to_string() } else { format!("{rel}: ") };
     let cause = f.cause.as_deref().unwrap_or_default();
     let body = cause.strip_prefix(&prefix).unwrap_or(cause);

@@ -66,14 +66,29 @@ const FIELDS: &[(&str, &str, bool)] = &[
     ("x-kubernetes-validations", "XValidations", true),
 ];
 
+/// The fields that are a plain `string` in Go (`""` is their zero value).
+const STRING_FIELDS: &[&str] = &["id", "$schema", "description", "type", "format", "title", "pattern"];
+
+/// The fields that are a plain `bool` in Go (`false` is their zero value).
+const BOOL_FIELDS: &[&str] =
+    &["nullable", "exclusiveMaximum", "exclusiveMinimum", "uniqueItems", "x-kubernetes-embedded-resource", "x-kubernetes-int-or-string"];
+
 /// The root restrictions of a schema whose CRD enables the status subresource.
 pub(super) fn check(target: &SchemaTarget<'_>, out: &mut Vec<Found>) {
     let root = target.node;
     let p = target.path();
     for (key, _, allowed) in FIELDS {
         let Some(value) = get(root, key) else { continue };
-        // Go zero values are skipped: empty strings and false.
-        if matches!(&value.value, Value::Bool(false)) || matches!(&value.value, Value::Str(s) if s.is_empty()) {
+        // Go zero values are skipped: null, and the empty string and false of the fields that are a
+        // plain string or bool in Go. The other fields are pointers, slices or maps: `default: false`,
+        // `additionalProperties: false` or `enum: []` is set.
+        let zero = match &value.value {
+            Value::Null => true,
+            Value::Str(s) => s.is_empty() && STRING_FIELDS.contains(key),
+            Value::Bool(b) => !b && BOOL_FIELDS.contains(key),
+            _ => false,
+        };
+        if zero {
             continue;
         }
         if *key == "type" {

@@ -90,6 +90,16 @@ fn version_name(i: usize, v: &Node, sink: &mut Sink<'_>) {
         fe(ErrorType::Invalid, format!("spec.versions[{i}].name"), Some(gofmt::quote(name)), detail.clone()),
         format!("a version name must be a DNS-1035 label such as v1 or v2beta1: {detail}"),
     );
+    if i == 0 && !name.is_empty() {
+        // The internal version mirrors the first version's name in `spec.version`, which is
+        // validated too.
+        sink.error(
+            CrdDoc::version_anchor(v),
+            CODE,
+            fe(ErrorType::Invalid, "spec.version", Some(gofmt::quote(name)), detail.clone()),
+            format!("the first version's name is also the CRD's spec.version, which must be a DNS-1035 label: {detail}"),
+        );
+    }
 }
 
 fn deprecation_warning(i: usize, v: &Node, sink: &mut Sink<'_>) {
@@ -188,5 +198,24 @@ fn storage(crd: &CrdDoc<'_>, spec: &Node, sink: &mut Sink<'_>) {
             err.clone(),
             format!("{name} is a second storage version ({first} is one already): exactly one version must have storage: true"),
         );
+    }
+    // On create only the first storage version is recorded as stored (`PrepareForCreate`), and every
+    // other version marked as storage is then missing from `status.storedVersions`.
+    let mut recorded = Some(first);
+    let mut quoted = String::new();
+    gofmt::json_string_into(first, &mut quoted);
+    for v in &crd.versions {
+        let name = v.get_str("name").unwrap_or_default();
+        if recorded == Some(name) {
+            recorded = None;
+        } else if flag(v, "storage") {
+            let at = key_at(v, "storage", CrdDoc::version_anchor(v));
+            sink.error(
+                at,
+                CODE,
+                fe(ErrorType::Invalid, "status.storedVersions", Some(format!("[{quoted}]")), format!("must have the storage version {name}")),
+                format!("on create only {first} is recorded as a stored version, so the storage version {name} is missing from status.storedVersions"),
+            );
+        }
     }
 }

@@ -232,12 +232,6 @@ pub const EXCEPTIONS: &[Exception] = &[
                  each of them, the oracle's among them",
         applies: |case| case.kind == "cr" && case.lines().all(|l| l.starts_with("only crdls:      (rejected) ")),
     },
-    Exception {
-        name: "webhook-service-swapped",
-        reason: "crdls bug against the promise (an upstream quirk): 1.35's CRD validation passes a conversion webhook service's name \
-                 and namespace swapped to ValidateWebhookService",
-        applies: |case| case.kind == "crd" && case.lines().any(|l| l.contains("conversion.webhook.clientConfig.service")),
-    },
 ];
 
 /// The counts of a run, for its report.
