@@ -461,14 +461,8 @@ const PLACEHOLDER_MISMATCHES: &[&str] = &[
 /// What a quoted constant's name earns: it is written as a string, so a type mismatch is the writer's,
 /// but no formatted string (an IP address, a date), object name or namespace is written that way either
 /// (`value: "PLACEHOLDER_USABLE_ADDRS"`, which a conformance suite replaces with addresses).
-const QUOTED_PLACEHOLDER_MISMATCHES: &[&str] = &[
-    codes::SCHEMA_FORMAT,
-    codes::SCHEMA_ANY_OF,
-    codes::SCHEMA_ONE_OF,
-    codes::NATIVE_QUANTITY,
-    codes::METADATA_NAME,
-    codes::METADATA_NAMESPACE,
-];
+/// These are [`PLACEHOLDER_MISMATCHES`] without its first entry, the type mismatch.
+const QUOTED_PLACEHOLDER_MISMATCHES: &[&str] = PLACEHOLDER_MISMATCHES.split_at(1).1;
 
 /// The placeholders written as constants' names, found by [`constant_placeholders`].
 #[derive(Default)]
