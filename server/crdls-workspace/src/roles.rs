@@ -616,6 +616,23 @@ fn subdirectories(dir: &Path) -> Vec<PathBuf> {
     dirs
 }
 
+/// The files in `dir` whose names `keep` takes, sorted, at most `max` of them: not followed through
+/// links, and read from at most `4 * max` entries, so a huge directory costs no more than a small one.
+pub(super) fn files_in(dir: &Path, keep: impl Fn(&str) -> bool, max: usize) -> Vec<PathBuf> {
+    let Ok(entries) = std::fs::read_dir(if dir.as_os_str().is_empty() { Path::new(".") } else { dir }) else { return Vec::new() };
+    let mut files: Vec<PathBuf> = entries
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|name| keep(name))
+        .map(|name| dir.join(name))
+        .take(max.saturating_mul(4))
+        .collect();
+    files.sort();
+    files.truncate(max);
+    files
+}
+
 fn read_dir_facts(dir: &Path) -> DirFacts {
     let mut facts = DirFacts::default();
     let read = |name: &str| crate::files::read_text(&dir.join(name)).ok();

@@ -15,18 +15,9 @@ const MAX_TEST_SOURCES: usize = 64;
 /// literal that is a relative path ending in `/` (a directory the line appends a name to) or naming a
 /// YAML or JSON file in a directory, when that directory lies below the test's.
 pub(super) fn written_dirs(dir: &Path) -> Vec<PathBuf> {
-    let Ok(entries) = std::fs::read_dir(if dir.as_os_str().is_empty() { Path::new(".") } else { dir }) else { return Vec::new() };
-    let mut names: Vec<String> = entries
-        .filter_map(Result::ok)
-        .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .filter(|name| name.ends_with("_test.go"))
-        .collect();
-    names.sort();
-    names.truncate(MAX_TEST_SOURCES);
     let mut out = Vec::new();
-    for name in names {
-        let Ok(text) = crate::files::read_text(&dir.join(&name)) else { continue };
+    for path in super::files_in(dir, |name| name.ends_with("_test.go"), MAX_TEST_SOURCES) {
+        let Ok(text) = crate::files::read_text(&path) else { continue };
         for written in written_paths(&text) {
             let resolved = normalize(&dir.join(written));
             if !out.contains(&resolved) {

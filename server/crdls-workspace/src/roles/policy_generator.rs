@@ -79,18 +79,11 @@ fn listed_generators(kustomization: &Path) -> Vec<String> {
 
 /// The YAML files of `dir` (sorted, at most [`MAX_CANDIDATES`]), kustomizations aside.
 fn candidates(dir: &Path) -> Vec<PathBuf> {
-    let Ok(entries) = std::fs::read_dir(if dir.as_os_str().is_empty() { Path::new(".") } else { dir }) else { return Vec::new() };
-    let mut files: Vec<PathBuf> = entries
-        .filter_map(Result::ok)
-        .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .filter(|name| (name.ends_with(".yaml") || name.ends_with(".yml")) && !super::KUSTOMIZATION_FILES.contains(&name.as_str()))
-        .map(|name| dir.join(name))
-        .take(MAX_CANDIDATES * 4)
-        .collect();
-    files.sort();
-    files.truncate(MAX_CANDIDATES);
-    files
+    super::files_in(
+        dir,
+        |name| (name.ends_with(".yaml") || name.ends_with(".yml")) && !super::KUSTOMIZATION_FILES.contains(&name),
+        MAX_CANDIDATES,
+    )
 }
 
 /// Whether a file's opening (its first [`OPENING_BYTES`]) declares the generator's kind, a cheap test

@@ -16,16 +16,10 @@ const SCRIPT_EXTENSIONS: &[&str] = &[".sh", ".bash"];
 /// The shell scripts of `dir` (`*.sh`, `*.bash`), sorted, at most [`MAX_SCRIPTS`]; their texts are read
 /// within the usual bound.
 pub(super) fn shell_scripts(dir: &Path) -> Vec<(PathBuf, String)> {
-    let Ok(entries) = std::fs::read_dir(if dir.as_os_str().is_empty() { Path::new(".") } else { dir }) else { return Vec::new() };
-    let mut names: Vec<String> = entries
-        .filter_map(Result::ok)
-        .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .filter(|name| SCRIPT_EXTENSIONS.iter().any(|e| name.ends_with(e)))
-        .collect();
-    names.sort();
-    names.truncate(MAX_SCRIPTS);
-    names.into_iter().filter_map(|name| crate::files::read_text(&dir.join(&name)).ok().map(|text| (dir.join(name), text))).collect()
+    super::files_in(dir, |name| SCRIPT_EXTENSIONS.iter().any(|e| name.ends_with(e)), MAX_SCRIPTS)
+        .into_iter()
+        .filter_map(|path| crate::files::read_text(&path).ok().map(|text| (path, text)))
+        .collect()
 }
 
 /// The files a script's commands pass through `sed`, as written, with the words its substitutions
