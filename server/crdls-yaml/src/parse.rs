@@ -960,16 +960,48 @@ impl Builder<'_> {
             return;
         }
         let mut seen: HashMap<&str, &Entry> = HashMap::with_capacity(entries.len());
+        let mut hinted = false;
         for entry in entries {
             if let Some(first) = seen.insert(entry.key.as_str(), entry) {
                 let first_line = line_of(self.text, first.key_range.start) + 1;
                 let line = line_of(self.text, entry.key_range.start) + 1;
+                let mut message = format!("duplicate key \"{}\" (first set on line {first_line}): kubectl silently keeps the last value, strict decoding rejects the object", entry.key);
+                if !hinted {
+                    if let Some(hint) = self.second_object_hint(first, entry) {
+                        message.push_str("; ");
+                        message.push_str(&hint);
+                        hinted = true;
+                    }
+                }
                 self.diagnostics.push(
-                    Diagnostic::new(entry.key_range, Severity::Error, codes::YAML_DUPLICATE_KEY, format!("duplicate key \"{}\" (first set on line {first_line}): kubectl silently keeps the last value, strict decoding rejects the object", entry.key))
+                    Diagnostic::new(entry.key_range, Severity::Error, codes::YAML_DUPLICATE_KEY, message)
                         .with_cause(format!("yaml: unmarshal errors:\n  line {line}: key \"{}\" already set in map", entry.key)),
                 );
             }
         }
+    }
+
+    /// When a document's top-level `apiVersion` or `kind` comes twice, a second object most likely
+    /// starts there without a separator of its own: either the `---` was written at the end of the
+    /// line before (`timeout: 300s---`, which YAML reads as part of the value), or it is missing.
+    fn second_object_hint(&self, first: &Entry, again: &Entry) -> Option<String> {
+        let at_column_zero = |offset: usize| offset == 0 || self.text.as_bytes().get(offset - 1) == Some(&b'\n');
+        if !matches!(again.key.as_str(), "apiVersion" | "kind")
+            || !at_column_zero(first.key_range.start)
+            || !at_column_zero(again.key_range.start)
+        {
+            return None;
+        }
+        let line = line_of(self.text, again.key_range.start);
+        let lines: Vec<&str> = self.text[..again.key_range.start].lines().collect();
+        let before = lines.iter().enumerate().rev().find(|(_, l)| !l.trim().is_empty() && !l.trim_start().starts_with('#'));
+        Some(match before {
+            Some((index, text)) if text.trim_end().ends_with("---") && text.trim() != "---" => format!(
+                "line {} ends with `---`, which YAML reads as part of its value: a document separator must stand alone on its line",
+                index + 1
+            ),
+            _ => format!("a second object seems to start on line {}: separate documents with a line holding only `---`", line + 1),
+        })
     }
 }
 

@@ -124,6 +124,36 @@ fn duplicate_keys_anchors_aliases_and_merge_keys() {
 }
 
 #[test]
+fn a_second_object_without_its_own_separator_line_is_named() {
+    let messages = |text: &str| -> Vec<String> {
+        parse(text).documents[0].diagnostics.iter().filter(|d| d.code == "yaml/duplicate-key").map(|d| d.message.clone()).collect()
+    };
+    // The separator written at the end of a value: only the first duplicate says so.
+    let glued = messages("apiVersion: v1\nkind: ConfigMap\ndata:\n  t: 300s---\n\n# next\napiVersion: v1\nkind: Secret\n");
+    assert_eq!(glued.len(), 2, "{glued:?}");
+    assert!(
+        glued[0].ends_with(
+            "; line 4 ends with `---`, which YAML reads as part of its value: a document separator must stand alone on its line"
+        ),
+        "{glued:?}"
+    );
+    assert!(!glued[1].contains("---"), "{glued:?}");
+    // No separator at all.
+    let missing = messages("kind: A\nmetadata: {}\nkind: B\n");
+    assert_eq!(missing.len(), 1);
+    assert!(
+        missing[0].ends_with("; a second object seems to start on line 3: separate documents with a line holding only `---`"),
+        "{missing:?}"
+    );
+    // Any other key, or one nested deeper, is only a duplicate.
+    for text in ["name: a\nname: b\n", "spec:\n  kind: A\n  kind: B\n"] {
+        let plain = messages(text);
+        assert_eq!(plain.len(), 1);
+        assert!(plain[0].ends_with("strict decoding rejects the object"), "{plain:?}");
+    }
+}
+
+#[test]
 fn billion_laughs_is_refused() {
     let mut text = String::from("a: &a [x, x, x, x, x, x, x, x, x, x]\n");
     let names: Vec<String> = (b'b'..=b'j').map(|c| (c as char).to_string()).collect();

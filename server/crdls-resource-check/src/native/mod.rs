@@ -2,7 +2,7 @@
 //! the rules a schema cannot express and that users hit most. Pods and pod templates (`pods.rs`):
 //! containers, their names, images, ports, environment variable names and volume mounts; resource
 //! quantities and requests against limits (`resources.rs`); Services' ports (`services.rs`);
-//! workloads' selectors against their template's labels (`selectors.rs`). Messages, paths and printed values follow the
+//! workloads' selectors against their template's labels (`selectors.rs`); a RuntimeClass's handler. Messages, paths and printed values follow the
 //! API server's (`field.Error`), including how a release prints values: JSON since 1.34, Go's `%#v`
 //! before.
 //!
@@ -93,6 +93,7 @@ pub fn validate(object: &Node, schema: &Schema, target: Target<'_>, anchor: Text
             let at = key_of(job, "template", key_of(job_template, "spec", key_of(spec, "jobTemplate", spec_key)));
             template(job.and_then(|s| s.get("template")), at, "spec.jobTemplate.spec.template", &[], target, &mut errors);
         }
+        ("node.k8s.io", "RuntimeClass") => runtime_class_handler(object, &mut errors),
         _ => {}
     }
     for found in errors {
@@ -140,6 +141,22 @@ fn template(template: Option<&Node>, parent: TextRange, path: &str, claims: &[&s
             };
             pods::validate_pod_spec(&spec, at, &format!("{path}.spec"), claims, target, errors);
         }
+    }
+}
+
+/// A RuntimeClass's `handler` names the runtime configuration of the nodes' CRI and must be a DNS
+/// label (`NameIsDNSLabel`). A missing one is left to the schema, which requires it.
+fn runtime_class_handler(object: &Node, errors: &mut Vec<Found>) {
+    let Some(node) = object.get("handler") else { return };
+    let Some(handler) = node.as_str() else { return };
+    for detail in crdls_go::names::dns1123_label(handler) {
+        let message = format!("handler {handler:?} is not a DNS label: {detail}");
+        errors.push(Found::field(
+            error(ErrorType::Invalid, "handler", Some(crate::gofmt::quote(handler)), detail),
+            node.range,
+            crdls_diagnostics::codes::NATIVE_RUNTIME_CLASS,
+            message,
+        ));
     }
 }
 

@@ -250,3 +250,19 @@ fn bind_mount_options_are_checked_from_1_37() {
     // 1.36 has no bindMountOptions: the field is pruned (an unknown-field warning) and not checked.
     check(36, "", "Pod", pod, expect![[r#""#]]);
 }
+
+#[test]
+fn runtime_class_handlers_are_dns_labels() {
+    check(
+        35,
+        "node.k8s.io",
+        "RuntimeClass",
+        "handler: Kata_QEMU\n",
+        expect![[
+            r#"handler: Invalid value: "Kata_QEMU": a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?') | handler "Kata_QEMU" is not a DNS label: a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')"#
+        ]],
+    );
+    check(35, "node.k8s.io", "RuntimeClass", "handler: kata-qemu\n", expect![[""]]);
+    // A missing handler is the schema's to report.
+    check(35, "node.k8s.io", "RuntimeClass", "metadata: {}\n", expect![[""]]);
+}
