@@ -329,6 +329,30 @@ fn watched_crd_file_is_indexed() {
     check_transcript("watched-files", &transcript);
 }
 
+/// A script written beside a manifest that fills in one of its words with `sed` makes that word a
+/// placeholder: the open manifest is checked again, without the error on it, and again with it once
+/// the script is gone.
+#[test]
+fn a_script_that_fills_in_an_open_manifest_changes_its_diagnostics() {
+    const CONFIG_MAP: &str = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: my_host\ndata:\n  a: \"1\"\n";
+    let mut session = Session::start(SessionOptions::new().watch_files());
+    session.open("cm.yaml", CONFIG_MAP);
+    let before = session.wait_for_diagnostics("cm.yaml", 1);
+    assert_eq!(codes(&before["diagnostics"]), ["metadata/name"]);
+
+    session.write_file("fill.sh", "#!/bin/sh\nsed -e \"s/my_host/$node/g\" cm.yaml | kubectl apply -f -\n");
+    session.watched_files_changed(&[("fill.sh", 1)]);
+    let filled = session.wait_for_next_diagnostics("cm.yaml");
+    assert!(codes(&filled["diagnostics"]).is_empty(), "{filled}");
+
+    session.remove_file("fill.sh");
+    session.watched_files_changed(&[("fill.sh", 3)]);
+    let again = session.wait_for_next_diagnostics("cm.yaml");
+    assert_eq!(codes(&again["diagnostics"]), ["metadata/name"]);
+    let transcript = session.finish();
+    assert!(transcript.contains("**/*.{sh,bash}"), "the server watches scripts: {transcript}");
+}
+
 fn typos_session(options: SessionOptions) -> (Value, String) {
     let mut session = Session::start(options);
     session.open("typos.yaml", TYPOS);

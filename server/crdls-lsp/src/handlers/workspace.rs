@@ -7,8 +7,8 @@ use tower_lsp::lsp_types::{DidChangeConfigurationParams, DidChangeWatchedFilesPa
 
 use crate::session::{lock, Backend};
 
-/// `didChangeWatchedFiles`: the changed files are indexed again, and open documents re-checked when
-/// their CRDs changed.
+/// `didChangeWatchedFiles`: the changed YAML and JSON files are indexed again, and open documents
+/// re-checked when their CRDs changed or when a file that may decide their role did.
 pub(crate) async fn did_change_watched_files(backend: &Backend, params: DidChangeWatchedFilesParams) {
     // A checkout or commit may have moved what the old versions are, and a kustomization, chart
     // or test may have changed what a file is.
@@ -16,17 +16,28 @@ pub(crate) async fn did_change_watched_files(backend: &Backend, params: DidChang
     lock(&backend.state.roles).clear();
     let mut changed = false;
     let mut archives = false;
+    // A file that is not open changed on disk: a kustomization, chart, test, script, Makefile or Go
+    // test may now say something else about what the open documents are. (An open document's own
+    // saves are already checked from its text.)
+    let mut roles = false;
     for event in params.changes {
         if event.uri.to_file_path().is_ok_and(|p| crdls_sources::archive::is_chart_archive(&p)) {
             archives = true;
             continue;
         }
-        changed |= backend.reindex_file(&event.uri, event.typ == FileChangeType::DELETED);
+        roles |= !lock(&backend.state.documents).contains_key(&event.uri);
+        let yaml = event.uri.path().rsplit('/').next().is_some_and(|name| {
+            let name = name.to_ascii_lowercase();
+            name.ends_with(".yaml") || name.ends_with(".yml") || name.ends_with(".json")
+        });
+        if yaml {
+            changed |= backend.reindex_file(&event.uri, event.typ == FileChangeType::DELETED);
+        }
     }
     // A chart archive came, went or changed (`helm dependency build`): the scan reads them all again.
     if archives {
         backend.spawn_scan();
-    } else if changed {
+    } else if changed || roles {
         backend.recheck_all_except(None);
     }
 }

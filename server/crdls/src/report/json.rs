@@ -123,7 +123,7 @@ struct JsonSummary<'a> {
     unchecked: usize,
     /// The same, by API group (`""` is the core group).
     unchecked_by_group: &'a std::collections::BTreeMap<String, usize>,
-    /// Documents of Helm templates, checked only where literal.
+    /// Documents of templates (Helm charts, Jinja, FreeMarker), checked only where literal.
     templates: usize,
     /// Documents of patches, test steps that merge into existing objects, test assertions and expected outputs, checked as partial objects.
     partial: usize,

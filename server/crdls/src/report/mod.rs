@@ -172,7 +172,7 @@ pub struct Coverage {
     pub unchecked: BTreeMap<String, usize>,
     /// The same objects by why they were not validated.
     pub unchecked_why: BTreeMap<Unvalidated, usize>,
-    /// Documents of Helm chart templates, checked only where they are literal YAML.
+    /// Documents of templates (Helm charts, Jinja, FreeMarker), checked only where they are literal YAML.
     pub templates: usize,
     /// Documents of patches, test steps that merge into existing objects, test assertions and expected outputs, checked as partial objects.
     pub partial: usize,
@@ -349,7 +349,7 @@ fn coverage_lines(coverage: &Coverage) -> Vec<String> {
     }
     if coverage.templates > 0 {
         lines.push(format!(
-            "literal YAML only: {} of Helm templates (check what they render with `helm template ... | crdls check -`)",
+            "literal YAML only: {} of templates (check what they render; for a chart, `helm template ... | crdls check -`)",
             counted(coverage.templates, "document")
         ));
     }
