@@ -445,8 +445,9 @@ fn is_constant_name(text: &str) -> bool {
 /// What a constant's name earns where it stands for a value of another type or format: no number,
 /// boolean, list or object is written that way, nor an IP address or base64 data (`token: ROOK_TOKEN`),
 /// nor anything else a `format` names, nor a resource quantity (`storage: FROM_OVERLAY` in a base every
-/// overlay patches), nor an object's name or namespace, which Kubernetes never spells in capitals
-/// (`namespace: "FILLED_BY_THE_OPERATOR"` in an operator's asset). An enum or a pattern still holds:
+/// overlay patches), nor an object's name or namespace, nor a container's or a runtime handler's name,
+/// which Kubernetes never spells in capitals (`namespace: "FILLED_BY_THE_OPERATOR"`,
+/// `handler: FILLED_BY_OPERATOR` in an operator's assets). An enum or a pattern still holds:
 /// some enums are written so (`ISTIO_MUTUAL`), and a name that breaks a pattern may be a real mistake.
 const PLACEHOLDER_MISMATCHES: &[&str] = &[
     codes::SCHEMA_TYPE,
@@ -456,6 +457,8 @@ const PLACEHOLDER_MISMATCHES: &[&str] = &[
     codes::NATIVE_QUANTITY,
     codes::METADATA_NAME,
     codes::METADATA_NAMESPACE,
+    codes::NATIVE_CONTAINER,
+    codes::NATIVE_RUNTIME_CLASS,
 ];
 
 /// What a quoted constant's name earns: it is written as a string, so a type mismatch is the writer's,
@@ -752,6 +755,23 @@ mod tests {
         assert_eq!(shown(&found.maps), ["WEB_TOLERATIONS: \"\""]);
         assert!(is_bare_variable("$ARGOCD_APP_NAME") && is_bare_variable("$HOME2"));
         assert!(!is_bare_variable("$a") && !is_bare_variable("$X") && !is_bare_variable("cost: $5") && !is_bare_variable("$Name"));
+    }
+
+    #[test]
+    fn constant_names_are_no_container_or_runtime_handler_names() {
+        let codes_of = |text: &str| -> Vec<&'static str> {
+            let stream = crdls_yaml::parse(text);
+            let check = crate::check_stream_as(&stream, &crdls_crd::CrdIndex::new(), &crate::CheckOptions::default(), &FileMode::Objects);
+            check.diagnostics().iter().filter(|d| d.severity == Severity::Error).map(|d| d.code).collect()
+        };
+        let runtime_class =
+            |handler: &str| format!("apiVersion: node.k8s.io/v1\nkind: RuntimeClass\nmetadata:\n  name: r\nhandler: {handler}\n");
+        assert_eq!(codes_of(&runtime_class("FILLED_BY_OPERATOR")), Vec::<&str>::new());
+        assert_eq!(codes_of(&runtime_class("Kata_QEMU")), [codes::NATIVE_RUNTIME_CLASS]);
+        let pod =
+            |name: &str| format!("apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\nspec:\n  containers:\n  - name: {name}\n    image: x\n");
+        assert_eq!(codes_of(&pod("MAIN_CONTAINER")), Vec::<&str>::new());
+        assert_eq!(codes_of(&pod("Main_Container")), [codes::NATIVE_CONTAINER]);
     }
 
     #[test]
