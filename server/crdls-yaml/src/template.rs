@@ -32,10 +32,46 @@ impl Masked {
 /// Whether `text` looks like a Go template: it holds an action opener and closer; or a Jinja template
 /// (Ansible, mkdocs macros, cookiecutter), whose statements are `{% … %}`; or a FreeMarker template
 /// (`*.ftl.yaml`, rendered by JVM tools), whose directives are `<#if …>`, `</#if>`, `<@macro/>`.
+/// Or it writes a whole value as a `%` token that a program replaces before the file is YAML
+/// (see [`percent_token_end`]).
 pub fn has_actions(text: &str) -> bool {
     text.find("{{").is_some_and(|open| text[open..].contains("}}"))
         || text.find("{%").is_some_and(|open| text[open..].contains("%}"))
         || text.match_indices('<').any(|(i, _)| freemarker_directive_end(text.as_bytes(), i).is_some())
+        || text.match_indices('%').any(|(i, _)| percent_token_end(text.as_bytes(), i).is_some())
+}
+
+/// The offset just past the `%` token that starts at `i`, if one does: a whole value after a key or a
+/// list item's dash and a blank (`namespace: %%%`, `image: %IMAGE%`, `host: %{host}`, `name: %(name)s`),
+/// running to the end of its line or to a comment. YAML cannot start a plain scalar with `%` (it opens a
+/// directive), so such a value is no YAML as written: test harnesses, batch scripts and format strings
+/// replace it first. The token is `%` repeated, or a name between `%` and `%`, in `%{…}`, or in `%(…)`
+/// followed by one conversion letter.
+fn percent_token_end(bytes: &[u8], i: usize) -> Option<usize> {
+    let line_start = bytes[..i].iter().rposition(|&b| b == b'\n').map_or(0, |p| p + 1);
+    let before = &bytes[line_start..i];
+    if !before.ends_with(b" ") {
+        return None;
+    }
+    let lead = before.iter().rposition(|&b| b != b' ' && b != b'\t').map(|p| before[p]);
+    let list_item = before.iter().all(|&b| matches!(b, b' ' | b'\t' | b'-')) && before.contains(&b'-');
+    if !(lead == Some(b':') && !before.iter().any(|&b| b == b'"' || b == b'\'') || list_item) {
+        return None;
+    }
+    let line_end = bytes[i..].iter().position(|&b| b == b'\n').map_or(bytes.len(), |p| i + p);
+    let rest = &bytes[i..line_end];
+    let value_end = rest.windows(2).position(|w| w == b" #").unwrap_or(rest.len());
+    let token = rest[..value_end].trim_ascii_end();
+    let name = |t: &[u8]| !t.is_empty() && t.iter().all(|&b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-'));
+    let is_token = (token.len() >= 2 && token.iter().all(|&b| b == b'%'))
+        || (token.len() >= 3 && token.ends_with(b"%") && name(&token[1..token.len() - 1]))
+        || (token.starts_with(b"%{") && token.ends_with(b"}") && name(&token[2..token.len() - 1]))
+        || (token.starts_with(b"%(")
+            && token.len() >= 4
+            && token[token.len() - 2] == b')'
+            && token[token.len() - 1].is_ascii_alphabetic()
+            && name(&token[2..token.len() - 2]));
+    is_token.then_some(i + token.len())
 }
 
 /// The offset just past the action that starts at `i`, if one does: a Go template action or Jinja
@@ -47,6 +83,7 @@ fn action_at(bytes: &[u8], i: usize) -> Option<usize> {
         (b'{', Some(b'{')) => Some(action_end(bytes, i + 2)),
         (b'{', Some(b'%')) => jinja_statement_end(bytes, i + 2),
         (b'<', Some(b'#' | b'@' | b'/')) => freemarker_directive_end(bytes, i),
+        (b'%', _) => percent_token_end(bytes, i),
         _ => None,
     }
 }
@@ -371,6 +408,23 @@ mod tests {
         // Unclosed on its line, `<#` is text.
         assert_eq!(freemarker_directive_end(b"<#if x\n>", 0), None);
         assert_eq!(freemarker_directive_end(b"<@m a=\"b>\"/>", 0), Some(12));
+    }
+
+    #[test]
+    fn whole_values_written_as_percent_tokens_are_actions_too() {
+        let text = "metadata:\n  namespace: %%%\n  name: %NAME% # filled in\nspec:\n  hosts:\n  - %{host}\n  - %(port)d\n";
+        assert!(has_actions(text));
+        let masked = mask_go_template(text);
+        assert_eq!(masked.actions.len(), 4);
+        assert_eq!(masked.text, "metadata:\n  namespace: xxx\n  name: xxxxxx # filled in\nspec:\n  hosts:\n  - xxxxxxx\n  - xxxxxxxx\n");
+        let parsed = crate::parse(&masked.text);
+        assert!(parsed.documents[0].diagnostics.is_empty(), "{:?}", parsed.documents[0].diagnostics);
+        // A `%` inside a value, quoted, alone, or with anything but a name is text.
+        for text in
+            ["a: 50%\n", "a: '%%%'\n", "a: %\n", "a: x %A%\n", "a: %A B%\n", "a:%%%\n", "\"k: x\": %A%\n", "- a %{b}\n", "a: %(b)\n"]
+        {
+            assert!(!has_actions(text), "{text:?}");
+        }
     }
 
     #[test]
