@@ -297,7 +297,11 @@ fn ends_with_list_item(bytes: &[u8], line_start: usize, start: usize, end: usize
         let deeper = line.iter().take_while(|&&b| b == b' ').count();
         let content = &line[deeper..];
         if !(only_blanks_and_actions(content) || content.first() == Some(&b'#')) {
-            return (deeper > column).then_some(dash);
+            // A list item there is a sibling of the items the action writes, whatever column its own
+            // text starts at (`{{ template "mounts" . }}` above `    - name: home`, the helper's
+            // items indented as the template's): nothing continues an item of the action's.
+            let item = content.first() == Some(&b'-') && matches!(content.get(1), None | Some(b' ' | b'\t' | b'\r'));
+            return (deeper > column && !item).then_some(dash);
         }
         at = next_end;
     }
@@ -523,6 +527,8 @@ mod tests {
         );
         // Lines below at the action's column are siblings of what it writes.
         assert_eq!(shape("labels:\n  {{- toYaml .Values.labels | nindent 2 }}\n  app: x\n"), "{labels: {app: s}}");
+        // So is a deeper list item: a helper writes its items with their own indentation.
+        assert_eq!(shape("mounts:\n{{ template \"mounts\" . }}\n  - name: home\nports:\n  - 1\n"), "{mounts: [{name: s}], ports: [s]}");
     }
 
     #[test]
