@@ -148,8 +148,9 @@ fn kyverno_cli_resources_are_evaluated_not_applied() {
 }
 
 /// Patches that no kustomization names: one commented out, one a Makefile adds with `kustomize edit
-/// add patch`, one a patch transformer names, kubeadm patches, and a file whose `$patch` directive
-/// makes it a patch. Only the patch's own mistake (a string for `replicas`) is reported.
+/// add patch`, one a patch transformer names, kubeadm patches, a file whose `$patch` directive
+/// makes it a patch, and a leftover copy of a patch that a component below names (`config/variant/`).
+/// Only the patch's own mistake (a string for `replicas`) is reported.
 #[test]
 fn patches_no_kustomization_names_are_partial_objects() {
     project("unnamed-patches");

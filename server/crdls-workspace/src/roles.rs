@@ -480,6 +480,11 @@ impl Roles {
                     return FileRole::Patch { kustomization };
                 }
             }
+            // A copy of a patch that a kustomization below names, left behind when the patch moved
+            // into a component or an overlay of its own: the same name and the same text.
+            if let Some(role) = self.copy_of_a_patch_below(&path, &dir) {
+                return role;
+            }
         }
         // A kubeadm patch: named after a control-plane component, in a patches directory.
         if let Some(json) = kubeadm_patch(&path) {
@@ -528,6 +533,27 @@ impl Roles {
         let text = crate::files::read_text(path).ok()?;
         let words: Vec<String> = words.into_iter().filter(|w| text.contains(w.as_str())).collect();
         (!words.is_empty()).then_some(FileRole::ScriptFilled { script, words })
+    }
+
+    /// The role of a patch that a kustomization in a directory below `dir` names (see
+    /// [`Roles::named_below`]) and that `path` is a copy of: a file of the same name and the same text.
+    fn copy_of_a_patch_below(&mut self, path: &Path, dir: &Path) -> Option<FileRole> {
+        let name = path.file_name()?;
+        let named = match self.nearby.get(dir) {
+            Some(named) => named.clone(),
+            None => {
+                let named = Arc::new(self.named_below(dir));
+                self.nearby.insert(dir.to_path_buf(), named.clone());
+                named
+            }
+        };
+        let mut copies: Vec<(&PathBuf, &FileRole)> = named
+            .iter()
+            .filter(|(file, role)| file.file_name() == Some(name) && *file != path && matches!(role, FileRole::Patch { .. }))
+            .collect();
+        copies.sort_by(|a, b| a.0.cmp(b.0));
+        let text = crate::files::read_text(path).ok()?;
+        copies.into_iter().find(|(file, _)| crate::files::read_text(file).is_ok_and(|t| t == text)).map(|(_, role)| role.clone())
     }
 
     /// Whether a Go test in `dir` or up to [`GOLDEN_WRITER_DEPTH`] levels above writes its output into `dir`.
@@ -1243,6 +1269,30 @@ mod tests {
         assert_eq!(tree.role(&mut roles, "cluster/patches/kube-scheduler+merge.json"), FileRole::KubeadmPatch { json: false });
         assert_eq!(tree.role(&mut roles, "cluster/patches/nginx.yaml"), FileRole::Manifest);
         assert_eq!(tree.role(&mut roles, "cluster/etcd.yaml"), FileRole::Manifest, "a component's manifest outside a patches directory");
+    }
+
+    /// A copy of a patch a component below names, left beside the kustomization that includes the
+    /// component: the same name and text make it that patch; another text or name does not.
+    #[test]
+    fn a_leftover_copy_of_a_patch_a_component_names_is_that_patch() {
+        let patch = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec:\n  template:\n    spec:\n      containers: [{name: web, env: [{name: A, value: b}]}]\n";
+        let tree = Tree::new(
+            "leftover-patch",
+            &[
+                ("variant/kustomization.yaml", "resources:\n- ../base\ncomponents:\n- ./wait\n"),
+                ("variant/web-wait.yaml", patch),
+                ("variant/edited.yaml", &patch.replace("value: b", "value: c")),
+                ("variant/wait/kustomization.yaml", "kind: Component\npatches:\n- path: web-wait.yaml\n- path: edited.yaml\n"),
+                ("variant/wait/web-wait.yaml", patch),
+                ("variant/wait/edited.yaml", patch),
+                ("variant/other.yaml", patch),
+            ],
+        );
+        let mut roles = Roles::new();
+        let by = tree.0.join("variant/wait/kustomization.yaml");
+        assert_eq!(tree.role(&mut roles, "variant/web-wait.yaml"), FileRole::Patch { kustomization: by });
+        assert_eq!(tree.role(&mut roles, "variant/edited.yaml"), FileRole::Manifest, "another text");
+        assert_eq!(tree.role(&mut roles, "variant/other.yaml"), FileRole::Manifest, "another name");
     }
 
     #[test]
