@@ -355,6 +355,10 @@ struct DirFacts {
     test_files: Vec<(PathBuf, FileRole)>,
     /// The Chainsaw test file here, if any; without one, numbered step files follow the naming rule.
     test: Option<PathBuf>,
+    /// The local directories the kustomization here names in `resources` or `components`, each with
+    /// whether the kustomization renames the namespaces of what it includes (it sets `namespace`, or
+    /// is a Component, whose includer may).
+    includes: Vec<(PathBuf, bool)>,
 }
 
 /// What the scripts and Go tests of one directory do to other files: read only for a file whose role
@@ -450,7 +454,8 @@ impl Roles {
         for kustomization_dir in dir.ancestors().take(KUSTOMIZATION_DEPTH) {
             let facts = self.facts(kustomization_dir);
             if let Some((_, role)) = facts.patches.iter().find(|(p, _)| *p == path) {
-                return role.clone();
+                let role = role.clone();
+                return self.with_inherited_namespace(role, kustomization_dir);
             }
             if nearest_kustomization.is_none() {
                 nearest_kustomization = facts.kustomization.clone();
@@ -533,6 +538,37 @@ impl Roles {
         let text = crate::files::read_text(path).ok()?;
         let words: Vec<String> = words.into_iter().filter(|w| text.contains(w.as_str())).collect();
         (!words.is_empty()).then_some(FileRole::ScriptFilled { script, words })
+    }
+
+    /// A resource of a kustomization that sets no namespace itself, but that a kustomization above it
+    /// includes as a directory and that renames namespaces (or that is included so by one that does,
+    /// up to [`NEARBY_UP`] levels): kustomize's namespace transformer renames it all the same.
+    fn with_inherited_namespace(&mut self, role: FileRole, kustomization_dir: &Path) -> FileRole {
+        match role {
+            FileRole::KustomizeResource { kustomization, sets_namespace: false, patched } => {
+                let sets_namespace = self.renamed_by_includer(kustomization_dir, NEARBY_UP);
+                FileRole::KustomizeResource { kustomization, sets_namespace, patched }
+            }
+            other => other,
+        }
+    }
+
+    /// Whether a kustomization in an ancestor of `dir` (up to `depth` levels) includes `dir` and renames
+    /// namespaces, or includes it and is itself so included.
+    fn renamed_by_includer(&mut self, dir: &Path, depth: usize) -> bool {
+        if depth == 0 {
+            return false;
+        }
+        let ancestors: Vec<PathBuf> = dir.ancestors().skip(1).take(depth).map(Path::to_path_buf).collect();
+        for (up, ancestor) in ancestors.iter().enumerate() {
+            let Some(renames) = self.facts(ancestor).includes.iter().find(|(included, _)| included == dir).map(|(_, r)| *r) else {
+                continue;
+            };
+            if renames || self.renamed_by_includer(ancestor, depth - up - 1) {
+                return true;
+            }
+        }
+        false
     }
 
     /// The role of a patch that a kustomization in a directory below `dir` names (see
@@ -675,6 +711,7 @@ fn read_dir_facts(dir: &Path) -> DirFacts {
                 if let Some(root) = &doc.root {
                     kustomization_patches(root, dir, &kustomization, &mut facts.patches);
                     transformer_patches(root, dir, &kustomization, &mut facts.patches);
+                    included_directories(root, dir, &mut facts.includes);
                 }
             }
             commented_patches(&text, dir, &kustomization, &mut facts.commented_patches);
@@ -760,6 +797,21 @@ fn kustomization_patches(root: &Node, dir: &Path, kustomization: &Path, out: &mu
             let file = normalize(&dir.join(path));
             if !out.iter().any(|(p, _)| *p == file) {
                 out.push((file, FileRole::KustomizeResource { kustomization: by(), sets_namespace, patched: patched.clone() }));
+            }
+        }
+    }
+}
+
+/// The local directories a kustomization names in `resources` and `components` (not files, not remote
+/// bases), with whether it renames the namespaces of what they hold.
+fn included_directories(root: &Node, dir: &Path, out: &mut Vec<(PathBuf, bool)>) {
+    let renames = root.get_str("namespace").is_some() || root.get_str("kind") == Some("Component");
+    for key in ["resources", "components"] {
+        for entry in root.get(key).and_then(Node::as_seq).unwrap_or_default() {
+            let Some(path) = entry.as_str() else { continue };
+            let file = [".yaml", ".yml", ".json"].iter().any(|e| path.ends_with(e));
+            if !file && !path.contains("://") && !path.contains("?ref=") && !path.starts_with("github.com/") {
+                out.push((normalize(&dir.join(path)), renames));
             }
         }
     }
@@ -1269,6 +1321,36 @@ mod tests {
         assert_eq!(tree.role(&mut roles, "cluster/patches/kube-scheduler+merge.json"), FileRole::KubeadmPatch { json: false });
         assert_eq!(tree.role(&mut roles, "cluster/patches/nginx.yaml"), FileRole::Manifest);
         assert_eq!(tree.role(&mut roles, "cluster/etcd.yaml"), FileRole::Manifest, "a component's manifest outside a patches directory");
+    }
+
+    /// A kustomization that sets no namespace but that a Component (or a kustomization setting one)
+    /// includes as a directory has its resources renamed all the same, through any number of plain
+    /// kustomizations between; included by none such, it renames nothing.
+    #[test]
+    fn resources_below_a_component_or_a_namespaced_includer_are_renamed() {
+        let tree = Tree::new(
+            "inherited-namespace",
+            &[
+                ("components/namespace/kustomization.yaml", "kind: Component\nresources:\n- ./namespace\n"),
+                ("components/namespace/namespace/kustomization.yaml", "resources:\n- ./namespace.yaml\n"),
+                ("components/namespace/namespace/namespace.yaml", ""),
+                ("apps/kustomization.yaml", "namespace: apps\nresources:\n- ./web\n"),
+                ("apps/web/kustomization.yaml", "resources:\n- ./app\n"),
+                ("apps/web/app/kustomization.yaml", "resources:\n- ./deploy.yaml\n"),
+                ("apps/web/app/deploy.yaml", ""),
+                ("plain/kustomization.yaml", "resources:\n- ./inner\n"),
+                ("plain/inner/kustomization.yaml", "resources:\n- ./deploy.yaml\n"),
+                ("plain/inner/deploy.yaml", ""),
+            ],
+        );
+        let mut roles = Roles::new();
+        let renamed = |roles: &mut Roles, file: &str| match tree.role(roles, file) {
+            FileRole::KustomizeResource { sets_namespace, .. } => sets_namespace,
+            other => panic!("{file}: {other:?}"),
+        };
+        assert!(renamed(&mut roles, "components/namespace/namespace/namespace.yaml"));
+        assert!(renamed(&mut roles, "apps/web/app/deploy.yaml"));
+        assert!(!renamed(&mut roles, "plain/inner/deploy.yaml"));
     }
 
     /// A copy of a patch a component below names, left beside the kustomization that includes the
