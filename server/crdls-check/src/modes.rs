@@ -522,13 +522,20 @@ pub fn is_reference(root: &Node) -> bool {
 /// `creationTimestamp: null`, which Kubernetes' serialiser writes for a zero time and nobody types.
 /// What such an object writes was set by the program and is checked; what it leaves out is the
 /// program's (an encoding test's half-filled Deployment), so it is read as a test input
-/// ([`FileMode::TestInputs`]). A CRD printed so (controller-gen writes the same) stays a whole CRD.
+/// ([`FileMode::TestInputs`]). So is an object an API server returned (`kubectl get -o yaml`, a fake
+/// client's fixture): its `metadata` holds the `uid` and `resourceVersion` that only a server assigns,
+/// and nobody creates an object with them (the API server refuses a `resourceVersion` on create). A CRD
+/// printed so (controller-gen writes the same) stays a whole CRD.
 pub fn is_printed_object(root: &Node) -> bool {
-    let printed = root
-        .get("metadata")
+    let metadata = root.get("metadata");
+    let printed = metadata
         .and_then(|m| m.get("creationTimestamp"))
         .is_some_and(|t| t.value == Value::Null && t.style == Style::Plain && t.range.end > t.range.start);
-    printed && crdls_crd::is_crd(root).is_none()
+    let served = metadata.is_some_and(|m| {
+        let set = |key: &str| m.get_str(key).is_some_and(|v| !v.trim().is_empty());
+        set("uid") && set("resourceVersion")
+    });
+    (printed || served) && crdls_crd::is_crd(root).is_none()
 }
 
 /// Whether a CustomResourceDefinition writes its `spec.group` as the empty string: the zero value
@@ -755,6 +762,21 @@ mod tests {
         assert_eq!(shown(&found.maps), ["WEB_TOLERATIONS: \"\""]);
         assert!(is_bare_variable("$ARGOCD_APP_NAME") && is_bare_variable("$HOME2"));
         assert!(!is_bare_variable("$a") && !is_bare_variable("$X") && !is_bare_variable("cost: $5") && !is_bare_variable("$Name"));
+    }
+
+    #[test]
+    fn printed_and_served_objects_are_told_by_their_metadata() {
+        let root = |text: &str| crdls_yaml::parse(text).documents[0].root.clone().unwrap();
+        let printed = |metadata: &str| is_printed_object(&root(&format!("apiVersion: v1\nkind: Service\nmetadata: {metadata}\n")));
+        assert!(printed("{creationTimestamp: null}"));
+        assert!(printed("{name: a, uid: 6f1c, resourceVersion: '12'}"));
+        assert!(
+            !printed("{name: a, uid: 6f1c}") && !printed("{name: a, resourceVersion: '12'}") && !printed("{uid: '', resourceVersion: '1'}")
+        );
+        assert!(!printed("{creationTimestamp: '2024-01-01T00:00:00Z'}"));
+        let crd =
+            "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: {name: a.b, uid: x, resourceVersion: '1'}\n";
+        assert!(!is_printed_object(&root(crd)));
     }
 
     #[test]
