@@ -21,6 +21,7 @@ use crdls_yaml::{Node, Stream};
 use crate::files::{glob_match, normalize};
 
 mod completion;
+mod docs;
 mod goldens;
 mod policy_generator;
 mod reading;
@@ -154,6 +155,13 @@ pub enum FileRole {
         /// The generator that names it.
         generator: PathBuf,
     },
+    /// A file a documentation page includes in a code block (mdox's `cat`, mdBook's `{{#include}}`,
+    /// MkDocs snippets, embedme, Hugo's `readfile`; see `docs.rs`): an example shown in a guide, often a
+    /// fragment of a spec, so read as partial objects.
+    DocsFragment {
+        /// The page that includes it.
+        page: PathBuf,
+    },
 }
 
 impl FileRole {
@@ -181,7 +189,7 @@ impl FileRole {
                 }
                 (stream, FileMode::Objects)
             }
-            FileRole::Patch { .. } | FileRole::KubeadmPatch { json: false } | FileRole::ExpectedOutput => {
+            FileRole::Patch { .. } | FileRole::KubeadmPatch { json: false } | FileRole::ExpectedOutput | FileRole::DocsFragment { .. } => {
                 (crdls_yaml::parse(text), FileMode::Patches)
             }
             FileRole::KubeadmPatch { json: true } | FileRole::PatchFile { json: true } => (crdls_yaml::parse(text), FileMode::JsonPatches),
@@ -332,6 +340,9 @@ pub struct Roles {
     /// Per directory, what the kustomizations and tests in the directories below it (down to
     /// [`NEARBY_DOWN`] levels) name, for files named from a sibling or cousin directory.
     nearby: HashMap<PathBuf, Arc<HashMap<PathBuf, FileRole>>>,
+    /// Per workspace root, the files its documentation pages include, with the page (see `docs.rs`),
+    /// read when first needed.
+    docs: HashMap<PathBuf, Arc<HashMap<PathBuf, PathBuf>>>,
     /// Where the workspace is: it decides which files are test inputs.
     workspace: Workspace,
 }
@@ -395,7 +406,7 @@ impl Roles {
 
     /// An empty cache for files of `workspace`.
     pub fn of(workspace: Workspace) -> Roles {
-        Roles { dirs: HashMap::new(), scripts: HashMap::new(), nearby: HashMap::new(), workspace }
+        Roles { dirs: HashMap::new(), scripts: HashMap::new(), nearby: HashMap::new(), docs: HashMap::new(), workspace }
     }
 
     /// Forgets everything read, after files changed.
@@ -403,6 +414,7 @@ impl Roles {
         self.dirs.clear();
         self.scripts.clear();
         self.nearby.clear();
+        self.docs.clear();
     }
 
     /// Sets the workspace the roles are decided in (the editor's folders and settings change).
@@ -523,7 +535,22 @@ impl Roles {
         if let Some(tests) = self.workspace.test_dir_of(&path) {
             return FileRole::TestInput { tests };
         }
+        // An example a documentation page of the workspace shows through an include directive.
+        if let Some(page) = self.included_by_docs(&path) {
+            return FileRole::DocsFragment { page };
+        }
         FileRole::Manifest
+    }
+
+    /// The documentation page of the workspace root that holds `path` which includes it, if one does
+    /// and the file shows a fragment: an object without a name. An example a page includes whole (with
+    /// its name) is checked as the whole object a reader would copy.
+    fn included_by_docs(&mut self, path: &Path) -> Option<PathBuf> {
+        let root = self.workspace.root_of(path)?.to_path_buf();
+        let included = self.docs.entry(root.clone()).or_insert_with(|| Arc::new(docs::included_by_pages(&root)));
+        let page = included.get(path).cloned()?;
+        let text = crate::files::read_text(path).ok()?;
+        docs::shows_a_fragment(&crdls_yaml::parse(&text)).then_some(page)
     }
 
     /// The role of a manifest in `dir` that no script names but that holds a constant's name (`HOSTNAME`)

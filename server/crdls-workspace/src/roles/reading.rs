@@ -72,6 +72,11 @@ impl FileRole {
                  that the policy compares with, or merges into, the cluster's objects, so what they leave out is not required.",
                 shown(generator)
             ),
+            FileRole::DocsFragment { page } => format!(
+                "Read as an example that the documentation page {} includes: partial objects, often a fragment of a spec, \
+                 so what they leave out is not required.",
+                shown(page)
+            ),
         };
         Some(text)
     }
@@ -113,6 +118,8 @@ mod tests {
     #[test]
     fn each_role_but_a_manifest_says_how_it_is_read() {
         let file = Path::new("/w/tests/e2e/object.yaml");
+        let fragment = FileRole::DocsFragment { page: PathBuf::from("/w/docs/guide.md") }.reading(file).unwrap();
+        assert!(fragment.starts_with("Read as an example that the documentation page `../../docs/guide.md` includes"), "{fragment}");
         assert_eq!(FileRole::Manifest.reading(file), None);
         let input = FileRole::TestInput { tests: PathBuf::from("/w/tests") }.reading(file).unwrap();
         assert!(input.starts_with("Read as a test input, below `..`:"), "{input}");

@@ -343,7 +343,7 @@ fn coverage_lines(coverage: &Coverage) -> Vec<String> {
     }
     if coverage.partial > 0 {
         lines.push(format!(
-            "as partial objects: {} of patches, test steps, assertions and expected outputs",
+            "as partial objects: {} of patches, test steps, assertions, expected outputs and docs fragments",
             counted(coverage.partial, "document")
         ));
     }
