@@ -91,7 +91,8 @@ pub(crate) fn server_capabilities(encoding: Encoding, flags: ClientFlags) -> Ser
 
 /// The registration of the watcher for YAML and JSON files and chart archives, whose changes may add or
 /// remove CRDs, and for the other files that decide what a manifest is (its role): shell scripts and
-/// Makefiles that fill it in or add it as a patch, and Go tests that write expected outputs.
+/// Makefiles that fill it in or add it as a patch, Go tests that write expected outputs, and
+/// documentation pages that include examples.
 pub(crate) fn watched_files_registration() -> Registration {
     let options = DidChangeWatchedFilesRegistrationOptions {
         watchers: vec![
@@ -100,6 +101,7 @@ pub(crate) fn watched_files_registration() -> Registration {
             FileSystemWatcher { glob_pattern: GlobPattern::String("**/*.{sh,bash}".into()), kind: None },
             FileSystemWatcher { glob_pattern: GlobPattern::String("**/{Makefile,GNUmakefile,makefile}".into()), kind: None },
             FileSystemWatcher { glob_pattern: GlobPattern::String("**/*_test.go".into()), kind: None },
+            FileSystemWatcher { glob_pattern: GlobPattern::String("**/*.{md,markdown,mdx}".into()), kind: None },
         ],
     };
     Registration {
