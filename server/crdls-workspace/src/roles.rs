@@ -566,10 +566,8 @@ impl Roles {
                 break;
             }
             for sub in std::iter::once("").chain(SCRIPT_DIRS.iter().copied()) {
+                // A directory that does not exist reads as one without scripts, and is remembered so.
                 let script_dir = if sub.is_empty() { ancestor.to_path_buf() } else { ancestor.join(sub) };
-                if !sub.is_empty() && !script_dir.is_dir() {
-                    continue;
-                }
                 let writes = self.scripts(&script_dir).writes.clone();
                 if writes.iter().any(|w| writes_into(w, path, &[&script_dir, ancestor])) {
                     return true;
