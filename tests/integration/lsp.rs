@@ -1188,7 +1188,8 @@ fn what_scripts_tests_and_kustomizations_do_to_a_file_is_seen_in_the_editor() {
         .file("autogen/kyverno-test.yaml", &fixture("kyverno-cli/autogen/kyverno-test.yaml"))
         .file("completed/kustomization.yaml", &fixture("kustomize/completed/kustomization.yaml"))
         .file("completed/owner.yaml", &fixture("kustomize/completed/owner.yaml"))
-        .file("render/render_test.go", &fixture("goldens/render/render_test.go"));
+        .file("render/render_test.go", &fixture("goldens/render/render_test.go"))
+        .file("scripts/render-fixtures.sh", &fixture("goldens/scripts/render-fixtures.sh"));
     let mut session = Session::start(options);
     let mut check = |file: &str, text: &str| {
         session.open(file, text);
@@ -1199,6 +1200,11 @@ fn what_scripts_tests_and_kustomizations_do_to_a_file_is_seen_in_the_editor() {
     assert_eq!(check("completed/widgets.yaml", &fixture("kustomize/completed/widgets.yaml")), ["schema/required"]);
     let rendered = fixture("goldens/render/baseline/manifests/ports.yaml");
     assert_eq!(check("render/baseline/manifests/ports.yaml", &rendered), ["schema/type"]);
+    // A rendering a script writes below a test directory: the container named after the release is not
+    // reported, the replica count written as text is; a test input no script writes is checked for both.
+    let script_rendered = fixture("goldens/tests/fixtures/default.yaml");
+    assert_eq!(check("tests/fixtures/default.yaml", &script_rendered), ["schema/type"]);
+    assert_eq!(check("tests/e2e/default.yaml", &script_rendered), ["native/container", "schema/type"]);
     // Elsewhere, the same texts are whole objects to create.
     assert_eq!(check("elsewhere/wipe.yaml", &fixture("by-products/hack/wipe.yaml")), ["metadata/name", "native/restart-policy"]);
     assert!(check("elsewhere/resources.yaml", &fixture("kyverno-cli/autogen/resources.yaml")).contains(&"metadata/name".to_string()));
@@ -1210,6 +1216,9 @@ fn what_scripts_tests_and_kustomizations_do_to_a_file_is_seen_in_the_editor() {
     assert!(filled.contains("fills in with `sed`") && filled.contains("`HOSTNAME`"), "{filled}");
     let evaluated = reading(&mut session, "autogen/resources.yaml", 3);
     assert!(evaluated.contains("Kyverno CLI test `kyverno-test.yaml` evaluates"), "{evaluated}");
+    assert!(script_rendered.lines().nth(6).is_some_and(|line| line.starts_with("kind: Pod")), "the fixture's first kind moved");
+    let written = reading(&mut session, "tests/fixtures/default.yaml", 6);
+    assert!(written.contains("expected output") && written.contains("script that writes it"), "{written}");
     session.finish();
 }
 

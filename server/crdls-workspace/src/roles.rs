@@ -49,6 +49,11 @@ const GOLDEN_WRITER_DEPTH: usize = 3;
 /// How many directories up a script may sit above a file it fills in with `sed` (a repository's `hack/`
 /// script or Makefile at its root, the file two levels down).
 const SCRIPT_DEPTH: usize = 3;
+/// How many directories up a script may sit above a file it writes (a repository's `.github/scripts/`
+/// writing `tests/unit/fixtures/chart/case.yaml`).
+const SCRIPT_WRITER_DEPTH: usize = 6;
+/// The directories where projects keep their scripts, below the directory they are run from.
+const SCRIPT_DIRS: &[&str] = &["hack", "scripts", "script", ".github/scripts"];
 /// kustomize's built-in patch transformers, whose configuration (named in a kustomization's
 /// `transformers`) names patch files in `path`.
 const PATCH_TRANSFORMERS: &[&str] = &["PatchTransformer", "PatchStrategicMergeTransformer", "PatchJson6902Transformer"];
@@ -382,6 +387,8 @@ struct DirScripts {
     sed_fills: Vec<(PathBuf, PathBuf, Vec<String>)>,
     /// The directories the Go tests here write their output into (see `goldens.rs`).
     test_writes: Vec<PathBuf>,
+    /// What the shell scripts and Makefiles here write a command's output into, as written.
+    writes: Vec<scripts::Written>,
 }
 
 fn read_dir_scripts(dir: &Path) -> DirScripts {
@@ -389,10 +396,12 @@ fn read_dir_scripts(dir: &Path) -> DirScripts {
     for name in MAKEFILES {
         if let Ok(text) = crate::files::read_text(&dir.join(name)) {
             scripts.sed_fills.extend(scripts::sed_fills(&text).into_iter().map(|(file, words)| (file, dir.join(name), words)));
+            scripts.writes.extend(scripts::redirect_targets(&text));
         }
     }
     for (script, text) in scripts::shell_scripts(dir) {
         scripts.sed_fills.extend(scripts::sed_fills(&text).into_iter().map(|(file, words)| (file, script.clone(), words)));
+        scripts.writes.extend(scripts::redirect_targets(&text));
     }
     scripts
 }
@@ -527,6 +536,11 @@ impl Roles {
         if crate::files::is_expected_output(&path) || self.workspace.in_golden_dir(&path) || self.written_by_tests(&dir) {
             return FileRole::ExpectedOutput;
         }
+        // Below a test directory, what a project's script writes a command's output into: a rendering
+        // kept to compare with (`helm template … > tests/fixtures/case.yaml`), not an input.
+        if self.workspace.test_dir_of(&path).is_some() && self.written_by_scripts(&path, &dir) {
+            return FileRole::ExpectedOutput;
+        }
         // A patch by its name, for `kubectl patch --patch-file` (a kustomize tree decided above).
         if named_as_patch(&path) {
             return FileRole::PatchFile { json: holds_operation_list(&path) };
@@ -622,6 +636,34 @@ impl Roles {
     /// Whether a Go test in `dir` or up to [`GOLDEN_WRITER_DEPTH`] levels above writes its output into `dir`.
     fn written_by_tests(&mut self, dir: &Path) -> bool {
         dir.ancestors().take(GOLDEN_WRITER_DEPTH + 1).any(|test_dir| self.scripts(test_dir).test_writes.iter().any(|w| w == dir))
+    }
+
+    /// Whether a shell script or Makefile of the project writes a command's output into `path` (in `dir`):
+    /// one in `dir` or an ancestor up to the workspace root (at most [`SCRIPT_WRITER_DEPTH`] levels up), or
+    /// in a directory where projects keep their scripts ([`SCRIPT_DIRS`]) of one of those. A target is
+    /// resolved from the script's directory, from the ancestor (where a `hack/` script is run from), or,
+    /// when it has more than one component, from wherever the script runs (matched at the end of the
+    /// path).
+    fn written_by_scripts(&mut self, path: &Path, dir: &Path) -> bool {
+        let top = match self.workspace.root_of(path) {
+            Some(root) => root.to_path_buf(),
+            None if path.is_relative() => PathBuf::new(),
+            None => return false,
+        };
+        for ancestor in dir.ancestors().take(SCRIPT_WRITER_DEPTH + 1) {
+            if !ancestor.starts_with(&top) {
+                break;
+            }
+            for sub in std::iter::once("").chain(SCRIPT_DIRS.iter().copied()) {
+                // A directory that does not exist reads as one without scripts, and is remembered so.
+                let script_dir = if sub.is_empty() { ancestor.to_path_buf() } else { ancestor.join(sub) };
+                let writes = self.scripts(&script_dir).writes.clone();
+                if writes.iter().any(|w| writes_into(w, path, &[&script_dir, ancestor])) {
+                    return true;
+                }
+            }
+        }
+        false
     }
 
     fn facts(&mut self, dir: &Path) -> &DirFacts {
@@ -988,6 +1030,21 @@ fn make_patch_paths(text: &str) -> Vec<PathBuf> {
 }
 
 /// Whether `path` ends with the components of `named` (`./` and `..` aside).
+/// Whether a script's write target is `path`, or a directory above it when the target's variables leave
+/// only a directory: resolved from each of `from`, or matched at the end when it has more than one
+/// component.
+fn writes_into(written: &scripts::Written, path: &Path, from: &[&Path]) -> bool {
+    let several = written.path.components().count() > 1;
+    let hits = |candidate: &Path| {
+        from.iter().any(|dir| normalize(&dir.join(&written.path)) == candidate) || (several && ends_with_path(candidate, &written.path))
+    };
+    if written.below {
+        path.parent().is_some_and(|parent| parent.ancestors().any(|a| !a.as_os_str().is_empty() && hits(a)))
+    } else {
+        hits(path)
+    }
+}
+
 fn ends_with_path(path: &Path, named: &Path) -> bool {
     let named = normalize(named);
     let parts: Vec<_> = named.components().filter(|c| matches!(c, std::path::Component::Normal(_))).collect();
@@ -1470,6 +1527,39 @@ mod tests {
         assert_eq!(tree.role(&mut roles, "proj/deploy/app-patch.yaml"), FileRole::PatchFile { json: false });
         assert_eq!(tree.role(&mut roles, "proj/deploy/ops-patch.json"), FileRole::PatchFile { json: true });
         assert_eq!(tree.role(&mut roles, "proj/deploy/k8s-patch-workflow.yaml"), FileRole::Manifest);
+    }
+
+    /// Below a test directory, what a project's script renders into a file is an expected output; the
+    /// same script's output outside test directories, and a test input no script writes, are not.
+    #[test]
+    fn what_a_script_renders_into_a_test_directory_is_an_expected_output() {
+        let render = "#!/bin/bash\nfor file in tests/values/*; do\n  CASE=$(basename \"$file\")\n\
+                      OUT=\"./tests/fixtures/${CASE}\"\n  helm template -f \"$file\" \"$CASE\" ./chart > \"${OUT}\"\ndone\n";
+        let tree = Tree::new(
+            "script-writes",
+            &[
+                ("proj/.github/scripts/render.sh", render),
+                ("proj/tests/fixtures/default.yaml", ""),
+                ("proj/tests/fixtures/nested/case.yaml", ""),
+                ("proj/tests/e2e/pod.yaml", ""),
+                ("proj/Makefile", "install:\n\tkustomize build config > dist/install.yaml\n\thelm template . > test/render/all.yaml\n"),
+                ("proj/dist/install.yaml", ""),
+                ("proj/test/render/all.yaml", ""),
+                ("proj/test/render/other.yaml", ""),
+                ("proj/sub/hack/snap.sh", "kubectl get pods -o yaml > test/snap/pods.yaml\n"),
+                ("proj/sub/test/snap/pods.yaml", ""),
+            ],
+        );
+        let root = tree.0.join("proj");
+        let mut roles = Roles::of(Workspace::new([root.clone()], Path::new("/"), false));
+        assert_eq!(tree.role(&mut roles, "proj/tests/fixtures/default.yaml"), FileRole::ExpectedOutput, "from .github/scripts");
+        assert_eq!(tree.role(&mut roles, "proj/tests/fixtures/nested/case.yaml"), FileRole::ExpectedOutput, "below the directory");
+        assert_eq!(tree.role(&mut roles, "proj/test/render/all.yaml"), FileRole::ExpectedOutput, "from the Makefile");
+        assert_eq!(tree.role(&mut roles, "proj/sub/test/snap/pods.yaml"), FileRole::ExpectedOutput, "from hack/, resolved from sub/");
+        assert_eq!(tree.role(&mut roles, "proj/tests/e2e/pod.yaml"), FileRole::TestInput { tests: root.join("tests") });
+        assert_eq!(tree.role(&mut roles, "proj/test/render/other.yaml"), FileRole::TestInput { tests: root.join("test") });
+        // What a script renders for users to apply is a manifest.
+        assert_eq!(tree.role(&mut roles, "proj/dist/install.yaml"), FileRole::Manifest);
     }
 
     #[test]

@@ -1,6 +1,6 @@
 //! A pod's spec, in a Pod or a pod template: its containers (at least one; names that are DNS labels
 //! and unique, init containers' names also unique against the others; an image), their ports
-//! (number, name, protocol), and the restart policy (the pod's own rule, and the one its controller
+//! (number, name, protocol), their image pull policy, and the restart policy (the pod's own rule, and the one its controller
 //! adds).
 
 use crdls_diagnostics::codes;
@@ -196,6 +196,7 @@ fn container_common(container: &Node, path: &str, checks: &ContainerChecks<'_>, 
         )),
         Some(_) => {}
     }
+    pull_policy(container, path, out);
     let Some(ports) = container.get("ports").and_then(Node::as_seq) else { return };
     let mut port_names: Vec<&str> = Vec::new();
     for (i, port) in ports.iter().enumerate() {
@@ -246,6 +247,20 @@ pub(super) fn protocol(port: &Node, path: &str, out: &mut Vec<Found>) {
         node.range,
         codes::NATIVE_PORT,
         format!("protocol {shown} is not supported: use SCTP, TCP or UDP (upper case)"),
+    ));
+}
+
+/// A container's `imagePullPolicy`: one of the three policies, spelt as the API server spells them
+/// (`validatePullPolicy`); an empty one is defaulted before validation.
+fn pull_policy(container: &Node, path: &str, out: &mut Vec<Found>) {
+    const POLICIES: &[&str] = &["Always", "IfNotPresent", "Never"];
+    let Some(node) = container.get("imagePullPolicy") else { return };
+    let Some(value) = node.as_str().filter(|v| !v.is_empty() && !POLICIES.contains(v)) else { return };
+    out.push(Found::field(
+        error(ErrorType::NotSupported, format!("{path}.imagePullPolicy"), Some(gofmt::quote(value)), supported(POLICIES)),
+        node.range,
+        codes::NATIVE_CONTAINER,
+        format!("imagePullPolicy {value:?} is not one of Always, IfNotPresent, Never"),
     ));
 }
 

@@ -39,6 +39,19 @@ fn containers_need_images_and_unique_label_names() {
 }
 
 #[test]
+fn image_pull_policies_are_spelt_as_the_api_server_spells_them() {
+    check(
+        35,
+        "",
+        "Pod",
+        "spec:\n  containers:\n    - name: a\n      image: a\n      imagePullPolicy: always\n    - name: b\n      image: b\n      imagePullPolicy: IfNotPresent\n    - name: c\n      image: c\n      imagePullPolicy: ''\n  initContainers:\n    - name: d\n      image: d\n      imagePullPolicy: IfNotPresnt\n",
+        expect![[r#"
+            spec.containers[0].imagePullPolicy: Unsupported value: "always": supported values: "Always", "IfNotPresent", "Never" | imagePullPolicy "always" is not one of Always, IfNotPresent, Never
+            spec.initContainers[0].imagePullPolicy: Unsupported value: "IfNotPresnt": supported values: "Always", "IfNotPresent", "Never" | imagePullPolicy "IfNotPresnt" is not one of Always, IfNotPresent, Never"#]],
+    );
+}
+
+#[test]
 fn service_ports() {
     check(
         35,

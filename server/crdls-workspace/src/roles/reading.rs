@@ -57,8 +57,8 @@ impl FileRole {
                 if *json { "a list of JSON 6902 operations" } else { "partial objects" }
             ),
             FileRole::ExpectedOutput => {
-                "Read as a test's expected output, as its name, its directory or the test that writes it says: partial objects \
-                 that a program printed."
+                "Read as a test's expected output, as its name, its directory, or the test or script that writes it says: \
+                 partial objects that a program printed."
                     .to_string()
             }
             FileRole::TestInput { tests } => format!(

@@ -108,6 +108,127 @@ fn files_read(command: &str) -> Vec<PathBuf> {
     files
 }
 
+/// A path a script writes a command's output into (`helm template … > tests/fixtures/x.yaml`), as
+/// written: a file, or a directory everything below which it may write (the target held a variable
+/// after the directory: `> "./tests/fixtures/${case}"`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(super) struct Written {
+    pub(super) path: PathBuf,
+    pub(super) below: bool,
+}
+
+/// What a shell script's or Makefile's commands write into: per command (a line, its `\` continuations
+/// joined), the target of each `>` or `>>` redirection of standard output, and the files `tee` is given.
+/// A variable in the target is replaced by the literal text the script assigns it (`OUT="./tests/x/${n}"`,
+/// `OUT := tests/x`), once; the target is then cut at the first variable left, and what it still names
+/// is a directory below which the script writes. Only relative paths count: an absolute one
+/// (`/dev/null`, `/tmp/…`) names no file of the project, and one with `..`, a glob or nothing literal says
+/// nothing about where.
+pub(super) fn redirect_targets(text: &str) -> Vec<Written> {
+    let mut commands = Vec::new();
+    let mut command = String::new();
+    for line in text.lines() {
+        if let Some(continued) = line.strip_suffix('\\') {
+            command.push_str(continued);
+            command.push(' ');
+            continue;
+        }
+        command.push_str(line);
+        if !command.trim_start().starts_with('#') {
+            commands.push(std::mem::take(&mut command));
+        }
+        command.clear();
+    }
+    let assigned = assignments(&commands);
+    let mut out = Vec::new();
+    for command in &commands {
+        for segment in command.split(['|', ';', '&']) {
+            let words: Vec<&str> = segment.split_whitespace().collect();
+            let mut targets = Vec::new();
+            for (i, word) in words.iter().enumerate() {
+                let stripped = word.strip_prefix('1').unwrap_or(word);
+                if let Some(rest) = stripped.strip_prefix(">>").or_else(|| stripped.strip_prefix('>')) {
+                    match rest {
+                        "" => targets.extend(words.get(i + 1).copied()),
+                        _ if !rest.starts_with(['&', '>']) => targets.push(rest),
+                        _ => {}
+                    }
+                }
+            }
+            if let Some(at) = words.iter().position(|w| *w == "tee") {
+                targets.extend(words[at + 1..].iter().copied().filter(|w| !w.starts_with(['-', '>'])));
+            }
+            for target in targets {
+                if let Some(written) = written(target, &assigned) {
+                    if !out.contains(&written) {
+                        out.push(written);
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The variables a script assigns literal text (`NAME=value`, `export NAME="value"`, make's
+/// `NAME := value`), the last assignment winning.
+fn assignments(commands: &[String]) -> Vec<(String, String)> {
+    let mut out: Vec<(String, String)> = Vec::new();
+    for command in commands {
+        let line = command.trim();
+        let line = ["export ", "local ", "readonly ", "declare "].iter().find_map(|p| line.strip_prefix(p)).unwrap_or(line).trim_start();
+        let Some(eq) = line.find('=') else { continue };
+        let name = line[..eq].trim_end().trim_end_matches([':', '?', '+']).trim_end();
+        let is_name =
+            name.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_') && name.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'_');
+        let value = line[eq + 1..].trim().trim_matches(['"', '\'']);
+        if !is_name || value.is_empty() || value.contains(char::is_whitespace) || value.contains('`') {
+            continue;
+        }
+        out.retain(|(n, _)| n != name);
+        out.push((name.to_string(), value.to_string()));
+    }
+    out
+}
+
+/// The path a redirection's target names, once its variables are replaced (see [`redirect_targets`]).
+fn written(target: &str, assigned: &[(String, String)]) -> Option<Written> {
+    let target = target.trim_matches(['"', '\'']);
+    let mut expanded = String::new();
+    let mut rest = target;
+    while let Some(at) = rest.find('$') {
+        expanded.push_str(&rest[..at]);
+        let after = &rest[at + 1..];
+        let (name, len) = if let Some(inner) = after.strip_prefix('{').or_else(|| after.strip_prefix('(')) {
+            let close = inner.find(['}', ')'])?;
+            (&inner[..close], close + 2)
+        } else {
+            let len = after.bytes().take_while(|c| c.is_ascii_alphanumeric() || *c == b'_').count();
+            (&after[..len], len)
+        };
+        match assigned.iter().find(|(n, _)| n == name) {
+            Some((_, value)) if !name.is_empty() => expanded.push_str(value.trim_matches(['"', '\''])),
+            _ => expanded.push_str(&rest[at..at + 1 + len]),
+        }
+        rest = &after[len.min(after.len())..];
+    }
+    expanded.push_str(rest);
+    let cut = expanded.find(['$', '`']);
+    let literal = &expanded[..cut.unwrap_or(expanded.len())];
+    if literal.contains(['*', '?', '~', '[']) {
+        return None;
+    }
+    let (path, below) = match cut {
+        None => (literal, false),
+        Some(_) => (literal.rfind('/').map_or("", |slash| &literal[..slash]), true),
+    };
+    let path = Path::new(path);
+    let plain =
+        path.is_relative() && path.components().all(|c| matches!(c, std::path::Component::Normal(_) | std::path::Component::CurDir));
+    let named = path.components().any(|c| matches!(c, std::path::Component::Normal(_)));
+    (plain && named).then(|| Written { path: crate::files::normalize(path), below })
+}
+
 /// Drops the diagnostics that touch a scalar (a value or a key) holding one of `words`: text a script
 /// replaces before the API server sees it.
 pub(super) fn drop_filled(stream: &Stream, words: &[String], diagnostics: &mut Vec<Diagnostic>) {
@@ -157,6 +278,24 @@ mod tests {
             sed_fills(script),
             [(PathBuf::from("wipe.yaml"), vec!["HOSTNAME".to_string()]), (PathBuf::from("deploy/app.yml"), vec!["__TAG__".to_string()])]
         );
+    }
+
+    #[test]
+    fn redirections_name_what_a_script_writes() {
+        let script = "#!/bin/bash\nSTATIC=\"./tests/unit/${path}\"\nfor file in \"${STATIC}\"/*; do\n\
+                      CASE=$(basename \"$file\")\n  FIXTURE=\"./tests/unit/fixtures/${path}/${CASE}\"\n\
+                      helm template -f \"$file\" \"$CASE\" ./chart \\\n    --debug > \"${FIXTURE}\"\ndone\n\
+                      kustomize build config/default > dist/install.yaml 2>/dev/null\n\
+                      render | tee -a out/all.yaml >&2\n\
+                      echo x > /dev/null; echo y >$TMPDIR/x.yaml; echo z > ../up/x.yaml; cat a >> rendered/*.yaml\n\
+                      # helm template . > commented/out.yaml\n";
+        let written = |path: &str, below: bool| Written { path: PathBuf::from(path), below };
+        assert_eq!(
+            redirect_targets(script),
+            [written("tests/unit/fixtures", true), written("dist/install.yaml", false), written("out/all.yaml", false)]
+        );
+        let makefile = "OUT_DIR ?= test/golden\nrender:\n\t$(HELM) template charts/app > $(OUT_DIR)/app.yaml\n";
+        assert_eq!(redirect_targets(makefile), [written("test/golden/app.yaml", false)]);
     }
 
     #[test]
