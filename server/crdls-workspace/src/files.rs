@@ -1,5 +1,5 @@
 //! Finding the files crdls reads: YAML and JSON files below a directory (skipping hidden directories,
-//! `node_modules` and `target`, and, unless asked, test material: `testdata` directories and expected
+//! `node_modules`, `target` and a Go module's `vendor` tree, and, unless asked, test material: `testdata` directories and expected
 //! outputs such as golden files), and configured paths that may be globs (`crds/**/*.yaml`).
 
 use std::path::{Component, Path, PathBuf};
@@ -127,8 +127,20 @@ fn named_as_expected_output(path: &Path) -> bool {
     name.split(['.', '-', '_']).any(|word| matches!(word, "golden" | "goldens" | "expected"))
 }
 
-/// Every YAML or JSON file below `root` (hidden directories, `node_modules`, `target` and test
-/// material skipped).
+/// Whether the directory at `path`, named `name`, holds dependencies or build output rather than the
+/// project's files: `node_modules`, `target`, or a Go module's `vendor` tree (it holds `modules.txt`,
+/// which `go mod vendor` writes): copies of other modules' files at whatever version they were
+/// vendored, which the project does not apply.
+pub fn is_dependency_dir(path: &Path, name: &str) -> bool {
+    match name {
+        "node_modules" | "target" => true,
+        "vendor" => path.join("modules.txt").is_file(),
+        _ => false,
+    }
+}
+
+/// Every YAML or JSON file below `root` (hidden directories, dependencies (see [`is_dependency_dir`])
+/// and test material skipped).
 pub fn files_below(root: &Path, out: &mut Vec<PathBuf>) {
     let mut found = walk_below(root, WalkOptions::default());
     out.append(&mut found.files);
@@ -172,7 +184,7 @@ fn walk(root: &Path, top: Option<&Path>, options: WalkOptions, found: &mut Walk)
                 }
             } else if is_test_material_dir(&name) && !options.include_testdata {
                 found.test_material.push(path);
-            } else if name != "node_modules" && name != "target" {
+            } else if !is_dependency_dir(&path, &name) {
                 walk(&path, top, options, found);
             }
         } else if name.starts_with('.') {
@@ -335,7 +347,8 @@ struct GlobWalk<'a> {
 
 impl GlobWalk<'_> {
     /// Walks `dir`, `depth` levels below the glob's base. Hidden directories are skipped, as are
-    /// `node_modules` and `target` (`excluded` below them), where only chart archives are looked for.
+    /// dependencies (`node_modules`, `target`, a Go `vendor` tree; `excluded` below them), where only
+    /// chart archives are looked for.
     fn directory(&mut self, dir: &Path, depth: usize, excluded: bool) {
         let Ok(entries) = std::fs::read_dir(dir) else { return };
         for entry in entries.flatten() {
@@ -352,7 +365,7 @@ impl GlobWalk<'_> {
             if ty.is_dir() {
                 let name = entry.file_name();
                 let name = name.to_string_lossy();
-                let skipped = name == "node_modules" || name == "target";
+                let skipped = is_dependency_dir(&path, &name);
                 if name.starts_with('.') || (skipped && !self.glob.archives) {
                     continue;
                 }
@@ -505,6 +518,25 @@ mod tests {
         let snapshots = walk_below(&dir.join("chart/tests/__snapshot__"), WalkOptions::default());
         assert_eq!(names(&snapshots.files), ["chart/tests/__snapshot__/all.yaml"]);
         let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_walk_skips_a_go_vendor_tree_but_not_a_directory_named_vendor() {
+        let dir = scratch("walk-vendor");
+        let _ = std::fs::remove_dir_all(&dir);
+        for sub in ["go/vendor/github.com/x/api", "web/vendor"] {
+            std::fs::create_dir_all(dir.join(sub)).unwrap();
+        }
+        std::fs::write(dir.join("go/vendor/modules.txt"), "# github.com/x/api v0.1.0\n").unwrap();
+        std::fs::write(dir.join("go/vendor/github.com/x/api/crd.yaml"), "kind: CustomResourceDefinition\n").unwrap();
+        std::fs::write(dir.join("web/vendor/app.yaml"), "kind: Service\n").unwrap();
+        let found = walk_below(&dir, WalkOptions::default());
+        let names: Vec<String> = found.files.iter().map(|f| f.strip_prefix(&dir).unwrap().display().to_string()).collect();
+        assert_eq!(names, ["web/vendor/app.yaml"]);
+        // A glob skips it too.
+        let globbed = expand(&dir, "**/*.yaml");
+        assert_eq!(globbed.files.len(), 1, "{:?}", globbed.files);
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

@@ -731,15 +731,17 @@ const NEARBY_DOWN: usize = 2;
 const NEARBY_DIRS: usize = 512;
 
 /// The directories in `dir`, sorted, at most [`NEARBY_DIRS`]: not followed through links, and without
-/// `.git`, `node_modules` and `target`, which hold no kustomization of the project.
+/// `.git` and dependencies (`node_modules`, `target`, a Go `vendor` tree), which hold no kustomization of
+/// the project.
 fn subdirectories(dir: &Path) -> Vec<PathBuf> {
     let Ok(entries) = std::fs::read_dir(if dir.as_os_str().is_empty() { Path::new(".") } else { dir }) else { return Vec::new() };
     let mut dirs: Vec<PathBuf> = entries
         .filter_map(Result::ok)
         .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
         .map(|e| e.file_name())
-        .filter(|name| !matches!(name.to_str(), Some(".git" | "node_modules" | "target")))
-        .map(|name| dir.join(name))
+        .map(|name| (dir.join(&name), name))
+        .filter(|(path, name)| name != ".git" && !crate::files::is_dependency_dir(path, &name.to_string_lossy()))
+        .map(|(path, _)| path)
         .take(NEARBY_DIRS * 4)
         .collect();
     dirs.sort();

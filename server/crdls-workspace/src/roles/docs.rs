@@ -63,7 +63,7 @@ pub(super) fn included_by_pages(root: &Path) -> HashMap<PathBuf, PathBuf> {
 }
 
 /// The Markdown pages below `dir`, sorted per directory, within the bounds above; hidden directories,
-/// `node_modules`, `vendor` and `target` are skipped, and links are not followed.
+/// and dependencies (see [`crate::files::is_dependency_dir`]) are skipped, and links are not followed.
 fn collect_pages(dir: &Path, depth: usize, dirs: &mut usize, pages: &mut Vec<PathBuf>) {
     if depth > MAX_DEPTH || *dirs >= MAX_DIRS || pages.len() >= MAX_PAGES {
         return;
@@ -79,7 +79,7 @@ fn collect_pages(dir: &Path, depth: usize, dirs: &mut usize, pages: &mut Vec<Pat
             continue;
         }
         if ty.is_dir() {
-            if !matches!(name.as_str(), "node_modules" | "vendor" | "target") {
+            if !crate::files::is_dependency_dir(&path, &name) {
                 collect_pages(&path, depth + 1, dirs, pages);
             }
         } else if ty.is_file() && [".md", ".markdown", ".mdx"].iter().any(|e| name.to_ascii_lowercase().ends_with(e)) {
