@@ -298,6 +298,11 @@ fn class(t: &[char]) -> Result<usize, (&'static str, String)> {
         }
         let (lo, len) = if c == '\\' {
             let len = escape(&t[i..])?;
+            // A Perl or Unicode class (`\d`, `\pL`) is no range's end: Go reads a `-` after it as itself.
+            if matches!(t.get(i + 1), Some('d' | 'D' | 's' | 'S' | 'w' | 'W' | 'p' | 'P')) {
+                i += len;
+                continue;
+            }
             (t.get(i + 1).copied().filter(|_| len == 2), len)
         } else {
             (Some(c), 1)
@@ -380,6 +385,10 @@ mod tests {
         assert_eq!(go_error("a)").as_deref(), Some("error parsing regexp: unexpected ): `a)`"));
         assert_eq!(go_error("[a-").as_deref(), Some("error parsing regexp: missing closing ]: `[a-`"));
         assert_eq!(go_error("[z-a]").as_deref(), Some("error parsing regexp: invalid character class range: `z-a`"));
+        // After a Perl or Unicode class, or a POSIX one, Go reads `-` as itself.
+        for valid in [r"^[a-zA-Z\d-_]+$", r"[\w-.]", r"[\d-]", r"[\s-\d]", r"[\pL-x]", r"[\p{Greek}-x]", "[[:alpha:]-x]", r"[\d-a-z]"] {
+            assert_eq!(go_error(valid), None, "{valid}");
+        }
         assert_eq!(go_error(r"(a)\1").as_deref(), Some("error parsing regexp: invalid escape sequence: `\\1`"));
         assert_eq!(go_error("a{1001}").as_deref(), Some("error parsing regexp: invalid repeat count: `{1001}`"));
         assert_eq!(go_error(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$"), None);
