@@ -33,12 +33,25 @@ impl Masked {
 /// (Ansible, mkdocs macros, cookiecutter), whose statements are `{% … %}`; or a FreeMarker template
 /// (`*.ftl.yaml`, rendered by JVM tools), whose directives are `<#if …>`, `</#if>`, `<@macro/>`.
 /// Or it writes a whole value as a `%` token that a program replaces before the file is YAML
-/// (see [`percent_token_end`]).
+/// (see [`percent_token_end`]), or a `<NAME>` token in capitals (see [`angle_token_end`]).
 pub fn has_actions(text: &str) -> bool {
     text.find("{{").is_some_and(|open| text[open..].contains("}}"))
         || text.find("{%").is_some_and(|open| text[open..].contains("%}"))
         || text.match_indices('<').any(|(i, _)| freemarker_directive_end(text.as_bytes(), i).is_some())
         || text.match_indices('%').any(|(i, _)| percent_token_end(text.as_bytes(), i).is_some())
+        || text.match_indices('<').any(|(i, _)| angle_token_end(text.as_bytes(), i).is_some())
+}
+
+/// The offset just past the `<NAME>` token that starts at `i`, if one does: a constant's name in
+/// capitals, digits and `_` between angle brackets (`<DOMAIN_NAME>`, `<CERT_MANAGER_ISSUER_ANNOTATION_1>`),
+/// which a tool replaces with a string (kubefirst's templates, `strings.ReplaceAll`) before the file is
+/// applied, in a value (`host: argocd.<DOMAIN_NAME>`) or as a whole line that becomes entries. Nobody
+/// writes a Kubernetes name, value or key that way.
+fn angle_token_end(bytes: &[u8], i: usize) -> Option<usize> {
+    let len = bytes[i + 1..].iter().take_while(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || **b == b'_').count();
+    let name = &bytes[i + 1..i + 1 + len];
+    let closed = bytes.get(i + 1 + len) == Some(&b'>');
+    (closed && len >= 2 && name[0].is_ascii_uppercase() && !name.ends_with(b"_")).then_some(i + len + 2)
 }
 
 /// The offset just past the `%` token that starts at `i`, if one does: a whole value after a key or a
@@ -84,6 +97,7 @@ fn action_at(bytes: &[u8], i: usize) -> Option<usize> {
         (b'{', Some(b'%')) => jinja_statement_end(bytes, i + 2),
         (b'<', Some(b'#' | b'@' | b'/')) => freemarker_directive_end(bytes, i),
         (b'%', _) => percent_token_end(bytes, i),
+        (b'<', Some(c)) if c.is_ascii_uppercase() => angle_token_end(bytes, i),
         _ => None,
     }
 }
@@ -427,6 +441,21 @@ mod tests {
         for text in
             ["a: 50%\n", "a: '%%%'\n", "a: %\n", "a: x %A%\n", "a: %A B%\n", "a:%%%\n", "\"k: x\": %A%\n", "- a %{b}\n", "a: %(b)\n"]
         {
+            assert!(!has_actions(text), "{text:?}");
+        }
+    }
+
+    #[test]
+    fn constant_names_in_angle_brackets_are_actions_too() {
+        let text = "metadata:\n  namespace: <WORKLOAD_CLUSTER_NAME>\n  annotations:\n    <CERT_ISSUER_ANNOTATION_1>\n    a: b\nspec:\n  host: argocd.<DOMAIN_NAME>\n";
+        assert!(has_actions(text));
+        let masked = mask_go_template(text);
+        assert_eq!(masked.actions.len(), 3);
+        let parsed = crate::parse(&masked.text);
+        assert!(parsed.documents[0].diagnostics.is_empty(), "{:?}", parsed.documents[0].diagnostics);
+        assert!(masked.text.contains("\n                              \n    a: b\n"), "{}", masked.text);
+        // Anything else between angle brackets is text: a type, a lower-case or mixed-case placeholder.
+        for text in ["a: List<String>\n", "a: <ingress-name>\n", "a: <A>\n", "a: <A_>\n", "a: <AB\n", "a: Map<K,V>\n", "a: <Name>\n"] {
             assert!(!has_actions(text), "{text:?}");
         }
     }
