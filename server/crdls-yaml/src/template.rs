@@ -42,6 +42,22 @@ pub fn has_actions(text: &str) -> bool {
         || text.match_indices('<').any(|(i, _)| angle_token_end(text.as_bytes(), i).is_some())
 }
 
+/// Whether offset `i` lies in a YAML comment: after a `#` that starts its line or follows a blank,
+/// outside quotes (a placeholder a comment mentions, `tcp://<IP>:<PORT>`, is prose).
+fn in_comment(bytes: &[u8], i: usize) -> bool {
+    let line_start = bytes[..i].iter().rposition(|&b| b == b'\n').map_or(0, |p| p + 1);
+    let mut quote = None;
+    for (j, &b) in bytes[line_start..i].iter().enumerate() {
+        match (quote, b) {
+            (None, b'"' | b'\'') => quote = Some(b),
+            (Some(q), _) if b == q => quote = None,
+            (None, b'#') if j == 0 || matches!(bytes[line_start + j - 1], b' ' | b'\t') => return true,
+            _ => {}
+        }
+    }
+    false
+}
+
 /// The offset just past the `<NAME>` token that starts at `i`, if one does: a constant's name in
 /// capitals, digits and `_` between angle brackets (`<DOMAIN_NAME>`, `<CERT_MANAGER_ISSUER_ANNOTATION_1>`),
 /// which a tool replaces with a string (kubefirst's templates, `strings.ReplaceAll`) before the file is
@@ -51,7 +67,27 @@ fn angle_token_end(bytes: &[u8], i: usize) -> Option<usize> {
     let len = bytes[i + 1..].iter().take_while(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || **b == b'_').count();
     let name = &bytes[i + 1..i + 1 + len];
     let closed = bytes.get(i + 1 + len) == Some(&b'>');
-    (closed && len >= 2 && name[0].is_ascii_uppercase() && !name.ends_with(b"_")).then_some(i + len + 2)
+    if !(closed && len >= 2 && name[0].is_ascii_uppercase() && !name.ends_with(b"_")) || in_comment(bytes, i) {
+        return None;
+    }
+    let end = i + len + 2;
+    // Where YAML reads a node: alone on its line, or in a plain value that starts after a key's `: ` or
+    // an item's `- ` with no blank or quote before it (`host: argocd.<DOMAIN_NAME>`). Prose (a
+    // description's `metadata.labels['<KEY>']`) has blanks or quotes there.
+    let line_start = bytes[..i].iter().rposition(|&b| b == b'\n').map_or(0, |p| p + 1);
+    let line_end = bytes[end..].iter().position(|&b| b == b'\n').map_or(bytes.len(), |p| end + p);
+    let before = std::str::from_utf8(&bytes[line_start..i]).ok()?;
+    let after = std::str::from_utf8(&bytes[end..line_end]).ok()?;
+    let plain = |t: &str| !t.contains(|c: char| c.is_whitespace() || matches!(c, '"' | '\'' | '`' | '#' | '[' | '{'));
+    let unmarked = before.trim_start().trim_start_matches(['-', ' ']);
+    let placed = if before.trim().is_empty() {
+        after.trim().is_empty()
+    } else if let Some((key, value)) = unmarked.rsplit_once(": ") {
+        plain(key) && plain(value.trim_start())
+    } else {
+        before.trim_start().starts_with("- ") && plain(unmarked)
+    };
+    placed.then_some(end)
 }
 
 /// The offset just past the `%` token that starts at `i`, if one does: a whole value after a key or a
@@ -61,6 +97,9 @@ fn angle_token_end(bytes: &[u8], i: usize) -> Option<usize> {
 /// replace it first. The token is `%` repeated, or a name between `%` and `%`, in `%{…}`, or in `%(…)`
 /// followed by one conversion letter.
 fn percent_token_end(bytes: &[u8], i: usize) -> Option<usize> {
+    if in_comment(bytes, i) {
+        return None;
+    }
     let line_start = bytes[..i].iter().rposition(|&b| b == b'\n').map_or(0, |p| p + 1);
     let before = &bytes[line_start..i];
     if !before.ends_with(b" ") {
@@ -455,7 +494,23 @@ mod tests {
         assert!(parsed.documents[0].diagnostics.is_empty(), "{:?}", parsed.documents[0].diagnostics);
         assert!(masked.text.contains("\n                              \n    a: b\n"), "{}", masked.text);
         // Anything else between angle brackets is text: a type, a lower-case or mixed-case placeholder.
-        for text in ["a: List<String>\n", "a: <ingress-name>\n", "a: <A>\n", "a: <A_>\n", "a: <AB\n", "a: Map<K,V>\n", "a: <Name>\n"] {
+        let description = "      description: |-\n        Selects a field of the pod: supports `metadata.labels['<KEY>']`, `<KEY>`\n";
+        assert!(!has_actions(description));
+        assert!(has_actions("- name: <APP>-web\n") && has_actions("hosts:\n  - argocd.<DOMAIN_NAME>\n"));
+        for text in [
+            "a: List<String>\n",
+            "a: <ingress-name>\n",
+            "a: 'x <HOST>'\n",
+            "a: b <HOST>\n",
+            "a: <A>\n",
+            "a: <A_>\n",
+            "a: <AB\n",
+            "a: Map<K,V>\n",
+            "a: <Name>\n",
+            "  # as tcp://<IP>:<PORT>\n",
+            "a: b # <HOST>\n",
+            "# a: %%%\n",
+        ] {
             assert!(!has_actions(text), "{text:?}");
         }
     }
