@@ -223,7 +223,9 @@ fn peer_verdict(status: &serde_json::Value) -> PeerVerdict {
         return PeerVerdict::Accepts;
     }
     let message = status["message"].as_str().unwrap_or("").to_string();
-    if message.contains("GVK cannot be empty") || message.contains("Object 'Kind' is missing") {
+    // A values file, a compose file, a JSON list or string: no apiVersion and kind to read.
+    let no_type_meta = message.contains("cannot unmarshal") && message.contains("TypeMeta");
+    if message.contains("GVK cannot be empty") || message.contains("Object 'Kind' is missing") || no_type_meta {
         return PeerVerdict::NotAnObject;
     }
     if message.contains("failed to locate OpenAPI spec for GV") || (message.contains("not found in") && message.contains("groupversion")) {
@@ -297,7 +299,7 @@ fn parse_crdls_output(text: &str) -> Result<BTreeMap<String, Vec<CrdlsError>>, S
     for d in value["diagnostics"].as_array().into_iter().flatten() {
         let severity = d["severity"].as_str().unwrap_or("");
         let code = d["code"].as_str().unwrap_or("?");
-        let strict_only = severity == "warning" && code == "schema/unknown-field";
+        let strict_only = severity == "warning" && code == crdls_diagnostics::codes::SCHEMA_UNKNOWN_FIELD;
         if severity != "error" && !strict_only {
             continue;
         }
@@ -351,6 +353,10 @@ fn join_file(
 ) -> Result<Vec<Compared>, String> {
     let json = file.ends_with(".json");
     let chunks = split_documents(text, json).ok_or("kubectl's reader refuses a separator line")?;
+    // An empty file is one empty document to the peer.
+    if chunks.iter().all(|c| c.empty) && peer.len() == 1 && chunks.len() <= 1 {
+        return Ok(Vec::new());
+    }
     if chunks.len() != peer.len() {
         return Err(format!("{} documents here, {} in the peer's report", chunks.len(), peer.len()));
     }
@@ -436,7 +442,8 @@ fn repo_files(dir: &Path) -> RepoFiles {
             if !crds.is_empty() {
                 let chunks = split_documents(&text, relative.ends_with(".json")).unwrap_or_default();
                 for crd in crds {
-                    let Some(chunk) = chunks.iter().find(|c| c.start <= crd.kind_range.start && crd.kind_range.start < c.end.max(c.start + 1))
+                    let Some(chunk) =
+                        chunks.iter().find(|c| c.start <= crd.kind_range.start && crd.kind_range.start < c.end.max(c.start + 1))
                     else {
                         continue;
                     };
@@ -473,7 +480,8 @@ fn ambiguous_kinds(crds: &[FoundCrd]) -> BTreeSet<(String, String)> {
 
 /// Runs a program with a deadline, its standard output bounded; `Err` says why it gave nothing.
 fn run_bounded(mut command: Command, deadline: Instant, limit: u64) -> Result<(Option<i32>, String), String> {
-    let mut child = command.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::null()).spawn().map_err(|e| format!("cannot start: {e}"))?;
+    let mut child =
+        command.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::null()).spawn().map_err(|e| format!("cannot start: {e}"))?;
     let stdout = child.stdout.take();
     let reader = std::thread::spawn(move || {
         let mut bytes = Vec::new();
@@ -717,10 +725,7 @@ pub(crate) fn run(args: impl Iterator<Item = String>) {
     }
     let version = Command::new(&options.peer).arg("--help").output();
     if !version.is_ok_and(|o| String::from_utf8_lossy(&o.stdout).contains("--local-crds")) {
-        println!(
-            "no kubectl-validate at {} (go install sigs.k8s.io/kubectl-validate@v0.0.4, or pass --peer)",
-            options.peer.display()
-        );
+        println!("no kubectl-validate at {} (go install sigs.k8s.io/kubectl-validate@v0.0.4, or pass --peer)", options.peer.display());
         std::process::exit(2);
     }
     let Some(from) = options.schemas.clone().filter(|s| s.is_dir()) else {
@@ -787,7 +792,8 @@ pub(crate) fn run(args: impl Iterator<Item = String>) {
 
 /// The ledger's verdict of one crdls error, `unjudged` when it has none.
 fn verdict_of<'a>(ledger: &'a BTreeMap<ErrorKey, Verdict>, repo: &str, file: &str, error: &CrdlsError) -> &'a str {
-    let key = ErrorKey { repo: repo.into(), file: file.into(), line: error.line, code: error.code.clone(), hash: message_hash(&error.message) };
+    let key =
+        ErrorKey { repo: repo.into(), file: file.into(), line: error.line, code: error.code.clone(), hash: message_hash(&error.message) };
     ledger.get(&key).map_or("unjudged", |v| v.verdict.as_str())
 }
 
@@ -849,7 +855,8 @@ fn render_report(all: &[(Repo, RepoComparison)], ledger: &BTreeMap<ErrorKey, Ver
             // An object's verdict: false if any of its errors is judged false, else the first judged.
             let mut verdicts = BTreeSet::new();
             for error in &object.crdls {
-                let verdict = if error.strict_only { "strict only (a warning)" } else { verdict_of(ledger, &repo.name, &object.file, error) };
+                let verdict =
+                    if error.strict_only { "strict only (a warning)" } else { verdict_of(ledger, &repo.name, &object.file, error) };
                 *codes.entry(error.code.clone()).or_default().entry(verdict).or_default() += 1;
                 verdicts.insert(verdict);
                 if verdict == "unjudged" {

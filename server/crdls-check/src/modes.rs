@@ -242,9 +242,14 @@ fn scalar_ranges(node: &Node, out: &mut Vec<TextRange>) {
     }
 }
 
-/// Whether a diagnostic is about a field the document leaves out of a map it writes (`spec.steps[0].name`
-/// where `spec.steps[0]` is a written map): only that map's own keys could hold it.
+/// Whether a diagnostic says that a required field is left out of a map the document writes
+/// (`spec.steps[0].name` where `spec.steps[0]` is a written map): only that map's own keys could hold
+/// it. Other diagnostics about what is left out may depend on the values written beside it (a CRD's
+/// `listKind` defaults from its `kind`), and a substitution there still hides them.
 fn left_out_of_written_map(root: &Node, d: &Diagnostic) -> bool {
+    if d.code != codes::SCHEMA_REQUIRED {
+        return false;
+    }
     let Some(path) = d.path.as_deref().filter(|p| !p.is_empty() && !p.ends_with(']')) else { return false };
     let Some((parent, _)) = path.rsplit_once('.') else { return false };
     let followed = crdls_yaml::follow(root, path);
@@ -735,10 +740,13 @@ mod tests {
         let text = "spec:\n  steps:\n  - image: node\n    script: |\n      node $(workspaces.launch.path)/main.js\n  - ${STEP}\n  - image: b\n    ${KEY}: x\n";
         let root = crdls_yaml::parse(text).documents[0].root.clone().unwrap();
         let step = |i: usize| crdls_yaml::follow(&root, &format!("spec.steps[{i}]")).node().range;
-        let missing =
-            |i: usize| Diagnostic::new(step(i), Severity::Error, codes::SCHEMA_REQUIRED, "missing").with_path(format!("spec.steps[{i}].name"));
+        let missing = |i: usize| {
+            Diagnostic::new(step(i), Severity::Error, codes::SCHEMA_REQUIRED, "missing").with_path(format!("spec.steps[{i}].name"))
+        };
         let typed = Diagnostic::new(step(0), Severity::Error, codes::SCHEMA_TYPE, "type").with_path("spec.steps[0].script");
-        let mut diagnostics = vec![missing(0), missing(1), missing(2), typed.clone()];
+        // A default derived from the values beside it (a CRD's `listKind` from `kind: ${KIND}`).
+        let derived = Diagnostic::new(step(0), Severity::Error, codes::CRD_NAMES, "derived").with_path("spec.steps[0].listKind");
+        let mut diagnostics = vec![missing(0), missing(1), missing(2), typed.clone(), derived];
         FileMode::Objects.filter(Some(&root), &mut diagnostics);
         let left: Vec<(&str, Option<&str>)> = diagnostics.iter().map(|d| (d.code, d.path.as_deref())).collect();
         assert_eq!(left, [(codes::SCHEMA_REQUIRED, Some("spec.steps[0].name"))]);

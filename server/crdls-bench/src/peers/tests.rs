@@ -71,6 +71,8 @@ fn the_peer_report_is_read_per_document() {
     // A values file is no object.
     let values = serde_json::json!({"status": "Failure", "message": "GVK cannot be empty"});
     assert_eq!(peer_verdict(&values), PeerVerdict::NotAnObject);
+    let list = serde_json::json!({"status": "Failure", "message": "failed to parse yaml: error unmarshaling JSON: while decoding JSON: json: cannot unmarshal array into Go value of type v1.TypeMeta"});
+    assert_eq!(peer_verdict(&list), PeerVerdict::NotAnObject);
 }
 
 #[test]
@@ -111,17 +113,21 @@ fn both_reports_join_per_object() {
     let ambiguous = BTreeSet::from([("example.com".to_string(), "Widget".to_string())]);
     let joined = join_file("a.yaml", FILE, &peer["a.yaml"], errors, &ambiguous).unwrap();
     assert_eq!(joined[2].outcome, Outcome::AmbiguousCrd);
+    // An empty file is one empty document to the peer, none here.
+    assert!(join_file("e.yaml", "\n", &[PeerVerdict::Accepts], &[], &BTreeSet::new()).unwrap().is_empty());
     // A report that numbers the documents otherwise is not joined.
     assert!(join_file("a.yaml", FILE, &peer["a.yaml"][..4], errors, &BTreeSet::new()).is_err());
 }
 
 #[test]
 fn copies_of_a_crd_differing_only_in_metadata_are_one_definition() {
-    let crd = |labels: &str, kind_type: &str| FoundCrd {
+    let crd = |labels: &str, kind_type: &str| {
+        FoundCrd {
         group: "example.com".into(),
         kind: "Widget".into(),
         file: "x.yaml".into(),
         text: format!("apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  labels: {labels}\nspec:\n  type: {kind_type}\n"),
+    }
     };
     assert!(ambiguous_kinds(&[crd("{a: b}", "string"), crd("{c: d}", "string")]).is_empty());
     assert_eq!(ambiguous_kinds(&[crd("{a: b}", "string"), crd("{a: b}", "integer")]).len(), 1);
