@@ -656,7 +656,7 @@ fn compare_repo(options: &Options, repo: &Repo, schemas: &Path, kubeconfig: &Pat
     result.ambiguous = ambiguous.len();
     let mut peer = Peer { binary: &options.peer, schemas, kubeconfig, crds: None };
     result.crds_dropped = write_crds(&files.crds, &out_dir.join("crds"), &mut peer, &dir, probe, deadline);
-    result.crds = files.crds.iter().map(|c| c.text.as_str()).collect::<BTreeSet<_>>().len() - result.crds_dropped.len();
+    result.crds = files.crds.iter().map(|c| c.text.as_str()).collect::<BTreeSet<_>>().len().saturating_sub(result.crds_dropped.len());
 
     let texts: BTreeMap<&str, &str> = files.manifests.iter().map(|(f, t)| (f.as_str(), t.as_str())).collect();
     let names: Vec<&str> = texts.keys().copied().collect();
@@ -894,7 +894,13 @@ fn render_report(all: &[(Repo, RepoComparison)], ledger: &BTreeMap<ErrorKey, Ver
                 result.status,
                 result.unjoined.len(),
                 result.unjoined.first().map_or(String::new(), |(f, why)| format!(" (first: {f}: {why})")),
-                if result.crds_dropped.is_empty() { "none".to_string() } else { result.crds_dropped.join(", ") }
+                if result.crds_dropped.is_empty() {
+                    "none".to_string()
+                } else {
+                    // Several documents of one file are named once, with their count.
+                    let files: BTreeSet<&String> = result.crds_dropped.iter().collect();
+                    format!("{} in {}", result.crds_dropped.len(), files.into_iter().map(String::as_str).collect::<Vec<_>>().join(", "))
+                }
             );
         }
     }
