@@ -280,6 +280,19 @@ fn pull_diagnostics_return_the_pushed_items() {
     check_transcript("pull-diagnostics", &session.finish());
 }
 
+/// The editor reports a required field left out beside a `${VAR}` substitution, as `crdls check`
+/// does (fixtures/resources/substitutions.yaml): the substitution fills in its own value only.
+#[test]
+fn a_substitution_hides_no_required_field_left_out_beside_it() {
+    let mut session = Session::start(widgets_workspace().diagnostics(DiagnosticsMode::Pull));
+    let text = "apiVersion: demo.crdls.dev/v1\nkind: Widget\nmetadata:\n  name: w\nspec:\n  size: 2\n  owner: team-a\n  ports:\n  - protocol: ${PROTOCOL}\n";
+    session.open("widget.yaml", text);
+    let report = session.pull_diagnostics("widget.yaml");
+    assert_eq!(codes(&report["items"]), ["schema/required"]);
+    assert!(report["items"][0]["message"].as_str().unwrap_or_default().contains("\"containerPort\""), "{report:#}");
+    session.finish();
+}
+
 /// A client that could pull but cannot be asked to pull again would keep what it pulled before the
 /// CRDs were indexed: it is not offered pull diagnostics, and gets them pushed.
 #[test]

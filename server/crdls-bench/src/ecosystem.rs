@@ -26,33 +26,33 @@ use serde::Deserialize;
 
 /// The list file: `[[repo]]` tables.
 #[derive(Deserialize)]
-struct RepoList {
-    repo: Vec<Repo>,
+pub(crate) struct RepoList {
+    pub(crate) repo: Vec<Repo>,
 }
 
 #[derive(Deserialize, Clone)]
-struct Repo {
-    name: String,
+pub(crate) struct Repo {
+    pub(crate) name: String,
     commit: String,
     category: String,
-    half: String,
+    pub(crate) half: String,
 }
 
 impl Repo {
     /// The directory name of its checkout: `owner+name`.
-    fn dir_name(&self) -> String {
+    pub(crate) fn dir_name(&self) -> String {
         self.name.replace('/', "+")
     }
 }
 
 /// An error as the baseline and the ledger key it.
 #[derive(Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
-struct ErrorKey {
-    repo: String,
-    file: String,
-    line: u32,
-    code: String,
-    hash: String,
+pub(crate) struct ErrorKey {
+    pub(crate) repo: String,
+    pub(crate) file: String,
+    pub(crate) line: u32,
+    pub(crate) code: String,
+    pub(crate) hash: String,
 }
 
 impl ErrorKey {
@@ -75,10 +75,10 @@ struct RepoResult {
 }
 
 #[derive(Clone)]
-struct Verdict {
-    verdict: String,
-    reason: String,
-    message: String,
+pub(crate) struct Verdict {
+    pub(crate) verdict: String,
+    pub(crate) reason: String,
+    pub(crate) message: String,
 }
 
 struct Options {
@@ -147,7 +147,7 @@ fn parse_options(args: impl Iterator<Item = String>) -> Result<Options, String> 
 
 /// FNV-1a of the message, 8 hex digits: enough to tell messages on one line apart, short enough
 /// to keep the committed files small.
-fn message_hash(message: &str) -> String {
+pub(crate) fn message_hash(message: &str) -> String {
     let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
     for byte in message.bytes() {
         hash ^= u64::from(byte);
@@ -157,7 +157,7 @@ fn message_hash(message: &str) -> String {
 }
 
 /// One line of a TSV file: tabs and newlines in a field become spaces.
-fn clean(field: &str) -> String {
+pub(crate) fn clean(field: &str) -> String {
     field.replace(['\t', '\n', '\r'], " ")
 }
 
@@ -403,7 +403,7 @@ fn read_baseline(path: &Path) -> BTreeMap<String, RepoResult> {
     results
 }
 
-fn read_ledger(path: &Path) -> BTreeMap<ErrorKey, Verdict> {
+pub(crate) fn read_ledger(path: &Path) -> BTreeMap<ErrorKey, Verdict> {
     let mut ledger = BTreeMap::new();
     let Ok(text) = std::fs::read_to_string(path) else {
         println!("no ledger at {}: no error is judged", path.display());

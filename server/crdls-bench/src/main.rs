@@ -14,6 +14,9 @@
 //! - `crdls-bench ecosystem [OPTIONS]`: `crdls check` over pinned public repositories checked out
 //!   beside the project, compared with a committed baseline, with precision from a ledger of judged
 //!   errors (see `ecosystem.rs` and docs/src/ecosystem-check.md).
+//! - `crdls-bench peers [OPTIONS]`: crdls and kubectl-validate, a real peer, on the same files of those
+//!   repositories, compared per object: what the peer alone rejects (candidate missed errors) and
+//!   what crdls alone rejects (see `peers.rs` and docs/src/ecosystem-check.md).
 
 #![allow(clippy::print_stdout)]
 
@@ -73,6 +76,7 @@ mod builtins;
 mod check;
 mod ecosystem;
 mod lsp;
+mod peers;
 mod scale;
 
 fn main() {
@@ -121,6 +125,11 @@ fn main() {
         Some("ecosystem") => {
             args.next();
             ecosystem::run(args);
+            return;
+        }
+        Some("peers") => {
+            args.next();
+            peers::run(args);
             return;
         }
         Some("corpus") => {

@@ -143,7 +143,23 @@ impl FileMode {
     /// those that touch text another language computes.
     pub fn filter(&self, root: Option<&Node>, diagnostics: &mut Vec<Diagnostic>) {
         let opaque = root.map(|r| self.opaque_ranges(r)).unwrap_or_default();
-        diagnostics.retain(|d| self.keeps(d.code) && !touches(&opaque, d.range));
+        // A field left out of a written map is not made unknowable by a substitution in the value of
+        // another field: whatever fills a scalar in, it stays that field's value and writes no key
+        // beside it (a Tekton step whose `script` holds `$(workspaces.x.path)` still lacks its `name`).
+        // Template actions and computed keys or maps may write the missing key, and still count.
+        let structural: Vec<TextRange> = match (self, root) {
+            (FileMode::Template { .. }, _) | (_, None) => opaque.clone(),
+            (_, Some(root)) => {
+                let mut scalars = Vec::new();
+                scalar_ranges(root, &mut scalars);
+                scalars.sort_by_key(|r| (r.start, r.end));
+                opaque.iter().copied().filter(|r| scalars.binary_search_by_key(&(r.start, r.end), |s| (s.start, s.end)).is_err()).collect()
+            }
+        };
+        diagnostics.retain(|d| {
+            self.keeps(d.code)
+                && (!touches(&opaque, d.range) || root.is_some_and(|r| left_out_of_written_map(r, d)) && !touches(&structural, d.range))
+        });
         if let (Some(root), false) = (root, *self == FileMode::JsonPatches) {
             let mut found = Constants::default();
             constant_placeholders(root, &mut found);
@@ -214,6 +230,32 @@ impl FileMode {
             });
         }
     }
+}
+
+/// The ranges of every string value below `node`.
+fn scalar_ranges(node: &Node, out: &mut Vec<TextRange>) {
+    match &node.value {
+        Value::Map(entries) => entries.iter().for_each(|e| scalar_ranges(&e.value, out)),
+        Value::Seq(items) => items.iter().for_each(|i| scalar_ranges(i, out)),
+        Value::Str(_) => out.push(node.range),
+        _ => {}
+    }
+}
+
+/// Whether a diagnostic says that a required field is left out of a map the document writes
+/// (`spec.steps[0].name` where `spec.steps[0]` is a written map): only that map's own keys could hold
+/// it. Other diagnostics about what is left out may depend on the values written beside it (a CRD's
+/// `listKind` defaults from its `kind`), and a substitution there still hides them.
+fn left_out_of_written_map(root: &Node, d: &Diagnostic) -> bool {
+    if d.code != codes::SCHEMA_REQUIRED {
+        return false;
+    }
+    let Some(path) = d.path.as_deref().filter(|p| !p.is_empty() && !p.ends_with(']')) else { return false };
+    let Some((parent, _)) = path.rsplit_once('.') else { return false };
+    let followed = crdls_yaml::follow(root, path);
+    let missing = !followed.complete() || followed.node().value == Value::Null;
+    let container = crdls_yaml::follow(root, parent);
+    missing && container.complete() && matches!(container.node().value, Value::Map(_))
 }
 
 /// Whether a diagnostic of a whole object's checks is about what the object leaves out rather than what
@@ -699,6 +741,29 @@ mod tests {
                 && !has_placeholder("a << b")
                 && !has_placeholder("<< a b >>")
         );
+    }
+
+    #[test]
+    fn a_substitution_in_one_value_hides_no_field_left_out_beside_it() {
+        // A Tekton step whose script holds `$(workspaces.x.path)` and that has no `name`; a step map
+        // that is itself computed (`${STEP}`) and a key computed by a substitution may write it.
+        let text = "spec:\n  steps:\n  - image: node\n    script: |\n      node $(workspaces.launch.path)/main.js\n  - ${STEP}\n  - image: b\n    ${KEY}: x\n";
+        let root = crdls_yaml::parse(text).documents[0].root.clone().unwrap();
+        let step = |i: usize| crdls_yaml::follow(&root, &format!("spec.steps[{i}]")).node().range;
+        let missing = |i: usize| {
+            Diagnostic::new(step(i), Severity::Error, codes::SCHEMA_REQUIRED, "missing").with_path(format!("spec.steps[{i}].name"))
+        };
+        let typed = Diagnostic::new(step(0), Severity::Error, codes::SCHEMA_TYPE, "type").with_path("spec.steps[0].script");
+        // A default derived from the values beside it (a CRD's `listKind` from `kind: ${KIND}`).
+        let derived = Diagnostic::new(step(0), Severity::Error, codes::CRD_NAMES, "derived").with_path("spec.steps[0].listKind");
+        let mut diagnostics = vec![missing(0), missing(1), missing(2), typed.clone(), derived];
+        FileMode::Objects.filter(Some(&root), &mut diagnostics);
+        let left: Vec<(&str, Option<&str>)> = diagnostics.iter().map(|d| (d.code, d.path.as_deref())).collect();
+        assert_eq!(left, [(codes::SCHEMA_REQUIRED, Some("spec.steps[0].name"))]);
+        // A template's actions may render the missing key: still dropped there.
+        let mut diagnostics = vec![missing(0)];
+        template().filter(Some(&root), &mut diagnostics);
+        assert!(diagnostics.is_empty());
     }
 
     #[test]
