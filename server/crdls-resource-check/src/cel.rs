@@ -448,8 +448,18 @@ pub fn to_value(node: &Node, schema: &Schema, resource_root: bool, name: &str) -
                     return Value::Map(Arc::new(Map { entries }));
                 }
             }
-            let mut object = Object { type_name: Arc::from(name), fields: Default::default() };
+            let mut object = Object { type_name: Arc::from(name), ..Default::default() };
+            let preserved = schema.preserve_unknown_fields == Some(true);
             for e in entries {
+                let declared = schema.property(&e.key).is_some() || (resource_root && matches!(e.key.as_str(), "apiVersion" | "kind" | "metadata"));
+                if !declared {
+                    // Kept by the API server's pruning only under preserve-unknown-fields: no rule
+                    // selects it, but it counts in equality (`unstructuredMap`).
+                    if preserved {
+                        object.unknown.insert(e.key.clone(), plain(&e.value));
+                    }
+                    continue;
+                }
                 if e.value.value == Yaml::Null {
                     continue;
                 }
@@ -533,7 +543,7 @@ fn invalid_data(node: &Node, schema: &Schema) -> Option<String> {
 
 /// `metadata` at a resource root: only `name` and `generateName` are visible.
 fn metadata_value(node: &Node, name: &str) -> Value {
-    let mut object = Object { type_name: Arc::from(format!("{name}.metadata")), fields: Default::default() };
+    let mut object = Object { type_name: Arc::from(format!("{name}.metadata")), ..Default::default() };
     for key in ["name", "generateName"] {
         if let Some(s) = node.get_str(key) {
             object.fields.insert(key.to_string(), Value::string(s));
