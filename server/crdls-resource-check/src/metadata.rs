@@ -133,6 +133,13 @@ pub fn validate_metadata(
             _ => type_error(ns, &path.field("namespace"), "string", out),
         }
     }
+    // The other string fields, the system's to set: a value of another type does not decode (a
+    // timestamp, `metav1.Time`, reads a JSON string or null too, and Go names the string it wanted).
+    for key in ["uid", "resourceVersion", "selfLink", "creationTimestamp", "deletionTimestamp"] {
+        if let Some(value) = metadata.get(key).filter(|v| !matches!(v.value, Value::Str(_) | Value::Null)) {
+            type_error(value, &path.field(key), "string", out);
+        }
+    }
     if let Some(labels) = metadata.get("labels") {
         labels_rules(labels, &path.field("labels"), out);
     }
