@@ -58,7 +58,32 @@ pub fn validate_default_rules(default: &Node, schema: &Schema, resource_root: bo
 /// Whether the API server's CEL validator has any rule of `schema` to run (`cel.NewValidator` is nil
 /// otherwise, and an object with blocking errors then gets no note that rules were skipped).
 pub fn runs_rules(schema: &Schema) -> bool {
-    schema.has_rules && (!schema.validations.is_empty() || reachable_children(schema).any(runs_rules))
+    schema.has_rules
+        && (!schema.validations.is_empty()
+            || reachable_children(schema).any(runs_rules)
+            // The items or values of a node whose CEL type has no element type (a string with
+            // `additionalProperties`, say) get a validator with no type: their own rules fail to
+            // compile there (a validator all the same), what is below them is never reached.
+            || untyped_elements(schema).any(|c| !c.validations.is_empty()))
+}
+
+/// Whether a node's CEL type has an element type (`DeclType.ElemType`): a list's items, a map's values.
+fn has_element_type(schema: &Schema) -> bool {
+    !schema.int_or_string
+        && match schema.ty.as_deref() {
+            Some("array") => true,
+            Some("object") => schema.properties.is_empty() && matches!(schema.additional_properties, Some(AdditionalProperties::Schema(_))),
+            _ => false,
+        }
+}
+
+/// The items and values of a node whose type has no element type for them.
+fn untyped_elements(schema: &Schema) -> impl Iterator<Item = &Schema> {
+    let values = match &schema.additional_properties {
+        Some(AdditionalProperties::Schema(values)) => Some(&**values),
+        _ => None,
+    };
+    schema.items.as_deref().into_iter().chain(values).filter(move |_| !has_element_type(schema))
 }
 
 /// Whether CEL gives a schema node a type (`SchemaDeclType` is not nil): int-or-string, a scalar
@@ -85,9 +110,10 @@ fn has_decl_type(schema: &Schema) -> bool {
 /// properties of an int-or-string node are not fields of its `dyn` type, so never validated.
 fn reachable_children(schema: &Schema) -> impl Iterator<Item = &Schema> {
     let properties = schema.properties.iter().filter(move |p| is_validated_field(schema, &p.name, &p.schema)).map(|p| &*p.schema);
-    let items = schema.items.as_deref().filter(|i| has_decl_type(i));
+    let typed = has_element_type(schema);
+    let items = schema.items.as_deref().filter(|i| typed && has_decl_type(i));
     let values = match &schema.additional_properties {
-        Some(AdditionalProperties::Schema(values)) if has_decl_type(values) => Some(&**values),
+        Some(AdditionalProperties::Schema(values)) if typed && has_decl_type(values) => Some(&**values),
         _ => None,
     };
     properties.chain(items).chain(values)
@@ -624,6 +650,15 @@ mod reach_tests {
         ))));
         // On the int-or-string node itself: run, as dyn.
         assert!(runs_rules(&schema(&format!("type: object\nproperties:\n  v: {{x-kubernetes-int-or-string: true, {rule}}}\n"))));
+        // Below the values of a string (whose type has no element type): never reached; on the
+        // values themselves, a validator whose rules do not compile.
+        let values = |inner: &str| format!("type: object\nproperties:\n  v:\n    type: string\n    additionalProperties:\n{inner}");
+        assert!(!runs_rules(&schema(&values(&format!("      type: object\n      properties:\n        e: {{type: integer, {rule}}}\n")))));
+        assert!(runs_rules(&schema(&values(&format!("      type: object\n      {rule}\n")))));
+        // The values of a map are reached.
+        assert!(runs_rules(&schema(&format!(
+            "type: object\nproperties:\n  v:\n    type: object\n    additionalProperties:\n      type: object\n      properties:\n        e: {{type: integer, {rule}}}\n"
+        ))));
     }
 }
 

@@ -385,6 +385,7 @@ fn go_field(path: &FieldPath<'_>, expected: &str) -> (String, &'static str) {
         ("finalizers", _, false) => "[]string",
         ("ownerReferences", _, true) => "v1.OwnerReference",
         ("ownerReferences", _, false) => "[]v1.OwnerReference",
+        ("uid", _, false) => "types.UID",
         _ => "string",
     };
     (top, go_type)
