@@ -214,6 +214,14 @@ impl Run<'_> {
                             continue;
                         }
                         let child_path = path.field(&entry.key);
+                        // The root's apiVersion and kind never ratchet (`ratchetingOptions.key`: the
+                        // old and new objects are converted to the same type, so a change is not seen).
+                        if path.is_root() && matches!(entry.key.as_str(), "apiVersion" | "kind") {
+                            let outer = std::mem::replace(&mut self.parent_unchanged, false);
+                            self.node(&entry.value, None, &p.schema, &child_path, entry.key_range, p.schema.embedded_resource);
+                            self.parent_unchanged = outer;
+                            continue;
+                        }
                         self.node(&entry.value, old_child, &p.schema, &child_path, entry.key_range, p.schema.embedded_resource);
                     }
                 }
