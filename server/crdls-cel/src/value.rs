@@ -204,7 +204,9 @@ impl Value {
         match (self, other) {
             (Value::Int(a), Value::Int(b)) => a == b,
             (Value::Double(a), Value::Double(b)) => a == b,
-            (Value::List(a), Value::List(b)) => a.items.len() == b.items.len() && a.items.iter().zip(&b.items).all(|(x, y)| x.deep_equals(y)),
+            (Value::List(a), Value::List(b)) => {
+                a.items.len() == b.items.len() && a.items.iter().zip(&b.items).all(|(x, y)| x.deep_equals(y))
+            }
             (Value::Map(a), Value::Map(b)) => {
                 a.entries.len() == b.entries.len()
                     && a.entries.iter().all(|(k, v)| b.entries.iter().any(|(l, w)| k.equals(l) && v.deep_equals(w)))

@@ -485,7 +485,8 @@ pub fn to_value(node: &Node, schema: &Schema, resource_root: bool, name: &str) -
             let mut object = Object { type_name: Arc::from(name), ..Default::default() };
             let preserved = schema.preserve_unknown_fields == Some(true);
             for e in entries {
-                let declared = schema.property(&e.key).is_some() || (resource_root && matches!(e.key.as_str(), "apiVersion" | "kind" | "metadata"));
+                let declared =
+                    schema.property(&e.key).is_some() || (resource_root && matches!(e.key.as_str(), "apiVersion" | "kind" | "metadata"));
                 if !declared {
                     // Kept by the API server's pruning only under preserve-unknown-fields: no rule
                     // selects it, but it counts in equality (`unstructuredMap`).
