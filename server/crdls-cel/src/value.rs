@@ -100,6 +100,11 @@ pub struct Object {
     pub type_name: Arc<str>,
     /// The fields that are present.
     pub fields: BTreeMap<String, Value>,
+    /// The fields a rule cannot select but the API server's value still holds (`unstructuredMap`):
+    /// unknown fields that `x-kubernetes-preserve-unknown-fields` kept, by their names as written,
+    /// as plain data. They count in equality: two objects are equal only with as many fields each,
+    /// and such a field of the left one equals the right one's (Go's `DeepEqual`) when that has it.
+    pub unknown: BTreeMap<String, Value>,
 }
 
 impl Map {
@@ -170,9 +175,13 @@ impl Value {
                 a.entries.len() == b.entries.len() && a.entries.iter().all(|(k, v)| b.get(k).is_some_and(|w| v.equals(w)))
             }
             (Value::Object(a), Value::Object(b)) => {
+                // As `unstructuredMap.Equal`: the sizes count every field, each known field of the
+                // left object must be the right one's, and an unknown one is compared only when the
+                // right object has it too.
                 a.type_name == b.type_name
-                    && a.fields.len() == b.fields.len()
+                    && a.fields.len() + a.unknown.len() == b.fields.len() + b.unknown.len()
                     && a.fields.iter().all(|(k, v)| b.fields.get(k).is_some_and(|w| v.equals(w)))
+                    && a.unknown.iter().all(|(k, v)| b.unknown.get(k).is_none_or(|w| v.deep_equals(w)))
             }
             (Value::Optional(a), Value::Optional(b)) => match (a, b) {
                 (None, None) => true,
@@ -186,6 +195,24 @@ impl Value {
             (Value::Semver(a), Value::Semver(b)) => a.compare(b) == Ordering::Equal,
             (Value::Format(a), Value::Format(b)) => a == b,
             _ => numeric_cmp(self, other) == Some(Ordering::Equal),
+        }
+    }
+
+    /// Go's `reflect.DeepEqual` of two values of decoded JSON, as `plain` data: the same kind of value
+    /// all the way down (an `int64` is never a `float64`), maps with the same keys.
+    pub fn deep_equals(&self, other: &Value) -> bool {
+        match (self, other) {
+            (Value::Int(a), Value::Int(b)) => a == b,
+            (Value::Double(a), Value::Double(b)) => a == b,
+            (Value::List(a), Value::List(b)) => {
+                a.items.len() == b.items.len() && a.items.iter().zip(&b.items).all(|(x, y)| x.deep_equals(y))
+            }
+            (Value::Map(a), Value::Map(b)) => {
+                a.entries.len() == b.entries.len()
+                    && a.entries.iter().all(|(k, v)| b.entries.iter().any(|(l, w)| k.equals(l) && v.deep_equals(w)))
+            }
+            (Value::Int(_) | Value::Double(_) | Value::List(_) | Value::Map(_), _) => false,
+            _ => self.equals(other),
         }
     }
 
@@ -349,5 +376,28 @@ impl fmt::Display for Value {
             Value::Semver(s) => write!(f, "semver({:?})", s.to_string()),
             Value::Format(n) => write!(f, "format.{n}()"),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn object(fields: &[(&str, Value)], unknown: &[(&str, Value)]) -> Value {
+        let map = |entries: &[(&str, Value)]| entries.iter().map(|(k, v)| (k.to_string(), v.clone())).collect();
+        Value::Object(Arc::new(Object { type_name: Arc::from("Object"), fields: map(fields), unknown: map(unknown) }))
+    }
+
+    #[test]
+    fn unknown_fields_count_in_object_equality() {
+        let known = [("a", Value::Int(1))];
+        // A field preserve-unknown-fields kept on one side only: the sizes differ.
+        assert!(!object(&known, &[("c", Value::list(vec![]))]).equals(&object(&known, &[])));
+        // Compared with Go's DeepEqual when both have it: an int64 is not a float64.
+        assert!(!object(&known, &[("c", Value::Int(1))]).equals(&object(&known, &[("c", Value::Double(1.0))])));
+        assert!(object(&known, &[("c", Value::Int(1))]).equals(&object(&known, &[("c", Value::Int(1))])));
+        // As `unstructuredMap.Equal`: an unknown field the right side lacks is not compared, so two
+        // objects of as many fields with different unknown names are equal.
+        assert!(object(&known, &[("c", Value::Int(1))]).equals(&object(&known, &[("d", Value::Int(2))])));
     }
 }

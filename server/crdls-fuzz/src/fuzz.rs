@@ -108,7 +108,7 @@ pub fn fuzz(target: &Arc<dyn Target>, options: &Options, log: &mut dyn FnMut(&st
             known.hits += 1;
             continue;
         }
-        log(&format!("[{}] finding: {}", target.name(), finding.summary()));
+        log(&format!("[{}] finding at input {}: {}", target.name(), report.iterations, finding.summary()));
         let t0 = Instant::now();
         let small = minimize(target, &input, &finding, options.minimize_for);
         minimizing += t0.elapsed();

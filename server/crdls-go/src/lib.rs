@@ -8,6 +8,7 @@ pub mod base64;
 pub mod duration;
 pub mod formats;
 pub mod ip;
+mod isprint;
 pub mod names;
 pub mod pattern;
 pub mod print;

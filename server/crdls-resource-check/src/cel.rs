@@ -58,7 +58,32 @@ pub fn validate_default_rules(default: &Node, schema: &Schema, resource_root: bo
 /// Whether the API server's CEL validator has any rule of `schema` to run (`cel.NewValidator` is nil
 /// otherwise, and an object with blocking errors then gets no note that rules were skipped).
 pub fn runs_rules(schema: &Schema) -> bool {
-    schema.has_rules && (!schema.validations.is_empty() || reachable_children(schema).any(runs_rules))
+    schema.has_rules
+        && (!schema.validations.is_empty()
+            || reachable_children(schema).any(runs_rules)
+            // The items or values of a node whose CEL type has no element type (a string with
+            // `additionalProperties`, say) get a validator with no type: their own rules fail to
+            // compile there (a validator all the same), what is below them is never reached.
+            || untyped_elements(schema).any(|c| !c.validations.is_empty()))
+}
+
+/// Whether a node's CEL type has an element type (`DeclType.ElemType`): a list's items, a map's values.
+fn has_element_type(schema: &Schema) -> bool {
+    !schema.int_or_string
+        && match schema.ty.as_deref() {
+            Some("array") => true,
+            Some("object") => schema.properties.is_empty() && matches!(schema.additional_properties, Some(AdditionalProperties::Schema(_))),
+            _ => false,
+        }
+}
+
+/// The items and values of a node whose type has no element type for them.
+fn untyped_elements(schema: &Schema) -> impl Iterator<Item = &Schema> {
+    let values = match &schema.additional_properties {
+        Some(AdditionalProperties::Schema(values)) => Some(&**values),
+        _ => None,
+    };
+    schema.items.as_deref().into_iter().chain(values).filter(move |_| !has_element_type(schema))
 }
 
 /// Whether CEL gives a schema node a type (`SchemaDeclType` is not nil): int-or-string, a scalar
@@ -85,9 +110,10 @@ fn has_decl_type(schema: &Schema) -> bool {
 /// properties of an int-or-string node are not fields of its `dyn` type, so never validated.
 fn reachable_children(schema: &Schema) -> impl Iterator<Item = &Schema> {
     let properties = schema.properties.iter().filter(move |p| is_validated_field(schema, &p.name, &p.schema)).map(|p| &*p.schema);
-    let items = schema.items.as_deref().filter(|i| has_decl_type(i));
+    let typed = has_element_type(schema);
+    let items = schema.items.as_deref().filter(|i| typed && has_decl_type(i));
     let values = match &schema.additional_properties {
-        Some(AdditionalProperties::Schema(values)) if has_decl_type(values) => Some(&**values),
+        Some(AdditionalProperties::Schema(values)) if typed && has_decl_type(values) => Some(&**values),
         _ => None,
     };
     properties.chain(items).chain(values)
@@ -188,6 +214,14 @@ impl Run<'_> {
                             continue;
                         }
                         let child_path = path.field(&entry.key);
+                        // The root's apiVersion and kind never ratchet (`ratchetingOptions.key`: the
+                        // old and new objects are converted to the same type, so a change is not seen).
+                        if path.is_root() && matches!(entry.key.as_str(), "apiVersion" | "kind") {
+                            let outer = std::mem::replace(&mut self.parent_unchanged, false);
+                            self.node(&entry.value, None, &p.schema, &child_path, entry.key_range, p.schema.embedded_resource);
+                            self.parent_unchanged = outer;
+                            continue;
+                        }
                         self.node(&entry.value, old_child, &p.schema, &child_path, entry.key_range, p.schema.embedded_resource);
                     }
                 }
@@ -448,8 +482,19 @@ pub fn to_value(node: &Node, schema: &Schema, resource_root: bool, name: &str) -
                     return Value::Map(Arc::new(Map { entries }));
                 }
             }
-            let mut object = Object { type_name: Arc::from(name), fields: Default::default() };
+            let mut object = Object { type_name: Arc::from(name), ..Default::default() };
+            let preserved = schema.preserve_unknown_fields == Some(true);
             for e in entries {
+                let declared =
+                    schema.property(&e.key).is_some() || (resource_root && matches!(e.key.as_str(), "apiVersion" | "kind" | "metadata"));
+                if !declared {
+                    // Kept by the API server's pruning only under preserve-unknown-fields: no rule
+                    // selects it, but it counts in equality (`unstructuredMap`).
+                    if preserved {
+                        object.unknown.insert(e.key.clone(), plain(&e.value));
+                    }
+                    continue;
+                }
                 if e.value.value == Yaml::Null {
                     continue;
                 }
@@ -533,7 +578,7 @@ fn invalid_data(node: &Node, schema: &Schema) -> Option<String> {
 
 /// `metadata` at a resource root: only `name` and `generateName` are visible.
 fn metadata_value(node: &Node, name: &str) -> Value {
-    let mut object = Object { type_name: Arc::from(format!("{name}.metadata")), fields: Default::default() };
+    let mut object = Object { type_name: Arc::from(format!("{name}.metadata")), ..Default::default() };
     for key in ["name", "generateName"] {
         if let Some(s) = node.get_str(key) {
             object.fields.insert(key.to_string(), Value::string(s));
@@ -614,6 +659,15 @@ mod reach_tests {
         ))));
         // On the int-or-string node itself: run, as dyn.
         assert!(runs_rules(&schema(&format!("type: object\nproperties:\n  v: {{x-kubernetes-int-or-string: true, {rule}}}\n"))));
+        // Below the values of a string (whose type has no element type): never reached; on the
+        // values themselves, a validator whose rules do not compile.
+        let values = |inner: &str| format!("type: object\nproperties:\n  v:\n    type: string\n    additionalProperties:\n{inner}");
+        assert!(!runs_rules(&schema(&values(&format!("      type: object\n      properties:\n        e: {{type: integer, {rule}}}\n")))));
+        assert!(runs_rules(&schema(&values(&format!("      type: object\n      {rule}\n")))));
+        // The values of a map are reached.
+        assert!(runs_rules(&schema(&format!(
+            "type: object\nproperties:\n  v:\n    type: object\n    additionalProperties:\n      type: object\n      properties:\n        e: {{type: integer, {rule}}}\n"
+        ))));
     }
 }
 

@@ -133,6 +133,13 @@ pub fn validate_metadata(
             _ => type_error(ns, &path.field("namespace"), "string", out),
         }
     }
+    // The other string fields, the system's to set: a value of another type does not decode (a
+    // timestamp, `metav1.Time`, reads a JSON string or null too, and Go names the string it wanted).
+    for key in ["uid", "resourceVersion", "selfLink", "creationTimestamp", "deletionTimestamp"] {
+        if let Some(value) = metadata.get(key).filter(|v| !matches!(v.value, Value::Str(_) | Value::Null)) {
+            type_error(value, &path.field(key), "string", out);
+        }
+    }
     if let Some(labels) = metadata.get("labels") {
         labels_rules(labels, &path.field("labels"), out);
     }
@@ -244,7 +251,7 @@ fn managed_fields(entries: &[Node], path: &FieldPath<'_>, out: &mut Vec<Diagnost
         if manager.len() > 128 {
             error("manager", ErrorType::TooLong, None, "may not be more than 128 bytes".into(), "manager is longer than 128 bytes".into());
         }
-        for (position, c) in manager.char_indices().filter(|(_, c)| !go_printable(*c)) {
+        for (position, c) in manager.char_indices().filter(|(_, c)| !crdls_go::print::is_print(*c)) {
             let detail = format!("invalid character U+{:04X} (at position {position})", c as u32);
             error("manager", ErrorType::Invalid, Some(gofmt::quote(manager)), detail.clone(), format!("manager has an {detail}"));
         }
@@ -288,13 +295,6 @@ fn owner_reference_types(reference: &Node, out: &mut Vec<Diagnostic>) {
             out.push(d);
         }
     }
-}
-
-/// Go's `unicode.IsPrint`, as far as Rust's character classes tell it: controls, the byte order mark
-/// and every space but U+0020 do not print (format characters and unassigned code points, which Go
-/// also counts, are taken as printing).
-fn go_printable(c: char) -> bool {
-    !(c.is_control() || c == '\u{feff}' || (c.is_whitespace() && c != ' '))
 }
 
 /// apimachinery's owner-reference rules: a version in `apiVersion`, a kind, a name and a uid, and no
@@ -385,6 +385,7 @@ fn go_field(path: &FieldPath<'_>, expected: &str) -> (String, &'static str) {
         ("finalizers", _, false) => "[]string",
         ("ownerReferences", _, true) => "v1.OwnerReference",
         ("ownerReferences", _, false) => "[]v1.OwnerReference",
+        ("uid", _, false) => "types.UID",
         _ => "string",
     };
     (top, go_type)

@@ -140,7 +140,9 @@ pub fn ratcheted(new: &Node, old: &Node, schema: &Schema, path: &str) -> bool {
     for (depth, (segment, next)) in followed.segments.iter().zip(&followed.nodes[1..]).enumerate() {
         let correlated = match segment {
             Segment::Key(key) if depth == 0 && matches!(*key, "apiVersion" | "kind") => None,
-            Segment::Key(key) => old_at.get(key).map(|o| (o, schema_at.and_then(|s| child_schema(s, key)))),
+            // A field correlates only where its schema has it (a property, or `additionalProperties`):
+            // `CorrelatedObject.Key` gives up elsewhere.
+            Segment::Key(key) => old_at.get(key).zip(schema_at.and_then(|s| child_schema(s, key))).map(|(o, s)| (o, Some(s))),
             Segment::Index(_) => {
                 let items = schema_at.and_then(|s| s.items.as_deref());
                 map_list_keys(schema_at).and_then(|keys| correlate_item(next, old_at, &keys)).map(|o| (o, items))
@@ -185,7 +187,7 @@ fn correlate_item<'o>(item: &Node, old_list: &'o Node, keys: &[String]) -> Optio
 }
 
 /// The API server's `CachedDeepEqual` of a correlated node: map lists compare item by item through
-/// their keys, everything else as data.
+/// their keys, objects key by key through their schema, everything else as data.
 fn correlated_equal(new: &Node, old: &Node, schema: Option<&Schema>, depth: usize) -> bool {
     if depth > 64 {
         return same_data(new, old);
@@ -199,10 +201,15 @@ fn correlated_equal(new: &Node, old: &Node, schema: Option<&Schema>, depth: usiz
             }
             None => same_data(new, old),
         },
+        // A key its schema does not describe does not correlate, and an object with one is never equal
+        // to its old value: so a resource root (its `apiVersion`, `kind` and `metadata`, whose
+        // ObjectMeta fields no CRD schema lists in full) never is, nor is an object holding fields that
+        // preserve-unknown-fields kept.
         (Value::Map(entries), Value::Map(old_entries)) => {
             entries.len() == old_entries.len()
                 && entries.iter().all(|e| {
-                    old.get(&e.key).is_some_and(|o| correlated_equal(&e.value, o, schema.and_then(|s| child_schema(s, &e.key)), depth + 1))
+                    let child = schema.and_then(|s| child_schema(s, &e.key));
+                    child.is_some() && old.get(&e.key).is_some_and(|o| correlated_equal(&e.value, o, child, depth + 1))
                 })
         }
         _ => same_data(new, old),

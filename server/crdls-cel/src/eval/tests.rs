@@ -224,6 +224,7 @@ fn a_reserved_word_selects_its_escaped_field() {
     let object = crate::value::Object {
         type_name: Arc::from("Object"),
         fields: [("__namespace__".to_string(), Value::string("a"))].into_iter().collect(),
+        ..Default::default()
     };
     let variables = [("self", Value::Object(Arc::new(object)))];
     let run = |source: &str| {

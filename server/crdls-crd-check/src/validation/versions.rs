@@ -117,7 +117,7 @@ fn deprecation_warning(i: usize, v: &Node, sink: &mut Sink<'_>) {
         if warning.is_empty() {
             problems.push("must not be an empty string".into());
         }
-        if let Some((at, _)) = warning.char_indices().find(|(_, c)| !is_go_printable(*c)) {
+        if let Some((at, _)) = warning.char_indices().find(|(_, c)| !crdls_go::print::is_print(*c)) {
             problems.push(format!("must only contain printable UTF-8 characters; non-printable character found at index {at}"));
         }
     }
@@ -129,18 +129,6 @@ fn deprecation_warning(i: usize, v: &Node, sink: &mut Sink<'_>) {
         };
         sink.error(node.range, CODE, fe(ErrorType::Invalid, &path, Some(value.clone()), detail), message);
     }
-}
-
-/// Go's `unicode.IsPrint`: letters, marks, numbers, punctuation, symbols and the ASCII space; no
-/// other space, no control or format character.
-fn is_go_printable(c: char) -> bool {
-    if c == ' ' {
-        return true;
-    }
-    !(c.is_control()
-        || c.is_whitespace()
-        || matches!(c, '\u{ad}' | '\u{600}'..='\u{605}' | '\u{61c}' | '\u{6dd}' | '\u{70f}' | '\u{180e}' | '\u{200b}'..='\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2060}'..='\u{206f}' | '\u{feff}' | '\u{fff9}'..='\u{fffb}')
-        || ('\u{e000}'..='\u{f8ff}').contains(&c))
 }
 
 fn unique_names(crd: &CrdDoc<'_>, sink: &mut Sink<'_>) {
