@@ -81,7 +81,8 @@ fn angle_token_end(bytes: &[u8], i: usize) -> Option<usize> {
     let plain = |t: &str| !t.contains(|c: char| c.is_whitespace() || matches!(c, '"' | '\'' | '`' | '#' | '[' | '{'));
     let unmarked = before.trim_start().trim_start_matches(['-', ' ']);
     let placed = if before.trim().is_empty() {
-        after.trim().is_empty()
+        // A whole line, or the start of a value read on its own (`"<CLUSTER>-wait"` once unquoted).
+        plain(after.trim_end())
     } else if let Some((key, value)) = unmarked.rsplit_once(": ") {
         plain(key) && plain(value.trim_start())
     } else {
@@ -497,6 +498,7 @@ mod tests {
         let description = "      description: |-\n        Selects a field of the pod: supports `metadata.labels['<KEY>']`, `<KEY>`\n";
         assert!(!has_actions(description));
         assert!(has_actions("- name: <APP>-web\n") && has_actions("hosts:\n  - argocd.<DOMAIN_NAME>\n"));
+        assert!(has_actions("<CLUSTER_NAME>-wait") && !has_actions("<CLUSTER_NAME> waits"));
         for text in [
             "a: List<String>\n",
             "a: <ingress-name>\n",
