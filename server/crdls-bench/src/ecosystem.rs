@@ -161,6 +161,18 @@ pub(crate) fn clean(field: &str) -> String {
     field.replace(['\t', '\n', '\r'], " ")
 }
 
+/// The committed repository list at `path`; a list that cannot be read or parsed ends the run (exit
+/// code 2) with what was wrong.
+pub(crate) fn read_repo_list(path: &Path) -> RepoList {
+    match std::fs::read_to_string(path).map_err(|e| e.to_string()).and_then(|t| toml::from_str(&t).map_err(|e| e.to_string())) {
+        Ok(list) => list,
+        Err(e) => {
+            println!("cannot read the repository list {}: {e}", path.display());
+            std::process::exit(2);
+        }
+    }
+}
+
 pub(crate) fn run(args: impl Iterator<Item = String>) {
     let options = match parse_options(args) {
         Ok(options) => options,
@@ -169,15 +181,7 @@ pub(crate) fn run(args: impl Iterator<Item = String>) {
             std::process::exit(2);
         }
     };
-    let list: RepoList =
-        match std::fs::read_to_string(&options.list).map_err(|e| e.to_string()).and_then(|t| toml::from_str(&t).map_err(|e| e.to_string()))
-        {
-            Ok(list) => list,
-            Err(e) => {
-                println!("cannot read the repository list {}: {e}", options.list.display());
-                std::process::exit(2);
-            }
-        };
+    let list = read_repo_list(&options.list);
     let all_halves: Vec<String> = list.repo.iter().map(|r| r.half.clone()).collect();
     let repos: Vec<Repo> = list
         .repo

@@ -32,7 +32,7 @@ use crdls_check::FileMode;
 use crdls_workspace::files::WalkOptions;
 use crdls_workspace::roles::{Roles, Workspace};
 
-use crate::ecosystem::{clean, message_hash, read_ledger, ErrorKey, Repo, RepoList, Verdict};
+use crate::ecosystem::{clean, message_hash, read_ledger, read_repo_list, ErrorKey, Repo, Verdict};
 
 struct Options {
     crdls: PathBuf,
@@ -700,15 +700,7 @@ pub(crate) fn run(args: impl Iterator<Item = String>) {
             std::process::exit(2);
         }
     };
-    let list: RepoList =
-        match std::fs::read_to_string(&options.list).map_err(|e| e.to_string()).and_then(|t| toml::from_str(&t).map_err(|e| e.to_string()))
-        {
-            Ok(list) => list,
-            Err(e) => {
-                println!("cannot read the repository list {}: {e}", options.list.display());
-                std::process::exit(2);
-            }
-        };
+    let list = read_repo_list(&options.list);
     let repos: Vec<Repo> = list
         .repo
         .into_iter()

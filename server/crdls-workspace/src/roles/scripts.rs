@@ -28,14 +28,7 @@ pub(super) fn shell_scripts(dir: &Path) -> Vec<(PathBuf, String)> {
 /// reads (a file it writes to with `>` is its output).
 pub(super) fn sed_fills(text: &str) -> Vec<(PathBuf, Vec<String>)> {
     let mut out: Vec<(PathBuf, Vec<String>)> = Vec::new();
-    let mut command = String::new();
-    for line in text.lines() {
-        if let Some(continued) = line.strip_suffix('\\') {
-            command.push_str(continued);
-            command.push(' ');
-            continue;
-        }
-        command.push_str(line);
+    for command in commands(text) {
         let words = substituted_words(&command);
         if !words.is_empty() {
             for file in files_read(&command) {
@@ -45,7 +38,22 @@ pub(super) fn sed_fills(text: &str) -> Vec<(PathBuf, Vec<String>)> {
                 }
             }
         }
-        command.clear();
+    }
+    out
+}
+
+/// A script's commands: each line, joined with the lines its trailing `\` continues onto.
+fn commands(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut command = String::new();
+    for line in text.lines() {
+        if let Some(continued) = line.strip_suffix('\\') {
+            command.push_str(continued);
+            command.push(' ');
+            continue;
+        }
+        command.push_str(line);
+        out.push(std::mem::take(&mut command));
     }
     out
 }
@@ -125,20 +133,7 @@ pub(super) struct Written {
 /// (`/dev/null`, `/tmp/…`) names no file of the project, and one with `..`, a glob or nothing literal says
 /// nothing about where.
 pub(super) fn redirect_targets(text: &str) -> Vec<Written> {
-    let mut commands = Vec::new();
-    let mut command = String::new();
-    for line in text.lines() {
-        if let Some(continued) = line.strip_suffix('\\') {
-            command.push_str(continued);
-            command.push(' ');
-            continue;
-        }
-        command.push_str(line);
-        if !command.trim_start().starts_with('#') {
-            commands.push(std::mem::take(&mut command));
-        }
-        command.clear();
-    }
+    let commands: Vec<String> = commands(text).into_iter().filter(|c| !c.trim_start().starts_with('#')).collect();
     let assigned = assignments(&commands);
     let mut out = Vec::new();
     for command in &commands {
