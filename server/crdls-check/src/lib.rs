@@ -141,13 +141,16 @@ const YAML_READING_CODES: &[&str] =
     &[crdls_diagnostics::codes::YAML_SYNTAX, crdls_diagnostics::codes::YAML_DUPLICATE_KEY, crdls_diagnostics::codes::YAML_COMPLEX_KEY];
 
 /// Whether a document may be a Kubernetes object: its top level is a mapping with an `apiVersion` or a
-/// `kind`, or, when it did not parse into one, its text holds such a key at its top level (see
+/// `kind` (and is not a Helm chart's metadata), or, when it did not parse into one, its text holds such a key at its top level (see
 /// [`holds_key`]), so that a manifest with a syntax error above its identity keeps its errors, while
 /// another tool's file whose nested items have an `apiVersion` (a cloud template's resources) does not.
 fn names_identity(doc: &Document, text: &str) -> bool {
     if let Some(root) = doc.root.as_ref().filter(|_| !doc.has_syntax_error) {
         if root.as_map().is_some() {
-            return root.get("apiVersion").is_some() || root.get("kind").is_some();
+            // A Helm chart's metadata (`Chart.yaml`: an `apiVersion`, a `name` and a `version`, no
+            // `kind`) is Helm's file, not an object.
+            let chart_metadata = root.get("kind").is_none() && root.get("name").is_some() && root.get("version").is_some();
+            return !chart_metadata && (root.get("apiVersion").is_some() || root.get("kind").is_some());
         }
     }
     let range = doc.range.start.min(text.len())..doc.range.end.min(text.len());

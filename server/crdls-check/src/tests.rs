@@ -31,6 +31,9 @@ fn yaml_errors_of_documents_that_cannot_be_objects_are_not_reported() {
     // Nor does a key deeper in a block mapping, or a word that only ends in `kind`, make one.
     assert_eq!(codes("tool:\n  kind: x\n  a: [\n"), Vec::<&str>::new());
     assert_eq!(codes("{\"subkind\": 1, \"a\": [}\n"), Vec::<&str>::new());
+    // A Helm chart's metadata has an `apiVersion` but is Helm's file: a key set twice there is not reported.
+    assert_eq!(codes("apiVersion: v1\nname: autoscaler\nversion: 0.3.3\ndeprecated: true\ndeprecated: true\n"), Vec::<&str>::new());
+    assert!(codes("apiVersion: v1\nname: autoscaler\nname: b\n").contains(&"yaml/duplicate-key"));
     let both = codes("a: 1\na: 2\n---\nkind: ConfigMap\napiVersion: v1\nmetadata:\n  name: x\n  name: y\n");
     assert_eq!(both.iter().filter(|c| **c == "yaml/duplicate-key").count(), 1, "{both:?}");
 }
