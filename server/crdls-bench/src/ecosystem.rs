@@ -161,6 +161,14 @@ pub(crate) fn clean(field: &str) -> String {
     field.replace(['\t', '\n', '\r'], " ")
 }
 
+/// The options `parsed` holds; a usage error ends the run (exit code 2) with its message.
+pub(crate) fn or_usage<T>(parsed: Result<T, String>) -> T {
+    parsed.unwrap_or_else(|message| {
+        println!("{message}");
+        std::process::exit(2)
+    })
+}
+
 /// The committed repository list at `path`; a list that cannot be read or parsed ends the run (exit
 /// code 2) with what was wrong.
 pub(crate) fn read_repo_list(path: &Path) -> RepoList {
@@ -174,13 +182,7 @@ pub(crate) fn read_repo_list(path: &Path) -> RepoList {
 }
 
 pub(crate) fn run(args: impl Iterator<Item = String>) {
-    let options = match parse_options(args) {
-        Ok(options) => options,
-        Err(message) => {
-            println!("{message}");
-            std::process::exit(2);
-        }
-    };
+    let options = or_usage(parse_options(args));
     let list = read_repo_list(&options.list);
     let all_halves: Vec<String> = list.repo.iter().map(|r| r.half.clone()).collect();
     let repos: Vec<Repo> = list

@@ -693,13 +693,7 @@ fn compare_repo(options: &Options, repo: &Repo, schemas: &Path, kubeconfig: &Pat
 }
 
 pub(crate) fn run(args: impl Iterator<Item = String>) {
-    let options = match parse_options(args) {
-        Ok(options) => options,
-        Err(message) => {
-            println!("{message}");
-            std::process::exit(2);
-        }
-    };
+    let options = crate::ecosystem::or_usage(parse_options(args));
     let list = read_repo_list(&options.list);
     let repos: Vec<Repo> = list
         .repo
