@@ -770,3 +770,45 @@ fn written_cases_agree_with_the_oracle() {
     }
     judge("case", &tally);
 }
+
+/// Built-in creates: every built-in object of the fixtures and the corpus that crdls validates against
+/// its kind's schema, against the API server's own create of it (the kubernetes module's scheme,
+/// defaults and registry strategy: native validation, the common ObjectMeta checks and declarative
+/// validation), with strict field validation. Kinds the oracle does not serve are not compared.
+#[test]
+fn builtin_creates_agree_with_the_oracle() {
+    let Some(binary) = oracle_binary() else { return };
+    let mut oracle = Oracle::start(&binary).expect("the oracle starts");
+    let mut tally = Tally::default();
+    let mut not_served = 0;
+    for inputs in inputs() {
+        let dirs: &[&str] = if inputs.label == "fixtures" { &["fixtures"] } else { &["crs"] };
+        for path in files(&inputs.base, dirs) {
+            let Ok(text) = std::fs::read_to_string(&path) else { continue };
+            let stream = crdls_yaml::parse(&text);
+            let result = check_stream(&stream, &CrdIndex::new(), &CheckOptions { strict: true, ..options() });
+            for (i, doc) in result.documents.iter().enumerate() {
+                if doc.kind != (DocumentKind::BuiltIn { validated: true }) || has_yaml_error(&stream, i) {
+                    continue;
+                }
+                let answer = ask(&mut oracle, &json!({"op": "native", "object": document_text(&stream, i)}));
+                let case = format!("native {}#{i}", inputs.name(&path));
+                if let Some(failure) = answer["oracle"].as_str() {
+                    if failure.starts_with("the oracle does not serve") || failure.starts_with("the scheme does not serve") {
+                        not_served += 1;
+                    } else {
+                        tally.compared += 1;
+                        tally.differ(case, format!("the oracle could not answer: {failure}"));
+                    }
+                    continue;
+                }
+                tally.compared += 1;
+                if let Some(detail) = compare(&our_object_verdict(&doc.diagnostics), &their_verdict(&answer)) {
+                    tally.differ(case, detail);
+                }
+            }
+        }
+    }
+    say(&format!("oracle native: {not_served} built-in objects of kinds the oracle does not create were not compared"));
+    judge("native", &tally);
+}

@@ -17,13 +17,13 @@ import (
 
 // request is one line of input.
 type request struct {
-	// Op is "yaml", "cr", "crd" or "cost".
+	// Op is "yaml", "cr", "crd", "cost" or "native".
 	Op string `json:"op"`
 	// Text is the YAML of a "yaml" request.
 	Text string `json:"text"`
 	// CRD is the CustomResourceDefinition's YAML (or JSON).
 	CRD string `json:"crd"`
-	// Object is the custom resource's YAML.
+	// Object is the custom resource's YAML (a built-in object's, for "native").
 	Object string `json:"object"`
 	// Old is the stored object of an update; empty for a create.
 	Old string `json:"old"`
@@ -137,6 +137,8 @@ func serve(line []byte) (ans answer) {
 		return validateCRD(req.CRD)
 	case "cost":
 		return ruleCosts(req.CRD)
+	case "native":
+		return validateBuiltin(req)
 	default:
 		return answer{Oracle: fmt.Sprintf("unknown op %q", req.Op)}
 	}

@@ -15,7 +15,7 @@ pub use crdls_crd_check::{
     crd_costs, factor_text, short_path, thousands, CostDriver, RuleCost, SchemaCost, PER_CRD_LIMIT, PER_EXPRESSION_LIMIT,
 };
 pub use crdls_resource_check::{
-    cel, defaulted_value, did_you_mean, edit_distance, formats, gofmt, is_builtin_group, kubernetes_release, names, old, pattern,
+    cel, defaulted_value, did_you_mean, edit_distance, formats, gofmt, is_builtin_group, kubernetes_release, metadata, names, old, pattern,
     prune_and_default, CheckOptions, DocumentKind, ErrorType, FieldError, OldObjects, PrunedField, Subresource, Unbounded,
     NEWEST_KUBERNETES_MINOR, OBJECT_META_FIELDS, OLDEST_KUBERNETES_MINOR,
 };

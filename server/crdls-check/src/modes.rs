@@ -188,7 +188,7 @@ impl FileMode {
             // A partial object's name only picks the object it lands on, which was created under a name
             // of its own; kustomize ignores it when the patch has a `target` (`name: "*"`), and a patch
             // matching no object is kustomize's error. The API server never sees it as a name.
-            diagnostics.retain(|d| !(d.code == codes::METADATA_NAME && d.path.as_deref() == Some("metadata.name")));
+            diagnostics.retain(|d| !crate::metadata::is_name_error(d));
             // A patch changes an object of its own apiVersion and kind: where that apiVersion is not
             // served, the API server refuses the object the patch lands on, reported there; a patch
             // matching no object is kustomize's error. A patch switched off keeps its old apiVersion.
@@ -203,7 +203,7 @@ impl FileMode {
             });
             let namespace_object = root.is_some_and(|r| r.get_str("apiVersion") == Some("v1") && r.get_str("kind") == Some("Namespace"));
             if *renames_namespaces && namespace_object {
-                diagnostics.retain(|d| !(d.code == codes::METADATA_NAME && d.path.as_deref() == Some("metadata.name")));
+                diagnostics.retain(|d| !crate::metadata::is_name_error(d));
             }
         }
         if let FileMode::Template { alternatives, asks_capabilities, conditionals, .. } = self {

@@ -37,3 +37,44 @@ fn yaml_errors_of_documents_that_cannot_be_objects_are_not_reported() {
     let both = codes("a: 1\na: 2\n---\nkind: ConfigMap\napiVersion: v1\nmetadata:\n  name: x\n  name: y\n");
     assert_eq!(both.iter().filter(|c| **c == "yaml/duplicate-key").count(), 1, "{both:?}");
 }
+
+fn causes(text: &str, kubernetes: u32) -> Vec<String> {
+    let stream = crdls_yaml::parse(text);
+    let options = CheckOptions { kubernetes: Some(kubernetes), ..CheckOptions::default() };
+    check_stream(&stream, &CrdIndex::new(), &options).diagnostics().iter().filter_map(|d| d.cause.clone()).collect()
+}
+
+#[test]
+fn built_in_names_follow_their_kinds_rules() {
+    let object = |kind: &str, api: &str, name: &str| format!("apiVersion: {api}\nkind: {kind}\nmetadata:\n  name: {name}\n");
+    let dots = vec!["metadata.name: Invalid value: \"a.b\": must not contain dots".to_string()];
+    // Namespaces and StatefulSets take DNS labels; Deployments DNS subdomains.
+    assert_eq!(causes(&object("Namespace", "v1", "a.b"), 37), dots);
+    assert!(causes(&object("StatefulSet", "apps/v1", "a.b"), 37).contains(&dots[0]));
+    assert!(!causes(&object("Deployment", "apps/v1", "a.b"), 37).iter().any(|c| c.starts_with("metadata.name")));
+    // Services: DNS-1035 labels (a letter first) before 1.36, DNS labels since.
+    let service = |name: &str| format!("{}spec:\n  ports: [{{port: 80}}]\n", object("Service", "v1", name));
+    assert_eq!(causes(&service("a.b"), 37), dots);
+    assert_eq!(causes(&service("1ab"), 37), Vec::<String>::new());
+    assert_eq!(causes(&service("1ab"), 35).len(), 1, "{:?}", causes(&service("1ab"), 35));
+    assert!(causes(&service("1ab"), 35)[0].contains("a DNS-1035 label must consist of lower case alphanumeric characters"));
+    // generateName is checked as a prefix of such a name.
+    let generated = "apiVersion: v1\nkind: Namespace\nmetadata:\n  generateName: te.am-\n";
+    assert_eq!(causes(generated, 37), vec!["metadata.generateName: Invalid value: \"te.am-\": must not contain dots".to_string()]);
+}
+
+#[test]
+fn built_in_duplicates_are_reported_in_the_native_rules_words() {
+    // Two unnamed containers, and a Service port twice: the API server's Duplicate errors, on the name
+    // and with its own value, not the list type's.
+    let pod = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\nspec:\n  containers:\n    - image: a\n    - image: b\n";
+    let found = causes(pod, 37);
+    assert!(found.contains(&"spec.containers[1].name: Duplicate value: \"\"".to_string()), "{found:?}");
+    assert!(!found.iter().any(|c| c.starts_with("spec.containers[1]: ")), "{found:?}");
+    let service = "apiVersion: v1\nkind: Service\nmetadata:\n  name: s\nspec:\n  ports:\n    - {name: a, port: 53, protocol: UDP}\n    - {name: b, port: 53, protocol: UDP}\n";
+    assert_eq!(
+        causes(service, 37),
+        vec![r#"spec.ports[1]: Duplicate value: {"Name":"","Protocol":"UDP","AppProtocol":null,"Port":53,"TargetPort":0,"NodePort":0}"#
+            .to_string()]
+    );
+}

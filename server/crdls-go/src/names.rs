@@ -217,6 +217,20 @@ pub fn generate_name(value: &str) -> Vec<String> {
     }
 }
 
+/// A non-empty `generateName` of an object whose names follow `rule` (`dns1123_label` or
+/// `dns1035_label`), as `NameIsDNSLabel(name, prefix=true)` checks it: the trailing '-' masked as in
+/// [`generate_name`].
+pub fn generate_name_for(value: &str, rule: fn(&str) -> Vec<String>) -> Vec<String> {
+    let bytes = value.as_bytes();
+    if bytes.len() > 1 && bytes.ends_with(b"-") {
+        let mut masked = bytes[..bytes.len() - 2].to_vec();
+        masked.push(b'a');
+        rule(&String::from_utf8_lossy(&masked))
+    } else {
+        rule(value)
+    }
+}
+
 /// The name of an embedded resource (`IsPathSegmentName`): not `.` or `..`, and neither '/'
 /// nor '%' anywhere. Empty names and lengths are not checked.
 pub fn path_segment_name(value: &str) -> Vec<String> {
@@ -288,6 +302,14 @@ mod tests {
         );
         // Go counts bytes: 127 two-byte characters are too long.
         assert_eq!(dns1123_subdomain(&"é".repeat(127))[0], "must be no more than 253 characters");
+    }
+
+    #[test]
+    fn label_prefixes_mask_their_trailing_dash() {
+        assert!(generate_name_for("web-", dns1123_label).is_empty());
+        assert_eq!(generate_name_for("a.b-", dns1123_label), vec!["must not contain dots".to_string()]);
+        assert!(generate_name_for("1a-", dns1123_label).is_empty());
+        assert_eq!(generate_name_for("1a-", dns1035_label).len(), 1);
     }
 
     #[test]

@@ -18,6 +18,19 @@ pub enum NameRules {
     Embedded,
     /// A built-in object whose name is a path segment (RBAC): required, with no `/` or `%`.
     PathSegment,
+    /// A built-in object whose name is a DNS-1123 label (Namespaces, StatefulSets, Services from
+    /// 1.36): required.
+    Label,
+    /// A built-in object whose name is a DNS-1035 label, starting with a letter (Services before
+    /// 1.36): required.
+    Dns1035Label,
+}
+
+/// Whether `d` is an error about an object's name as written: the name itself, or what the API server
+/// derives from it (a Namespace's `kubernetes.io/metadata.name` label). A tool that renames the object
+/// (kustomize's namespace, a patch's target) makes the name another one, and such errors go with it.
+pub fn is_name_error(d: &Diagnostic) -> bool {
+    d.code == codes::METADATA_NAME && matches!(d.path.as_deref(), Some("metadata.name" | "metadata.labels"))
 }
 
 /// Checks the `metadata` of `object` (the root, or an embedded resource at `object_path`). `anchor`
@@ -76,6 +89,8 @@ pub fn validate_metadata(
             let details = match rules {
                 NameRules::Object => names::dns1123_subdomain(s),
                 NameRules::Embedded | NameRules::PathSegment => names::path_segment_name(s),
+                NameRules::Label => names::dns1123_label(s),
+                NameRules::Dns1035Label => names::dns1035_label(s),
             };
             for detail in details {
                 let err = FieldError {
@@ -100,6 +115,8 @@ pub fn validate_metadata(
                 let details = match rules {
                     NameRules::Object => names::generate_name(s),
                     NameRules::Embedded | NameRules::PathSegment => names::path_segment_prefix(s),
+                    NameRules::Label => names::generate_name_for(s, names::dns1123_label),
+                    NameRules::Dns1035Label => names::generate_name_for(s, names::dns1035_label),
                 };
                 for detail in details {
                     let err = FieldError {

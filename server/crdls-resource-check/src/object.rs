@@ -287,7 +287,14 @@ fn check_builtin(
         }
         builtin::Resolved::KindOnly => {
             if reading.complete {
-                validate_metadata(root, &FieldPath::root(), builtin::name_rules(group), release_minor(options), kind_node.range, out);
+                validate_metadata(
+                    root,
+                    &FieldPath::root(),
+                    builtin::name_rules(group, kind, release_minor(options)),
+                    release_minor(options),
+                    kind_node.range,
+                    out,
+                );
             }
             DocumentKind::BuiltIn { validated: false }
         }
@@ -362,8 +369,18 @@ fn validate_builtin(
         object
     };
     let root_path = FieldPath::root();
+    let version = split_api_version(root.get_str("apiVersion").unwrap_or_default()).1;
+    let target = native::Target { minor: kube.minor(), group, kind, version };
     let mut metadata_found = Vec::new();
-    validate_metadata(&object, &root_path, builtin::name_rules(group), release_minor(options), anchor, &mut metadata_found);
+    validate_metadata(
+        &object,
+        &root_path,
+        builtin::name_rules(group, kind, release_minor(options)),
+        release_minor(options),
+        anchor,
+        &mut metadata_found,
+    );
+    native::validate_name(&object, target, old.is_none(), &mut metadata_found);
     let mut checked = keep(object);
     if reading.whole {
         checked = with_empty_spec(checked, schema, (group, kind), anchor);
@@ -373,9 +390,9 @@ fn validate_builtin(
     // Native Go types decode numbers: no numeric format of the schema is checked as kube-openapi does.
     validate(&checked, schema, &root_path, anchor, Numbers::Native, &mut found);
     validate_lists(&checked, schema, &root_path, &mut found);
-    found.retain(|d| !(d.code == codes::SCHEMA_LIST_MAP_DUPLICATE && d.path.as_deref().is_some_and(only_warned_duplicate)));
-    let version = split_api_version(root.get_str("apiVersion").unwrap_or_default()).1;
-    let target = native::Target { minor: kube.minor(), group, kind, version };
+    found.retain(|d| {
+        !(d.code == codes::SCHEMA_LIST_MAP_DUPLICATE && d.path.as_deref().is_some_and(|p| only_warned_duplicate(group, kind, p)))
+    });
     found.retain(|d| {
         let Some(path) = d.path.as_deref() else { return true };
         match d.code {
@@ -422,15 +439,24 @@ fn is_local_config(root: &Node) -> bool {
     annotations.get_str("config.kubernetes.io/local-config") == Some("true") || annotations.get("config.kubernetes.io/function").is_some()
 }
 
-/// Whether a duplicate item of a built-in map list at `path` is one the API server accepts with a
-/// warning: a container's env entry of a name already listed ("hides previous definition") and a
-/// container port listed twice ("duplicate port definition"). The list types of built-in kinds are
-/// server-side apply's merge keys; create and update check uniqueness only where native validation
-/// does (containers, volumes, port names, a Service's ports).
-fn only_warned_duplicate(path: &str) -> bool {
+/// Whether a duplicate item of a built-in map list at `path` is not the API server's error in the
+/// list type's words. The list types of built-in kinds are server-side apply's merge keys; create and
+/// update check uniqueness only where native validation does, in its own words:
+/// - a container's env entry of a name already listed and a container port listed twice are
+///   accepted with a warning ("hides previous definition", "duplicate port definition");
+/// - containers of one name and a Service's ports of one port and protocol are errors that the
+///   native rules report, on the name and on the port with the API server's value.
+fn only_warned_duplicate(group: &str, kind: &str, path: &str) -> bool {
     let mut segments = path.rsplit('.');
-    let (Some(item), Some(container)) = (segments.next(), segments.next()) else { return false };
-    let in_container = ["containers[", "initContainers[", "ephemeralContainers["].iter().any(|c| container.starts_with(c));
+    let Some(item) = segments.next() else { return false };
+    let containers = ["containers[", "initContainers[", "ephemeralContainers["];
+    if containers.iter().any(|c| item.starts_with(c))
+        || (group, kind) == ("", "Service") && path.strip_prefix("spec.ports[").is_some_and(|rest| !rest.contains('.'))
+    {
+        return true;
+    }
+    let Some(container) = segments.next() else { return false };
+    let in_container = containers.iter().any(|c| container.starts_with(c));
     in_container && (item.starts_with("env[") || item.starts_with("ports["))
 }
 

@@ -239,7 +239,7 @@ impl FileRole {
             FileRole::ScriptFilled { words, .. } => scripts::drop_filled(stream, words, diagnostics),
             FileRole::KustomizeResource { patched, .. } => completion::drop_completed(stream, patched, diagnostics),
             FileRole::EvaluatedResource { .. } => {
-                diagnostics.retain(|d| !(d.code == crdls_diagnostics::codes::METADATA_NAME && d.path.as_deref() == Some("metadata.name")))
+                diagnostics.retain(|d| !crdls_check::metadata::is_name_error(d))
             }
             _ => {}
         }

@@ -226,13 +226,19 @@ pub fn groups() -> impl Iterator<Item = &'static str> {
     KINDS.iter().map(|(group, _)| *group)
 }
 
-/// The name rule of a built-in kind: RBAC objects allow path segments (`system:controller`),
-/// everything else here is a DNS subdomain (kinds with stricter rules accept fewer names, never more).
-pub fn name_rules(group: &str) -> NameRules {
-    if group == "rbac.authorization.k8s.io" {
-        NameRules::PathSegment
-    } else {
-        NameRules::Object
+/// The name rule of a built-in kind in release 1.`minor`: RBAC objects allow path segments
+/// (`system:controller`), Namespaces, StatefulSets and Services take DNS labels, everything else here
+/// is a DNS subdomain (kinds with stricter rules accept fewer names, never more).
+pub fn name_rules(group: &str, kind: &str, minor: u32) -> NameRules {
+    match (group, kind) {
+        ("rbac.authorization.k8s.io", _) => NameRules::PathSegment,
+        // `ValidateNamespaceName` and `ValidateStatefulSetName` are `NameIsDNSLabel`.
+        ("", "Namespace") | ("apps", "StatefulSet") => NameRules::Label,
+        // `ValidateServiceName` is `NameIsDNS1035Label`; RelaxedServiceNameValidation (on by default
+        // from 1.36) checks a Service's name as a DNS-1123 label on create.
+        ("", "Service") if minor >= 36 => NameRules::Label,
+        ("", "Service") => NameRules::Dns1035Label,
+        _ => NameRules::Object,
     }
 }
 

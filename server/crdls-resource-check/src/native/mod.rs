@@ -63,7 +63,7 @@ pub fn validate(object: &Node, schema: &Schema, target: Target<'_>, anchor: Text
         }
         ("", "Service") => {
             if let Some(spec) = spec {
-                services::validate_service_spec(spec, &mut errors);
+                services::validate_service_spec(spec, target, &mut errors);
             }
         }
         ("apps", "Deployment" | "ReplicaSet" | "StatefulSet" | "DaemonSet") => {
@@ -96,6 +96,11 @@ pub fn validate(object: &Node, schema: &Schema, target: Target<'_>, anchor: Text
         ("node.k8s.io", "RuntimeClass") => runtime_class_handler(object, &mut errors),
         _ => {}
     }
+    report(errors, out);
+}
+
+/// The diagnostics of the rules broken.
+fn report(errors: Vec<Found>, out: &mut Vec<Diagnostic>) {
     for found in errors {
         out.push(match found.cause {
             Cause::Field(error) => error.diagnostic(found.range, Severity::Error, found.code, found.message),
@@ -109,6 +114,19 @@ pub fn validate(object: &Node, schema: &Schema, target: Target<'_>, anchor: Text
             }
         });
     }
+}
+
+/// The native rules on the name of `object` (with its `metadata`), beyond the name rules of its kind:
+/// a Namespace's name becomes a label value, a CronJob's name leaves room for its Jobs' suffix (checked
+/// on create only, so that older CronJobs can still be updated).
+pub fn validate_name(object: &Node, target: Target<'_>, create: bool, out: &mut Vec<Diagnostic>) {
+    let mut errors = Vec::new();
+    match (target.group, target.kind) {
+        ("", "Namespace") => namespace_label(object, &mut errors),
+        ("batch", "CronJob") if create => cron_job_name(object, &mut errors),
+        _ => {}
+    }
+    report(errors, out);
 }
 
 /// Whether the native rules report what the API server says when the required field at `path` is
@@ -156,6 +174,37 @@ fn runtime_class_handler(object: &Node, errors: &mut Vec<Found>) {
             node.range,
             crdls_diagnostics::codes::NATIVE_RUNTIME_CLASS,
             message,
+        ));
+    }
+}
+
+/// A Namespace is given the label `kubernetes.io/metadata.name` holding its name before validation, so
+/// a name that is no label value is also reported on the labels.
+fn namespace_label(object: &Node, errors: &mut Vec<Found>) {
+    let Some(node) = object.get("metadata").and_then(|m| m.get("name")) else { return };
+    let Some(name) = node.as_str().filter(|n| !n.is_empty()) else { return };
+    for detail in crdls_go::names::label_value(name) {
+        let message = format!("the label kubernetes.io/metadata.name that the API server gives a Namespace would hold {name:?}: {detail}");
+        errors.push(Found::field(
+            error(ErrorType::Invalid, "metadata.labels", Some(crate::gofmt::quote(name)), detail),
+            node.range,
+            crdls_diagnostics::codes::METADATA_NAME,
+            message,
+        ));
+    }
+}
+
+/// A CronJob's name leaves room for the 11 characters its Jobs' names add: at most 52 characters, on
+/// create.
+fn cron_job_name(object: &Node, errors: &mut Vec<Found>) {
+    let Some(node) = object.get("metadata").and_then(|m| m.get("name")) else { return };
+    let Some(name) = node.as_str() else { return };
+    if name.len() > 52 {
+        errors.push(Found::field(
+            error(ErrorType::Invalid, "metadata.name", Some(crate::gofmt::quote(name)), "must be no more than 52 characters"),
+            node.range,
+            crdls_diagnostics::codes::METADATA_NAME,
+            format!("a CronJob's name must be no more than 52 characters (this one has {}): its Jobs add a suffix", name.len()),
         ));
     }
 }

@@ -225,8 +225,16 @@ fn container_common(container: &Node, path: &str, checks: &ContainerChecks<'_>, 
         }
         for field in ["containerPort", "hostPort"] {
             let Some(node) = port.get(field) else { continue };
-            // A host port of 0 means none.
-            if field == "hostPort" && node.value == Value::Int(0) {
+            if node.value == Value::Int(0) {
+                // A host port of 0 means none; a container port of 0 is one left out.
+                if field == "containerPort" {
+                    out.push(Found::field(
+                        error(ErrorType::Required, format!("{at}.containerPort"), None, ""),
+                        node.range,
+                        codes::NATIVE_PORT,
+                        "containerPort is required: 0 is no port",
+                    ));
+                }
                 continue;
             }
             port_number(node, &format!("{at}.{field}"), field, out);

@@ -2,7 +2,7 @@
 
 use expect_test::{expect, Expect};
 
-use super::{validate, Target};
+use super::{validate, validate_name, Target};
 
 fn check(minor: u16, group: &str, kind: &str, text: &str, expected: Expect) {
     let stream = crdls_yaml::parse(text);
@@ -69,6 +69,83 @@ fn service_ports() {
     );
     // One unnamed port is fine.
     check(35, "", "Service", "spec:\n  ports:\n    - port: 80\n", expect![[""]]);
+}
+
+#[test]
+fn service_ports_defaulted_and_duplicated() {
+    // A left-out targetPort is the port, checked again; two ports of one number and protocol (TCP
+    // when left out) are one port twice, printed as the API server prints its internal ServicePort.
+    let text = "spec:\n  ports:\n    - name: a\n      port: 70000\n    - name: b\n      port: 53\n      protocol: UDP\n    - name: c\n      port: 53\n      protocol: UDP\n      targetPort: 0\n    - name: d\n      port: 80\n    - name: e\n      port: 80\n      protocol: TCP\n";
+    check(
+        35,
+        "",
+        "Service",
+        text,
+        expect![[r#"
+            spec.ports[0].port: Invalid value: 70000: must be between 1 and 65535, inclusive | port 70000 is not a port number: it must be between 1 and 65535
+            spec.ports[0].targetPort: Invalid value: 70000: must be between 1 and 65535, inclusive | targetPort defaults to the port, 70000, which is not a port number either
+            spec.ports[2]: Duplicate value: {"Name":"","Protocol":"UDP","AppProtocol":null,"Port":53,"TargetPort":0,"NodePort":0} | another port of this Service is already port 53/UDP
+            spec.ports[4]: Duplicate value: {"Name":"","Protocol":"TCP","AppProtocol":null,"Port":80,"TargetPort":0,"NodePort":0} | another port of this Service is already port 80/TCP"#]],
+    );
+    check(
+        33,
+        "",
+        "Service",
+        "spec:\n  ports:\n    - {name: a, port: 80}\n    - {name: b, port: 80}\n",
+        expect![[
+            r#"spec.ports[1]: Duplicate value: core.ServicePort{Name:"", Protocol:"TCP", AppProtocol:(*string)(nil), Port:80, TargetPort:intstr.IntOrString{Type:0, IntVal:0, StrVal:""}, NodePort:0} | another port of this Service is already port 80/TCP"#
+        ]],
+    );
+}
+
+#[test]
+fn a_container_port_of_zero_is_one_left_out() {
+    check(
+        35,
+        "",
+        "Pod",
+        "spec:\n  containers:\n    - name: a\n      image: a\n      ports:\n        - containerPort: 0\n          hostPort: 0\n",
+        expect![[r#"spec.containers[0].ports[0].containerPort: Required value | containerPort is required: 0 is no port"#]],
+    );
+}
+
+fn check_name(minor: u16, group: &str, kind: &str, create: bool, text: &str, expected: Expect) {
+    let stream = crdls_yaml::parse(text);
+    let root = stream.documents[0].root.as_ref().expect("a document");
+    let mut out = Vec::new();
+    validate_name(root, Target { minor, group, kind, version: "v1" }, create, &mut out);
+    let lines: Vec<String> = out.iter().map(|d| format!("{} | {}", d.cause.as_deref().unwrap_or_default(), d.message)).collect();
+    expected.assert_eq(&lines.join("\n"));
+}
+
+#[test]
+fn names_beyond_their_kinds_rules() {
+    // A Namespace's name is also the value of the label the API server gives it.
+    check_name(
+        37,
+        "",
+        "Namespace",
+        true,
+        "metadata:\n  name: _\n",
+        expect![[
+            r#"metadata.labels: Invalid value: "_": a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?') | the label kubernetes.io/metadata.name that the API server gives a Namespace would hold "_": a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')"#
+        ]],
+    );
+    check_name(37, "", "Namespace", true, "metadata:\n  name: team-a\n", expect![[""]]);
+    let long = format!("metadata:\n  name: {}\n", "c".repeat(53));
+    check_name(
+        37,
+        "batch",
+        "CronJob",
+        true,
+        &long,
+        expect![[
+            r#"metadata.name: Invalid value: "ccccccccccccccccccccccccccccccccccccccccccccccccccccc": must be no more than 52 characters | a CronJob's name must be no more than 52 characters (this one has 53): its Jobs add a suffix"#
+        ]],
+    );
+    // An update of an older CronJob with a longer name is allowed.
+    check_name(37, "batch", "CronJob", false, &long, expect![[""]]);
+    check_name(37, "batch", "CronJob", true, &format!("metadata:\n  name: {}\n", "c".repeat(52)), expect![[""]]);
 }
 
 #[test]
