@@ -9,6 +9,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -156,6 +157,13 @@ func validateBuiltin(req request) answer {
 	}
 	if !legacyscheme.Scheme.Recognizes(gvk) {
 		return answer{Oracle: fmt.Sprintf("the scheme does not serve %v", gvk)}
+	}
+	if strings.Contains(gvk.Version, "alpha") || strings.Contains(gvk.Version, "beta") {
+		// The scheme still knows removed versions (apps/v1beta1) for clients, but the API server serves
+		// only what its default resource configuration enables (DefaultAPIResourceConfigSource in
+		// pkg/controlplane): at this release, stable versions alone. kubectl's discovery finds no
+		// resource for the rest and stops before any request.
+		return rejected(fmt.Sprintf("no matches for kind %q in version %q", gvk.Kind, gvk.GroupVersion().String()))
 	}
 	// The handler's decoder: the versioned kind, strict field validation, defaults, the internal version.
 	serializer := json.NewSerializerWithOptions(json.DefaultMetaFactory, legacyscheme.Scheme, legacyscheme.Scheme, json.SerializerOptions{Strict: true})

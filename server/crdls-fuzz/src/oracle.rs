@@ -121,7 +121,8 @@ pub fn our_verdict(diagnostics: &[Diagnostic], unknown_code: &str) -> Verdict {
 
 /// crdls's verdict on an object (see [`our_verdict`]), with the errors for which the API server
 /// refuses the request before validating it, `(rejected)` as the oracle says: metadata it cannot
-/// decode (the handler's coercion), a built-in object's body Go cannot decode, and a status write to a
+/// decode (the handler's coercion), a built-in object's body Go cannot decode, a built-in version the
+/// release does not serve (kubectl's discovery finds no resource for it), and a status write to a
 /// version without `/status` (404). A refused
 /// request gets no other answer, so when crdls finds a refusal the verdict holds the refusals alone.
 pub fn our_object_verdict(diagnostics: &[Diagnostic]) -> Verdict {
@@ -130,7 +131,8 @@ pub fn our_object_verdict(diagnostics: &[Diagnostic]) -> Verdict {
     // decoder's words: `<Kind> in version "<v>" cannot be handled as a <Kind>: ...`.
     let decoding = |d: &Diagnostic| d.cause.as_deref().is_some_and(|c| c.contains(" cannot be handled as a "));
     let refusal = |d: &Diagnostic| {
-        (matches!(d.code, codes::METADATA_TYPE | codes::RESOURCE_NO_STATUS_SUBRESOURCE) && d.cause.is_some()) || decoding(d)
+        (matches!(d.code, codes::METADATA_TYPE | codes::RESOURCE_NO_STATUS_SUBRESOURCE | codes::RESOURCE_API_NOT_SERVED) && d.cause.is_some())
+            || decoding(d)
     };
     let refusals: Vec<Diagnostic> = diagnostics
         .iter()
