@@ -1221,7 +1221,7 @@ fn what_scripts_tests_and_kustomizations_do_to_a_file_is_seen_in_the_editor() {
     // Elsewhere, the same texts are whole objects to create.
     assert_eq!(check("elsewhere/wipe.yaml", &fixture("by-products/hack/wipe.yaml")), ["metadata/name", "native/restart-policy"]);
     assert!(check("elsewhere/resources.yaml", &fixture("kyverno-cli/autogen/resources.yaml")).contains(&"metadata/name".to_string()));
-    assert!(check("elsewhere/ports.yaml", &rendered).contains(&"schema/list-map-duplicate".to_string()));
+    assert!(check("elsewhere/ports.yaml", &rendered).contains(&"native/port".to_string()));
     let reading = |session: &mut Session, file: &str, line: u32| {
         session.hover(file, Position::new(line, 7))["contents"]["value"].as_str().unwrap_or_default().to_string()
     };

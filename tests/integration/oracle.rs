@@ -221,7 +221,15 @@ fn compare_yaml(oracle: &mut Oracle, name: &str, text: &str, tally: &mut Tally) 
         let case = format!("yaml {name}#{n}");
         let our_error = stream.documents[i].diagnostics.iter().find(|d| d.severity == Severity::Error);
         match (their.get("error").and_then(Value::as_str), our_error) {
-            (Some(_), Some(_)) => {}
+            (Some(error), Some(d)) => {
+                // kubectl's words for the document: go-yaml's error, as the cause of crdls's first error.
+                if d.cause.as_deref() != Some(error) {
+                    tally.differ(
+                        case,
+                        format!("both fail, in other words:\n  oracle {error}\n  crdls  {}", d.cause.as_deref().unwrap_or("(no cause)")),
+                    );
+                }
+            }
             (Some(error), None) => tally.differ(case, format!("the oracle fails: {error}; crdls reads the document")),
             (None, Some(d)) => tally.differ(case, format!("crdls fails ({}: {}); the oracle reads {}", d.code, d.message, their["json"])),
             (None, None) => {

@@ -131,7 +131,8 @@ pub fn our_object_verdict(diagnostics: &[Diagnostic]) -> Verdict {
     // decoder's words: `<Kind> in version "<v>" cannot be handled as a <Kind>: ...`.
     let decoding = |d: &Diagnostic| d.cause.as_deref().is_some_and(|c| c.contains(" cannot be handled as a "));
     let refusal = |d: &Diagnostic| {
-        (matches!(d.code, codes::METADATA_TYPE | codes::RESOURCE_NO_STATUS_SUBRESOURCE | codes::RESOURCE_API_NOT_SERVED) && d.cause.is_some())
+        (matches!(d.code, codes::METADATA_TYPE | codes::RESOURCE_NO_STATUS_SUBRESOURCE | codes::RESOURCE_API_NOT_SERVED)
+            && d.cause.is_some())
             || decoding(d)
     };
     let refusals: Vec<Diagnostic> = diagnostics

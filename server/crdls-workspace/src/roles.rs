@@ -238,9 +238,7 @@ impl FileRole {
         match self {
             FileRole::ScriptFilled { words, .. } => scripts::drop_filled(stream, words, diagnostics),
             FileRole::KustomizeResource { patched, .. } => completion::drop_completed(stream, patched, diagnostics),
-            FileRole::EvaluatedResource { .. } => {
-                diagnostics.retain(|d| !crdls_check::metadata::is_name_error(d))
-            }
+            FileRole::EvaluatedResource { .. } => diagnostics.retain(|d| !crdls_check::metadata::is_name_error(d)),
             _ => {}
         }
     }

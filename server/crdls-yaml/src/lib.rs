@@ -1,6 +1,7 @@
 //! YAML with positions for crdls: parsing never fails and yields documents whose every node and key
 //! keeps its byte range, plus located syntax, duplicate-key and aliasing diagnostics.
 
+mod go_words;
 mod line_index;
 mod locate;
 mod parse;

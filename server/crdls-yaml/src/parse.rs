@@ -671,13 +671,21 @@ fn parse_chunk(text: &str, chunk: TextRange, src: &str) -> Option<Document> {
             Err(err) => {
                 has_syntax_error = true;
                 let at = offsets.byte(err.marker().index());
+                // kubectl reads each document apart, without its `---` line, and go-yaml counts lines there.
+                let doc_start = if text[chunk.start..chunk.end].starts_with("---") {
+                    text[chunk.start..chunk.end].find('\n').map_or(chunk.end, |i| chunk.start + i + 1)
+                } else {
+                    chunk.start
+                };
                 let line_end = text[at..chunk.end].find(['\n', '\r']).map_or(chunk.end, |i| at + i);
                 // At the end of a line, the range is the character before the error, whatever its width.
                 let before = text[..at].chars().next_back().map_or(at, |c| at - c.len_utf8()).max(chunk.start);
                 let range = if line_end > at { TextRange::new(at, line_end) } else { TextRange::new(before, at) };
                 builder.diagnostics.push(
-                    Diagnostic::new(range, Severity::Error, codes::YAML_SYNTAX, format!("YAML syntax error: {}", err.info()))
-                        .with_cause(format!("yaml: line {}: {}", line_of(text, range.start) + 1, err.info())),
+                    Diagnostic::new(range, Severity::Error, codes::YAML_SYNTAX, format!("YAML syntax error: {}", err.info())).with_cause(
+                        crate::go_words::go_syntax_error(err.info(), &text[doc_start..chunk.end], at.saturating_sub(doc_start))
+                            .unwrap_or_else(|| format!("yaml: line {}: {}", line_of(text, range.start) + 1, err.info())),
+                    ),
                 );
                 builder.close_all(at);
                 break;
@@ -944,7 +952,7 @@ impl Builder<'_> {
                             codes::YAML_COMPLEX_KEY,
                             "a mapping or sequence cannot be used as a key in Kubernetes YAML",
                         )
-                        .with_cause("yaml: invalid map key"),
+                        .with_cause(format!("yaml: invalid map key: {}", crate::go_words::go_sharp_v(&node))),
                     );
                     let text = self.text[node.range.start..node.range.end].to_string();
                     if let Some(Frame::Map { key, .. }) = self.stack.last_mut() {
