@@ -426,6 +426,10 @@ fn validate_builtin(
     found.append(&mut metadata_found);
     if reading.whole {
         native::validate(&checked, schema, target, anchor, &mut found);
+        // A quantity Go cannot decode is the API server's whole answer about that value: the schema's
+        // words for it (a boolean where a string or number goes) are not the API server's.
+        let refused: Vec<TextRange> = found.iter().filter(|d| d.code == codes::NATIVE_QUANTITY).map(|d| d.range).collect();
+        found.retain(|d| !(d.code.starts_with("schema/") && refused.contains(&d.range)));
     }
     out.append(&mut found);
 }

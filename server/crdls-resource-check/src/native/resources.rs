@@ -25,7 +25,15 @@ enum Step<'n> {
 
 fn walk<'n>(node: &'n Node, schema: &Schema, path: &mut Vec<Step<'n>>, target: Target<'_>, out: &mut Vec<Found>) {
     if is_quantity(schema) {
-        if let Value::Str(text) = &node.value {
+        // Go's Quantity decodes a JSON string's text, or any other JSON value's own text (`true`), and
+        // takes null as zero.
+        let text = match &node.value {
+            Value::Str(text) => Some(text.clone()),
+            Value::Bool(b) => Some(b.to_string()),
+            Value::Map(_) | Value::Seq(_) => Some(gofmt::json(node)),
+            _ => None,
+        };
+        if let Some(text) = text {
             if let Err(reason) = Quantity::parse(text.trim()) {
                 let (kind, version) = (target.kind, target.version);
                 let cause = format!("{kind} in version \"{version}\" cannot be handled as a {kind}: {reason}");
@@ -33,7 +41,7 @@ fn walk<'n>(node: &'n Node, schema: &Schema, path: &mut Vec<Step<'n>>, target: T
                     cause: Cause::Decode { path: printed(path), text: cause },
                     range: node.range,
                     code: codes::NATIVE_QUANTITY,
-                    message: format!("{} is not a quantity: {reason}", gofmt::quote(text)),
+                    message: format!("{} is not a quantity: {reason}", gofmt::quote(&text)),
                 });
             }
         }

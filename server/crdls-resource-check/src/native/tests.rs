@@ -316,6 +316,16 @@ fn quantities_that_do_not_parse_fail_the_request() {
             Deployment in version "v1" cannot be handled as a Deployment: quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$' | "512MB" is not a quantity: quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'
             Deployment in version "v1" cannot be handled as a Deployment: unable to parse quantity's suffix | "1mi" is not a quantity: unable to parse quantity's suffix"#]],
     );
+    // Go decodes any other JSON value's own text: `true` and a list are no quantities; null is zero.
+    check(
+        37,
+        "",
+        "Pod",
+        "spec:\n  containers:\n    - name: a\n      image: a\n      resources:\n        limits: {cpu: true, memory: [1]}\n        requests: {cpu: null}\n",
+        expect![[r#"
+            Pod in version "v1" cannot be handled as a Pod: quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$' | "true" is not a quantity: quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'
+            Pod in version "v1" cannot be handled as a Pod: quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$' | "[1]" is not a quantity: quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"#]],
+    );
 }
 
 #[test]
