@@ -238,7 +238,10 @@ pub(crate) fn scan_disk(roots: &[PathBuf], config: &crdls_workspace::Config) -> 
     let paths: Vec<PathBuf> = files.iter().map(|(p, _)| p.clone()).collect();
     let mut found = Vec::new();
     let mut unread = Vec::new();
-    for ((path, kind), crds) in files.into_iter().zip(resolver::read_files_crds(&paths)) {
+    // Roles are decided in the workspace, as `crdls check` decides them: what its files name is read only
+    // inside it.
+    let workspace = crdls_workspace::roles::Workspace::new(roots.iter().cloned(), Path::new("/"), config.whole_test_inputs);
+    for ((path, kind), crds) in files.into_iter().zip(resolver::read_files_crds(&paths, &workspace)) {
         match crds {
             Ok(crds) => found.push((path, kind, crds)),
             Err(crdls_workspace::files::ReadError::Io(_)) => {}

@@ -231,10 +231,11 @@ pub fn read_all<T: Send, R: Send>(items: &mut [T], workspace: &Workspace, read: 
     items.par_iter_mut().map_init(|| Roles::of(workspace.clone()), read).collect()
 }
 
-/// The CRDs of many files, read in parallel in their roles, in the order of `files`.
-pub fn read_files_crds(files: &[PathBuf]) -> Vec<Result<Vec<Crd>, ReadError>> {
+/// The CRDs of many files, read in parallel in their roles decided in `workspace`, in the order of
+/// `files`.
+pub fn read_files_crds(files: &[PathBuf], workspace: &Workspace) -> Vec<Result<Vec<Crd>, ReadError>> {
     let mut paths: Vec<&Path> = files.iter().map(PathBuf::as_path).collect();
-    read_all(&mut paths, &Workspace::default(), |roles, path| read_file_crds(path, roles))
+    read_all(&mut paths, workspace, |roles, path| read_file_crds(path, roles))
 }
 
 #[cfg(test)]
