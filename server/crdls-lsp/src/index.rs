@@ -231,7 +231,9 @@ pub(crate) fn scan_disk(roots: &[PathBuf], config: &crdls_workspace::Config) -> 
         resolver.add_root(root);
     }
     let bases = if roots.is_empty() { vec![PathBuf::new()] } else { roots.to_vec() };
-    resolver.add_crd_paths(&config.crd_paths, &bases);
+    let (users, confined) = config.crd_path_sets();
+    resolver.add_crd_paths(users, &bases);
+    resolver.add_confined_crd_paths(confined, &bases);
     // A folder or CRD path that is missing is not an error in the editor: nothing is read from it.
     let resolution = resolver.finish(roots);
     let files: Vec<(PathBuf, SourceKind)> = resolution.files.into_iter().filter_map(|f| Some((f.path?, f.kind))).collect();
@@ -248,7 +250,9 @@ pub(crate) fn scan_disk(roots: &[PathBuf], config: &crdls_workspace::Config) -> 
             Err(e) => unread.push(format!("{}: {e}", path.display())),
         }
     }
-    let (archived, archive_errors) = fetch::read_archives(&resolution.archives);
+    let (archived, mut archive_errors) = fetch::read_archives(&resolution.archives);
+    // CRD paths refused are shown where archives that cannot be read are: on crdls.toml.
+    archive_errors.extend(resolution.refused.into_iter().map(|error| Unavailable { kind: SourceKind::Configured, error }));
     DiskScan { files: paths.len() + resolution.archives.len(), found, archived, archive_errors, unread }
 }
 

@@ -1648,7 +1648,10 @@ mod tests {
     fn references_out_of_the_workspace_are_not_read() {
         let ops = "- op: replace\n  path: /spec/replicas\n  value: 2\n";
         let identity = "kind: ControlPlane\nmetadata:\n  name: cp\nspec:\n  identityRef:\n    name: id\n";
-        let tree = Tree::new("hostile", &[("outside/ops.yaml", ops), ("outside/identity.yaml", identity), ("outside/Chart.yaml", "name: leaked\n")]);
+        let tree = Tree::new(
+            "hostile",
+            &[("outside/ops.yaml", ops), ("outside/identity.yaml", identity), ("outside/Chart.yaml", "name: leaked\n")],
+        );
         let outside = tree.0.join("outside");
         let kustomization = format!(
             "resources: [cp.yaml]\npatches:\n- path: ../../outside/ops.yaml\n- path: {}/ops.yaml\n- path: link-ops.yaml\n\
@@ -1656,7 +1659,9 @@ mod tests {
             outside.display()
         );
         let proj = tree.0.join("proj");
-        for (file, text) in [("overlay/kustomization.yaml", kustomization.as_str()), ("overlay/cp.yaml", ""), ("chart/templates/x.yaml", "")] {
+        for (file, text) in
+            [("overlay/kustomization.yaml", kustomization.as_str()), ("overlay/cp.yaml", ""), ("chart/templates/x.yaml", "")]
+        {
             std::fs::create_dir_all(proj.join(file).parent().unwrap()).unwrap();
             std::fs::write(proj.join(file), text).unwrap();
         }
@@ -1673,8 +1678,10 @@ mod tests {
         std::thread::spawn(move || {
             let mut roles = Roles::of(workspace);
             let named: Vec<(PathBuf, FileRole)> = roles.facts(&overlay_in).patches.clone();
-            let roles_of: Vec<FileRole> =
-                ["overlay/link-ops.yaml", "overlay/cp.yaml", "chart/templates/x.yaml"].iter().map(|f| roles.role_of(&proj_in.join(f))).collect();
+            let roles_of: Vec<FileRole> = ["overlay/link-ops.yaml", "overlay/cp.yaml", "chart/templates/x.yaml"]
+                .iter()
+                .map(|f| roles.role_of(&proj_in.join(f)))
+                .collect();
             let _ = done.send((named, roles_of));
         });
         let (named, roles_of) = finished.recv_timeout(std::time::Duration::from_secs(20)).expect("a FIFO or a link loop stopped the run");
