@@ -187,6 +187,10 @@ fn link_stays_inside(path: &Path, top: Option<&Path>) -> bool {
     !inside.components().any(|c| c.as_os_str().to_string_lossy().starts_with('.'))
 }
 
+/// Walks `root` depth first, each directory's entries in the order the system lists them. The walk
+/// keeps its own stack of directories still to finish, each as a list of its entries (no directory stays
+/// open), so a hostile tree as deep as paths may be costs memory, not the thread's stack: a walk on
+/// the editor's 2 MiB blocking threads once overflowed it, which aborts the whole server.
 fn walk(root: &Path, top: Option<&Path>, options: WalkOptions, found: &mut Walk) {
     if root.is_file() {
         if is_yaml_or_json(root) {
@@ -196,12 +200,17 @@ fn walk(root: &Path, top: Option<&Path>, options: WalkOptions, found: &mut Walk)
         }
         return;
     }
-    let Ok(entries) = std::fs::read_dir(root) else { return };
-    for entry in entries.flatten() {
-        let path = entry.path();
-        let name = entry.file_name();
-        let name = name.to_string_lossy();
-        let Ok(ty) = entry.file_type() else { continue };
+    let list = |dir: &Path| -> std::vec::IntoIter<(PathBuf, std::fs::FileType)> {
+        let Ok(entries) = std::fs::read_dir(dir) else { return Vec::new().into_iter() };
+        entries.flatten().filter_map(|e| e.file_type().ok().map(|ty| (e.path(), ty))).collect::<Vec<_>>().into_iter()
+    };
+    let mut pending = vec![list(root)];
+    while let Some(entries) = pending.last_mut() {
+        let Some((path, ty)) = entries.next() else {
+            pending.pop();
+            continue;
+        };
+        let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
         if ty.is_dir() {
             if name.starts_with('.') {
                 if name != ".git" {
@@ -210,7 +219,7 @@ fn walk(root: &Path, top: Option<&Path>, options: WalkOptions, found: &mut Walk)
             } else if is_test_material_dir(&name) && !options.include_testdata {
                 found.test_material.push(path);
             } else if !is_dependency_dir(&path, &name) {
-                walk(&path, top, options, found);
+                pending.push(list(&path));
             }
         } else if name.starts_with('.') {
             if is_yaml_or_json(&path) {
@@ -629,6 +638,51 @@ mod tests {
             "it leads outside the workspace (through `..`, an absolute path or a symbolic link); crdls does not follow it"
         );
         std::fs::remove_dir_all(&top).unwrap();
+    }
+
+    /// Directory links are not followed by walks nor globs, so a link loop (`loop -> .`, `up -> ..`)
+    /// ends nowhere: each finds the one file once.
+    #[cfg(unix)]
+    #[test]
+    fn walks_and_globs_end_on_directory_link_loops() {
+        let dir = std::env::temp_dir().join(format!("crdls-link-loops-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(dir.join("a")).unwrap();
+        std::fs::write(dir.join("a/x.yaml"), "a: 1\n").unwrap();
+        std::os::unix::fs::symlink(".", dir.join("a/loop")).unwrap();
+        std::os::unix::fs::symlink("..", dir.join("a/up")).unwrap();
+        let walked = walk_below(&dir, WalkOptions::default());
+        assert_eq!(walked.files, [dir.join("a/x.yaml")]);
+        for pattern in ["**/*.yaml", "**/**/**/*.yaml", "a/*/*.yaml"] {
+            let found = expand(&dir, pattern);
+            let expected: &[PathBuf] = if pattern == "a/*/*.yaml" { &[] } else { &[dir.join("a/x.yaml")] };
+            assert_eq!(found.files, expected, "{pattern}");
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// A walk of a hostile tree as deep as the system lets a path be (4096 bytes: 2047 levels of
+    /// one-letter directories) ends, on a thread with the 2 MiB stack of the editor's blocking tasks.
+    #[cfg(unix)]
+    #[test]
+    fn a_walk_of_the_deepest_tree_fits_a_small_stack() {
+        let top = std::env::temp_dir().join(format!("crdls-deep-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&top);
+        std::fs::create_dir_all(&top).unwrap();
+        // Built relative to each level, since the whole path soon exceeds what one call may name.
+        let deep = std::process::Command::new("sh")
+            .arg("-c")
+            .arg("cd \"$0\" && i=0; while [ $i -lt 3000 ] && mkdir a 2>/dev/null && cd a; do i=$((i+1)); done; echo 'a: 1' > x.yaml 2>/dev/null; echo $i")
+            .arg(&top)
+            .output()
+            .unwrap();
+        let levels: usize = String::from_utf8_lossy(&deep.stdout).trim().parse().unwrap();
+        assert!(levels > 1000, "only {levels} levels");
+        let root = top.clone();
+        let walked =
+            std::thread::Builder::new().stack_size(2 << 20).spawn(move || walk_below(&root, WalkOptions::default())).unwrap().join();
+        assert!(walked.is_ok(), "the walk overflowed its stack at {levels} levels");
+        let _ = std::process::Command::new("rm").arg("-rf").arg(&top).status();
     }
 
     #[test]
