@@ -347,6 +347,39 @@ fn the_language_server_says_on_crdls_toml_that_a_crd_path_leads_out() {
     session.finish();
 }
 
+/// A kustomization's patch that leads out of the workspace is not read, and both front ends say so on
+/// its path: `crdls check` and the language server report `source/outside-workspace` there.
+#[cfg(unix)]
+#[test]
+fn a_kustomizations_patch_out_of_the_workspace_is_said_on_its_path() {
+    use crdls_tests::lsp::{Session, SessionOptions};
+
+    let identity = "kind: ConfigMap\nmetadata:\n  name: c\ndata:\n  token: s3cret\n";
+    let outside = TempTree::new("sources-kustomize-outside", &[("identity.yaml", identity)]);
+    let kustomization = "resources:\n- cm.yaml\npatches:\n- path: link.yaml\n";
+    let cm = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n";
+    let dir = TempTree::new("sources-kustomize", &[("overlay/kustomization.yaml", kustomization), ("overlay/cm.yaml", cm)]);
+    std::os::unix::fs::symlink(outside.path.join("identity.yaml"), dir.path.join("overlay/link.yaml")).unwrap();
+    let run = crdls(&dir, &["check", "overlay/kustomization.yaml", "--format", "json"]);
+    let json: serde_json::Value = serde_json::from_str(&text(&run.stdout)).unwrap_or_else(|e| panic!("{e}: {run:?}"));
+    let warning = &json["diagnostics"][0];
+    assert_eq!(warning["code"], "source/outside-workspace", "{json}");
+    assert_eq!(warning["range"]["start"]["line"], 4, "{json}");
+    assert!(!text(&run.stdout).contains("s3cret"), "{run:?}");
+
+    let options = SessionOptions::new()
+        .file("overlay/kustomization.yaml", kustomization)
+        .file("overlay/cm.yaml", cm)
+        .symlink("overlay/link.yaml", &outside.path.join("identity.yaml"));
+    let mut session = Session::start(options);
+    session.open("overlay/kustomization.yaml", kustomization);
+    let diagnostics = session.wait_for_diagnostics("overlay/kustomization.yaml", 1);
+    let codes: Vec<&str> = diagnostics["diagnostics"].as_array().unwrap().iter().filter_map(|d| d["code"].as_str()).collect();
+    assert_eq!(codes, ["source/outside-workspace"], "{diagnostics}");
+    assert_eq!(diagnostics["diagnostics"][0]["range"]["start"], serde_json::json!({"line": 3, "character": 8}), "{diagnostics}");
+    session.finish();
+}
+
 /// `--old git:REV` never hands git an option: a revision starting with `-` is a usage error, and
 /// nothing is written.
 #[test]

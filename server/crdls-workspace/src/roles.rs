@@ -25,10 +25,12 @@ mod docs;
 mod goldens;
 mod policy_generator;
 mod reading;
+mod references;
 mod scripts;
 mod templates;
 mod test_inputs;
 pub use completion::PatchedFields;
+pub use references::refused_references;
 pub use test_inputs::{Workspace, TEST_DIRS};
 
 /// The names kustomize recognises for a kustomization.

@@ -129,6 +129,7 @@ pub fn check(args: CheckArgs, io: &mut Io<'_>) -> i32 {
         options: &options,
         config: &config,
         hints: &hints,
+        workspace: &workspace,
         verbose: args.verbose,
     };
 
