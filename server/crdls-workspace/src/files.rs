@@ -672,7 +672,7 @@ mod tests {
         // Built relative to each level, since the whole path soon exceeds what one call may name.
         let deep = std::process::Command::new("sh")
             .arg("-c")
-            .arg("cd \"$0\" && i=0; while [ $i -lt 3000 ] && mkdir a 2>/dev/null && cd a; do i=$((i+1)); done; echo 'a: 1' > x.yaml 2>/dev/null; echo $i")
+            .arg("cd \"$0\" && p=$(printf 'a/%.0s' $(seq 500)) && i=0; while [ $i -lt 2000 ] && mkdir -p $p && cd $p; do i=$((i+500)); done; echo $i")
             .arg(&top)
             .output()
             .unwrap();
