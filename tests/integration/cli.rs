@@ -596,6 +596,28 @@ fn rendered_charts_are_reported_against_their_templates() {
     assert_eq!(sarif["runs"][0]["results"][0]["properties"]["rendered"], "<stdin>:11:9");
 }
 
+/// A `# Source:` line is the repository's text like any other: one that leads out of the working
+/// directory (`../..`, an absolute path, a symbolic link) is not read, so the lines of a kubeconfig
+/// cannot be printed through a field path crafted to land on its token.
+#[cfg(unix)]
+#[test]
+fn rendered_sources_outside_the_working_directory_are_not_read() {
+    let crd = "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: leaks.leak.dev\nspec:\n  group: leak.dev\n  scope: Namespaced\n  names: {kind: Leak, plural: leaks}\n  versions:\n  - name: v1\n    served: true\n    storage: true\n    schema:\n      openAPIV3Schema:\n        type: object\n        properties:\n          users:\n            type: array\n            items:\n              type: object\n              properties:\n                user:\n                  type: object\n                  properties:\n                    token: {type: integer}\n";
+    let kubeconfig = "apiVersion: v1\nkind: Config\nusers:\n- name: me\n  user:\n    token: s3cret-token\n";
+    let outside = TempTree::new("cli-rendered-outside", &[("kube/config", kubeconfig)]);
+    let dir = TempTree::new("cli-rendered-inside", &[("crds/leak.yaml", crd), ("chart/Chart.yaml", "name: web\n")]);
+    std::os::unix::fs::symlink(outside.path.join("kube/config"), dir.path.join("chart/link.yaml")).unwrap();
+    let object = "apiVersion: leak.dev/v1\nkind: Leak\nmetadata:\n  name: l\nusers:\n- user:\n    token: \"x\"\n";
+    let relative = format!("../crdls-cli-rendered-outside-{}/kube/config", std::process::id());
+    for source in [relative.as_str(), &outside.path.join("kube/config").display().to_string(), "chart/link.yaml", "web/link.yaml"] {
+        let rendered = format!("---\n# Source: {source}\n{object}");
+        let run = run_cli_in(&dir.path, &["check", "-", "--crds", "crds", "--color", "never"], &rendered);
+        assert_eq!(run.code, 1, "{run:?}");
+        assert!(run.stdout.contains("users[0].user.token: Invalid value"), "{source}: {run:?}");
+        assert!(!run.stdout.contains("s3cret") && !run.stderr.contains("s3cret"), "{source}: {run:?}");
+    }
+}
+
 #[test]
 fn the_documented_examples_run() {
     let page = std::fs::read_to_string(repo_root().join("docs/src/check.md")).unwrap();

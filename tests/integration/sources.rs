@@ -280,6 +280,106 @@ fn a_repository_cannot_make_the_language_server_run_programs_or_touch_the_networ
     assert_eq!(site.requests().len(), 1);
 }
 
+/// A repository's symbolic link cannot lead the CRD paths of its crdls.toml out of it: `crds ->
+/// ../elsewhere` is inside the workspace as written, so it is not withheld with the paths that leave
+/// it as written, but it is not read either until the user trusts the workspace; the run says why. The
+/// user's own `--crds crds` reads it.
+#[cfg(unix)]
+#[test]
+fn a_repository_link_cannot_lead_crd_paths_out_of_it_without_trust() {
+    let widgets = std::fs::read_to_string(repo_root().join("fixtures/crds/widgets.yaml")).unwrap();
+    let outside = TempTree::new("sources-link-outside", &[("widgets.yaml", &widgets)]);
+    let dir = TempTree::new(
+        "sources-link",
+        &[
+            ("crdls.toml", "crdPaths = [\"crds\"]\n"),
+            ("w.yaml", "apiVersion: demo.crdls.dev/v1\nkind: Widget\nmetadata:\n  name: w\nspec:\n  size: 11\n  owner: team\n"),
+        ],
+    );
+    std::os::unix::fs::symlink(&outside.path, dir.path.join("crds")).unwrap();
+
+    let run = crdls(&dir, &["check", "w.yaml"]);
+    assert_eq!(run.status.code(), Some(0), "{run:?}");
+    assert!(text(&run.stdout).contains("(1 document, 0 CRDs known)"), "{run:?}");
+    assert_eq!(
+        text(&run.stderr),
+        "crdls: warning: crdls.toml: the CRD path crds leads out of the workspace (through a symbolic link, or into .git); not read, \
+         because the workspace is not trusted (pass --trust-workspace, or set CRDLS_TRUST_WORKSPACE=1, to use them)\n"
+    );
+    // Trusted, or named by the user (crdls.toml's own entry is still refused, and said), it is read.
+    for (args, refused) in [(&["check", "w.yaml", "--trust-workspace"][..], false), (&["check", "w.yaml", "--crds", "crds"], true)] {
+        let run = crdls(&dir, args);
+        assert_eq!(run.status.code(), Some(1), "{args:?}: {run:?}");
+        assert!(text(&run.stdout).contains("error[schema/maximum]"), "{args:?}: {run:?}");
+        assert_eq!(text(&run.stderr).contains("leads out of the workspace"), refused, "{args:?}: {run:?}");
+    }
+}
+
+/// The language server refuses the same link, and says so where the path is written: a warning on
+/// crdls.toml (`source/outside-workspace`) and a message.
+#[cfg(unix)]
+#[test]
+fn the_language_server_says_on_crdls_toml_that_a_crd_path_leads_out() {
+    use crdls_tests::lsp::{Session, SessionOptions};
+
+    let widgets = std::fs::read_to_string(repo_root().join("fixtures/crds/widgets.yaml")).unwrap();
+    let outside = TempTree::new("sources-lsp-link-outside", &[("widgets.yaml", &widgets)]);
+    let options = SessionOptions::new()
+        .file("crdls.toml", "strict = false\ncrdPaths = [\"crds\"]\n")
+        .symlink("crds", &outside.path)
+        .env("CRDLS_CACHE_DIR", "{workspace}/.cache");
+    let mut session = Session::start_binary(&crdls_binary(), options);
+    let warnings = session.wait_for_next_diagnostics("crdls.toml");
+    let warning = &warnings["diagnostics"][0];
+    assert_eq!(warning["code"], "source/outside-workspace", "{warnings}");
+    assert_eq!(warning["severity"], 2, "{warnings}");
+    assert_eq!(warning["range"]["start"], serde_json::json!({"line": 1, "character": 13}), "{warnings}");
+    let shown = session.expect_notification("window/showMessage");
+    assert!(shown["message"].as_str().unwrap_or_default().contains("the CRD path crds leads out of the workspace"), "{shown}");
+    // Logged each time the problems of the scan and of the fetch are shown together (twice: the fetch
+    // has nothing to do).
+    for _ in 0..2 {
+        session.expect_log_containing("crdls: the CRD path crds leads out of the workspace");
+    }
+    session.open("w.yaml", "apiVersion: demo.crdls.dev/v1\nkind: Widget\nmetadata:\n  name: w\nspec:\n  size: 11\n  owner: o\n");
+    let diagnostics = session.wait_for_diagnostics("w.yaml", 1);
+    assert_eq!(diagnostics["diagnostics"][0]["code"], "resource/no-crd", "{diagnostics}");
+    session.finish();
+}
+
+/// A kustomization's patch that leads out of the workspace is not read, and both front ends say so on
+/// its path: `crdls check` and the language server report `source/outside-workspace` there.
+#[cfg(unix)]
+#[test]
+fn a_kustomizations_patch_out_of_the_workspace_is_said_on_its_path() {
+    use crdls_tests::lsp::{Session, SessionOptions};
+
+    let identity = "kind: ConfigMap\nmetadata:\n  name: c\ndata:\n  token: s3cret\n";
+    let outside = TempTree::new("sources-kustomize-outside", &[("identity.yaml", identity)]);
+    let kustomization = "resources:\n- cm.yaml\npatches:\n- path: link.yaml\n";
+    let cm = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n";
+    let dir = TempTree::new("sources-kustomize", &[("overlay/kustomization.yaml", kustomization), ("overlay/cm.yaml", cm)]);
+    std::os::unix::fs::symlink(outside.path.join("identity.yaml"), dir.path.join("overlay/link.yaml")).unwrap();
+    let run = crdls(&dir, &["check", "overlay/kustomization.yaml", "--format", "json"]);
+    let json: serde_json::Value = serde_json::from_str(&text(&run.stdout)).unwrap_or_else(|e| panic!("{e}: {run:?}"));
+    let warning = &json["diagnostics"][0];
+    assert_eq!(warning["code"], "source/outside-workspace", "{json}");
+    assert_eq!(warning["range"]["start"]["line"], 4, "{json}");
+    assert!(!text(&run.stdout).contains("s3cret"), "{run:?}");
+
+    let options = SessionOptions::new()
+        .file("overlay/kustomization.yaml", kustomization)
+        .file("overlay/cm.yaml", cm)
+        .symlink("overlay/link.yaml", &outside.path.join("identity.yaml"));
+    let mut session = Session::start(options);
+    session.open("overlay/kustomization.yaml", kustomization);
+    let diagnostics = session.wait_for_diagnostics("overlay/kustomization.yaml", 1);
+    let codes: Vec<&str> = diagnostics["diagnostics"].as_array().unwrap().iter().filter_map(|d| d["code"].as_str()).collect();
+    assert_eq!(codes, ["source/outside-workspace"], "{diagnostics}");
+    assert_eq!(diagnostics["diagnostics"][0]["range"]["start"], serde_json::json!({"line": 3, "character": 8}), "{diagnostics}");
+    session.finish();
+}
+
 /// `--old git:REV` never hands git an option: a revision starting with `-` is a usage error, and
 /// nothing is written.
 #[test]

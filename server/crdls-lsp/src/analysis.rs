@@ -23,8 +23,8 @@ impl Backend {
             let mut options = config.check_options();
             // The file's version at the configured git revision is what this edit updates.
             let path = Url::parse(&source).ok().and_then(|u| u.to_file_path().ok());
-            if let (Some(rev), Some(path)) = (config.git_revision(), path) {
-                if let Some(old_text) = state.git.text(&path, rev) {
+            if let (Some(rev), Some(path)) = (config.git_revision(), path.as_deref()) {
+                if let Some(old_text) = state.git.text(path, rev) {
                     let mut old = crdls_check::OldObjects::new();
                     old.add_stream(&crdls_yaml::parse(&old_text));
                     options.old = Some(Arc::new(old));
@@ -37,7 +37,9 @@ impl Backend {
                 _ => None,
             };
             let mut crds = Vec::new();
-            let cx = FileContext { role: &role, config: &config, options: &options };
+            let workspace = crate::session::workspace_of(&state);
+            let place = path.as_deref().map(|path| (path, &workspace));
+            let cx = FileContext { role: &role, config: &config, options: &options, place };
             let checked = check_file(&text, &cx, hint, |stream, mode| {
                 // Of a chart template, only the CRDs it writes in literal text are indexed. A CRD being
                 // edited that has a syntax error for now keeps what the buffer last indexed, so the

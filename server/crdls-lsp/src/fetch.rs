@@ -28,7 +28,8 @@ pub(crate) enum SourceErrors {
 /// forgets what it must at once.
 #[derive(Default)]
 pub(crate) struct SourceProblems {
-    /// The chart archives that could not be read (found by the scan).
+    /// What the scan could not read: chart archives, and CRD paths of an untrusted workspace that lead
+    /// out of it.
     archives: Vec<Unavailable>,
     /// The URLs and the cluster that could not be read (found by the fetch).
     remote: Vec<Unavailable>,
@@ -172,7 +173,11 @@ impl Backend {
             let needle = if *kind == SourceKind::Cluster { "cluster" } else { &label };
             if let Some(at) = (!text.is_empty()).then(|| text.find(needle)).flatten() {
                 let range = TextRange::new(at, at + needle.len());
-                diagnostics.push(Diagnostic::new(range, Severity::Warning, codes::SOURCE_UNAVAILABLE, error.to_string()));
+                let code = match error {
+                    SourceError::Outside { .. } => codes::SOURCE_OUTSIDE_WORKSPACE,
+                    _ => codes::SOURCE_UNAVAILABLE,
+                };
+                diagnostics.push(Diagnostic::new(range, Severity::Warning, code, error.to_string()));
             }
             self.notify_once(error.to_string()).await;
         }

@@ -231,21 +231,28 @@ pub(crate) fn scan_disk(roots: &[PathBuf], config: &crdls_workspace::Config) -> 
         resolver.add_root(root);
     }
     let bases = if roots.is_empty() { vec![PathBuf::new()] } else { roots.to_vec() };
-    resolver.add_crd_paths(&config.crd_paths, &bases);
+    let (users, confined) = config.crd_path_sets();
+    resolver.add_crd_paths(users, &bases);
+    resolver.add_confined_crd_paths(confined, &bases);
     // A folder or CRD path that is missing is not an error in the editor: nothing is read from it.
     let resolution = resolver.finish(roots);
     let files: Vec<(PathBuf, SourceKind)> = resolution.files.into_iter().filter_map(|f| Some((f.path?, f.kind))).collect();
     let paths: Vec<PathBuf> = files.iter().map(|(p, _)| p.clone()).collect();
     let mut found = Vec::new();
     let mut unread = Vec::new();
-    for ((path, kind), crds) in files.into_iter().zip(resolver::read_files_crds(&paths)) {
+    // Roles are decided in the workspace, as `crdls check` decides them: what its files name is read only
+    // inside it.
+    let workspace = crdls_workspace::roles::Workspace::new(roots.iter().cloned(), Path::new("/"), config.whole_test_inputs);
+    for ((path, kind), crds) in files.into_iter().zip(resolver::read_files_crds(&paths, &workspace)) {
         match crds {
             Ok(crds) => found.push((path, kind, crds)),
             Err(crdls_workspace::files::ReadError::Io(_)) => {}
             Err(e) => unread.push(format!("{}: {e}", path.display())),
         }
     }
-    let (archived, archive_errors) = fetch::read_archives(&resolution.archives);
+    let (archived, mut archive_errors) = fetch::read_archives(&resolution.archives);
+    // CRD paths refused are shown where archives that cannot be read are: on crdls.toml.
+    archive_errors.extend(resolution.refused.into_iter().map(|error| Unavailable { kind: SourceKind::Configured, error }));
     DiskScan { files: paths.len() + resolution.archives.len(), found, archived, archive_errors, unread }
 }
 

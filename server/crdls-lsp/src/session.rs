@@ -282,17 +282,18 @@ pub(crate) fn panic_text(payload: Box<dyn std::any::Any + Send>) -> String {
     }
 }
 
+/// The workspace the session has now: its folders, and whether test inputs are read whole.
+pub(crate) fn workspace_of(state: &State) -> crdls_workspace::roles::Workspace {
+    let session = state.session();
+    crdls_workspace::roles::Workspace::new(session.roots.iter().cloned(), std::path::Path::new("/"), session.config.whole_test_inputs)
+}
+
 /// What the file behind a document URI is (a manifest when it is not a file on disk), decided in the
 /// workspace the session has now: its folders, and whether test inputs are read whole.
 pub(crate) fn role_of(state: &State, uri: &str) -> crdls_workspace::FileRole {
     match Url::parse(uri).ok().and_then(|u| u.to_file_path().ok()) {
         Some(path) => {
-            let session = state.session();
-            let workspace = crdls_workspace::roles::Workspace::new(
-                session.roots.iter().cloned(),
-                std::path::Path::new("/"),
-                session.config.whole_test_inputs,
-            );
+            let workspace = workspace_of(state);
             let mut roles = lock(&state.roles);
             roles.set_workspace(&workspace);
             roles.role_of(&path)

@@ -121,6 +121,14 @@ pub enum SourceError {
         /// The content's sha256.
         actual: String,
     },
+    /// A CRD path that an untrusted workspace's `crdls.toml` names leads out of the workspace once its
+    /// symbolic links are resolved (or into its `.git` directory): not read.
+    Outside {
+        /// The path or glob as `crdls.toml` writes it.
+        pattern: String,
+        /// The file or directory it led to, as found (the pattern itself, or a glob's match).
+        path: String,
+    },
 }
 
 impl SourceError {
@@ -132,6 +140,7 @@ impl SourceError {
             | SourceError::Uncached { label, .. }
             | SourceError::Pin { label, .. } => label.into(),
             SourceError::Archive(e) => e.path.to_string_lossy(),
+            SourceError::Outside { pattern, .. } => pattern.into(),
         }
     }
 }
@@ -147,6 +156,14 @@ impl std::fmt::Display for SourceError {
             SourceError::Archive(e) => write!(f, "{e}"),
             SourceError::Pin { label, expected, actual } => {
                 write!(f, "{label} has sha256 {actual}, but it is pinned to {expected}; not used (check the pin, or the URL)")
+            }
+            SourceError::Outside { pattern, path } => {
+                let named =
+                    if pattern == path { format!("the CRD path {path}") } else { format!("{path}, matched by the CRD path {pattern},") };
+                write!(
+                    f,
+                    "{named} leads out of the workspace (through a symbolic link, or into .git); not read, because the workspace is not trusted"
+                )
             }
         }
     }

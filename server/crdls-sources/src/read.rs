@@ -20,6 +20,9 @@ pub enum ReadError {
     },
     /// Not UTF-8.
     NotText,
+    /// Named by a workspace file, but outside the workspace once `..` and symbolic links are resolved
+    /// (or in its `.git` directory): a repository's reference does not lead crdls out of it.
+    Outside,
     /// The system said no.
     Io(std::io::Error),
 }
@@ -37,6 +40,9 @@ impl std::fmt::Display for ReadError {
                 )
             }
             ReadError::NotText => write!(f, "not UTF-8 text"),
+            ReadError::Outside => {
+                write!(f, "it leads outside the workspace (through `..`, an absolute path or a symbolic link); crdls does not follow it")
+            }
             ReadError::Io(e) => write!(f, "{e}"),
         }
     }

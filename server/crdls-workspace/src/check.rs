@@ -10,7 +10,7 @@ use crdls_diagnostics::{codes, Diagnostic, Severity, TextRange};
 use crdls_yaml::Stream;
 
 use crate::config::Config;
-use crate::roles::{helm_template_hint, FileRole};
+use crate::roles::{helm_template_hint, refused_references, FileRole, Workspace};
 
 /// What checking a file needs besides its text and its index.
 pub struct FileContext<'a> {
@@ -21,6 +21,9 @@ pub struct FileContext<'a> {
     /// The pipeline's options (the settings' own, with what the front end adds: old objects, a
     /// subresource).
     pub options: &'a CheckOptions,
+    /// Where the file lies and in which workspace, when it is a file on disk: a kustomization's
+    /// references that lead out of the workspace are said on it ([`refused_references`]).
+    pub place: Option<(&'a std::path::Path, &'a Workspace)>,
 }
 
 /// One file checked: its parse, what the pipeline found, and the diagnostics to show.
@@ -51,6 +54,9 @@ pub fn check_file(
     let check = check_stream_as(&stream, &index, cx.options, &mode);
     let mut diagnostics = check.diagnostics();
     cx.role.filter(&stream, &mut diagnostics);
+    if let Some((path, workspace)) = cx.place {
+        diagnostics.extend(refused_references(path, &stream, workspace));
+    }
     diagnostics.splice(0..0, hint);
     // Last, so the user's overrides hold for every diagnostic, the hint included.
     cx.config.apply_severity(&mut diagnostics);
@@ -73,13 +79,13 @@ mod tests {
         config.merge_workspace_toml("[severity]\n\"helm/templates\" = \"off\"\n").unwrap();
         let role = FileRole::HelmTemplate { chart_dir: "chart".into(), chart_name: "app".into() };
         let options = config.check_options();
-        let cx = FileContext { role: &role, config: &config, options: &options };
+        let cx = FileContext { role: &role, config: &config, options: &options, place: None };
         let text = "apiVersion: demo.crdls.dev/v1\nkind: Widget\nmetadata:\n  name: {{ .Release.Name }}\n";
         let checked = check_file(text, &cx, Some(chart_hint("app", "chart", None)), |_, _| CrdIndex::new());
         let codes: Vec<&str> = checked.diagnostics.iter().map(|d| d.code).collect();
         assert!(!codes.contains(&codes::HELM_TEMPLATES), "{codes:?}");
         let without = Config::default();
-        let cx = FileContext { role: &role, config: &without, options: &options };
+        let cx = FileContext { role: &role, config: &without, options: &options, place: None };
         let checked = check_file(text, &cx, Some(chart_hint("app", "chart", None)), |_, _| CrdIndex::new());
         assert_eq!(checked.diagnostics.first().map(|d| d.code), Some(codes::HELM_TEMPLATES));
     }

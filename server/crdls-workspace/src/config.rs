@@ -47,6 +47,12 @@ pub struct Config {
     /// Extra files, directories, globs (`crds/**/*.yaml`) or URLs (`https://…`, pinned with a
     /// `#sha256=HEX` fragment) to read CRDs from; paths are relative to the workspace root.
     pub crd_paths: Vec<String>,
+    /// How many of the last [`Config::crd_paths`] a workspace's own `crdls.toml` named while the
+    /// workspace is not trusted: those are read only inside the workspace, so that a symbolic link of
+    /// the repository (`crds -> ~/.kube`) cannot lead them out of it (see [`Config::crd_path_sets`]).
+    /// A layer that sets the CRD paths afterwards (the user's settings) makes it 0; a front end that
+    /// puts the user's own paths first (`--crds`) leaves it as it is.
+    pub confined_crd_paths: usize,
     /// Whether, and how, to read the CRDs a cluster serves (`None`: not at all).
     pub cluster: Option<ClusterSetting>,
     /// The hosts a URL source's redirect may lead to besides its own (`*` for any); by default the
@@ -91,6 +97,7 @@ impl Default for Config {
     fn default() -> Config {
         Config {
             crd_paths: Vec::new(),
+            confined_crd_paths: 0,
             cluster: None,
             redirect_hosts: DEFAULT_REDIRECT_HOSTS.iter().map(|h| h.to_string()).collect(),
             strict: false,
@@ -213,8 +220,21 @@ impl Config {
             Trust::Trusted => Vec::new(),
             Trust::Restricted => withhold(&mut layer),
         };
+        let confined = match (&layer.crd_paths, self.trust) {
+            (Some(paths), Trust::Restricted) => Some(paths.len()),
+            _ => None,
+        };
         self.apply(layer);
+        if let Some(confined) = confined {
+            self.confined_crd_paths = confined;
+        }
         Ok(withheld)
+    }
+
+    /// The CRD paths in two sets: the user's own, read wherever they lead, and those an untrusted
+    /// workspace named, read only inside the workspace (see [`Config::confined_crd_paths`]).
+    pub fn crd_path_sets(&self) -> (&[String], &[String]) {
+        self.crd_paths.split_at(self.crd_paths.len().saturating_sub(self.confined_crd_paths))
     }
 
     /// The git revision old objects are read from: `None` when off, and always in a workspace that
@@ -249,6 +269,7 @@ impl Config {
     fn apply(&mut self, layer: Layer) {
         if let Some(paths) = layer.crd_paths {
             self.crd_paths = paths;
+            self.confined_crd_paths = 0;
         }
         if let Some(hosts) = layer.redirect_hosts {
             self.redirect_hosts = hosts;

@@ -19,6 +19,31 @@ pub fn read_text(path: &Path) -> Result<String, ReadError> {
     crdls_sources::read::read_text(path, MAX_FILE_BYTES)
 }
 
+/// Whether `path` lies inside `root` once `..` and symbolic links are resolved, and outside its `.git`
+/// directory (where a clone's credentials may sit in a remote's URL): the places a reference written in
+/// a workspace file may lead (a kustomization's patch, a policy generator, a CRD path of an untrusted
+/// `crdls.toml`). An empty path stands for the working directory. A path that cannot be resolved (it
+/// does not exist, or its links loop) is an error of its own.
+pub fn stays_inside(root: &Path, path: &Path) -> std::io::Result<bool> {
+    let here = |p: &Path| if p.as_os_str().is_empty() { PathBuf::from(".") } else { p.to_path_buf() };
+    // The target first: most names a directory is looked at for are missing, and cost one call so.
+    let target = std::fs::canonicalize(here(path))?;
+    let root = std::fs::canonicalize(here(root))?;
+    Ok(target.strip_prefix(&root).is_ok_and(|below| !below.components().any(|c| c.as_os_str() == ".git")))
+}
+
+/// The text of a file that a workspace file refers to, when it stays inside `root` (see
+/// [`stays_inside`]); read as [`read_text`] reads (a regular file, at most [`MAX_FILE_BYTES`], UTF-8).
+/// This is how a reference written in a repository is followed: `../../../etc/passwd`, `/root/.kube/config`
+/// or a link to `~/.ssh` is [`ReadError::Outside`], and never opened.
+pub fn read_inside(root: &Path, path: &Path) -> Result<String, ReadError> {
+    match stays_inside(root, path) {
+        Ok(true) => read_text(path),
+        Ok(false) => Err(ReadError::Outside),
+        Err(e) => Err(ReadError::Io(e)),
+    }
+}
+
 /// Whether a path names a file crdls reads.
 pub fn is_yaml_or_json(path: &Path) -> bool {
     path.extension().and_then(|e| e.to_str()).is_some_and(|e| matches!(e, "yaml" | "yml" | "json"))
@@ -162,6 +187,10 @@ fn link_stays_inside(path: &Path, top: Option<&Path>) -> bool {
     !inside.components().any(|c| c.as_os_str().to_string_lossy().starts_with('.'))
 }
 
+/// Walks `root` depth first, each directory's entries in the order the system lists them. The walk
+/// keeps its own stack of directories still to finish, each as a list of its entries (no directory stays
+/// open), so a hostile tree as deep as paths may be costs memory, not the thread's stack: a walk on
+/// the editor's 2 MiB blocking threads once overflowed it, which aborts the whole server.
 fn walk(root: &Path, top: Option<&Path>, options: WalkOptions, found: &mut Walk) {
     if root.is_file() {
         if is_yaml_or_json(root) {
@@ -171,12 +200,17 @@ fn walk(root: &Path, top: Option<&Path>, options: WalkOptions, found: &mut Walk)
         }
         return;
     }
-    let Ok(entries) = std::fs::read_dir(root) else { return };
-    for entry in entries.flatten() {
-        let path = entry.path();
-        let name = entry.file_name();
-        let name = name.to_string_lossy();
-        let Ok(ty) = entry.file_type() else { continue };
+    let list = |dir: &Path| -> std::vec::IntoIter<(PathBuf, std::fs::FileType)> {
+        let Ok(entries) = std::fs::read_dir(dir) else { return Vec::new().into_iter() };
+        entries.flatten().filter_map(|e| e.file_type().ok().map(|ty| (e.path(), ty))).collect::<Vec<_>>().into_iter()
+    };
+    let mut pending = vec![list(root)];
+    while let Some(entries) = pending.last_mut() {
+        let Some((path, ty)) = entries.next() else {
+            pending.pop();
+            continue;
+        };
+        let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
         if ty.is_dir() {
             if name.starts_with('.') {
                 if name != ".git" {
@@ -185,7 +219,7 @@ fn walk(root: &Path, top: Option<&Path>, options: WalkOptions, found: &mut Walk)
             } else if is_test_material_dir(&name) && !options.include_testdata {
                 found.test_material.push(path);
             } else if !is_dependency_dir(&path, &name) {
-                walk(&path, top, options, found);
+                pending.push(list(&path));
             }
         } else if name.starts_with('.') {
             if is_yaml_or_json(&path) {
@@ -566,6 +600,89 @@ mod tests {
         let err = read_text(&dir.join("big.yaml")).unwrap_err();
         assert_eq!(err.to_string(), "16.0 MiB, larger than the 16 MiB crdls reads (the API server takes at most 3 MiB in one request)");
         let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// A reference a workspace file makes is followed only inside the workspace: never through `..`
+    /// above it, an absolute path, a symbolic link out, a link loop, nor into `.git`; and inside, only to
+    /// a regular file (a FIFO named so would block the run).
+    #[cfg(unix)]
+    #[test]
+    fn references_are_read_only_inside_the_workspace() {
+        let top = std::env::temp_dir().join(format!("crdls-read-inside-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&top);
+        let root = top.join("repo");
+        std::fs::create_dir_all(root.join("a/.git")).unwrap();
+        std::fs::write(top.join("secret.yaml"), "token: s3cret\n").unwrap();
+        std::fs::write(root.join("a/ok.yaml"), "ok: 1\n").unwrap();
+        std::fs::write(root.join("a/.git/config"), "[remote]\n").unwrap();
+        let link = |target: &Path, name: &str| std::os::unix::fs::symlink(target, root.join(name)).unwrap();
+        link(&top.join("secret.yaml"), "a/out.yaml");
+        link(Path::new("ok.yaml"), "a/in.yaml");
+        link(Path::new("loop2.yaml"), "a/loop1.yaml");
+        link(Path::new("loop1.yaml"), "a/loop2.yaml");
+        link(&top, "a/up");
+        assert!(std::process::Command::new("mkfifo").arg(root.join("a/pipe.yaml")).status().unwrap().success());
+
+        assert_eq!(read_inside(&root, &root.join("a/ok.yaml")).unwrap(), "ok: 1\n");
+        assert_eq!(read_inside(&root, &root.join("a/in.yaml")).unwrap(), "ok: 1\n", "a link inside is followed");
+        for outside in ["a/../../secret.yaml", "a/out.yaml", "a/up/secret.yaml", "a/.git/config"] {
+            let err = read_inside(&root, &root.join(outside)).unwrap_err();
+            assert!(matches!(err, ReadError::Outside), "{outside}: {err:?}");
+        }
+        assert!(matches!(read_inside(&root, &top.join("secret.yaml")), Err(ReadError::Outside)), "an absolute path");
+        assert!(matches!(read_inside(&root, Path::new("/etc/passwd")), Err(ReadError::Outside)));
+        assert!(matches!(read_inside(&root, &root.join("a/loop1.yaml")), Err(ReadError::Io(_))), "a loop ends");
+        assert!(matches!(read_inside(&root, &root.join("a/pipe.yaml")), Err(ReadError::NotRegular("a FIFO"))));
+        assert_eq!(
+            ReadError::Outside.to_string(),
+            "it leads outside the workspace (through `..`, an absolute path or a symbolic link); crdls does not follow it"
+        );
+        std::fs::remove_dir_all(&top).unwrap();
+    }
+
+    /// Directory links are not followed by walks nor globs, so a link loop (`loop -> .`, `up -> ..`)
+    /// ends nowhere: each finds the one file once.
+    #[cfg(unix)]
+    #[test]
+    fn walks_and_globs_end_on_directory_link_loops() {
+        let dir = std::env::temp_dir().join(format!("crdls-link-loops-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(dir.join("a")).unwrap();
+        std::fs::write(dir.join("a/x.yaml"), "a: 1\n").unwrap();
+        std::os::unix::fs::symlink(".", dir.join("a/loop")).unwrap();
+        std::os::unix::fs::symlink("..", dir.join("a/up")).unwrap();
+        let walked = walk_below(&dir, WalkOptions::default());
+        assert_eq!(walked.files, [dir.join("a/x.yaml")]);
+        for pattern in ["**/*.yaml", "**/**/**/*.yaml", "a/*/*.yaml"] {
+            let found = expand(&dir, pattern);
+            let expected: &[PathBuf] = if pattern == "a/*/*.yaml" { &[] } else { &[dir.join("a/x.yaml")] };
+            assert_eq!(found.files, expected, "{pattern}");
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// A walk of a hostile tree as deep as the system lets a path be (4096 bytes: 2047 levels of
+    /// one-letter directories) ends, on a thread with the 2 MiB stack of the editor's blocking tasks.
+    #[cfg(unix)]
+    #[test]
+    fn a_walk_of_the_deepest_tree_fits_a_small_stack() {
+        let top = std::env::temp_dir().join(format!("crdls-deep-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&top);
+        std::fs::create_dir_all(&top).unwrap();
+        // Built relative to each level, since the whole path soon exceeds what one call may name.
+        let deep = std::process::Command::new("sh")
+            .arg("-c")
+            .arg("cd \"$0\" && p=$(printf 'a/%.0s' $(seq 500)) && i=0; while [ $i -lt 2000 ] && mkdir -p $p && cd $p; do i=$((i+500)); done; echo $i")
+            .arg(&top)
+            .output()
+            .unwrap();
+        let levels: usize = String::from_utf8_lossy(&deep.stdout).trim().parse().unwrap();
+        assert!(levels > 1000, "only {levels} levels");
+        let root = top.clone();
+        let walked =
+            std::thread::Builder::new().stack_size(2 << 20).spawn(move || walk_below(&root, WalkOptions::default())).unwrap().join();
+        assert!(walked.is_ok(), "the walk overflowed its stack at {levels} levels");
+        let _ = std::process::Command::new("rm").arg("-rf").arg(&top).status();
     }
 
     #[test]

@@ -71,6 +71,18 @@ pub struct Resolution {
     pub warnings: Vec<String>,
     /// Paths named that cannot be read (missing, or not a file nor a directory).
     pub errors: Vec<String>,
+    /// The CRD paths of an untrusted workspace that lead out of it through a symbolic link (see
+    /// [`Resolver::add_confined_crd_paths`]): not read.
+    pub refused: Vec<crdls_sources::SourceError>,
+}
+
+/// Whether CRD paths must stay inside the base they are relative to.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Confine {
+    /// The user's own: read wherever they lead.
+    No,
+    /// An untrusted workspace's: only inside.
+    ToBase,
 }
 
 /// Gathers the files of a run: the roots first, then the CRD paths; [`Resolver::finish`] ranks them.
@@ -105,10 +117,26 @@ impl Resolver {
     /// The local CRD paths among `locations` (files, directories, globs; URLs are fetched apart),
     /// relative to each of `bases`: a glob's matches, a plain path as [`Resolver::add_root`] takes one.
     pub fn add_crd_paths(&mut self, locations: &[String], bases: &[PathBuf]) {
+        self.add_paths(locations, bases, Confine::No);
+    }
+
+    /// The CRD paths an untrusted workspace's own `crdls.toml` names ([`crate::Config::crd_path_sets`]), as
+    /// [`Resolver::add_crd_paths`] takes them, but only where they stay inside the base they are relative
+    /// to once symbolic links are resolved, and outside its `.git` ([`files::stays_inside`]): a
+    /// repository's `crds -> ~/.kube` is refused, and said in [`Resolution::refused`]. (Paths that leave
+    /// it as written, `../x` or `/x`, were withheld with the rest of what the workspace asked for.)
+    pub fn add_confined_crd_paths(&mut self, locations: &[String], bases: &[PathBuf]) {
+        self.add_paths(locations, bases, Confine::ToBase);
+    }
+
+    fn add_paths(&mut self, locations: &[String], bases: &[PathBuf], confine: Confine) {
         for pattern in crate::external::local_paths(locations) {
             for base in bases {
                 if !pattern.contains('*') {
-                    self.add(&base.join(&pattern), SourceKind::Configured);
+                    let path = base.join(&pattern);
+                    if self.allowed(&pattern, base, &path, confine) {
+                        self.add(&path, SourceKind::Configured);
+                    }
                     continue;
                 }
                 let expansion = files::expand(base, &pattern);
@@ -116,12 +144,23 @@ impl Resolver {
                     self.out.warnings.push(format!("{pattern}: {limited}"));
                 }
                 for file in expansion.files {
-                    if !self.excluded(&file) {
+                    if !self.excluded(&file) && self.allowed(&pattern, base, &file, confine) {
                         self.add(&file, SourceKind::Configured);
                     }
                 }
             }
         }
+    }
+
+    /// Whether `path`, which `pattern` names relative to `base`, may be read; a refusal is recorded.
+    /// A path that cannot be resolved (missing) is left to [`Resolver::add`] to report.
+    fn allowed(&mut self, pattern: &str, base: &Path, path: &Path, confine: Confine) -> bool {
+        if confine == Confine::No || !files::stays_inside(base, path).is_ok_and(|inside| !inside) {
+            return true;
+        }
+        let shown = path.strip_prefix(base).unwrap_or(path).display().to_string();
+        self.out.refused.push(crdls_sources::SourceError::Outside { pattern: pattern.to_string(), path: shown });
+        false
     }
 
     fn excluded(&self, path: &Path) -> bool {
@@ -231,10 +270,11 @@ pub fn read_all<T: Send, R: Send>(items: &mut [T], workspace: &Workspace, read: 
     items.par_iter_mut().map_init(|| Roles::of(workspace.clone()), read).collect()
 }
 
-/// The CRDs of many files, read in parallel in their roles, in the order of `files`.
-pub fn read_files_crds(files: &[PathBuf]) -> Vec<Result<Vec<Crd>, ReadError>> {
+/// The CRDs of many files, read in parallel in their roles decided in `workspace`, in the order of
+/// `files`.
+pub fn read_files_crds(files: &[PathBuf], workspace: &Workspace) -> Vec<Result<Vec<Crd>, ReadError>> {
     let mut paths: Vec<&Path> = files.iter().map(PathBuf::as_path).collect();
-    read_all(&mut paths, &Workspace::default(), |roles, path| read_file_crds(path, roles))
+    read_all(&mut paths, workspace, |roles, path| read_file_crds(path, roles))
 }
 
 #[cfg(test)]
@@ -258,6 +298,55 @@ mod tests {
             assert!(may_define_crd(text), "{text:?}");
         }
         assert!(!may_define_crd("apiVersion: v1\nkind: ConfigMap\ndata:\n  a: \"tab\\tnewline\\n\"\n"));
+    }
+
+    /// The CRD paths an untrusted workspace names are read only inside it: a directory, a file or a glob's
+    /// match that a symbolic link leads out of the workspace (or into `.git`) is refused and said; the
+    /// user's own paths, the same ones, are read wherever they lead.
+    #[cfg(unix)]
+    #[test]
+    fn an_untrusted_workspaces_crd_paths_do_not_follow_links_out() {
+        let top = std::env::temp_dir().join(format!("crdls-resolver-confined-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&top);
+        let root = top.join("repo");
+        for file in ["home/.kube/config.yaml", "repo/crds/in.yaml", "repo/.git/config.yaml", "repo/globbed/real.yaml"] {
+            let path = top.join(file);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(&path, "a: 1\n").unwrap();
+        }
+        std::os::unix::fs::symlink(top.join("home/.kube"), root.join("kube")).unwrap();
+        std::os::unix::fs::symlink(top.join("home/.kube/config.yaml"), root.join("globbed/leak.yaml")).unwrap();
+        std::os::unix::fs::symlink("../crds/in.yaml", root.join("globbed/inside.yaml")).unwrap();
+        std::os::unix::fs::symlink(".git/config.yaml", root.join("git.yaml")).unwrap();
+        let paths: Vec<String> = ["kube", "kube/config.yaml", "globbed/*.yaml", "git.yaml", "crds"].map(String::from).to_vec();
+        let read = |confined: bool| {
+            let mut resolver = Resolver::excluding(WalkOptions::default(), None);
+            if confined {
+                resolver.add_confined_crd_paths(&paths, std::slice::from_ref(&root));
+            } else {
+                resolver.add_crd_paths(&paths, std::slice::from_ref(&root));
+            }
+            let resolution = resolver.finish(&[]);
+            let files: Vec<String> =
+                resolution.files.iter().map(|f| f.path.as_ref().unwrap().strip_prefix(&root).unwrap().display().to_string()).collect();
+            (files, resolution.refused.iter().map(ToString::to_string).collect::<Vec<String>>())
+        };
+        let (mut files, refused) = read(true);
+        files.sort();
+        assert_eq!(files, ["crds/in.yaml", "globbed/inside.yaml", "globbed/real.yaml"]);
+        assert_eq!(
+            refused,
+            [
+                "the CRD path kube leads out of the workspace (through a symbolic link, or into .git); not read, because the workspace is not trusted",
+                "the CRD path kube/config.yaml leads out of the workspace (through a symbolic link, or into .git); not read, because the workspace is not trusted",
+                "globbed/leak.yaml, matched by the CRD path globbed/*.yaml, leads out of the workspace (through a symbolic link, or into .git); not read, because the workspace is not trusted",
+                "the CRD path git.yaml leads out of the workspace (through a symbolic link, or into .git); not read, because the workspace is not trusted",
+            ]
+        );
+        let (files, refused) = read(false);
+        assert_eq!(files.len(), 6, "the user's paths are read wherever they lead: {files:?}");
+        assert!(refused.is_empty());
+        std::fs::remove_dir_all(&top).unwrap();
     }
 
     #[test]

@@ -25,10 +25,12 @@ mod docs;
 mod goldens;
 mod policy_generator;
 mod reading;
+mod references;
 mod scripts;
 mod templates;
 mod test_inputs;
 pub use completion::PatchedFields;
+pub use references::refused_references;
 pub use test_inputs::{Workspace, TEST_DIRS};
 
 /// The names kustomize recognises for a kustomization.
@@ -389,10 +391,12 @@ struct DirScripts {
     writes: Vec<scripts::Written>,
 }
 
-fn read_dir_scripts(dir: &Path) -> DirScripts {
+/// What the scripts of `dir` do to other files; a Makefile is read only when it stays inside `bound` (see
+/// [`Roles::bound`]).
+fn read_dir_scripts(dir: &Path, bound: &Path) -> DirScripts {
     let mut scripts = DirScripts { test_writes: goldens::written_dirs(dir), ..DirScripts::default() };
     for name in MAKEFILES {
-        if let Ok(text) = crate::files::read_text(&dir.join(name)) {
+        if let Ok(text) = crate::files::read_inside(bound, &dir.join(name)) {
             scripts.sed_fills.extend(scripts::sed_fills(&text).into_iter().map(|(file, words)| (file, dir.join(name), words)));
             scripts.writes.extend(scripts::redirect_targets(&text));
         }
@@ -628,7 +632,8 @@ impl Roles {
             .collect();
         copies.sort_by(|a, b| a.0.cmp(b.0));
         let text = crate::files::read_text(path).ok()?;
-        copies.into_iter().find(|(file, _)| crate::files::read_text(file).is_ok_and(|t| t == text)).map(|(_, role)| role.clone())
+        let bound = self.bound(dir);
+        copies.into_iter().find(|(file, _)| crate::files::read_inside(&bound, file).is_ok_and(|t| t == text)).map(|(_, role)| role.clone())
     }
 
     /// Whether a Go test in `dir` or up to [`GOLDEN_WRITER_DEPTH`] levels above writes its output into `dir`.
@@ -665,11 +670,22 @@ impl Roles {
     }
 
     fn facts(&mut self, dir: &Path) -> &DirFacts {
-        self.dirs.entry(dir.to_path_buf()).or_insert_with(|| read_dir_facts(dir))
+        let bound = self.bound(dir);
+        self.dirs.entry(dir.to_path_buf()).or_insert_with(|| read_dir_facts(dir, &bound))
     }
 
     fn scripts(&mut self, dir: &Path) -> &DirScripts {
-        self.scripts.entry(dir.to_path_buf()).or_insert_with(|| read_dir_scripts(dir))
+        let bound = self.bound(dir);
+        self.scripts.entry(dir.to_path_buf()).or_insert_with(|| read_dir_scripts(dir, &bound))
+    }
+
+    /// Where the files that `dir`'s kustomizations, charts, scripts and tests name may be read from: the
+    /// workspace root that holds `dir`, or `dir` itself when no root does (a directory above the
+    /// workspace, or a run without one). A reference that leads elsewhere, through `..`, an absolute
+    /// path or a symbolic link, is not read (see [`crate::files::read_inside`]): a repository's file
+    /// cannot make crdls open a kubeconfig or a key, nor wait on a FIFO.
+    fn bound(&self, dir: &Path) -> PathBuf {
+        self.workspace.root_of(dir).unwrap_or(dir).to_path_buf()
     }
 
     /// The role a kustomization or a test gives `path` from a directory that is not one of its
@@ -764,9 +780,9 @@ pub(super) fn files_in(dir: &Path, keep: impl Fn(&str) -> bool, max: usize) -> V
     files
 }
 
-fn read_dir_facts(dir: &Path) -> DirFacts {
+fn read_dir_facts(dir: &Path, bound: &Path) -> DirFacts {
     let mut facts = DirFacts::default();
-    let read = |name: &str| crate::files::read_text(&dir.join(name)).ok();
+    let read = |name: &str| crate::files::read_inside(bound, &dir.join(name)).ok();
     if let Some(text) = read("Chart.yaml") {
         let stream = crdls_yaml::parse(&text);
         let name = stream.documents.first().and_then(|d| d.root.as_ref()).and_then(|r| r.get_str("name")).map(str::to_string);
@@ -778,16 +794,16 @@ fn read_dir_facts(dir: &Path) -> DirFacts {
             facts.kustomization = Some(kustomization.clone());
             for doc in crdls_yaml::parse(&text).documents {
                 if let Some(root) = &doc.root {
-                    kustomization_patches(root, dir, &kustomization, &mut facts.patches);
-                    transformer_patches(root, dir, &kustomization, &mut facts.patches);
+                    kustomization_patches(root, dir, bound, &kustomization, &mut facts.patches);
+                    transformer_patches(root, dir, bound, &kustomization, &mut facts.patches);
                     included_directories(root, dir, &mut facts.includes);
                 }
             }
-            commented_patches(&text, dir, &kustomization, &mut facts.commented_patches);
+            commented_patches(&text, dir, bound, &kustomization, &mut facts.commented_patches);
             break;
         }
     }
-    policy_generator::object_templates(dir, facts.kustomization.as_deref(), &mut facts.patches);
+    policy_generator::object_templates(dir, bound, facts.kustomization.as_deref(), &mut facts.patches);
     for name in MAKEFILES {
         if let Some(text) = read(name) {
             facts.make_patches.extend(make_patch_paths(&text));
@@ -803,7 +819,7 @@ fn read_dir_facts(dir: &Path) -> DirFacts {
             }
         }
     }
-    for (name, text) in kuttl_step_texts(dir) {
+    for (name, text) in kuttl_step_texts(dir, bound) {
         let step = dir.join(name);
         for doc in crdls_yaml::parse(&text).documents {
             if let Some(root) = &doc.root {
@@ -828,14 +844,14 @@ fn read_dir_facts(dir: &Path) -> DirFacts {
 /// The files a kustomization (or component) names: patches (`patches` entries with a `path`, or bare
 /// paths, a JSON 6902 patch when the file holds a list of operations; `patchesStrategicMerge` paths;
 /// `patchesJson6902` paths), then resource files.
-fn kustomization_patches(root: &Node, dir: &Path, kustomization: &Path, out: &mut Vec<(PathBuf, FileRole)>) {
+fn kustomization_patches(root: &Node, dir: &Path, bound: &Path, kustomization: &Path, out: &mut Vec<(PathBuf, FileRole)>) {
     let seq = |key: &str| root.get(key).and_then(Node::as_seq).unwrap_or_default();
     let by = || kustomization.to_path_buf();
     for entry in seq("patches") {
         // An entry is `{path: ...}` (or inline `{patch: ...}`); kustomize also takes a bare path.
         if let Some(path) = entry.get_str("path").or_else(|| entry.as_str().filter(|p| !p.contains('\n') && !p.contains(": "))) {
             let file = normalize(&dir.join(path));
-            let role = if holds_operation_list(&file) {
+            let role = if names_operation_list(bound, &file) {
                 FileRole::JsonPatch { kustomization: by() }
             } else {
                 FileRole::Patch { kustomization: by() }
@@ -859,7 +875,7 @@ fn kustomization_patches(root: &Node, dir: &Path, kustomization: &Path, out: &mu
     let sets_namespace = root.get_str("namespace").is_some() || root.get_str("kind") == Some("Component");
     let mut patched = Vec::new();
     for entry in seq("patches").iter().chain(seq("patchesStrategicMerge").iter()) {
-        patched.extend(completion::patched_fields(entry, dir));
+        patched.extend(completion::patched_fields(entry, dir, bound));
     }
     for entry in seq("resources") {
         if let Some(path) = entry.as_str().filter(|p| [".yaml", ".yml", ".json"].iter().any(|e| p.ends_with(e)) && !p.contains("://")) {
@@ -889,7 +905,7 @@ fn included_directories(root: &Node, dir: &Path, out: &mut Vec<(PathBuf, bool)>)
 /// The patch files that the built-in patch transformers named in a kustomization's `transformers` name
 /// (`kind: PatchTransformer` with `path: patch.yaml`); each transformer's `path` is relative to the
 /// kustomization.
-fn transformer_patches(root: &Node, dir: &Path, kustomization: &Path, out: &mut Vec<(PathBuf, FileRole)>) {
+fn transformer_patches(root: &Node, dir: &Path, bound: &Path, kustomization: &Path, out: &mut Vec<(PathBuf, FileRole)>) {
     let entries = root.get("transformers").and_then(Node::as_seq).unwrap_or_default();
     for entry in entries {
         // An entry is a file (or directory) path, or an inline configuration (a mapping, or its text).
@@ -898,7 +914,7 @@ fn transformer_patches(root: &Node, dir: &Path, kustomization: &Path, out: &mut 
             // A file below the kustomization's directory, as kustomize's default load restrictor
             // demands: a repository's kustomization makes crdls read nothing outside it.
             Some(path) if [".yaml", ".yml"].iter().any(|e| path.ends_with(e)) && within_root(path) => {
-                let Ok(text) = crate::files::read_text(&dir.join(path)) else { continue };
+                let Ok(text) = crate::files::read_inside(bound, &dir.join(path)) else { continue };
                 crdls_yaml::parse(&text).documents.into_iter().filter_map(|d| d.root).collect()
             }
             Some(_) => continue,
@@ -910,7 +926,7 @@ fn transformer_patches(root: &Node, dir: &Path, kustomization: &Path, out: &mut 
             }
             let Some(path) = config.get_str("path").filter(|p| within_root(p)) else { continue };
             let file = normalize(&dir.join(path));
-            let json = config.get_str("kind") == Some("PatchJson6902Transformer") || holds_operation_list(&file);
+            let json = config.get_str("kind") == Some("PatchJson6902Transformer") || names_operation_list(bound, &file);
             let by = kustomization.to_path_buf();
             let role = if json { FileRole::JsonPatch { kustomization: by } } else { FileRole::Patch { kustomization: by } };
             out.push((file, role));
@@ -922,7 +938,7 @@ fn transformer_patches(root: &Node, dir: &Path, kustomization: &Path, out: &mut 
 /// `patchesJson6902` switched off with `#` (`#- path: webhook_patch.yaml`, `# - cainjection.yaml`), or
 /// under a section that is itself commented out. A comment is read as the line it would be without its
 /// `#`s; the section it belongs to is the last top-level key above it, commented or not.
-fn commented_patches(text: &str, dir: &Path, kustomization: &Path, out: &mut Vec<(PathBuf, FileRole)>) {
+fn commented_patches(text: &str, dir: &Path, bound: &Path, kustomization: &Path, out: &mut Vec<(PathBuf, FileRole)>) {
     const PATCH_SECTIONS: &[&str] = &["patches", "patchesStrategicMerge", "patchesJson6902"];
     let mut section: Option<&str> = None;
     for line in text.lines() {
@@ -950,7 +966,7 @@ fn commented_patches(text: &str, dir: &Path, kustomization: &Path, out: &mut Vec
         }
         let file = normalize(&dir.join(value));
         let by = kustomization.to_path_buf();
-        let json = section == Some("patchesJson6902") || holds_operation_list(&file);
+        let json = section == Some("patchesJson6902") || names_operation_list(bound, &file);
         let role = if json { FileRole::JsonPatch { kustomization: by } } else { FileRole::Patch { kustomization: by } };
         out.push((file, role));
     }
@@ -1113,8 +1129,17 @@ fn named_as_patch(path: &Path) -> bool {
 /// Whether a patch file holds a list of JSON 6902 operations rather than a partial object, as
 /// kustomize tells them apart: by content.
 fn holds_operation_list(file: &Path) -> bool {
-    let Ok(text) = crate::files::read_text(file) else { return false };
-    let stream = crdls_yaml::parse(&text);
+    crate::files::read_text(file).is_ok_and(|text| operation_list(&text))
+}
+
+/// [`holds_operation_list`] for a file that a file of the workspace names: read only inside `bound`.
+fn names_operation_list(bound: &Path, file: &Path) -> bool {
+    crate::files::read_inside(bound, file).is_ok_and(|text| operation_list(&text))
+}
+
+/// Whether a text holds a list of JSON 6902 operations.
+fn operation_list(text: &str) -> bool {
+    let stream = crdls_yaml::parse(text);
     stream
         .documents
         .iter()
@@ -1185,7 +1210,7 @@ fn kyverno_test_files(root: &Node, dir: &Path, test: &Path, out: &mut Vec<(PathB
 
 /// The numbered step files of `dir` (`NN-name.yaml`) that may be kuttl `TestStep`s: the texts of at
 /// most [`MAX_KUTTL_STEPS`] of them, each read within the usual bound, that name kuttl's API group.
-fn kuttl_step_texts(dir: &Path) -> Vec<(String, String)> {
+fn kuttl_step_texts(dir: &Path, bound: &Path) -> Vec<(String, String)> {
     let Ok(entries) = std::fs::read_dir(dir) else { return Vec::new() };
     let mut names: Vec<String> = entries
         .filter_map(Result::ok)
@@ -1196,7 +1221,7 @@ fn kuttl_step_texts(dir: &Path) -> Vec<(String, String)> {
     names.truncate(MAX_KUTTL_STEPS);
     names
         .into_iter()
-        .filter_map(|name| crate::files::read_text(&dir.join(&name)).ok().filter(|t| t.contains("kuttl.dev/")).map(|t| (name, t)))
+        .filter_map(|name| crate::files::read_inside(bound, &dir.join(&name)).ok().filter(|t| t.contains("kuttl.dev/")).map(|t| (name, t)))
         .collect()
 }
 
@@ -1614,6 +1639,66 @@ mod tests {
         assert_eq!(tree.role(&mut roles, "deploy/app/other/web.yaml"), FileRole::Manifest);
     }
 
+    /// What a repository's kustomizations, charts, Makefiles and tests name is read only inside the
+    /// workspace: a patch named by `../..`, by an absolute path, or through a symbolic link out (to a
+    /// kubeconfig, say) is never opened, so its content decides nothing; a FIFO or a link loop named so
+    /// does not stop the run. Each refused read shows as the role the file would have without it.
+    #[cfg(unix)]
+    #[test]
+    fn references_out_of_the_workspace_are_not_read() {
+        let ops = "- op: replace\n  path: /spec/replicas\n  value: 2\n";
+        let identity = "kind: ControlPlane\nmetadata:\n  name: cp\nspec:\n  identityRef:\n    name: id\n";
+        let tree = Tree::new(
+            "hostile",
+            &[("outside/ops.yaml", ops), ("outside/identity.yaml", identity), ("outside/Chart.yaml", "name: leaked\n")],
+        );
+        let outside = tree.0.join("outside");
+        let kustomization = format!(
+            "resources: [cp.yaml]\npatches:\n- path: ../../outside/ops.yaml\n- path: {}/ops.yaml\n- path: link-ops.yaml\n\
+             - path: pipe.yaml\n- path: loop.yaml\n- path: ../../outside/identity.yaml\n- path: link-identity.yaml\n",
+            outside.display()
+        );
+        let proj = tree.0.join("proj");
+        for (file, text) in
+            [("overlay/kustomization.yaml", kustomization.as_str()), ("overlay/cp.yaml", ""), ("chart/templates/x.yaml", "")]
+        {
+            std::fs::create_dir_all(proj.join(file).parent().unwrap()).unwrap();
+            std::fs::write(proj.join(file), text).unwrap();
+        }
+        let overlay = proj.join("overlay");
+        std::os::unix::fs::symlink(outside.join("ops.yaml"), overlay.join("link-ops.yaml")).unwrap();
+        std::os::unix::fs::symlink(outside.join("identity.yaml"), overlay.join("link-identity.yaml")).unwrap();
+        std::os::unix::fs::symlink("loop.yaml", overlay.join("loop.yaml")).unwrap();
+        std::os::unix::fs::symlink(outside.join("Chart.yaml"), proj.join("chart/Chart.yaml")).unwrap();
+        assert!(std::process::Command::new("mkfifo").arg(overlay.join("pipe.yaml")).status().unwrap().success());
+
+        let workspace = Workspace::new([proj.clone()], Path::new("/"), false);
+        let (done, finished) = std::sync::mpsc::channel();
+        let (proj_in, overlay_in) = (proj.clone(), overlay.clone());
+        std::thread::spawn(move || {
+            let mut roles = Roles::of(workspace);
+            let named: Vec<(PathBuf, FileRole)> = roles.facts(&overlay_in).patches.clone();
+            let roles_of: Vec<FileRole> = ["overlay/link-ops.yaml", "overlay/cp.yaml", "chart/templates/x.yaml"]
+                .iter()
+                .map(|f| roles.role_of(&proj_in.join(f)))
+                .collect();
+            let _ = done.send((named, roles_of));
+        });
+        let (named, roles_of) = finished.recv_timeout(std::time::Duration::from_secs(20)).expect("a FIFO or a link loop stopped the run");
+        let by = overlay.join("kustomization.yaml");
+        // None of the operation lists was read, so every patch is a strategic-merge patch by default.
+        for (file, role) in &named {
+            if file.ends_with("ops.yaml") || file.ends_with("link-ops.yaml") {
+                assert_eq!(*role, FileRole::Patch { kustomization: by.clone() }, "{}", file.display());
+            }
+        }
+        assert_eq!(roles_of[0], FileRole::Patch { kustomization: by.clone() });
+        // Nor the identity patch, whose fields would complete the resource.
+        assert_eq!(roles_of[1], FileRole::KustomizeResource { kustomization: by, sets_namespace: false, patched: Vec::new() });
+        // A Chart.yaml linked from outside makes no chart.
+        assert_eq!(roles_of[2], FileRole::Manifest);
+    }
+
     #[test]
     fn a_kustomize_resource_knows_what_its_kustomizations_patches_write() {
         let tree = Tree::new(
@@ -1628,7 +1713,8 @@ mod tests {
                 ("shared/identity.yaml", "kind: ControlPlane\nmetadata:\n  name: cp\nspec:\n  identityRef:\n    name: id\n"),
             ],
         );
-        let mut roles = Roles::new();
+        // `../shared` is read as it lies inside the workspace.
+        let mut roles = Roles::of(Workspace::new([tree.0.clone()], Path::new("/"), false));
         let FileRole::KustomizeResource { patched, .. } = tree.role(&mut roles, "base/cp.yaml") else { panic!("not a resource") };
         // The JSON 6902 operations write no object's fields.
         assert_eq!(

@@ -36,6 +36,8 @@ pub struct SessionOptions {
     pub(super) binary_files: Vec<(String, Vec<u8>)>,
     /// FIFOs (named pipes) in the workspace, made with `mkfifo`.
     pub(super) fifos: Vec<String>,
+    /// Symbolic links in the workspace, each with its target.
+    pub(super) links: Vec<(String, std::path::PathBuf)>,
     /// Environment variables of the binary (`start_binary` only; the in-process server shares the
     /// test's environment).
     pub(super) env: Vec<(String, String)>,
@@ -66,6 +68,7 @@ impl SessionOptions {
             index_status: false,
             binary_files: Vec::new(),
             fifos: Vec::new(),
+            links: Vec::new(),
             env: Vec::new(),
         }
     }
@@ -98,6 +101,13 @@ impl SessionOptions {
     /// A FIFO (named pipe) at `path` in the workspace folder, which nothing ever writes to.
     pub fn fifo(mut self, path: &str) -> SessionOptions {
         self.fifos.push(path.to_string());
+        self
+    }
+
+    /// A symbolic link at `path` in the workspace folder that leads to `target` (a hostile repository's
+    /// link out of itself, say).
+    pub fn symlink(mut self, path: &str, target: &std::path::Path) -> SessionOptions {
+        self.links.push((path.to_string(), target.to_path_buf()));
         self
     }
 

@@ -55,7 +55,7 @@ impl Session {
     pub fn start(options: SessionOptions) -> Session {
         assert!(options.env.is_empty(), "the in-process server cannot have environment variables of its own; use start_binary");
         let runtime = runtime();
-        let (workspace, workspace_uri) = create_workspace(&options.files, &options.binary_files, &options.fifos);
+        let (workspace, workspace_uri) = create_workspace(&options);
         let (client, server) = tokio::io::duplex(1 << 20);
         let (server_read, server_write) = tokio::io::split(server);
         let (client_read, client_write) = tokio::io::split(client);
@@ -68,7 +68,7 @@ impl Session {
     /// then proceeds as `start` does.
     pub fn start_binary(binary: &Path, options: SessionOptions) -> Session {
         let runtime = runtime();
-        let (workspace, workspace_uri) = create_workspace(&options.files, &options.binary_files, &options.fifos);
+        let (workspace, workspace_uri) = create_workspace(&options);
         let guard = runtime.enter();
         let shown = workspace.display().to_string();
         let mut child = tokio::process::Command::new(binary)

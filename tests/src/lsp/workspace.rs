@@ -28,7 +28,8 @@ impl Session {
 }
 
 /// A fresh workspace folder under the temporary directory, filled with `files`; and its URI.
-pub(super) fn create_workspace(files: &[(String, String)], binary_files: &[(String, Vec<u8>)], fifos: &[String]) -> (PathBuf, String) {
+pub(super) fn create_workspace(options: &super::SessionOptions) -> (PathBuf, String) {
+    let (files, binary_files, fifos) = (&options.files, &options.binary_files, &options.fifos);
     static COUNTER: AtomicUsize = AtomicUsize::new(0);
     let name = format!("crdls-lsp-{}-{}", std::process::id(), COUNTER.fetch_add(1, Ordering::Relaxed));
     let dir = std::env::temp_dir().join(name);
@@ -48,6 +49,13 @@ pub(super) fn create_workspace(files: &[(String, String)], binary_files: &[(Stri
         let file = dir.join(path);
         let made = std::process::Command::new("mkfifo").arg(&file).status();
         assert!(made.is_ok_and(|s| s.success()), "mkfifo {} failed", file.display());
+    }
+    for (path, target) in &options.links {
+        let link = dir.join(path);
+        #[cfg(unix)]
+        std::os::unix::fs::symlink(target, &link).unwrap_or_else(|e| panic!("cannot link {}: {e}", link.display()));
+        #[cfg(not(unix))]
+        panic!("symbolic links in test workspaces need Unix: {} -> {}", link.display(), target.display());
     }
     let shown = dir.display().to_string();
     assert!(

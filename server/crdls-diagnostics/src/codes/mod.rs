@@ -194,6 +194,7 @@ codes! {
     HELM_TEMPLATES = "helm/templates", Hint, "Helm chart templates are checked only where they are literal YAML.";
     // CRD sources beyond the workspace.
     SOURCE_UNAVAILABLE = "source/unavailable", Warning, "A configured CRD source (a URL, the cluster, a chart archive) could not be read.";
+    SOURCE_OUTSIDE_WORKSPACE = "source/outside-workspace", Warning, "A path a workspace file names (a CRD path of an untrusted crdls.toml, a kustomization's patch) leads out of the workspace, so crdls does not read it.";
 }
 
 /// The code named `name`.

@@ -105,6 +105,14 @@ fn an_untrusted_workspace_file_cannot_ask_for_the_cluster_urls_outside_paths_or_
         ]
     );
     assert_eq!(restricted.crd_paths, ["crds/"]);
+    assert_eq!(restricted.crd_path_sets(), (&[][..], &["crds/".to_string()][..]), "read only inside the workspace");
+    // The user's own paths, put first by a front end (`--crds`), are not confined; the user's settings
+    // over the file replace its paths, and none is confined then.
+    let mut flagged = restricted.clone();
+    flagged.crd_paths.insert(0, "../mine".into());
+    assert_eq!(flagged.crd_path_sets(), (&["../mine".to_string()][..], &["crds/".to_string()][..]));
+    flagged.merge_json(&serde_json::json!({"crdPaths": ["../theirs"]})).unwrap();
+    assert_eq!(flagged.crd_path_sets(), (&["../theirs".to_string()][..], &[][..]));
     assert_eq!(restricted.cluster, None);
     assert_eq!(restricted.redirect_hosts, DEFAULT_REDIRECT_HOSTS);
     assert!(restricted.strict, "harmless settings still apply");
@@ -117,6 +125,7 @@ fn an_untrusted_workspace_file_cannot_ask_for_the_cluster_urls_outside_paths_or_
     let mut trusted = Config { trust: Trust::Trusted, ..Config::default() };
     assert_eq!(trusted.merge_workspace_toml(toml).unwrap(), []);
     assert_eq!(trusted.crd_paths.len(), 3);
+    assert_eq!(trusted.confined_crd_paths, 0, "a trusted workspace's paths are read wherever they lead");
     assert_eq!(trusted.cluster.as_ref().and_then(|c| c.kubeconfig.as_deref()), Some("kube/config"));
     assert_eq!(trusted.git_revision(), Some("--output=x"));
     assert_eq!(trusted.redirect_hosts, ["*"]);

@@ -27,11 +27,12 @@ const MAX_DEPTH: usize = 32;
 /// The fields the strategic-merge patches of one `patches` (or `patchesStrategicMerge`) entry write: its
 /// file's documents (or its inline `patch` text), each landing on the objects of its own kind and name,
 /// or on those the entry's `target` selects.
-pub(super) fn patched_fields(entry: &Node, dir: &Path) -> Vec<PatchedFields> {
+/// The file is read only when it stays inside `bound` (see `Roles::bound`).
+pub(super) fn patched_fields(entry: &Node, dir: &Path, bound: &Path) -> Vec<PatchedFields> {
     let text = match (entry.get_str("patch"), entry.get_str("path").or_else(|| entry.as_str())) {
         (Some(inline), _) => inline.to_string(),
         (None, Some(path)) if super::within_root(path) || path.starts_with("../") => {
-            match crate::files::read_text(&crate::files::normalize(&dir.join(path))) {
+            match crate::files::read_inside(bound, &crate::files::normalize(&dir.join(path))) {
                 Ok(text) => text,
                 Err(_) => return Vec::new(),
             }
@@ -113,7 +114,7 @@ mod tests {
         let patch = crdls_yaml::parse("path: x\n").documents[0].root.clone().unwrap();
         let inline = "patch: |\n  kind: ControlPlane\n  metadata:\n    name: cp\n  spec:\n    identityRef:\n      name: id\n";
         let entry = crdls_yaml::parse(inline).documents[0].root.clone().unwrap();
-        let fields = patched_fields(&entry, Path::new("."));
+        let fields = patched_fields(&entry, Path::new("."), Path::new("."));
         assert_eq!(
             fields,
             [PatchedFields {
@@ -122,7 +123,7 @@ mod tests {
                 paths: vec!["spec.identityRef.name".into(), "spec.identityRef".into()]
             }]
         );
-        assert!(patched_fields(&patch, Path::new("/nonexistent")).is_empty());
+        assert!(patched_fields(&patch, Path::new("/nonexistent"), Path::new("/nonexistent")).is_empty());
 
         let text = "kind: ControlPlane\nmetadata:\n  name: cp\nspec:\n  location: here\n---\nkind: ControlPlane\nmetadata:\n  name: other\nspec: {}\n";
         let stream = crdls_yaml::parse(text);

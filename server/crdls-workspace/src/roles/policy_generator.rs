@@ -30,10 +30,11 @@ const MAX_DIRECTORY_FILES: usize = 1024;
 
 /// The files the policy generators of `dir` name, with their role: the generators its kustomization
 /// (`kustomization`, if any) lists, and those among the directory's YAML files.
-pub(super) fn object_templates(dir: &Path, kustomization: Option<&Path>, out: &mut Vec<(PathBuf, FileRole)>) {
+/// Generators are read only inside `bound` (see `Roles::bound`).
+pub(super) fn object_templates(dir: &Path, bound: &Path, kustomization: Option<&Path>, out: &mut Vec<(PathBuf, FileRole)>) {
     let mut generators: Vec<(PathBuf, PathBuf)> = Vec::new();
     if let Some(kustomization) = kustomization {
-        for path in listed_generators(kustomization) {
+        for path in listed_generators(bound, kustomization) {
             generators.push((normalize(&dir.join(path)), dir.to_path_buf()));
         }
     }
@@ -43,7 +44,7 @@ pub(super) fn object_templates(dir: &Path, kustomization: Option<&Path>, out: &m
         }
     }
     for (generator, base) in generators {
-        let Ok(text) = crate::files::read_text(&generator) else { continue };
+        let Ok(text) = crate::files::read_inside(bound, &generator) else { continue };
         for document in crdls_yaml::parse(&text).documents {
             let Some(root) = &document.root else { continue };
             if is_generator(root) {
@@ -60,8 +61,8 @@ fn is_generator(root: &Node) -> bool {
 
 /// The paths a kustomization lists in `generators` that may be generator files: relative YAML paths
 /// below it (inline configurations and directories are not followed).
-fn listed_generators(kustomization: &Path) -> Vec<String> {
-    let Ok(text) = crate::files::read_text(kustomization) else { return Vec::new() };
+fn listed_generators(bound: &Path, kustomization: &Path) -> Vec<String> {
+    let Ok(text) = crate::files::read_inside(bound, kustomization) else { return Vec::new() };
     if !text.contains("generators") {
         return Vec::new();
     }
@@ -89,7 +90,9 @@ fn candidates(dir: &Path) -> Vec<PathBuf> {
 /// Whether a file's opening (its first [`OPENING_BYTES`]) declares the generator's kind, a cheap test
 /// before the file is read and parsed.
 fn declares_generator(file: &Path) -> bool {
-    let Ok(handle) = std::fs::File::open(file) else { return false };
+    // A regular file only: the candidates are listed without following links, but the name may have
+    // been replaced by a FIFO since, and opening one blocks.
+    let Ok((handle, _)) = crdls_sources::read::open_regular(file, crate::files::MAX_FILE_BYTES) else { return false };
     let mut opening = Vec::new();
     if handle.take(OPENING_BYTES).read_to_end(&mut opening).is_err() {
         return false;

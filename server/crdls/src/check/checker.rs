@@ -8,6 +8,7 @@ use crdls_check::CheckOptions;
 use crdls_crd::CrdIndex;
 use crdls_diagnostics::Diagnostic;
 use crdls_workspace::check::{chart_hint, check_file, CheckedFile, FileContext};
+use crdls_workspace::roles::Workspace;
 use crdls_workspace::{Config, FileRole};
 use crdls_yaml::Stream;
 
@@ -51,6 +52,8 @@ pub(super) struct Checker<'a> {
     pub(super) config: &'a Config,
     /// The Helm chart hints, by the input that gets one.
     pub(super) hints: &'a HashMap<usize, Diagnostic>,
+    /// The workspace the roles were decided in: a kustomization's references out of it are said.
+    pub(super) workspace: &'a Workspace,
     /// `--verbose`: say which definition each object used of a CRD defined more than once.
     pub(super) verbose: bool,
 }
@@ -126,7 +129,8 @@ impl<'a> Checker<'a> {
 
     /// Checks the text of input `i` in its role, with its chart hint if it gets one.
     pub(super) fn check_file(&self, i: usize, text: &str) -> CheckedFile {
-        let cx = FileContext { role: &self.roles[i], config: self.config, options: self.options };
+        let place = self.inputs[i].path.as_deref().map(|path| (path, self.workspace));
+        let cx = FileContext { role: &self.roles[i], config: self.config, options: self.options, place };
         check_file(text, &cx, self.hints.get(&i).cloned(), |_, _| self.index_for(i))
     }
 

@@ -31,6 +31,9 @@ pub(super) fn configure(args: &CheckArgs, io: &mut Io<'_>) -> Result<Config, Str
     Ok(config)
 }
 
+/// How the user trusts the workspace on the command line, for the warnings that say what was not used.
+pub(super) const HOW_TO_TRUST: &str = "pass --trust-workspace, or set CRDLS_TRUST_WORKSPACE=1, to use them";
+
 /// `crdls.toml` in the working directory, under the command line's flags. Unless the user trusts the
 /// workspace, what it asks for that would run a program, read a credential or touch the network is
 /// not used, with a warning that names it.
@@ -45,8 +48,7 @@ fn read_config(io: &mut Io<'_>, trust: Trust) -> Result<Config, String> {
     // project that turns it on for its editors gets no warning in every CI run.
     let withheld: Vec<Withheld> = withheld.into_iter().filter(|w| *w != Withheld::FieldDocs).collect();
     if !withheld.is_empty() {
-        let how = "pass --trust-workspace, or set CRDLS_TRUST_WORKSPACE=1, to use them";
-        let _ = writeln!(io.stderr, "crdls: warning: {}", trust::describe(&withheld, how));
+        let _ = writeln!(io.stderr, "crdls: warning: {}", trust::describe(&withheld, HOW_TO_TRUST));
     }
     Ok(config)
 }

@@ -173,7 +173,7 @@ mod tests {
 
     /// The index `crdls check PATHS` builds in `cwd` from the files on disk (downloads aside).
     fn cli_index(paths: &[PathBuf], config: &Config, cwd: &Path) -> CrdIndex {
-        let found = super::super::inputs::read(paths, &config.crd_paths, &mut std::io::empty(), cwd, config.walk_options());
+        let found = super::super::inputs::read(paths, config.crd_path_sets(), &mut std::io::empty(), cwd, config.walk_options());
         assert!(found.errors.is_empty(), "{:?}", found.errors);
         let mut inputs = found.inputs;
         let Ok(read) = super::read_crds(&mut inputs, &super::Workspace::default()) else { panic!("the inputs are readable") };

@@ -9,8 +9,8 @@ use std::path::{Path, PathBuf};
 
 use crdls_crd::SourceKind;
 use crdls_workspace::external::External;
-use crdls_workspace::files;
 use crdls_workspace::resolver::{self, Resolver};
+use crdls_workspace::{files, CONFIG_FILE};
 
 /// One input: a file found, or a text read into memory.
 pub(crate) struct Input {
@@ -95,9 +95,16 @@ pub(crate) struct Found {
 }
 
 /// Reads the checked `paths` (reported) and the local CRD locations among `crd_locations` (not
-/// reported; globs expanded), found by the resolver the language server's scan uses too. A file named
-/// both ways is read once, and reported.
-pub(crate) fn read(paths: &[PathBuf], crd_locations: &[String], stdin: &mut dyn Read, cwd: &Path, options: files::WalkOptions) -> Found {
+/// reported; globs expanded): the user's own, and those an untrusted workspace names, read only inside
+/// it ([`crdls_workspace::Config::crd_path_sets`]). The resolver the language server's scan uses finds
+/// them. A file named both ways is read once, and reported.
+pub(crate) fn read(
+    paths: &[PathBuf],
+    crd_locations: (&[String], &[String]),
+    stdin: &mut dyn Read,
+    cwd: &Path,
+    options: files::WalkOptions,
+) -> Found {
     let mut resolver = Resolver::new(options);
     for path in paths {
         if path.as_os_str() == "-" {
@@ -107,14 +114,18 @@ pub(crate) fn read(paths: &[PathBuf], crd_locations: &[String], stdin: &mut dyn 
         }
     }
     // Standard input may be a CRD source too (`kustomize build crds/ | crdls check --crds - .`).
-    let (stdin_crds, locations): (Vec<String>, Vec<String>) = crd_locations.iter().cloned().partition(|l| l == "-");
+    let (users, confined) = crd_locations;
+    let (stdin_crds, locations): (Vec<String>, Vec<String>) = users.iter().cloned().partition(|l| l == "-");
     if !stdin_crds.is_empty() {
         resolver.add_stdin(SourceKind::Configured);
     }
     resolver.add_crd_paths(&locations, &[cwd.to_path_buf()]);
+    resolver.add_confined_crd_paths(confined, &[cwd.to_path_buf()]);
     let named: Vec<PathBuf> = paths.iter().map(|p| cwd.join(p)).collect();
     let resolution = resolver.finish(&named);
     let mut found = Found { warnings: resolution.warnings, errors: resolution.errors, ..Found::default() };
+    let how = super::config::HOW_TO_TRUST;
+    found.warnings.extend(resolution.refused.iter().map(|refused| format!("{CONFIG_FILE}: {refused} ({how})")));
     for file in resolution.files {
         let report = file.reported();
         let Some(path) = file.path else {

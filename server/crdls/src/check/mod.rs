@@ -51,7 +51,7 @@ pub fn check(args: CheckArgs, io: &mut Io<'_>) -> i32 {
             return EXIT_USAGE;
         }
     };
-    let mut found = inputs::read(&args.paths, &config.crd_paths, io.stdin, &io.cwd, config.walk_options());
+    let mut found = inputs::read(&args.paths, config.crd_path_sets(), io.stdin, &io.cwd, config.walk_options());
     for warning in &found.warnings {
         let _ = writeln!(io.stderr, "crdls: warning: {warning}");
     }
@@ -129,6 +129,7 @@ pub fn check(args: CheckArgs, io: &mut Io<'_>) -> i32 {
         options: &options,
         config: &config,
         hints: &hints,
+        workspace: &workspace,
         verbose: args.verbose,
     };
 

@@ -101,23 +101,27 @@ impl Locator {
     }
 
     /// The file a `# Source:` path names: below the working directory as written, or below the chart
-    /// directory whose `Chart.yaml` has the path's first segment as its name.
+    /// directory whose `Chart.yaml` has the path's first segment as its name. Rendered output is the
+    /// repository's text like any other: a path that leads out of the working directory (`../..`, an
+    /// absolute path, a symbolic link) names no file, since its lines would be printed with the
+    /// diagnostic (a kubeconfig's token, on the line a crafted field path points at).
     fn find(&mut self, source: &str) -> Option<PathBuf> {
+        let inside = |file: &Path| file.is_file() && crdls_workspace::files::stays_inside(&self.cwd, file).unwrap_or(false);
         let direct = self.cwd.join(source);
-        if direct.is_file() {
+        if inside(&direct) {
             return Some(direct);
         }
         let (chart, rest) = source.split_once('/')?;
         let charts = self.charts.get_or_insert_with(|| charts_below(&self.cwd));
         let file = charts.get(chart)?.join(rest);
-        file.is_file().then_some(file)
+        inside(&file).then_some(file)
     }
 
     fn template(&mut self, file: &Path) -> Option<(Arc<str>, Stream)> {
         self.templates
             .entry(file.to_path_buf())
             .or_insert_with(|| {
-                let text: Arc<str> = Arc::from(crdls_workspace::files::read_text(file).ok()?);
+                let text: Arc<str> = Arc::from(crdls_workspace::files::read_inside(&self.cwd, file).ok()?);
                 let stream = crdls_yaml::parse(&mask_go_template(&text).text);
                 Some((text, stream))
             })
@@ -163,8 +167,8 @@ fn first_keys_only(node: &Node) -> Node {
 /// Every chart directory below `root`, by its `Chart.yaml` name (hidden directories, `node_modules`
 /// and `target` skipped).
 fn charts_below(root: &Path) -> HashMap<String, PathBuf> {
-    fn walk(dir: &Path, depth: usize, out: &mut HashMap<String, PathBuf>) {
-        if let Ok(text) = crdls_workspace::files::read_text(&dir.join("Chart.yaml")) {
+    fn walk(root: &Path, dir: &Path, depth: usize, out: &mut HashMap<String, PathBuf>) {
+        if let Ok(text) = crdls_workspace::files::read_inside(root, &dir.join("Chart.yaml")) {
             let stream = crdls_yaml::parse(&text);
             if let Some(name) = stream.documents.first().and_then(|d| d.root.as_ref()).and_then(|r| r.get_str("name")) {
                 out.entry(name.to_string()).or_insert_with(|| dir.to_path_buf());
@@ -182,11 +186,11 @@ fn charts_below(root: &Path) -> HashMap<String, PathBuf> {
             .collect();
         dirs.sort();
         for sub in dirs {
-            walk(&sub, depth - 1, out);
+            walk(root, &sub, depth - 1, out);
         }
     }
     let mut out = HashMap::new();
-    walk(root, CHART_SEARCH_DEPTH, &mut out);
+    walk(root, root, CHART_SEARCH_DEPTH, &mut out);
     out
 }
 
