@@ -128,7 +128,7 @@ impl FileMode {
         static WHOLE: FileMode = FileMode::Objects;
         static INPUTS: FileMode = FileMode::TestInputs;
         let plain = matches!(self, FileMode::Objects | FileMode::Assembled { .. } | FileMode::TestInputs);
-        if plain && root.is_some_and(is_reference) {
+        if plain && root.is_some_and(|r| is_reference(r) || crate::awaited::is_awaited(r)) {
             &PARTIAL
         } else if *self == FileMode::TestInputs && root.is_some_and(|r| crdls_crd::is_crd(r).is_some()) {
             &WHOLE
@@ -411,7 +411,8 @@ fn is_bare_variable(text: &str) -> bool {
 /// applied: `{IPv6}/128`, `{NAME}`, a brace-enclosed identifier (letters, digits, `_`, not starting with a
 /// digit). JSON or flow YAML in a string never holds one: its braces enclose `"key": value` pairs.
 fn has_placeholder(text: &str) -> bool {
-    if has_angle_placeholder(text) || is_bracketed_placeholder(text) || is_worded_placeholder(text) {
+    if has_angle_placeholder(text) || is_bracketed_placeholder(text) || is_worded_placeholder(text) || crate::fill_ins::is_angle_word(text)
+    {
         return true;
     }
     let mut rest = text;
