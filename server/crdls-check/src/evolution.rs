@@ -92,7 +92,7 @@ pub(crate) fn broken_objects(old: &Node, new: &Node, options: &CheckOptions, out
 /// Each error of `root` checked against `index`, in one line.
 fn errors(root: &Node, index: &CrdIndex, options: &CheckOptions) -> Vec<String> {
     let mut out = Vec::new();
-    check_object(root, index, options, Reading { complete: true, whole: true, live_status: false, input: false }, &mut out);
+    check_object(root, index, options, Reading { complete: true, whole: true, live_status: false }, &mut out);
     out.into_iter()
         .filter(|d| d.severity == Severity::Error)
         .map(|d| {

@@ -1,6 +1,7 @@
 //! Values a reader or a tool fills in before the file is applied, told by their own form: a whole value
 //! written as an angle-bracketed word (`name: <backup-name>`, the form READMEs and test templates use
-//! for "put yours here"), and a value a kpt setter sets (`format: PLACEHOLDER # kpt-set: ${img-format}`,
+//! for "put yours here": plain, it is opaque; quoted, it stays a string, so a string where the schema
+//! wants an object or a number is still the writer's mistake, as with a quoted constant's name), and a value a kpt setter sets (`format: PLACEHOLDER # kpt-set: ${img-format}`,
 //! or the older `# {"$kpt-set":"img-format"}`), which kpt's `apply-setters` replaces before the package
 //! is deployed. What is said of such a value is about the placeholder, not about the object.
 

@@ -117,12 +117,8 @@ fn check_document(doc: &Document, text: &str, index: &CrdIndex, options: &CheckO
             // kind: resolving the masked text would report a kind or version nobody wrote.
             None if mode.computes_identity(root) => DocumentKind::Unchecked { group: String::new() },
             None => {
-                let reading = Reading {
-                    complete: !doc.has_syntax_error,
-                    whole: mode.whole_objects(),
-                    live_status: mode.reads_live_status(),
-                    input: *mode == FileMode::TestInputs,
-                };
+                let reading =
+                    Reading { complete: !doc.has_syntax_error, whole: mode.whole_objects(), live_status: mode.reads_live_status() };
                 let range = doc.range.start.min(text.len())..doc.range.end.min(text.len());
                 match text.get(range).and_then(subresource_directive) {
                     Some(subresource) if subresource != options.subresource => {

@@ -358,6 +358,7 @@ fn collect(node: &Node, opaque: Opaque, out: &mut Vec<TextRange>) {
             }
         }
         Value::Str(s) if has_substitution(s) || has_actions(s) || has_placeholder(s) => out.push(node.range),
+        Value::Str(s) if node.style == Style::Plain && crate::fill_ins::is_angle_word(s) => out.push(node.range),
         Value::Str(s) if matches!(opaque, Opaque::ExpressionValues | Opaque::Expressions) && is_expression(s) => out.push(node.range),
         _ => {}
     }
@@ -411,8 +412,7 @@ fn is_bare_variable(text: &str) -> bool {
 /// applied: `{IPv6}/128`, `{NAME}`, a brace-enclosed identifier (letters, digits, `_`, not starting with a
 /// digit). JSON or flow YAML in a string never holds one: its braces enclose `"key": value` pairs.
 fn has_placeholder(text: &str) -> bool {
-    if has_angle_placeholder(text) || is_bracketed_placeholder(text) || is_worded_placeholder(text) || crate::fill_ins::is_angle_word(text)
-    {
+    if has_angle_placeholder(text) || is_bracketed_placeholder(text) || is_worded_placeholder(text) {
         return true;
     }
     let mut rest = text;
@@ -537,7 +537,10 @@ fn constant_placeholders(node: &Node, found: &mut Constants) {
         Value::Map(entries) => entries.iter().for_each(|e| constant_placeholders(&e.value, found)),
         Value::Seq(items) => items.iter().for_each(|i| constant_placeholders(i, found)),
         Value::Str(s) if node.style == Style::Plain && is_constant_name(s) => found.plain.push(node.range),
-        Value::Str(s) if matches!(node.style, Style::SingleQuoted | Style::DoubleQuoted) && is_constant_name(s) => {
+        Value::Str(s)
+            if matches!(node.style, Style::SingleQuoted | Style::DoubleQuoted)
+                && (is_constant_name(s) || crate::fill_ins::is_angle_word(s)) =>
+        {
             found.quoted.push(node.range)
         }
         _ => {}

@@ -32,18 +32,7 @@ pub fn validate_rules(object: &Node, old: Option<&Node>, schema: &Schema, anchor
     if !schema.has_rules {
         return;
     }
-    let mut run = Run { budget: RUNTIME_BUDGET as i64, out, parent_unchanged: false, ratchet: true, absence_unjudged: false };
-    run.node(object, old, schema, &FieldPath::root(), anchor, true);
-}
-
-/// Like [`validate_rules`], for a test input, which may leave out what its test does not look at: a rule
-/// that fails (or fails to run) while it reads a field the object leaves out is not reported
-/// ([`crate::absence`]); a rule that fails on the values written is.
-pub fn validate_input_rules(object: &Node, old: Option<&Node>, schema: &Schema, anchor: TextRange, out: &mut Vec<Diagnostic>) {
-    if !schema.has_rules {
-        return;
-    }
-    let mut run = Run { budget: RUNTIME_BUDGET as i64, out, parent_unchanged: false, ratchet: true, absence_unjudged: true };
+    let mut run = Run { budget: RUNTIME_BUDGET as i64, out, parent_unchanged: false, ratchet: true };
     run.node(object, old, schema, &FieldPath::root(), anchor, true);
 }
 
@@ -58,10 +47,10 @@ pub fn validate_default_rules(default: &Node, schema: &Schema, resource_root: bo
         return;
     }
     let first = out.len();
-    let mut run = Run { budget: RUNTIME_BUDGET as i64, out, parent_unchanged: false, ratchet: false, absence_unjudged: false };
+    let mut run = Run { budget: RUNTIME_BUDGET as i64, out, parent_unchanged: false, ratchet: false };
     run.node(default, Some(default), schema, &FieldPath::root(), anchor, resource_root);
     if out.len() == first {
-        let mut run = Run { budget: RUNTIME_BUDGET as i64, out, parent_unchanged: false, ratchet: false, absence_unjudged: false };
+        let mut run = Run { budget: RUNTIME_BUDGET as i64, out, parent_unchanged: false, ratchet: false };
         run.node(default, None, schema, &FieldPath::root(), anchor, resource_root);
     }
 }
@@ -164,9 +153,6 @@ struct Run<'o> {
     /// Whether a failed rule on an unchanged value only warns (an update's ratcheting); a CRD's
     /// default is validated as an update from itself without it.
     ratchet: bool,
-    /// Whether a rule that fails while it reads a field the object leaves out is left unjudged (a
-    /// test input's).
-    absence_unjudged: bool,
 }
 
 impl Run<'_> {
@@ -341,12 +327,8 @@ impl Run<'_> {
                 }
                 outcome => {
                     self.budget -= evaluation.cost as i64;
-                    let absence_unjudged = self.absence_unjudged;
-                    let about_absence = || absence_unjudged && crate::absence::reads_absent_field(&program.parsed.expr, node);
                     match outcome {
                         Ok(Value::Bool(true)) => {}
-                        Err(e) if e.kind != ErrorKind::NoSuchOverload && about_absence() => {}
-                        Ok(_) if about_absence() => {}
                         Err(e) if e.kind == ErrorKind::NoSuchOverload => self.invalid(
                             anchor,
                             &path_text,

@@ -4,7 +4,6 @@
 //! (`cel.rs`), with the API server's error types, paths and wording (`field_error.rs`, `gofmt.rs`), as
 //! a create or as an update of an old version (`old.rs`).
 
-pub mod absence;
 mod builtin;
 pub mod cel;
 pub mod field_error;

@@ -97,9 +97,6 @@ pub struct Reading {
     pub whole: bool,
     /// Whether status is checked as a live object's, status subresource or not (assertions).
     pub live_status: bool,
-    /// Whether the object is a test input, which may leave out what its test does not look at: a CEL
-    /// rule that fails while it reads a field the object leaves out is not judged.
-    pub input: bool,
 }
 
 /// Checks one object (the caller has told CRDs apart, which are checked as CRDs).
@@ -139,7 +136,7 @@ pub fn check_object(root: &Node, index: &CrdIndex, options: &CheckOptions, readi
                 } else {
                     Status::Validated
                 };
-                let rules = ObjectRules { status, run_cel: reading.whole, input: reading.input };
+                let rules = ObjectRules { status, run_cel: reading.whole };
                 match version.schema() {
                     Some(schema) => validate_object(root, old, schema, kind_node.range, rules, options, out),
                     None => validate_metadata(root, &FieldPath::root(), NameRules::Object, release_minor(options), kind_node.range, out),
@@ -168,25 +165,12 @@ pub fn check_object(root: &Node, index: &CrdIndex, options: &CheckOptions, readi
                 0 | 1 => format!("CRD {} does not declare", crd.crd.name),
                 n => format!("none of the {n} definitions of CRD {} declares", crd.crd.name),
             };
-            // The only definition lacks a version that follows all of its own: a stale local copy.
-            let stale = definitions.len() <= 1 && crdls_crd::is_next_version(version, &declared);
-            let (severity, tail) = if stale {
-                (
-                    Severity::Warning,
-                    format!(
-                        ": {version} is newer than every version it declares, so this local copy of the CRD ({}) may be older than the one installed in the cluster",
-                        crd.source
-                    ),
-                )
-            } else {
-                (Severity::Error, hint)
-            };
             out.push(
                 Diagnostic::new(
                     api_version_node.range,
-                    severity,
+                    Severity::Error,
                     codes::RESOURCE_UNKNOWN_VERSION,
-                    format!("{which} version \"{version}\" of {kind} (declared: {}){tail}", declared.join(", ")),
+                    format!("{which} version \"{version}\" of {kind} (declared: {}){hint}", declared.join(", ")),
                 )
                 .with_path("apiVersion")
                 .with_cause(format!("no matches for kind \"{kind}\" in version \"{api_version}\"")),
@@ -558,8 +542,6 @@ struct ObjectRules {
     status: Status,
     /// Whether the CEL rules run: not on partial objects, since rules see the whole object.
     run_cel: bool,
-    /// Whether the object is a test input (see [`Reading::input`]).
-    input: bool,
 }
 
 /// `object` without its `status` entry.
@@ -638,8 +620,6 @@ fn validate_object(
         // sits on the first blocking error, so it reads after it in every listing.
         if let Some(first) = blocking.iter().min_by_key(|r| (r.start, r.end)) {
             out.push(cel::skipped(*first, blocking.len()));
-        } else if rules.input {
-            cel::validate_input_rules(&object, old_object.as_ref(), schema, anchor, out);
         } else {
             cel::validate_rules(&object, old_object.as_ref(), schema, anchor, out);
         }

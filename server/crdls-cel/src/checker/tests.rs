@@ -106,9 +106,9 @@ fn errors_are_worded_and_located_as_cel_go_does() {
         ERROR: <input>:1:10: expression of type 'int' cannot be range of a comprehension (must be list, map, or dynamic)
          | self.spec.replicas.all(x, x > 0)
          | .........^
-        ERROR: <input>:1:20: found no matching overload for 'sign' applied to 'kubernetes.Quantity.()'
+        ERROR: <input>:1:21: found no matching overload for 'sign' applied to 'kubernetes.Quantity.()'
          | quantity('2Gi').sign() == 1
-         | ...................^"#]]
+         | ....................^"#]]
     .assert_eq(
         &[
             "self.spec.replica > 1",
