@@ -126,6 +126,35 @@ fn several_definitions_of_a_crd_resolve_per_object() {
     snapshot_with("fixtures/projects/definitions", "projects-definitions", &["--verbose"]);
 }
 
+/// Shell text saved as `.yaml` (a command feeding a here-document to kubectl) is a script, not YAML;
+/// a YAML file's syntax error beside it is still reported.
+#[test]
+fn shell_scripts_saved_as_yaml_are_not_read_as_yaml() {
+    project("scripts");
+}
+
+/// Objects kapp only waits for or leaves alone are not objects to create, and a placeholder CRD that
+/// serves nothing defines nothing.
+#[test]
+fn objects_a_deploy_tool_waits_for_are_not_created() {
+    project("awaited");
+}
+
+/// Values filled in before the files are applied: `<backup-name>` placeholders and kpt setters' values
+/// are not checked; the same fields written plainly are.
+#[test]
+fn placeholders_and_kpt_setters_are_filled_in() {
+    project("fill-ins");
+}
+
+/// The only definition of a CRD is an archived copy older than the objects: an object of a version
+/// that follows every declared one gets a warning naming the copy; an older version and one two majors
+/// ahead stay errors.
+#[test]
+fn an_object_newer_than_its_only_crd_is_a_warning() {
+    project("stale-crd");
+}
+
 /// A chart that ships its CRDs as templates (under a condition, with templated labels): the CRD written
 /// in literal text is indexed and its objects checked; the one whose group is computed is not.
 #[test]

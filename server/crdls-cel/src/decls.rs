@@ -369,7 +369,9 @@ const DECLARATIONS: &[(&str, &[&str])] = &[
     // Quantity.
     ("quantity", &["(string) -> kubernetes.Quantity"]),
     ("isQuantity", &["(string) -> bool"]),
-    ("sign", &["kubernetes.Quantity.() -> int"]),
+    // `sign` is a global function, `sign(q)`: k8s.io/apiserver's quantity library declares it with a global
+    // overload, although its documentation writes `<Quantity>.sign()`, which the API server rejects.
+    ("sign", &["(kubernetes.Quantity) -> int"]),
     ("isInteger", &["kubernetes.Quantity.() -> bool"]),
     ("asInteger", &["kubernetes.Quantity.() -> int"]),
     ("asApproximateFloat", &["kubernetes.Quantity.() -> double"]),

@@ -4,8 +4,11 @@
 //! read ([`FileMode`]: whole objects, patches, assertions, a template) decides which of those checks
 //! hold and where.
 
+mod awaited;
 mod evolution;
+mod fill_ins;
 mod modes;
+mod shell;
 
 use crdls_crd::{is_crd, CrdIndex};
 use crdls_diagnostics::Diagnostic;
@@ -61,6 +64,11 @@ pub fn check_stream(stream: &Stream, index: &CrdIndex, options: &CheckOptions) -
 /// Checks every document of a parsed file read in `mode` (patches, assertions, a template parsed with
 /// its actions masked).
 pub fn check_stream_as(stream: &Stream, index: &CrdIndex, options: &CheckOptions, mode: &FileMode) -> FileCheck {
+    // A shell script saved with a YAML name holds no document of its own (see [`shell`]).
+    if shell::is_shell_script(&stream.text) {
+        let not_an_object = || DocumentCheck { kind: DocumentKind::NotAnObject, diagnostics: Vec::new() };
+        return FileCheck { documents: stream.documents.iter().map(|_| not_an_object()).collect() };
+    }
     FileCheck { documents: stream.documents.iter().map(|doc| check_document(doc, &stream.text, index, options, mode)).collect() }
 }
 
@@ -131,6 +139,7 @@ fn check_document(doc: &Document, text: &str, index: &CrdIndex, options: &CheckO
     mode.filter(doc.root.as_ref(), &mut diagnostics);
     if let Some(root) = &doc.root {
         modes::drop_token_placeholders(root, text, &mut diagnostics);
+        fill_ins::drop_setter_values(root, text, &mut diagnostics);
     }
     diagnostics.sort_by_key(|d| (d.range.start, d.range.end));
     DocumentCheck { kind, diagnostics }

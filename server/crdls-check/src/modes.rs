@@ -128,7 +128,7 @@ impl FileMode {
         static WHOLE: FileMode = FileMode::Objects;
         static INPUTS: FileMode = FileMode::TestInputs;
         let plain = matches!(self, FileMode::Objects | FileMode::Assembled { .. } | FileMode::TestInputs);
-        if plain && root.is_some_and(is_reference) {
+        if plain && root.is_some_and(|r| is_reference(r) || crate::awaited::is_awaited(r)) {
             &PARTIAL
         } else if *self == FileMode::TestInputs && root.is_some_and(|r| crdls_crd::is_crd(r).is_some()) {
             &WHOLE
@@ -358,6 +358,7 @@ fn collect(node: &Node, opaque: Opaque, out: &mut Vec<TextRange>) {
             }
         }
         Value::Str(s) if has_substitution(s) || has_actions(s) || has_placeholder(s) => out.push(node.range),
+        Value::Str(s) if node.style == Style::Plain && crate::fill_ins::is_angle_word(s) => out.push(node.range),
         Value::Str(s) if matches!(opaque, Opaque::ExpressionValues | Opaque::Expressions) && is_expression(s) => out.push(node.range),
         _ => {}
     }
@@ -536,7 +537,10 @@ fn constant_placeholders(node: &Node, found: &mut Constants) {
         Value::Map(entries) => entries.iter().for_each(|e| constant_placeholders(&e.value, found)),
         Value::Seq(items) => items.iter().for_each(|i| constant_placeholders(i, found)),
         Value::Str(s) if node.style == Style::Plain && is_constant_name(s) => found.plain.push(node.range),
-        Value::Str(s) if matches!(node.style, Style::SingleQuoted | Style::DoubleQuoted) && is_constant_name(s) => {
+        Value::Str(s)
+            if matches!(node.style, Style::SingleQuoted | Style::DoubleQuoted)
+                && (is_constant_name(s) || crate::fill_ins::is_angle_word(s)) =>
+        {
             found.quoted.push(node.range)
         }
         _ => {}

@@ -135,7 +135,12 @@ impl Crd {
     /// CRD (`spec: {}`) and half-written CRDs fail this: they claim nothing (the half-written ones still
     /// get their own errors when checked).
     pub fn is_indexable(&self) -> bool {
-        self.group.contains('.') && !self.names.kind.is_empty() && self.versions.iter().any(|v| !v.name.is_empty())
+        self.group.contains('.')
+            && !self.names.kind.is_empty()
+            && self.versions.iter().any(|v| !v.name.is_empty())
+            // A CRD whose versions are only named, none served or stored (a placeholder a deploy tool waits
+            // for), is one the API server rejects (it has no storage version): it defines nothing.
+            && self.versions.iter().any(|v| v.served || v.storage)
     }
 }
 

@@ -16,4 +16,4 @@ pub use index::{
 };
 pub use lazy::TextReader;
 pub use schema::{AdditionalProperties, Property, Rare, Schema, ValidationRule};
-pub use version::compare_versions;
+pub use version::{compare_versions, is_next_version};

@@ -46,9 +46,48 @@ pub fn compare_versions(a: &str, b: &str) -> Ordering {
     }
 }
 
+/// Whether `version` most likely comes after every one of `declared` in a CRD's history: each is a
+/// Kubernetes version name, and `version` is later in release order (a higher major; then GA after beta
+/// after alpha; then a higher number: `v1beta3` after `v1beta2`, `v1` after `v1beta2`, `v2beta1` after
+/// `v1`), at most one major past the latest declared one. A CRD gains versions over time, so an object
+/// of such a version and a local CRD that lacks it most likely mean an older copy of the CRD than the
+/// one installed; a version two majors ahead (`v3` beside `v1`) is rather a slip.
+pub fn is_next_version(version: &str, declared: &[&str]) -> bool {
+    let order = |name: &str| match shape(name) {
+        Shape::Kube { major, stability, minor } => Some((major, stability, minor)),
+        Shape::Other => None,
+    };
+    let Some(this) = order(version) else { return false };
+    let mut latest = None;
+    for name in declared {
+        let Some(that) = order(name) else { return false };
+        latest = latest.max(Some(that));
+    }
+    latest.is_some_and(|latest| this > latest && this.0 <= latest.0 + 1)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_next_version_follows_every_declared_one_by_at_most_a_major() {
+        let next = |v: &str, declared: &[&str]| is_next_version(v, declared);
+        assert!(next("v1", &["v1beta2", "v1beta1"]));
+        assert!(next("v2", &["v2beta1", "v2beta2"]));
+        assert!(next("v1beta3", &["v1beta2", "v1beta1"]));
+        assert!(next("v2beta1", &["v1"]));
+        assert!(next("v2", &["v1", "v1alpha1"]));
+        // Older, equal, far ahead, or not a Kubernetes version name: not a next version.
+        assert!(!next("v1beta1", &["v1"]));
+        assert!(!next("v1alpha2", &["v1beta1"]));
+        assert!(!next("v1", &["v1", "v1beta1"]));
+        assert!(!next("v3", &["v1", "v1beta1"]));
+        assert!(!next("v9", &["v1"]));
+        assert!(!next("latest", &["v1"]));
+        assert!(!next("v2", &["v1", "stable"]));
+        assert!(!next("v2", &[]));
+    }
 
     #[test]
     fn sorts_like_the_kubernetes_docs() {

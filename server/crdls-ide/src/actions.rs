@@ -228,7 +228,11 @@ impl<'a> Fixer<'a> {
         // Served, not deprecated, in Kubernetes' priority order; a likely typo's target first.
         let mut names: Vec<&str> =
             crd.crd.versions.iter().filter(|v| v.served && !v.deprecated && v.name != version).map(|v| v.name.as_str()).collect();
-        let typo = if code == codes::RESOURCE_UNKNOWN_VERSION {
+        // A version that follows all of the only definition's is no typo: the local CRD is likely older
+        // than the installed one (the diagnostic is a warning), and the object is not to be moved back.
+        let declared: Vec<&str> = crd.crd.versions.iter().map(|v| v.name.as_str()).collect();
+        let stale = self.index.definitions(current, kind).len() <= 1 && crdls_crd::is_next_version(version, &declared);
+        let typo = if code == codes::RESOURCE_UNKNOWN_VERSION && !stale {
             did_you_mean(version, crd.crd.versions.iter().filter(|v| v.served).map(|v| v.name.as_str()))
         } else {
             None

@@ -165,12 +165,25 @@ pub fn check_object(root: &Node, index: &CrdIndex, options: &CheckOptions, readi
                 0 | 1 => format!("CRD {} does not declare", crd.crd.name),
                 n => format!("none of the {n} definitions of CRD {} declares", crd.crd.name),
             };
+            // The only definition lacks a version that follows all of its own: a stale local copy.
+            let stale = definitions.len() <= 1 && crdls_crd::is_next_version(version, &declared);
+            let (severity, tail) = if stale {
+                (
+                    Severity::Warning,
+                    format!(
+                        ": {version} is newer than every version it declares, so this local copy of the CRD ({}) may be older than the one installed in the cluster",
+                        crd.source
+                    ),
+                )
+            } else {
+                (Severity::Error, hint)
+            };
             out.push(
                 Diagnostic::new(
                     api_version_node.range,
-                    Severity::Error,
+                    severity,
                     codes::RESOURCE_UNKNOWN_VERSION,
-                    format!("{which} version \"{version}\" of {kind} (declared: {}){hint}", declared.join(", ")),
+                    format!("{which} version \"{version}\" of {kind} (declared: {}){tail}", declared.join(", ")),
                 )
                 .with_path("apiVersion")
                 .with_cause(format!("no matches for kind \"{kind}\" in version \"{api_version}\"")),

@@ -61,6 +61,7 @@ fn well_typed_expressions_get_their_types() {
         ("optional.of(1).hasValue()", "bool"),
         ("sets.contains(self.spec.tags, ['a'])", "bool"),
         ("quantity('1Gi').isLessThan(quantity('2Gi'))", "bool"),
+        ("sign(quantity('2Gi')) == 1", "bool"),
         ("self.spec.timeout > duration('1s')", "bool"),
         // cel-go's duration_to_int64 and timestamp_to_int64.
         ("int(self.spec.timeout) + int(timestamp('2020-01-01T00:00:00Z'))", "int"),
@@ -104,7 +105,10 @@ fn errors_are_worded_and_located_as_cel_go_does() {
          | ..................^
         ERROR: <input>:1:10: expression of type 'int' cannot be range of a comprehension (must be list, map, or dynamic)
          | self.spec.replicas.all(x, x > 0)
-         | .........^"#]]
+         | .........^
+        ERROR: <input>:1:21: found no matching overload for 'sign' applied to 'kubernetes.Quantity.()'
+         | quantity('2Gi').sign() == 1
+         | ....................^"#]]
     .assert_eq(
         &[
             "self.spec.replica > 1",
@@ -115,6 +119,7 @@ fn errors_are_worded_and_located_as_cel_go_does() {
             "self.spec.replicas.startsWith('a')",
             "self.spec.replicas.x",
             "self.spec.replicas.all(x, x > 0)",
+            "quantity('2Gi').sign() == 1",
         ]
         .iter()
         .map(|s| check_source(s))

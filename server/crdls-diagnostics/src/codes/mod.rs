@@ -79,7 +79,7 @@ codes! {
     // apiVersion and kind.
     RESOURCE_UNKNOWN_KIND = "resource/unknown-kind", Error, "The kind misspells a kind its group declares.", template;
     RESOURCE_UNDECLARED_KIND = "resource/undeclared-kind", Warning, "No known CRD of the group declares the kind, so the object is not validated.", template;
-    RESOURCE_UNKNOWN_VERSION = "resource/unknown-version", Error, "The CRD does not declare this version of the kind.", template;
+    RESOURCE_UNKNOWN_VERSION = "resource/unknown-version", Error, "The CRD does not declare this version of the kind.", also(Warning), template;
     RESOURCE_VERSION_NOT_SERVED = "resource/version-not-served", Error, "The CRD declares this version but does not serve it.", template;
     RESOURCE_DEPRECATED_VERSION = "resource/deprecated-version", Warning, "The version is deprecated; the API server warns when it is used.", template;
     RESOURCE_API_NOT_SERVED = "resource/api-not-served", Error, "The Kubernetes release checked against does not serve this version of a built-in kind.", also(Warning), template;
