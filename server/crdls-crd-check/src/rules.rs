@@ -205,13 +205,20 @@ fn same_value(a: &Node, b: &Node) -> bool {
 
 /// What the API server's CRD validation knows of a node's CEL type when it compiles the node's rules
 /// (`CELSchemaContext.TypeInfo` in apiextensions-apiserver): the type is looked up in the parent's
-/// type once some node at or above has rules, and converted from the node's own schema otherwise.
+/// type once some node at or above has rules, and converted from the node's own schema otherwise
+/// (also for a property that is not a field of its parent's type).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Typing {
     /// No rules at or above: the node's type is its own schema's.
     Unscoped,
     /// The node's type is known (from the parent's, or its own schema's).
     Typed,
+    /// The node's own schema has no CEL type (`SchemaDeclType` is nil: an untyped
+    /// preserve-unknown-fields node, an array without typed items, a map of such values), or a node
+    /// above failed so: the type lookup fails, and rules here fail with `failed to construct type
+    /// information for x-kubernetes-validations rules: unable to convert structural schema to CEL
+    /// declarations` (the lookup asks the parent first, which repeats its error).
+    Failed,
     /// `items` or `additionalProperties` of a node whose CEL type has no element type (a string, an
     /// object with properties, an int-or-string): the lookup yields no type, and rules here fail with
     /// `failed to convert to declType for CEL validation rules`.
@@ -226,7 +233,16 @@ impl Typing {
         if schema.validations.is_empty() {
             Typing::Unscoped
         } else {
+            Typing::own(schema, true)
+        }
+    }
+
+    /// The typing of a node whose type is converted from its own schema (`defaultConverter`).
+    fn own(schema: &Schema, resource_root: bool) -> Typing {
+        if crdls_crd::cel::cel_type(schema, resource_root, "").is_some() {
             Typing::Typed
+        } else {
+            Typing::Failed
         }
     }
 
@@ -234,10 +250,10 @@ impl Typing {
     /// false) or an element's (`items` or `additionalProperties`), whose own schema is `child`.
     fn child(self, parent: &Schema, child: &Schema, element: bool) -> Typing {
         match self {
+            Typing::Failed => Typing::Failed,
             Typing::Missing | Typing::Unknown => Typing::Unknown,
             Typing::Unscoped if child.validations.is_empty() => Typing::Unscoped,
-            Typing::Unscoped => Typing::Typed,
-            Typing::Typed => {
+            Typing::Typed if element => {
                 // A list's and a map's CEL types have an element type; no other type has one.
                 let has_elements = !parent.int_or_string
                     && match parent.ty.as_deref() {
@@ -245,12 +261,16 @@ impl Typing {
                         Some("object") => matches!(parent.additional_properties, Some(crdls_crd::AdditionalProperties::Schema(_))),
                         _ => false,
                     };
-                if element && !has_elements {
-                    Typing::Missing
-                } else {
+                if has_elements {
                     Typing::Typed
+                } else {
+                    Typing::Missing
                 }
             }
+            // A property's type is its field's in the parent's type when it has one, and that is the
+            // type of its own schema; otherwise (no rules above, no such field) its own schema is
+            // converted, with the same outcome.
+            Typing::Unscoped | Typing::Typed => Typing::own(child, child.embedded_resource),
         }
     }
 }
@@ -300,23 +320,26 @@ impl Walker<'_> {
         }
         if let Some(rules) = node.get("x-kubernetes-validations").and_then(Node::as_seq) {
             // Rules whose node has no CEL type are not compiled: one error for the node's rules.
-            let untyped = typing == Typing::Missing
+            let untyped = matches!(typing, Typing::Missing | Typing::Failed)
                 && !schema.validations.is_empty()
                 && self.gate.compiles(path)
                 && !self.blocked.iter().any(|b| crate::validation::within(b, path));
             if untyped {
                 let at = node.entry("x-kubernetes-validations").map_or(node.range, |e| e.key_range);
-                let err = FieldError {
-                    ty: ErrorType::Internal,
-                    path: format!("{path}.x-kubernetes-validations"),
-                    value: None,
-                    detail: "failed to convert to declType for CEL validation rules".into(),
+                let (detail, message) = if typing == Typing::Missing {
+                    let what = if path.ends_with(".items") { "items" } else { "additionalProperties" };
+                    let message = format!(
+                        "these rules cannot be compiled: the API server looks up the type of {what} in the CEL type of the schema above, which has none (its type is not {})",
+                        if what == "items" { "an array" } else { "a map" }
+                    );
+                    ("failed to convert to declType for CEL validation rules", message)
+                } else {
+                    (
+                        "internal error: failed to construct type information for x-kubernetes-validations rules: unable to convert structural schema to CEL declarations",
+                        "these rules cannot be compiled: CEL gives this schema, or one above it, no type (an untyped x-kubernetes-preserve-unknown-fields node, an array without typed items, or a map of such values)".to_string(),
+                    )
                 };
-                let what = if path.ends_with(".items") { "items" } else { "additionalProperties" };
-                let message = format!(
-                    "these rules cannot be compiled: the API server looks up the type of {what} in the CEL type of the schema above, which has none (its type is not {})",
-                    if what == "items" { "an array" } else { "a map" }
-                );
+                let err = FieldError { ty: ErrorType::Internal, path: format!("{path}.x-kubernetes-validations"), value: None, detail: detail.into() };
                 self.out.push(err.diagnostic(at, Severity::Error, codes::CEL_COMPILE_ERROR, message));
             }
             for (i, (rule_node, rule)) in rules.iter().zip(schema.validations.iter()).enumerate() {
