@@ -328,3 +328,34 @@ fn reserved_words_name_fields_plainly_from_compatibility_version_1_31() {
     // `in` cannot follow a dot at all: the parser refuses it before any type is looked at.
     assert!(errors("self.in == 'a'", 35)[0].contains("Syntax error"));
 }
+
+/// cel-go checks each argument of `&&` and `||` against `bool` on its own (so also the step of the
+/// `all` and `exists` macros): one that is not is reported where it is, and one already in error
+/// passes.
+#[test]
+fn logical_operators_check_each_argument_against_bool() {
+    expect_test::expect![[r#"
+        ERROR: <input>:1:25: expected type 'bool' but found 'string'
+         | self.spec.name == '' && 'x'
+         | ........................^
+        ERROR: <input>:1:1: expected type 'bool' but found 'int'
+         | 1 || self.spec.replicas
+         | ^
+        ERROR: <input>:1:15: expected type 'bool' but found 'int'
+         | 1 || self.spec.replicas
+         | ..............^
+        ERROR: <input>:1:1: undeclared reference to 'f' (in container '')
+         | f.all(x, '')
+         | ^
+        ERROR: <input>:1:10: expected type 'bool' but found 'string'
+         | f.all(x, '')
+         | .........^
+        ERROR: <input>:1:26: expected type 'bool' but found 'string'
+         | self.spec.tags.exists(t, t)
+         | .........................^"#]]
+    .assert_eq(
+        &["self.spec.name == '' && 'x'", "1 || self.spec.replicas", "f.all(x, '')", "self.spec.tags.exists(t, t)"]
+            .map(check_source)
+            .join("\n"),
+    );
+}
