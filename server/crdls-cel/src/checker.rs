@@ -490,9 +490,8 @@ impl Checker<'_> {
             self.error(id, format!("undeclared reference to '{name}' (in container '')"));
             return Type::Error;
         };
-        if args.iter().any(|a| matches!(a, Type::Error)) {
-            return Type::Error;
-        }
+        // An argument in error is assignable to any parameter (cel-go's `isAssignable`), so the call
+        // still fails, and is reported, when another argument fits no overload.
         let mut result: Option<Type> = None;
         let mut matched_bindings: Option<Vec<(Arc<str>, Type)>> = None;
         let mut matches = 0;

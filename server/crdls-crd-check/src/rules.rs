@@ -79,7 +79,7 @@ fn walk_crd(root: &Node, text: &str, out: &mut Vec<Diagnostic>, drivers: bool, e
             blocked,
             env,
         };
-        walker.node(node, &schema, &path, true, None, Some(1), Typing::of_root(&schema), 0);
+        walker.node(node, &schema, &path, true, None, Some(1), Typing::of_root(&schema), None, 0);
         walker.total_cost(node, &path);
         costs.push(SchemaCost { path, versions, total: walker.total, range: node.range, rules: walker.costs });
     }
@@ -302,7 +302,10 @@ impl Walker<'_> {
     /// Checks the rules at `node` and below. `uncorrelatable` is the path of the highest list above
     /// whose items cannot be matched to their old versions.
     /// `cardinality` is how many times the node can occur in an object (the product of the bounds of the
-    /// lists and maps above it), `None` when some list or map above it is unbounded.
+    /// lists and maps above it), `None` when some list or map above it is unbounded. `typed_as` is the
+    /// schema whose CEL type the node's rules compile against when it is not the node's own: the
+    /// element type of the parent's type is the other element's for `additionalProperties` of a list
+    /// or `items` of a map (`CELSchemaContext`'s accessors take `ElemType` whichever child asks).
     #[allow(clippy::too_many_arguments)]
     fn node(
         &mut self,
@@ -313,6 +316,7 @@ impl Walker<'_> {
         uncorrelatable: Option<&str>,
         cardinality: Option<u64>,
         typing: Typing,
+        typed_as: Option<&Schema>,
         depth: usize,
     ) {
         if depth > 64 {
@@ -344,9 +348,13 @@ impl Walker<'_> {
             }
             for (i, (rule_node, rule)) in rules.iter().zip(schema.validations.iter()).enumerate() {
                 let rule_path = format!("{path}.x-kubernetes-validations[{i}]");
-                self.rule(rule_node, rule, node, schema, &rule_path, resource_root, uncorrelatable, cardinality, untyped);
+                let typed = typed_as.map_or((schema, resource_root), |s| (s, s.embedded_resource));
+                self.rule(rule_node, rule, node, schema, typed, &rule_path, resource_root, uncorrelatable, cardinality, untyped);
             }
         }
+        // Below a node typed as another schema, the API server's look-ups mix the two schemas: crdls
+        // claims nothing there.
+        let typing = if typed_as.is_some() && typing == Typing::Typed { Typing::Unknown } else { typing };
         // How much this node multiplies the occurrences of its children.
         let factor = match schema.ty.as_deref() {
             Some("object") if schema.additional_properties.is_some() => schema.rare().max_properties,
@@ -369,7 +377,7 @@ impl Walker<'_> {
                 if let Some(p) = schema.property(&entry.key) {
                     let child = format!("{path}.properties[{}]", entry.key);
                     let typing = typing.child(schema, &p.schema, false);
-                    self.node(&entry.value, &p.schema, &child, p.schema.embedded_resource, uncorrelatable, cardinality, typing, depth + 1);
+                    self.node(&entry.value, &p.schema, &child, p.schema.embedded_resource, uncorrelatable, cardinality, typing, None, depth + 1);
                 }
             }
         }
@@ -377,15 +385,26 @@ impl Walker<'_> {
             (node.get("additionalProperties"), &schema.additional_properties)
         {
             let child = format!("{path}.additionalProperties");
+            // Of a list typed from above, the values are typed as its items.
+            let typed_as = schema.items.as_deref().filter(|_| typing == Typing::Typed && !schema.int_or_string && schema.ty.as_deref() == Some("array"));
             let typing = typing.child(schema, values, true);
-            self.node(values_node, values, &child, values.embedded_resource, uncorrelatable, cardinality, typing, depth + 1);
+            self.node(values_node, values, &child, values.embedded_resource, uncorrelatable, cardinality, typing, typed_as, depth + 1);
         }
         if let (Some(items_node), Some(items)) = (node.get("items"), schema.items.as_deref()) {
             // Items of a list that is not a map list have no old version to compare with.
             let here = (schema.list_type.as_deref() != Some("map")).then_some(path);
             let blocked = uncorrelatable.or(here);
+            // Of a map typed from above, the items are typed as its values.
+            let typed_as = match &schema.additional_properties {
+                Some(crdls_crd::AdditionalProperties::Schema(values))
+                    if typing == Typing::Typed && !schema.int_or_string && schema.ty.as_deref() == Some("object") =>
+                {
+                    Some(&**values)
+                }
+                _ => None,
+            };
             let typing = typing.child(schema, items, true);
-            self.node(items_node, items, &format!("{path}.items"), items.embedded_resource, blocked, cardinality, typing, depth + 1);
+            self.node(items_node, items, &format!("{path}.items"), items.embedded_resource, blocked, cardinality, typing, typed_as, depth + 1);
         }
         if pushed {
             self.ancestors.pop();
@@ -399,6 +418,7 @@ impl Walker<'_> {
         rule: &ValidationRule,
         owner_node: &Node,
         owner: &Schema,
+        (typed, typed_root): (&Schema, bool),
         path: &str,
         resource_root: bool,
         uncorrelatable: Option<&str>,
@@ -421,10 +441,10 @@ impl Walker<'_> {
         if untyped || !self.gate.compiles(node_path) || self.blocked.iter().any(|b| crate::validation::within(b, node_path)) {
             return;
         }
-        let compiled = compile_rule_in(rule, owner, resource_root, self.env);
+        let compiled = compile_rule_in(rule, typed, typed_root, self.env);
         let value = rule_value(rule);
         if let Err(e) = &compiled.rule {
-            let newer = self.env.kubernetes.filter(|_| compile_rule(rule, owner, resource_root).rule.is_ok());
+            let newer = self.env.kubernetes.filter(|_| compile_rule(rule, typed, typed_root).rule.is_ok());
             self.compile_error(node.get("rule"), node.range, e, &rule_path, &value, newer);
         }
         if let Some(Err(e)) = &compiled.message_expression {

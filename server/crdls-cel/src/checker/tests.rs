@@ -359,3 +359,21 @@ fn logical_operators_check_each_argument_against_bool() {
             .join("\n"),
     );
 }
+
+/// An argument in error fits any parameter (cel-go's `isAssignable`), so a call whose other
+/// arguments fit no overload is still reported, the argument in error shown as `!error!`; one they
+/// fit is not.
+#[test]
+fn a_call_with_an_argument_in_error_is_still_resolved() {
+    expect_test::expect![[r#"
+        ERROR: <input>:1:13: undeclared reference to 'f' (in container '')
+         | self.spec / f
+         | ............^
+        ERROR: <input>:1:11: found no matching overload for '_/_' applied to '(Object.spec, !error!)'
+         | self.spec / f
+         | ..........^
+        ERROR: <input>:1:22: undeclared reference to 'f' (in container '')
+         | self.spec.replicas + f == 1
+         | .....................^"#]]
+    .assert_eq(&["self.spec / f", "self.spec.replicas + f == 1"].map(check_source).join("\n"));
+}

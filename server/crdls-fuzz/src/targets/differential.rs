@@ -117,7 +117,8 @@ fn sides(case: &Case, f: impl Fn(&str) -> String) -> Option<(Vec<String>, Vec<St
         } else if let Some(cause) = line.strip_prefix("only crdls:      ") {
             ours.push(f(cause));
             current = Some(false);
-        } else if line.starts_with(" | ") {
+        } else if line.starts_with(" | ") || line.starts_with("ERROR: ") {
+            // A continuation: a compile error's source lines, or its next error.
             let side = if current? { &mut oracle } else { &mut ours };
             let last = side.last_mut()?;
             last.push('\n');
@@ -1125,6 +1126,13 @@ mod tests {
         let other = format!("only the oracle: {rule} '(selfType428345805.@idx, string)'\nonly crdls:      {rule} '(Object.@idx, int)'");
         assert_eq!(excepted_by("crd", &other), None);
         assert_eq!(excepted_by("crd", &format!("crdls accepts, the oracle rejects\n{same}")), None);
+        // A message of several errors: each `ERROR:` line continues its side.
+        let two = format!(
+            "only the oracle: {rule} '(selfType428345805, !error!)'\n | self / (self - self)\nERROR: <input>:1:9: found no matching overload for '_-_' applied to '(selfType428345805, selfType428345805)'\n\
+             only crdls:      {rule} '(Object, !error!)'\n | self / (self - self)\nERROR: <input>:1:9: found no matching overload for '_-_' applied to '(Object, Object)'"
+        );
+        assert_eq!(excepted_by("crd", &two), Some("self-type-name"));
+        assert_eq!(excepted_by("crd", &two.replacen("'(Object, Object)'", "'(Object, int)'", 1)), None);
     }
 
     #[test]
