@@ -343,7 +343,12 @@ impl Walker<'_> {
                         "these rules cannot be compiled: CEL gives this schema, or one above it, no type (an untyped x-kubernetes-preserve-unknown-fields node, an array without typed items, or a map of such values)".to_string(),
                     )
                 };
-                let err = FieldError { ty: ErrorType::Internal, path: format!("{path}.x-kubernetes-validations"), value: None, detail: detail.into() };
+                let err = FieldError {
+                    ty: ErrorType::Internal,
+                    path: format!("{path}.x-kubernetes-validations"),
+                    value: None,
+                    detail: detail.into(),
+                };
                 self.out.push(err.diagnostic(at, Severity::Error, codes::CEL_COMPILE_ERROR, message));
             }
             for (i, (rule_node, rule)) in rules.iter().zip(schema.validations.iter()).enumerate() {
@@ -377,7 +382,17 @@ impl Walker<'_> {
                 if let Some(p) = schema.property(&entry.key) {
                     let child = format!("{path}.properties[{}]", entry.key);
                     let typing = typing.child(schema, &p.schema, false);
-                    self.node(&entry.value, &p.schema, &child, p.schema.embedded_resource, uncorrelatable, cardinality, typing, None, depth + 1);
+                    self.node(
+                        &entry.value,
+                        &p.schema,
+                        &child,
+                        p.schema.embedded_resource,
+                        uncorrelatable,
+                        cardinality,
+                        typing,
+                        None,
+                        depth + 1,
+                    );
                 }
             }
         }
@@ -386,7 +401,10 @@ impl Walker<'_> {
         {
             let child = format!("{path}.additionalProperties");
             // Of a list typed from above, the values are typed as its items.
-            let typed_as = schema.items.as_deref().filter(|_| typing == Typing::Typed && !schema.int_or_string && schema.ty.as_deref() == Some("array"));
+            let typed_as = schema
+                .items
+                .as_deref()
+                .filter(|_| typing == Typing::Typed && !schema.int_or_string && schema.ty.as_deref() == Some("array"));
             let typing = typing.child(schema, values, true);
             self.node(values_node, values, &child, values.embedded_resource, uncorrelatable, cardinality, typing, typed_as, depth + 1);
         }
@@ -404,7 +422,17 @@ impl Walker<'_> {
                 _ => None,
             };
             let typing = typing.child(schema, items, true);
-            self.node(items_node, items, &format!("{path}.items"), items.embedded_resource, blocked, cardinality, typing, typed_as, depth + 1);
+            self.node(
+                items_node,
+                items,
+                &format!("{path}.items"),
+                items.embedded_resource,
+                blocked,
+                cardinality,
+                typing,
+                typed_as,
+                depth + 1,
+            );
         }
         if pushed {
             self.ancestors.pop();

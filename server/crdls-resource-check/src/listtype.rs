@@ -298,6 +298,9 @@ mod tests {
         let items = list("[{name: a}, 7, '', {name: a}]");
         let mut out = Vec::new();
         map_duplicates(&items, &["name".to_string()], &FieldPath::root().field("domains"), &mut out);
-        assert_eq!(shown(&out), ["items of a map list must be objects | domains[1]: Invalid value: 7: must be an object for an array of list-type map"]);
+        assert_eq!(
+            shown(&out),
+            ["items of a map list must be objects | domains[1]: Invalid value: 7: must be an object for an array of list-type map"]
+        );
     }
 }

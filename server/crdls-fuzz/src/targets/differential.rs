@@ -235,16 +235,22 @@ pub const EXCEPTIONS: &[Exception] = &[
     Exception {
         name: "wrong-typed-data-in-rules",
         reason: "a crdls limitation, not intended: a value of the wrong type that ratcheting lets through (an update or a status \
-                 write keeping it) becomes, in the API server's CEL object, an error (UnstructuredToVal: invalid data, expected \
-                 string, got int64) that a rule reading the field (has(), a selection, equality) returns; crdls's CEL values hold \
-                 no error value, so there the rule reads the data as it is. A new value of the wrong type is a blocking type error, \
-                 so only kept ones reach a rule",
+                 write keeping it), or a string its format does not parse (a byte string that is not base64), becomes, in the API \
+                 server's CEL object, an error (UnstructuredToVal: invalid data, expected string, got int64; Invalid byte formatted \
+                 string) that a rule reading the field (has(), a selection, equality) returns; crdls's CEL values hold no error \
+                 value, so there the rule reads the data as it is. A new such value is a blocking schema error, so only kept ones \
+                 reach a rule",
         applies: |case| {
             case.kind == "cr"
                 && case.lines().any(|l| l.starts_with("only the oracle: "))
                 && case.lines().all(|l| {
                     l == "crdls accepts, the oracle rejects"
-                        || l.strip_prefix("only the oracle: ").is_some_and(|c| c.contains(": invalid data, expected ") && c.contains(" evaluating rule: "))
+                        || l.strip_prefix("only the oracle: ").is_some_and(|c| {
+                            // UnstructuredToVal's words for data its schema's type, or a string's
+                            // format (duration, date, date-time, byte), does not describe.
+                            let conversion = [": invalid data, expected ", ": Invalid duration ", " formatted string "];
+                            conversion.iter().any(|w| c.contains(w)) && c.contains(" evaluating rule: ")
+                        })
                 })
         },
     },
@@ -1152,6 +1158,10 @@ mod tests {
         let invalid = "crdls accepts, the oracle rejects\n\
                        only the oracle: spec: Invalid value: \"object\": invalid data, expected string, got int64 evaluating rule: has(self.tags)";
         assert_eq!(excepted_by("cr", invalid), Some("wrong-typed-data-in-rules"));
+        let byte =
+            "only the oracle: spec.ref: Invalid value: \"string\": Invalid byte formatted string 2024-13-45: illegal base64 data at \
+                    input byte 8 evaluating rule: self.size() < 4";
+        assert_eq!(excepted_by("cr", byte), Some("wrong-typed-data-in-rules"));
         let failed = "crdls accepts, the oracle rejects\nonly the oracle: spec: Invalid value: \"object\": failed rule: has(self.tags)";
         assert_eq!(excepted_by("cr", failed), None);
         assert_eq!(excepted_by("crd", invalid), None);
