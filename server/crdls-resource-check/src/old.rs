@@ -190,7 +190,7 @@ fn correlate_item<'o>(item: &Node, old_list: &'o Node, keys: &[String]) -> Optio
 
 /// The API server's `CachedDeepEqual` of a correlated node: map lists compare item by item through
 /// their keys, objects key by key through their schema, everything else as data.
-fn correlated_equal(new: &Node, old: &Node, schema: Option<&Schema>, depth: usize) -> bool {
+pub(crate) fn correlated_equal(new: &Node, old: &Node, schema: Option<&Schema>, depth: usize) -> bool {
     if depth > 64 {
         return same_data(new, old);
     }
