@@ -428,6 +428,29 @@ impl Checker<'_> {
                 t => Type::optional(t),
             };
         }
+        // `&&` and `||` (and the `all` and `exists` macros' steps): cel-go checks each argument on its
+        // own and reports one that is not a bool where it is, `expected type 'bool' but found
+        // 'string'`; an argument already in error passes, and the result is then a bool.
+        if matches!(name, "_&&_" | "_||_") && target.is_none() {
+            let types: Vec<Type> = args.iter().map(|a| self.check(a)).collect();
+            let mut mismatch = false;
+            for (a, t) in args.iter().zip(&types) {
+                let mark = self.trail.len();
+                if !self.assignable(t, &Type::Bool) {
+                    self.undo(mark);
+                    let shown = self.substitute(t, true);
+                    self.error(a.id, format!("expected type 'bool' but found '{shown}'"));
+                    mismatch = true;
+                }
+            }
+            if mismatch {
+                return Type::Error;
+            }
+            if types.iter().any(|t| matches!(t, Type::Error)) {
+                return Type::Bool;
+            }
+            return self.resolve(id, name, false, &types);
+        }
         // `sets.contains(..)`, `optional.none()`: a namespaced global function.
         if let Some(t) = target {
             if let Some(qualified) = self.namespaced(t, name) {
@@ -467,9 +490,8 @@ impl Checker<'_> {
             self.error(id, format!("undeclared reference to '{name}' (in container '')"));
             return Type::Error;
         };
-        if args.iter().any(|a| matches!(a, Type::Error)) {
-            return Type::Error;
-        }
+        // An argument in error is assignable to any parameter (cel-go's `isAssignable`), so the call
+        // still fails, and is reported, when another argument fits no overload.
         let mut result: Option<Type> = None;
         let mut matched_bindings: Option<Vec<(Arc<str>, Type)>> = None;
         let mut matches = 0;

@@ -167,7 +167,8 @@ impl fmt::Display for Type {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Type::Dyn => f.write_str("dyn"),
-            Type::Error => f.write_str("*error*"),
+            // cel-go's checker formats the type of an expression in error as `!error!` (`FormatCELType`).
+            Type::Error => f.write_str("!error!"),
             // cel-go's checker formats the null type as `null` (`FormatCELType`); `null_type` is its
             // runtime name, which `type(null)` gives.
             Type::Null => f.write_str("null"),

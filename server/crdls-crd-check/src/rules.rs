@@ -79,7 +79,7 @@ fn walk_crd(root: &Node, text: &str, out: &mut Vec<Diagnostic>, drivers: bool, e
             blocked,
             env,
         };
-        walker.node(node, &schema, &path, true, None, Some(1), Typing::of_root(&schema), 0);
+        walker.node(node, &schema, &path, true, None, Some(1), Typing::of_root(&schema), None, 0);
         walker.total_cost(node, &path);
         costs.push(SchemaCost { path, versions, total: walker.total, range: node.range, rules: walker.costs });
     }
@@ -205,13 +205,20 @@ fn same_value(a: &Node, b: &Node) -> bool {
 
 /// What the API server's CRD validation knows of a node's CEL type when it compiles the node's rules
 /// (`CELSchemaContext.TypeInfo` in apiextensions-apiserver): the type is looked up in the parent's
-/// type once some node at or above has rules, and converted from the node's own schema otherwise.
+/// type once some node at or above has rules, and converted from the node's own schema otherwise
+/// (also for a property that is not a field of its parent's type).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Typing {
     /// No rules at or above: the node's type is its own schema's.
     Unscoped,
     /// The node's type is known (from the parent's, or its own schema's).
     Typed,
+    /// The node's own schema has no CEL type (`SchemaDeclType` is nil: an untyped
+    /// preserve-unknown-fields node, an array without typed items, a map of such values), or a node
+    /// above failed so: the type lookup fails, and rules here fail with `failed to construct type
+    /// information for x-kubernetes-validations rules: unable to convert structural schema to CEL
+    /// declarations` (the lookup asks the parent first, which repeats its error).
+    Failed,
     /// `items` or `additionalProperties` of a node whose CEL type has no element type (a string, an
     /// object with properties, an int-or-string): the lookup yields no type, and rules here fail with
     /// `failed to convert to declType for CEL validation rules`.
@@ -226,7 +233,16 @@ impl Typing {
         if schema.validations.is_empty() {
             Typing::Unscoped
         } else {
+            Typing::own(schema, true)
+        }
+    }
+
+    /// The typing of a node whose type is converted from its own schema (`defaultConverter`).
+    fn own(schema: &Schema, resource_root: bool) -> Typing {
+        if crdls_crd::cel::cel_type(schema, resource_root, "").is_some() {
             Typing::Typed
+        } else {
+            Typing::Failed
         }
     }
 
@@ -234,10 +250,10 @@ impl Typing {
     /// false) or an element's (`items` or `additionalProperties`), whose own schema is `child`.
     fn child(self, parent: &Schema, child: &Schema, element: bool) -> Typing {
         match self {
+            Typing::Failed => Typing::Failed,
             Typing::Missing | Typing::Unknown => Typing::Unknown,
             Typing::Unscoped if child.validations.is_empty() => Typing::Unscoped,
-            Typing::Unscoped => Typing::Typed,
-            Typing::Typed => {
+            Typing::Typed if element => {
                 // A list's and a map's CEL types have an element type; no other type has one.
                 let has_elements = !parent.int_or_string
                     && match parent.ty.as_deref() {
@@ -245,12 +261,16 @@ impl Typing {
                         Some("object") => matches!(parent.additional_properties, Some(crdls_crd::AdditionalProperties::Schema(_))),
                         _ => false,
                     };
-                if element && !has_elements {
-                    Typing::Missing
-                } else {
+                if has_elements {
                     Typing::Typed
+                } else {
+                    Typing::Missing
                 }
             }
+            // A property's type is its field's in the parent's type when it has one, and that is the
+            // type of its own schema; otherwise (no rules above, no such field) its own schema is
+            // converted, with the same outcome.
+            Typing::Unscoped | Typing::Typed => Typing::own(child, child.embedded_resource),
         }
     }
 }
@@ -282,7 +302,10 @@ impl Walker<'_> {
     /// Checks the rules at `node` and below. `uncorrelatable` is the path of the highest list above
     /// whose items cannot be matched to their old versions.
     /// `cardinality` is how many times the node can occur in an object (the product of the bounds of the
-    /// lists and maps above it), `None` when some list or map above it is unbounded.
+    /// lists and maps above it), `None` when some list or map above it is unbounded. `typed_as` is the
+    /// schema whose CEL type the node's rules compile against when it is not the node's own: the
+    /// element type of the parent's type is the other element's for `additionalProperties` of a list
+    /// or `items` of a map (`CELSchemaContext`'s accessors take `ElemType` whichever child asks).
     #[allow(clippy::too_many_arguments)]
     fn node(
         &mut self,
@@ -293,6 +316,7 @@ impl Walker<'_> {
         uncorrelatable: Option<&str>,
         cardinality: Option<u64>,
         typing: Typing,
+        typed_as: Option<&Schema>,
         depth: usize,
     ) {
         if depth > 64 {
@@ -300,30 +324,42 @@ impl Walker<'_> {
         }
         if let Some(rules) = node.get("x-kubernetes-validations").and_then(Node::as_seq) {
             // Rules whose node has no CEL type are not compiled: one error for the node's rules.
-            let untyped = typing == Typing::Missing
+            let untyped = matches!(typing, Typing::Missing | Typing::Failed)
                 && !schema.validations.is_empty()
                 && self.gate.compiles(path)
                 && !self.blocked.iter().any(|b| crate::validation::within(b, path));
             if untyped {
                 let at = node.entry("x-kubernetes-validations").map_or(node.range, |e| e.key_range);
+                let (detail, message) = if typing == Typing::Missing {
+                    let what = if path.ends_with(".items") { "items" } else { "additionalProperties" };
+                    let message = format!(
+                        "these rules cannot be compiled: the API server looks up the type of {what} in the CEL type of the schema above, which has none (its type is not {})",
+                        if what == "items" { "an array" } else { "a map" }
+                    );
+                    ("failed to convert to declType for CEL validation rules", message)
+                } else {
+                    (
+                        "internal error: failed to construct type information for x-kubernetes-validations rules: unable to convert structural schema to CEL declarations",
+                        "these rules cannot be compiled: CEL gives this schema, or one above it, no type (an untyped x-kubernetes-preserve-unknown-fields node, an array without typed items, or a map of such values)".to_string(),
+                    )
+                };
                 let err = FieldError {
                     ty: ErrorType::Internal,
                     path: format!("{path}.x-kubernetes-validations"),
                     value: None,
-                    detail: "failed to convert to declType for CEL validation rules".into(),
+                    detail: detail.into(),
                 };
-                let what = if path.ends_with(".items") { "items" } else { "additionalProperties" };
-                let message = format!(
-                    "these rules cannot be compiled: the API server looks up the type of {what} in the CEL type of the schema above, which has none (its type is not {})",
-                    if what == "items" { "an array" } else { "a map" }
-                );
                 self.out.push(err.diagnostic(at, Severity::Error, codes::CEL_COMPILE_ERROR, message));
             }
             for (i, (rule_node, rule)) in rules.iter().zip(schema.validations.iter()).enumerate() {
                 let rule_path = format!("{path}.x-kubernetes-validations[{i}]");
-                self.rule(rule_node, rule, node, schema, &rule_path, resource_root, uncorrelatable, cardinality, untyped);
+                let typed = typed_as.map_or((schema, resource_root), |s| (s, s.embedded_resource));
+                self.rule(rule_node, rule, node, schema, typed, &rule_path, resource_root, uncorrelatable, cardinality, untyped);
             }
         }
+        // Below a node typed as another schema, the API server's look-ups mix the two schemas: crdls
+        // claims nothing there.
+        let typing = if typed_as.is_some() && typing == Typing::Typed { Typing::Unknown } else { typing };
         // How much this node multiplies the occurrences of its children.
         let factor = match schema.ty.as_deref() {
             Some("object") if schema.additional_properties.is_some() => schema.rare().max_properties,
@@ -346,7 +382,17 @@ impl Walker<'_> {
                 if let Some(p) = schema.property(&entry.key) {
                     let child = format!("{path}.properties[{}]", entry.key);
                     let typing = typing.child(schema, &p.schema, false);
-                    self.node(&entry.value, &p.schema, &child, p.schema.embedded_resource, uncorrelatable, cardinality, typing, depth + 1);
+                    self.node(
+                        &entry.value,
+                        &p.schema,
+                        &child,
+                        p.schema.embedded_resource,
+                        uncorrelatable,
+                        cardinality,
+                        typing,
+                        None,
+                        depth + 1,
+                    );
                 }
             }
         }
@@ -354,15 +400,39 @@ impl Walker<'_> {
             (node.get("additionalProperties"), &schema.additional_properties)
         {
             let child = format!("{path}.additionalProperties");
+            // Of a list typed from above, the values are typed as its items.
+            let typed_as = schema
+                .items
+                .as_deref()
+                .filter(|_| typing == Typing::Typed && !schema.int_or_string && schema.ty.as_deref() == Some("array"));
             let typing = typing.child(schema, values, true);
-            self.node(values_node, values, &child, values.embedded_resource, uncorrelatable, cardinality, typing, depth + 1);
+            self.node(values_node, values, &child, values.embedded_resource, uncorrelatable, cardinality, typing, typed_as, depth + 1);
         }
         if let (Some(items_node), Some(items)) = (node.get("items"), schema.items.as_deref()) {
             // Items of a list that is not a map list have no old version to compare with.
             let here = (schema.list_type.as_deref() != Some("map")).then_some(path);
             let blocked = uncorrelatable.or(here);
+            // Of a map typed from above, the items are typed as its values.
+            let typed_as = match &schema.additional_properties {
+                Some(crdls_crd::AdditionalProperties::Schema(values))
+                    if typing == Typing::Typed && !schema.int_or_string && schema.ty.as_deref() == Some("object") =>
+                {
+                    Some(&**values)
+                }
+                _ => None,
+            };
             let typing = typing.child(schema, items, true);
-            self.node(items_node, items, &format!("{path}.items"), items.embedded_resource, blocked, cardinality, typing, depth + 1);
+            self.node(
+                items_node,
+                items,
+                &format!("{path}.items"),
+                items.embedded_resource,
+                blocked,
+                cardinality,
+                typing,
+                typed_as,
+                depth + 1,
+            );
         }
         if pushed {
             self.ancestors.pop();
@@ -376,6 +446,7 @@ impl Walker<'_> {
         rule: &ValidationRule,
         owner_node: &Node,
         owner: &Schema,
+        (typed, typed_root): (&Schema, bool),
         path: &str,
         resource_root: bool,
         uncorrelatable: Option<&str>,
@@ -398,10 +469,10 @@ impl Walker<'_> {
         if untyped || !self.gate.compiles(node_path) || self.blocked.iter().any(|b| crate::validation::within(b, node_path)) {
             return;
         }
-        let compiled = compile_rule_in(rule, owner, resource_root, self.env);
+        let compiled = compile_rule_in(rule, typed, typed_root, self.env);
         let value = rule_value(rule);
         if let Err(e) = &compiled.rule {
-            let newer = self.env.kubernetes.filter(|_| compile_rule(rule, owner, resource_root).rule.is_ok());
+            let newer = self.env.kubernetes.filter(|_| compile_rule(rule, typed, typed_root).rule.is_ok());
             self.compile_error(node.get("rule"), node.range, e, &rule_path, &value, newer);
         }
         if let Some(Err(e)) = &compiled.message_expression {

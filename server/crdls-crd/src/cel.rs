@@ -63,12 +63,6 @@ pub fn cel_type(schema: &Schema, resource_root: bool, name: &str) -> Option<Type
         Some("boolean") => Some(Type::Bool),
         Some("number") => Some(Type::Double),
         Some("integer") => Some(Type::Int),
-        None if schema.embedded_resource || !schema.properties.is_empty() => {
-            // An object in all but name: typed like one.
-            let mut typed = schema.clone();
-            typed.ty = Some("object".into());
-            cel_type(&typed, resource_root, name)
-        }
         _ => None,
     }
 }

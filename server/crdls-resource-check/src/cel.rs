@@ -167,9 +167,12 @@ impl Run<'_> {
         if !schema.has_rules {
             return;
         }
+        // A rule's failure ratchets where the correlated object equals its old value
+        // (`CachedDeepEqual`): keys its schema does not describe make it unequal, so a resource root
+        // (its metadata) never is.
         let unchanged = self.ratchet
             && match old {
-                Some(o) => same_data(node, o),
+                Some(o) => crate::old::correlated_equal(node, o, Some(schema), 0),
                 None => self.parent_unchanged,
             };
         if !schema.validations.is_empty() {

@@ -156,21 +156,16 @@ impl Identity {
 }
 
 fn map_duplicates(items: &[Node], keys: &[String], path: &FieldPath<'_>, out: &mut Vec<Diagnostic>) {
-    // Items that are not objects make the list unusable as a map: each is reported, and duplicates are not looked for.
-    let mut broken = false;
-    for (i, item) in items.iter().enumerate() {
-        if !matches!(item.value, Value::Map(_) | Value::Null) {
-            broken = true;
-            let err = FieldError {
-                ty: ErrorType::Invalid,
-                path: path.index(i).to_string(),
-                value: Some(gofmt::value(item)),
-                detail: "must be an object for an array of list-type map".into(),
-            };
-            out.push(err.diagnostic(item.range, Severity::Error, codes::SCHEMA_LIST_MAP_ITEM, "items of a map list must be objects"));
-        }
-    }
-    if broken {
+    // An item that is not an object makes the list unusable as a map: the first is reported (the API
+    // server's `validateListMap` stops there), and duplicates are not looked for.
+    if let Some((i, item)) = items.iter().enumerate().find(|(_, item)| !matches!(item.value, Value::Map(_) | Value::Null)) {
+        let err = FieldError {
+            ty: ErrorType::Invalid,
+            path: path.index(i).to_string(),
+            value: Some(gofmt::value(item)),
+            detail: "must be an object for an array of list-type map".into(),
+        };
+        out.push(err.diagnostic(item.range, Severity::Error, codes::SCHEMA_LIST_MAP_ITEM, "items of a map list must be objects"));
         return;
     }
     let key_of = |item: &Node| -> Node {
@@ -295,5 +290,17 @@ mod tests {
             out.len()
         });
         assert_eq!(found, 1);
+    }
+
+    /// The API server reports the first item of a map list that is not an object, and only it.
+    #[test]
+    fn a_map_list_reports_its_first_item_that_is_not_an_object() {
+        let items = list("[{name: a}, 7, '', {name: a}]");
+        let mut out = Vec::new();
+        map_duplicates(&items, &["name".to_string()], &FieldPath::root().field("domains"), &mut out);
+        assert_eq!(
+            shown(&out),
+            ["items of a map list must be objects | domains[1]: Invalid value: 7: must be an object for an array of list-type map"]
+        );
     }
 }

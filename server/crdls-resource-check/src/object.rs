@@ -810,7 +810,12 @@ const BLOCKING: &[&str] = &[
 /// `kind`; an embedded resource's empty `kind` (`Invalid value`) does not.
 fn blocks_rules(d: &Diagnostic, create: bool) -> bool {
     if BLOCKING.contains(&d.code) {
-        return true;
+        // kube-openapi's range error (a value or bound that does not fit an integer or number type
+        // and format: `<nil>: Invalid value: "": Checked value must be of type integer with format
+        // int32 in spec`) is an Invalid value, not a type error: the rules still run.
+        let range_error =
+            d.cause.as_deref().is_some_and(|c| c.starts_with("<nil>: Invalid value: \"\": ") && c.contains(" value must be of type "));
+        return !range_error;
     }
     // The ObjectMeta checks of a create are the strategy's; an update's are the registry's own.
     let by_type = d.code.starts_with("metadata/") && create || d.code == codes::SCHEMA_EMBEDDED_RESOURCE;

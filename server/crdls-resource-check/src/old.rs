@@ -176,10 +176,12 @@ fn correlate_item<'o>(item: &Node, old_list: &'o Node, keys: &[String]) -> Optio
     if !matches!(item.value, Value::Map(_)) {
         return None;
     }
+    // An item whose key is missing or not a scalar (`CompositeKeyFor`: a bool, number or string) has no
+    // key, and correlates with nothing.
+    let scalar = |n: &Node| matches!(n.value, Value::Bool(_) | Value::Int(_) | Value::Float(_) | Value::Str(_));
     let same_key = |o: &Node| {
         keys.iter().all(|k| match (item.get(k), o.get(k)) {
-            (Some(a), Some(b)) => same_data(a, b),
-            (None, None) => true,
+            (Some(a), Some(b)) => scalar(a) && scalar(b) && same_data(a, b),
             _ => false,
         })
     };
@@ -188,7 +190,7 @@ fn correlate_item<'o>(item: &Node, old_list: &'o Node, keys: &[String]) -> Optio
 
 /// The API server's `CachedDeepEqual` of a correlated node: map lists compare item by item through
 /// their keys, objects key by key through their schema, everything else as data.
-fn correlated_equal(new: &Node, old: &Node, schema: Option<&Schema>, depth: usize) -> bool {
+pub(crate) fn correlated_equal(new: &Node, old: &Node, schema: Option<&Schema>, depth: usize) -> bool {
     if depth > 64 {
         return same_data(new, old);
     }

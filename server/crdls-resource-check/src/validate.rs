@@ -434,7 +434,8 @@ impl Validator<'_> {
     fn enumeration(&mut self, node: &Node, schema: &Schema, path: &FieldPath<'_>, anchor: TextRange) {
         /// The most values an enum error's cause lists.
         const CAUSE_VALUES: usize = 100;
-        let Some(members) = &schema.enumeration else { return };
+        // An empty enum is no enum (kube-openapi checks one only when it has members).
+        let Some(members) = schema.enumeration.as_ref().filter(|m| !m.is_empty()) else { return };
         if members.iter().any(|m| json_equal(m, node)) {
             return;
         }

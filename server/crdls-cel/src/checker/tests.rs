@@ -333,3 +333,52 @@ fn reserved_words_name_fields_plainly_from_compatibility_version_1_31() {
     // `in` cannot follow a dot at all: the parser refuses it before any type is looked at.
     assert!(errors("self.in == 'a'", 35)[0].contains("Syntax error"));
 }
+
+/// cel-go checks each argument of `&&` and `||` against `bool` on its own (so also the step of the
+/// `all` and `exists` macros): one that is not is reported where it is, and one already in error
+/// passes.
+#[test]
+fn logical_operators_check_each_argument_against_bool() {
+    expect_test::expect![[r#"
+        ERROR: <input>:1:25: expected type 'bool' but found 'string'
+         | self.spec.name == '' && 'x'
+         | ........................^
+        ERROR: <input>:1:1: expected type 'bool' but found 'int'
+         | 1 || self.spec.replicas
+         | ^
+        ERROR: <input>:1:15: expected type 'bool' but found 'int'
+         | 1 || self.spec.replicas
+         | ..............^
+        ERROR: <input>:1:1: undeclared reference to 'f' (in container '')
+         | f.all(x, '')
+         | ^
+        ERROR: <input>:1:10: expected type 'bool' but found 'string'
+         | f.all(x, '')
+         | .........^
+        ERROR: <input>:1:26: expected type 'bool' but found 'string'
+         | self.spec.tags.exists(t, t)
+         | .........................^"#]]
+    .assert_eq(
+        &["self.spec.name == '' && 'x'", "1 || self.spec.replicas", "f.all(x, '')", "self.spec.tags.exists(t, t)"]
+            .map(check_source)
+            .join("\n"),
+    );
+}
+
+/// An argument in error fits any parameter (cel-go's `isAssignable`), so a call whose other
+/// arguments fit no overload is still reported, the argument in error shown as `!error!`; one they
+/// fit is not.
+#[test]
+fn a_call_with_an_argument_in_error_is_still_resolved() {
+    expect_test::expect![[r#"
+        ERROR: <input>:1:13: undeclared reference to 'f' (in container '')
+         | self.spec / f
+         | ............^
+        ERROR: <input>:1:11: found no matching overload for '_/_' applied to '(Object.spec, !error!)'
+         | self.spec / f
+         | ..........^
+        ERROR: <input>:1:22: undeclared reference to 'f' (in container '')
+         | self.spec.replicas + f == 1
+         | .....................^"#]]
+    .assert_eq(&["self.spec / f", "self.spec.replicas + f == 1"].map(check_source).join("\n"));
+}

@@ -112,3 +112,52 @@ fn a_field_path_is_not_checked_on_a_node_that_is_not_structural() {
     let unstructural = findings(&schema("            x-kubernetes-preserve-unknown-fields: false\n"));
     assert!(unstructural.iter().all(|f| !f.starts_with("cel/field-path")), "{unstructural:?}");
 }
+
+/// A node whose own schema CEL gives no type (an untyped preserve-unknown-fields node, an array
+/// without typed items, a map of such values) fails the type look-up of its rules, once for the node,
+/// and so does every node with rules below it once some node above has rules (the look-up asks the
+/// parent first). Without rules above, a node's type is its own schema's. A root rule does not see
+/// such a property.
+#[test]
+fn rules_of_a_node_cel_gives_no_type_fail_its_type_look_up_and_those_below() {
+    let schema = "        type: object
+        x-kubernetes-validations:
+        - rule: has(self.spec)
+        properties:
+          spec:
+            x-kubernetes-preserve-unknown-fields: true
+            properties:
+              a:
+                type: string
+                x-kubernetes-validations:
+                - rule: self != ''
+          data:
+            type: object
+            additionalProperties:
+              x-kubernetes-preserve-unknown-fields: true
+            x-kubernetes-validations:
+            - rule: self.size() > 0
+          values:
+            type: object
+            properties:
+              below:
+                x-kubernetes-preserve-unknown-fields: true
+                properties:
+                  tags:
+                    type: string
+                    x-kubernetes-validations:
+                    - rule: self != ''
+";
+    let lookup = |at: &str| {
+        format!("cel/compile-error: spec.validation.openAPIV3Schema.{at}.x-kubernetes-validations: Internal error: internal error: failed to construct type information for x-kubernetes-validations rules: unable to convert structural schema to CEL declarations")
+    };
+    let found = findings(schema);
+    assert_eq!(found.len(), 4, "{found:?}");
+    for at in ["properties[data]", "properties[spec].properties[a]", "properties[values].properties[below].properties[tags]"] {
+        assert!(found.contains(&lookup(at)), "{at}: {found:?}");
+    }
+    assert!(found.iter().any(|f| f.contains("x-kubernetes-validations[0].rule: ") && f.contains("undefined field 'spec'")), "{found:?}");
+    // Without the root's rule, `a` and `tags` are typed from their own schemas and compile.
+    let unscoped = schema.replace("        x-kubernetes-validations:\n        - rule: has(self.spec)\n", "");
+    assert_eq!(findings(&unscoped), [lookup("properties[data]")]);
+}

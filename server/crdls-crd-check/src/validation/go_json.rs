@@ -41,12 +41,12 @@ pub(super) fn schema(node: Option<&Node>) -> String {
     o.pointer("Required", node, "required");
     o.raw("Items", get(node, "items").map_or("null".into(), |i| items(Some(i))));
     for (go, key) in [("AllOf", "allOf"), ("OneOf", "oneOf"), ("AnyOf", "anyOf")] {
-        o.raw(go, list(get(node, key), schema));
+        o.raw(go, list(get(node, key), |n| n.map_or_else(|| "null".into(), schema_value)));
     }
     o.raw("Not", schema(get(node, "not")));
-    o.raw("Properties", map(get(node, "properties"), |v| schema(Some(v))));
+    o.raw("Properties", map(get(node, "properties"), schema_value));
     o.raw("AdditionalProperties", or_bool(get(node, "additionalProperties")));
-    o.raw("PatternProperties", map(get(node, "patternProperties"), |v| schema(Some(v))));
+    o.raw("PatternProperties", map(get(node, "patternProperties"), schema_value));
     o.raw(
         "Dependencies",
         map(get(node, "dependencies"), |v| match &v.value {
@@ -55,7 +55,7 @@ pub(super) fn schema(node: Option<&Node>) -> String {
         }),
     );
     o.raw("AdditionalItems", or_bool(get(node, "additionalItems")));
-    o.raw("Definitions", map(get(node, "definitions"), |v| schema(Some(v))));
+    o.raw("Definitions", map(get(node, "definitions"), schema_value));
     o.raw(
         "ExternalDocs",
         get(node, "externalDocs").map_or("null".into(), |d| {
@@ -89,12 +89,22 @@ pub(super) fn schema(node: Option<&Node>) -> String {
     o.finish()
 }
 
+/// A `JSONSchemaProps` held by value (in a map of properties, a list of `allOf`, ...) as JSON: Go
+/// decodes `null` there as the zero struct, which prints with every field, not as `null`.
+fn schema_value(node: &Node) -> String {
+    if node.value == Value::Null {
+        let empty = Node { range: node.range, value: Value::Map(Vec::new()), style: node.style };
+        return schema(Some(&empty));
+    }
+    schema(Some(node))
+}
+
 /// `JSONSchemaPropsOrArray` (`items`) as JSON.
 pub(super) fn items(node: Option<&Node>) -> String {
     match node.map(|n| &n.value) {
         Some(Value::Map(_)) => format!("{{\"Schema\":{},\"JSONSchemas\":null}}", schema(node)),
         Some(Value::Seq(list)) => {
-            let schemas = if list.is_empty() { "null".to_string() } else { list_of(list, |n| schema(Some(n))) };
+            let schemas = if list.is_empty() { "null".to_string() } else { list_of(list, schema_value) };
             format!("{{\"Schema\":null,\"JSONSchemas\":{schemas}}}")
         }
         _ => "{\"Schema\":null,\"JSONSchemas\":null}".into(),

@@ -17,7 +17,11 @@ use crdls_diagnostics::codes;
 const CODE: &str = codes::CRD_VERSIONS;
 
 pub(super) fn check(crd: &CrdDoc<'_>, sink: &mut Sink<'_>) {
-    let Some(spec) = crd.spec else { return };
+    let Some(spec) = crd.spec else {
+        // A CRD without a spec has no storage version either, and the API server says so.
+        storage(crd, None, sink);
+        return;
+    };
     schema_presence(crd, sink);
     defaults_need_pruning(crd, spec, sink);
     for (i, v) in crd.versions.iter().enumerate() {
@@ -25,7 +29,7 @@ pub(super) fn check(crd: &CrdDoc<'_>, sink: &mut Sink<'_>) {
         deprecation_warning(i, v, sink);
     }
     unique_names(crd, sink);
-    storage(crd, spec, sink);
+    storage(crd, Some(spec), sink);
     if flag(spec, "preserveUnknownFields") {
         let detail = "cannot set to true, set x-kubernetes-preserve-unknown-fields to true in spec.versions[*].schema instead";
         sink.error(
@@ -152,7 +156,7 @@ fn unique_names(crd: &CrdDoc<'_>, sink: &mut Sink<'_>) {
     }
 }
 
-fn storage(crd: &CrdDoc<'_>, spec: &Node, sink: &mut Sink<'_>) {
+fn storage(crd: &CrdDoc<'_>, spec: Option<&Node>, sink: &mut Sink<'_>) {
     let storage: Vec<&Node> = crd.versions.iter().filter(|v| flag(v, "storage")).copied().collect();
     if storage.len() == 1 {
         return;
@@ -160,7 +164,7 @@ fn storage(crd: &CrdDoc<'_>, spec: &Node, sink: &mut Sink<'_>) {
     let err =
         fe(ErrorType::Invalid, "spec.versions", Some(go_json::versions(crd)), "must have exactly one version marked as storage version");
     if storage.is_empty() {
-        let at = key_at(spec, "versions", crd.spec_anchor());
+        let at = spec.map_or(crd.spec_anchor(), |spec| key_at(spec, "versions", crd.spec_anchor()));
         let message = if crd.versions.is_empty() {
             "a CRD needs at least one version, with storage: true".to_string()
         } else {
