@@ -37,3 +37,13 @@ fn yaml_errors_of_documents_that_cannot_be_objects_are_not_reported() {
     let both = codes("a: 1\na: 2\n---\nkind: ConfigMap\napiVersion: v1\nmetadata:\n  name: x\n  name: y\n");
     assert_eq!(both.iter().filter(|c| **c == "yaml/duplicate-key").count(), 1, "{both:?}");
 }
+
+#[test]
+fn type_headers_are_no_objects_but_a_document_cut_short_is_still_checked() {
+    // Only an apiVersion and a kind: a header, not an object that lacks its name.
+    assert_eq!(codes("apiVersion: v1\nkind: ConfigMap\n"), Vec::<&str>::new());
+    // A syntax error after them leaves a tree of those two keys: that is a broken object, not a header.
+    let broken = codes("apiVersion: extensions/v1beta1\nkind: Ingress\nmetadata: [\n");
+    assert!(broken.contains(&"yaml/syntax"), "{broken:?}");
+    assert!(broken.contains(&"resource/api-not-served"), "{broken:?}");
+}
