@@ -78,6 +78,13 @@ fn check_document(doc: &Document, text: &str, index: &CrdIndex, options: &CheckO
         return DocumentCheck { kind: DocumentKind::NotAnObject, diagnostics: Vec::new() };
     }
     let mut diagnostics = doc.diagnostics.clone();
+    // A document that names a kind but describes no object to create (a tool's type header, a
+    // generated field reference) is not validated; what reading its YAML found still counts.
+    // (A document cut short by a syntax error may show only its first keys: it is not judged so.)
+    if !doc.has_syntax_error && doc.root.as_ref().is_some_and(|root| modes::describes_no_object(root, text)) {
+        mode.filter(doc.root.as_ref(), &mut diagnostics);
+        return DocumentCheck { kind: DocumentKind::NotAnObject, diagnostics };
+    }
     let mode = mode.for_document(doc.root.as_ref());
     let kind = match &doc.root {
         Some(root) => match is_crd(root) {

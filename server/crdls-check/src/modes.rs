@@ -584,6 +584,79 @@ pub fn is_printed_object(root: &Node) -> bool {
     (printed || served) && crdls_crd::is_crd(root).is_none()
 }
 
+/// Whether a document names a kind but describes no object to create: a type header, or a field
+/// reference (see [`is_type_header`] and [`is_field_reference`]).
+pub fn describes_no_object(root: &Node, text: &str) -> bool {
+    is_type_header(root) || is_field_reference(root, text)
+}
+
+/// Whether a document holds only an `apiVersion` and a `kind`, both plain text: a header that a tool
+/// puts on top of what it generates (`--headerPath`), or a type selector. It names a kind, not an
+/// object: nobody creates an object with nothing but its type.
+pub fn is_type_header(root: &Node) -> bool {
+    let Value::Map(entries) = &root.value else { return false };
+    entries.len() == 2 && ["apiVersion", "kind"].iter().all(|key| root.get_str(key).is_some_and(|v| !v.is_empty()))
+}
+
+/// How few fields a field reference lists at least ([`is_field_reference`]).
+const MIN_REFERENCE_FIELDS: usize = 10;
+
+/// Whether a document is a field reference of its kind, as API documentation generators write one
+/// (gen-api-docs, and the `kubectl explain`-like skeletons of docs sites): every field outside
+/// `apiVersion`, `kind` and `metadata` written with its type's zero value and its description as a
+/// comment on its line (`name: ""   # Name of the environment variable.`). Nobody creates such an
+/// object: an enum or a pattern holds no `""`, and a list written `{}` is no list. Told by its shape:
+/// at least [`MIN_REFERENCE_FIELDS`] values, of which 70% are zero values (a quoted `""`, `0`, `false`,
+/// `{}`, `[]`), 30% quoted empty strings, and half carry a comment after them on their line.
+pub fn is_field_reference(root: &Node, text: &str) -> bool {
+    let Value::Map(entries) = &root.value else { return false };
+    let mut tally = ReferenceTally::default();
+    for entry in entries.iter().filter(|e| !["apiVersion", "kind", "metadata"].contains(&e.key.as_str())) {
+        tally.add(&entry.value, text, 0);
+    }
+    let n = tally.values;
+    n >= MIN_REFERENCE_FIELDS && tally.zero * 10 >= n * 7 && tally.empty_strings * 10 >= n * 3 && tally.commented * 2 >= n
+}
+
+/// What [`is_field_reference`] counts: the scalar values and empty collections below a document's
+/// fields, how many are zero values, quoted empty strings, and followed by a comment on their line.
+#[derive(Default)]
+struct ReferenceTally {
+    values: usize,
+    zero: usize,
+    empty_strings: usize,
+    commented: usize,
+}
+
+impl ReferenceTally {
+    fn add(&mut self, node: &Node, text: &str, depth: usize) {
+        if depth > 64 {
+            return;
+        }
+        let quoted = matches!(node.style, Style::SingleQuoted | Style::DoubleQuoted);
+        let zero = match &node.value {
+            Value::Map(entries) if !entries.is_empty() => return entries.iter().for_each(|e| self.add(&e.value, text, depth + 1)),
+            Value::Seq(items) if !items.is_empty() => return items.iter().for_each(|i| self.add(i, text, depth + 1)),
+            Value::Map(_) | Value::Seq(_) => node.style == Style::Flow,
+            Value::Str(s) => {
+                let empty = s.is_empty() && quoted;
+                self.empty_strings += usize::from(empty);
+                empty
+            }
+            Value::Int(0) | Value::Bool(false) => true,
+            Value::Float(f) => *f == 0.0,
+            _ => false,
+        };
+        self.values += 1;
+        self.zero += usize::from(zero);
+        // A comment on the value's line (a quoted scalar's or a flow collection's range may run on to
+        // the end of its line, comment included, so the line is read from the value's start).
+        let start = node.range.start.min(text.len());
+        let line = text[start..].split('\n').next().unwrap_or_default();
+        self.commented += usize::from(line.contains(" #") || line.contains("\t#"));
+    }
+}
+
 /// Whether a CustomResourceDefinition writes its `spec.group` as the empty string: the zero value
 /// controller-gen writes for Go types whose package declares no API group (no `+groupName` marker; the
 /// file is named `_<plural>.yaml`). No API server serves such a definition (the empty group is the
@@ -936,6 +1009,33 @@ mod tests {
         assert!(!is_reference(&root("apiVersion: a/v1\nkind: A\nmetadata:\n  name: ''\nspec: {}\n")));
         assert_eq!(FileMode::Objects.for_document(Some(&root("kind: A\nmetadata: {name: x}\nspec: {}\n"))), &FileMode::Patches);
         assert_eq!(FileMode::Assertions.for_document(Some(&root("kind: A\nmetadata: {name: x}\nspec: {}\n"))), &FileMode::Assertions);
+    }
+
+    #[test]
+    fn type_headers_and_field_references_describe_no_object() {
+        let root = |text: &str| crdls_yaml::parse(text).documents[0].root.clone().unwrap();
+        assert!(is_type_header(&root("apiVersion: datadoghq.com/v2alpha1\nkind: DatadogAgent\n")));
+        assert!(!is_type_header(&root("apiVersion: v1\nkind: Namespace\nmetadata: {}\n")));
+        assert!(!is_type_header(&root("apiVersion: v1\nkind:\n")));
+        let field = |name: &str, value: &str| format!("  {name}: {value}   # {name} says what it is.\n");
+        let mut reference = String::from("apiVersion: demo.crdls.dev/v1\nkind: Widget\nmetadata:\n  name: example\nspec:\n");
+        for (name, value) in [("owner", "\"\""), ("tier", "\"\""), ("size", "0"), ("paused", "false"), ("tags", "{}"), ("contact", "\"\"")]
+        {
+            reference.push_str(&field(name, value));
+        }
+        reference.push_str("  template:\n");
+        for (name, value) in [("kind", "\"\""), ("apiVersion", "\"\""), ("replicas", "0"), ("image", "\"\"")] {
+            reference.push_str(&format!("  {}", field(name, value)));
+        }
+        assert!(is_field_reference(&root(&reference), &reference));
+        // Without its comments, or with real values, it is an object like any other.
+        let bare: String = reference.lines().map(|l| l.split('#').next().unwrap_or_default().trim_end().to_string() + "\n").collect();
+        assert!(!is_field_reference(&root(&bare), &bare));
+        let filled = reference.replace("\"\"", "\"team-a\"");
+        assert!(!is_field_reference(&root(&filled), &filled));
+        // A short object with a few empty values is no reference.
+        let short = "kind: Widget\nspec:\n  owner: \"\"  # who\n  size: 0  # how many\n";
+        assert!(!is_field_reference(&root(short), short));
     }
 
     #[test]

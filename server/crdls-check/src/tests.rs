@@ -77,4 +77,12 @@ fn built_in_duplicates_are_reported_in_the_native_rules_words() {
         vec![r#"spec.ports[1]: Duplicate value: {"Name":"","Protocol":"UDP","AppProtocol":null,"Port":53,"TargetPort":0,"NodePort":0}"#
             .to_string()]
     );
+#[test]
+fn type_headers_are_no_objects_but_a_document_cut_short_is_still_checked() {
+    // Only an apiVersion and a kind: a header, not an object that lacks its name.
+    assert_eq!(codes("apiVersion: v1\nkind: ConfigMap\n"), Vec::<&str>::new());
+    // A syntax error after them leaves a tree of those two keys: that is a broken object, not a header.
+    let broken = codes("apiVersion: extensions/v1beta1\nkind: Ingress\nmetadata: [\n");
+    assert!(broken.contains(&"yaml/syntax"), "{broken:?}");
+    assert!(broken.contains(&"resource/api-not-served"), "{broken:?}");
 }

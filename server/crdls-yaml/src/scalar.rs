@@ -30,16 +30,19 @@ pub fn resolve_plain(s: &str) -> Value {
     Value::Str(s.to_string())
 }
 
-/// Resolves a scalar with an explicit tag (`!!str 10`). Unknown tags resolve like plain scalars.
+/// Resolves a scalar with an explicit tag (`!!str 10`). A tag go-yaml v2 does not resolve (a local tag
+/// such as `!foo` or `!self.contains('*')`, the non-specific `!`, or any other) leaves the scalar's text
+/// as a string, as sigs.k8s.io/yaml reads it: `!foo 10` is `"10"` and a bare `!foo` is `""`, not null.
 pub fn resolve_tagged(tag: &str, s: &str) -> Value {
-    match tag.strip_prefix("tag:yaml.org,2002:").or_else(|| tag.strip_prefix("!!")).unwrap_or(tag) {
-        "str" | "binary" | "timestamp" => Value::Str(s.to_string()),
-        "null" => Value::Null,
-        "bool" | "int" | "float" => match resolve_plain(s) {
+    let core = tag.strip_prefix("tag:yaml.org,2002:").or_else(|| tag.strip_prefix("!!"));
+    match core {
+        Some("str" | "binary" | "timestamp") => Value::Str(s.to_string()),
+        Some("null") => Value::Null,
+        Some("bool" | "int" | "float") => match resolve_plain(s) {
             Value::Str(_) => Value::Str(s.to_string()),
             v => v,
         },
-        _ => resolve_plain(s),
+        _ => Value::Str(s.to_string()),
     }
 }
 
@@ -182,6 +185,13 @@ mod tests {
         assert_eq!(resolve_plain("-"), Value::Str("-".into()));
         assert_eq!(resolve_plain("."), Value::Str(".".into()));
         assert_eq!(resolve_tagged("!!str", "10"), Value::Str("10".into()));
+        // A tag go-yaml does not resolve keeps the text as a string (checked against sigs.k8s.io/yaml).
+        assert_eq!(resolve_tagged("!foo", ""), Value::Str(String::new()));
+        assert_eq!(resolve_tagged("!foo", "10"), Value::Str("10".into()));
+        assert_eq!(resolve_tagged("!", "true"), Value::Str("true".into()));
+        assert_eq!(resolve_tagged("!self.contains('*')", ""), Value::Str(String::new()));
+        assert_eq!(resolve_tagged("!!null", ""), Value::Null);
+        assert_eq!(resolve_tagged("!!int", "10"), Value::Int(10));
         assert_eq!(key_text("yes"), "true");
         assert_eq!(key_text("y"), "true");
         assert_eq!(resolve_plain("N"), Value::Bool(false));

@@ -229,6 +229,9 @@ pub fn mask_go_template(text: &str) -> Masked {
         if alone {
             if let Some(dash) = ends_with_list_item(bytes, line_start, start, end, line_end) {
                 out[dash] = b'-';
+            } else if let Some(key) = writes_keys_before_items(bytes, line_start, start, end, line_end) {
+                out[key] = b'x';
+                out[key + 1] = b':';
             }
         }
     }
@@ -358,6 +361,99 @@ fn ends_with_list_item(bytes: &[u8], line_start: usize, start: usize, end: usize
             return (deeper > column && !item).then_some(dash);
         }
         at = next_end;
+    }
+    None
+}
+
+/// The column a lone action that writes text writes at (its last `indent`/`nindent` argument, else its
+/// own column), or `None` for one that writes nothing: control actions (`if`, `with`, `range`, `end`,
+/// ...), comments, assignments and FreeMarker directives.
+fn output_column(bytes: &[u8], line_start: usize, start: usize, end: usize) -> Option<usize> {
+    if bytes[line_start..start].iter().any(|&b| b != b' ') || bytes[start] != b'{' || bytes.get(start + 1) != Some(&b'{') {
+        return None;
+    }
+    let body = std::str::from_utf8(&bytes[start + 2..end.saturating_sub(2).max(start + 2)]).ok()?;
+    let body = body.trim_start_matches('-').trim_end_matches('-').trim();
+    let mut words = body.split_whitespace();
+    let first = words.next()?;
+    let keyword = ["if", "else", "end", "with", "range", "define", "block", "break", "continue"].contains(&first);
+    if keyword || first.starts_with('$') && matches!(words.next(), Some(":=" | "=")) || first.starts_with("/*") {
+        return None;
+    }
+    let mut column = start - line_start;
+    let tokens: Vec<&str> = body.split(|c: char| c.is_whitespace() || c == '|' || c == '(' || c == ')').filter(|t| !t.is_empty()).collect();
+    for pair in tokens.windows(2) {
+        if matches!(pair[0], "indent" | "nindent") {
+            column = pair[1].parse().ok()?;
+        }
+    }
+    Some(column)
+}
+
+/// Where a lone action that writes text must be masked as a key (`x:`), if it must: it writes at the
+/// column of a mapping's keys (the nearest literal line above at that column, past the list items a
+/// key there holds, is a key), the next literal line is a list item at that same column, and no
+/// other action that writes text comes between. Such items continue the last key above them: in
+/// Helm's output, a key the action wrote (a helper's `env:` after `args:`), or, if it wrote none, the
+/// key above. Which one cannot be known, so the items are given a key of the action's own, whose
+/// fields nothing validates, rather than the literal key above (whose list they would wrongly join).
+fn writes_keys_before_items(bytes: &[u8], line_start: usize, start: usize, end: usize, line_end: usize) -> Option<usize> {
+    let column = output_column(bytes, line_start, start, end)?;
+    let own = start - line_start;
+    let key = start + column.checked_sub(own)?;
+    if key + 2 > end || bytes[start..key + 2].iter().any(|&b| b == b'\n' || b == b'\r') {
+        return None;
+    }
+    let line = |from: usize| {
+        let to = bytes[from..].iter().position(|&b| b == b'\n').map_or(bytes.len(), |p| from + p);
+        (to, &bytes[from..to])
+    };
+    let item_at = |content: &[u8]| content.first() == Some(&b'-') && matches!(content.get(1), None | Some(b' ' | b'\t' | b'\r'));
+    // Below: the next literal line is an item at the column, with only control actions before it.
+    let mut at = line_end;
+    loop {
+        if at >= bytes.len() {
+            return None;
+        }
+        let (next_end, text) = line(at + 1);
+        let indent = text.iter().take_while(|&&b| b == b' ').count();
+        let content = &text[indent..];
+        if content.first() == Some(&b'#') || content.iter().all(|b| b.is_ascii_whitespace()) {
+            at = next_end;
+            continue;
+        }
+        if only_blanks_and_actions(content) {
+            let action = at + 1 + indent;
+            let action_end = action_at(bytes, action)?;
+            if output_column(bytes, at + 1, action, action_end).is_some() {
+                return None;
+            }
+            at = next_end;
+            continue;
+        }
+        if !(indent == column && item_at(content)) {
+            return None;
+        }
+        break;
+    }
+    // Above: past blanks, actions, comments, deeper lines and items at the column, a key at the column.
+    let mut before = line_start;
+    while before > 0 {
+        let from = bytes[..before - 1].iter().rposition(|&b| b == b'\n').map_or(0, |p| p + 1);
+        let text = &bytes[from..before - 1];
+        before = from;
+        let indent = text.iter().take_while(|&&b| b == b' ').count();
+        let content = &text[indent..];
+        let skipped = content.is_empty()
+            || content.first() == Some(&b'#')
+            || only_blanks_and_actions(content)
+            || indent > column
+            || indent == column && item_at(content);
+        if skipped {
+            continue;
+        }
+        let is_key = indent == column && content.first() != Some(&b'-') && content.contains(&b':');
+        return is_key.then_some(key);
     }
     None
 }
@@ -615,6 +711,22 @@ mod tests {
         assert_eq!(shape("labels:\n  {{- toYaml .Values.labels | nindent 2 }}\n  app: x\n"), "{labels: {app: s}}");
         // So is a deeper list item: a helper writes its items with their own indentation.
         assert_eq!(shape("mounts:\n{{ template \"mounts\" . }}\n  - name: home\nports:\n  - 1\n"), "{mounts: [{name: s}], ports: [s]}");
+    }
+
+    #[test]
+    fn list_items_after_an_action_that_may_write_keys_leave_the_key_above() {
+        // A helper writes `envFrom:` and `env:` at the container's column: the items below belong to
+        // one of its keys (or to args, if it writes none), so they do not join args' list.
+        let template = "containers:\n  - name: app\n    args:\n    {{- toYaml .Values.args | nindent 4 }}\n    {{- include \"env\" . | indent 4 }}\n    {{- if .Values.gcp }}\n    - name: GCP\n      value: \"true\"\n    {{- end }}\n    image: x\n";
+        assert_eq!(shape(template), "{containers: [{name: s, args: null, x: [{name: s, value: s}], image: s}]}");
+        // After literal items of the key above too; the last action that writes text before them is the key.
+        let after_items = "spec:\n  args:\n  - a\n  {{- include \"one\" . | indent 2 }}\n  {{- include \"two\" . | indent 2 }}\n  - b\n";
+        assert_eq!(shape(after_items), "{spec: {args: [s], x: [s]}}");
+        // Items deeper than the key keep it, whatever an action between writes.
+        assert_eq!(shape("env:\n  {{- toYaml .Values.env | nindent 2 }}\n  - name: A\n"), "{env: [{name: s}]}");
+        // So do items of a list that is not under a key at their column, and items after control actions only.
+        assert_eq!(shape("- a\n{{ include \"more\" . }}\n- b\n"), "[s, s]");
+        assert_eq!(shape("args:\n{{- if .Values.x }}\n- a\n{{- end }}\n"), "{args: [s]}");
     }
 
     #[test]
