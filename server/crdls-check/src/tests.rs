@@ -77,6 +77,8 @@ fn built_in_duplicates_are_reported_in_the_native_rules_words() {
         vec![r#"spec.ports[1]: Duplicate value: {"Name":"","Protocol":"UDP","AppProtocol":null,"Port":53,"TargetPort":0,"NodePort":0}"#
             .to_string()]
     );
+}
+
 #[test]
 fn type_headers_are_no_objects_but_a_document_cut_short_is_still_checked() {
     // Only an apiVersion and a kind: a header, not an object that lacks its name.
