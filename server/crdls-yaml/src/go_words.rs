@@ -99,8 +99,8 @@ pub(crate) fn go_sharp_v(node: &crate::Node) -> String {
         Value::Null => "interface {}(nil)".to_string(),
         Value::Bool(b) => b.to_string(),
         Value::Int(i) => i.to_string(),
-        Value::Float(f) => go_float(*f),
-        Value::Str(s) => go_quote(s),
+        Value::Float(f) => crdls_go::print::float(*f),
+        Value::Str(s) => crdls_go::print::quote(s),
         Value::Seq(items) => {
             let items: Vec<String> = items.iter().map(go_sharp_v).collect();
             format!("[]interface {{}}{{{}}}", items.join(", "))
@@ -109,47 +109,10 @@ pub(crate) fn go_sharp_v(node: &crate::Node) -> String {
             // fmt prints a map's keys sorted; go-yaml's keys here are strings.
             let mut entries: Vec<(&str, String)> = entries.iter().map(|e| (e.key.as_str(), go_sharp_v(&e.value))).collect();
             entries.sort_by(|a, b| a.0.cmp(b.0));
-            let entries: Vec<String> = entries.iter().map(|(k, v)| format!("{}:{v}", go_quote(k))).collect();
+            let entries: Vec<String> = entries.iter().map(|(k, v)| format!("{}:{v}", crdls_go::print::quote(k))).collect();
             format!("map[interface {{}}]interface {{}}{{{}}}", entries.join(", "))
         }
     }
-}
-
-/// Go's `%#v` of a float64 (`strconv.FormatFloat(f, 'g', -1, 64)`, the shortest form).
-fn go_float(f: f64) -> String {
-    if f.is_nan() {
-        return "NaN".to_string();
-    }
-    if f.is_infinite() {
-        return if f > 0.0 { "+Inf" } else { "-Inf" }.to_string();
-    }
-    let exponent = if f == 0.0 { 0 } else { f.abs().log10().floor() as i32 };
-    if (-4..21).contains(&exponent) {
-        format!("{f}")
-    } else {
-        let text = format!("{f:e}");
-        let (mantissa, exp) = text.split_once('e').unwrap_or((&text, "0"));
-        let exp: i32 = exp.parse().unwrap_or(0);
-        format!("{mantissa}e{}{:02}", if exp < 0 { '-' } else { '+' }, exp.abs())
-    }
-}
-
-/// Go's `%q` of a string: `"` quoted, with Go's escapes for what is not printable.
-fn go_quote(s: &str) -> String {
-    let mut out = String::from("\"");
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\t' => out.push_str("\\t"),
-            '\r' => out.push_str("\\r"),
-            c if (c as u32) < 0x20 || c as u32 == 0x7f => out.push_str(&format!("\\x{:02x}", c as u32)),
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
 }
 
 #[cfg(test)]
