@@ -323,24 +323,8 @@ fn ends_with_list_item(bytes: &[u8], line_start: usize, start: usize, end: usize
     if bytes[line_start..start].iter().any(|&b| b != b' ') || bytes[start] == b'<' {
         return None;
     }
-    let body = std::str::from_utf8(&bytes[start + 2..end.saturating_sub(2).max(start + 2)]).ok()?;
-    let body = body.trim_start_matches('-').trim_end_matches('-').trim();
-    let mut words = body.split_whitespace();
-    let first = words.next()?;
-    let keyword = ["if", "else", "end", "with", "range", "define", "block", "break", "continue"].contains(&first);
-    let assignment = first.starts_with('$') && matches!(words.next(), Some(":=" | "="));
-    if keyword || assignment || first.starts_with("/*") {
-        return None;
-    }
     let own = start - line_start;
-    // The last `indent N` or `nindent N` of the pipeline decides the column.
-    let mut column = own;
-    let tokens: Vec<&str> = body.split(|c: char| c.is_whitespace() || c == '|' || c == '(' || c == ')').filter(|t| !t.is_empty()).collect();
-    for pair in tokens.windows(2) {
-        if matches!(pair[0], "indent" | "nindent") {
-            column = pair[1].parse().ok()?;
-        }
-    }
+    let column = written_column(bytes, start, end, own)?;
     let dash = start + column.checked_sub(own)?;
     if dash >= end || bytes[start..=dash].iter().any(|&b| b == b'\n' || b == b'\r') {
         return None;
@@ -372,15 +356,23 @@ fn output_column(bytes: &[u8], line_start: usize, start: usize, end: usize) -> O
     if bytes[line_start..start].iter().any(|&b| b != b' ') || bytes[start] != b'{' || bytes.get(start + 1) != Some(&b'{') {
         return None;
     }
+    written_column(bytes, start, end, start - line_start)
+}
+
+/// The column the action at `start..end` (at column `own`) writes at: its pipeline's last `indent N`
+/// or `nindent N`, else `own`; `None` for an action that writes nothing (`if`, `else`, `end`, `with`,
+/// `range`, `define`, ..., an assignment, a comment).
+fn written_column(bytes: &[u8], start: usize, end: usize, own: usize) -> Option<usize> {
     let body = std::str::from_utf8(&bytes[start + 2..end.saturating_sub(2).max(start + 2)]).ok()?;
     let body = body.trim_start_matches('-').trim_end_matches('-').trim();
     let mut words = body.split_whitespace();
     let first = words.next()?;
     let keyword = ["if", "else", "end", "with", "range", "define", "block", "break", "continue"].contains(&first);
-    if keyword || first.starts_with('$') && matches!(words.next(), Some(":=" | "=")) || first.starts_with("/*") {
+    let assignment = first.starts_with('$') && matches!(words.next(), Some(":=" | "="));
+    if keyword || assignment || first.starts_with("/*") {
         return None;
     }
-    let mut column = start - line_start;
+    let mut column = own;
     let tokens: Vec<&str> = body.split(|c: char| c.is_whitespace() || c == '|' || c == '(' || c == ')').filter(|t| !t.is_empty()).collect();
     for pair in tokens.windows(2) {
         if matches!(pair[0], "indent" | "nindent") {
