@@ -29,19 +29,18 @@ pub fn stays_inside(root: &Path, path: &Path) -> std::io::Result<bool> {
     // The target first: most names a directory is looked at for are missing, and cost one call so.
     let target = std::fs::canonicalize(here(path))?;
     let root = std::fs::canonicalize(here(root))?;
-    Ok(target.strip_prefix(&root).is_ok_and(|below| !below.components().any(|c| c.as_os_str() == ".git")))
+    Ok(crdls_sources::read::resolved_inside(&root, &target))
 }
 
 /// The text of a file that a workspace file refers to, when it stays inside `root` (see
 /// [`stays_inside`]); read as [`read_text`] reads (a regular file, at most [`MAX_FILE_BYTES`], UTF-8).
 /// This is how a reference written in a repository is followed: `../../../etc/passwd`, `/root/.kube/config`
-/// or a link to `~/.ssh` is [`ReadError::Outside`], and never opened.
+/// or a link to `~/.ssh` is [`ReadError::Outside`], and never opened. What is opened is the path as
+/// resolved by the check, and where the opened file lies is checked again before reading (see
+/// `crdls_sources::read::read_text_inside`), so swapping a directory for a link meanwhile does not
+/// lead out.
 pub fn read_inside(root: &Path, path: &Path) -> Result<String, ReadError> {
-    match stays_inside(root, path) {
-        Ok(true) => read_text(path),
-        Ok(false) => Err(ReadError::Outside),
-        Err(e) => Err(ReadError::Io(e)),
-    }
+    crdls_sources::read::read_text_inside(root, path, MAX_FILE_BYTES)
 }
 
 /// Whether a path names a file crdls reads.

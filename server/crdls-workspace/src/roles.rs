@@ -429,9 +429,13 @@ impl Roles {
     }
 
     /// Sets the workspace the roles are decided in (the editor's folders and settings change).
+    /// What was read is forgotten when the workspace is another one: it was read within the old
+    /// folders' bounds (see [`Roles::bound`]), which may have refused, or allowed, a reference that the
+    /// new folders decide otherwise.
     pub fn set_workspace(&mut self, workspace: &Workspace) {
         if self.workspace != *workspace {
             self.workspace = workspace.clone();
+            self.clear();
         }
     }
 
@@ -1319,6 +1323,28 @@ mod tests {
         fn drop(&mut self) {
             let _ = std::fs::remove_dir_all(&self.0);
         }
+    }
+
+    /// A kustomization's transformer file reached through a link to a sibling directory is read only
+    /// when the workspace holds that directory too; when the editor's folders widen, the cache read
+    /// within the old folder is forgotten, and the patch it names is found.
+    #[cfg(unix)]
+    #[test]
+    fn a_new_set_of_folders_forgets_what_the_old_bounds_decided() {
+        let tree = Tree::new(
+            "folders",
+            &[
+                ("base/kustomization.yaml", "resources: [deploy.yaml]\ntransformers: [t.yaml]\n"),
+                ("base/deploy.yaml", "kind: Deployment\n"),
+                ("base/p.yaml", "kind: Deployment\n"),
+                ("shared/t.yaml", "apiVersion: builtin\nkind: PatchTransformer\nmetadata: {name: p}\npath: p.yaml\n"),
+            ],
+        );
+        std::os::unix::fs::symlink(tree.0.join("shared/t.yaml"), tree.0.join("base/t.yaml")).unwrap();
+        let mut roles = Roles::of(Workspace::new([tree.0.join("base")], Path::new("/"), false));
+        assert_eq!(tree.role(&mut roles, "base/p.yaml"), FileRole::Manifest);
+        roles.set_workspace(&Workspace::new([tree.0.clone()], Path::new("/"), false));
+        assert_eq!(tree.role(&mut roles, "base/p.yaml"), FileRole::Patch { kustomization: tree.0.join("base/kustomization.yaml") });
     }
 
     #[test]
