@@ -118,6 +118,26 @@ const API_SERVER_DIFFERS: &[(&str, &str)] = &[
          refuses the body while Go decodes the quantity (`Pod in version \"v1\" cannot be handled as a Pod: \
          quantities must match ...`, crdls-oracle's native answer)",
     ),
+    (
+        "error_array_instead_of_map.yaml#0",
+        "a list where ConfigMap data goes: kubectl-validate words the schema's type, the API server refuses the \
+         body while Go decodes it (`ConfigMap in version \"v1\" cannot be handled as a ConfigMap: json: cannot \
+         unmarshal array into Go struct field ConfigMap.data of type map[string]string`, crdls-oracle's native \
+         answer, which crdls gives)",
+    ),
+    (
+        "error_invalid_protocol_type.yaml#0",
+        "a number where a port's protocol goes: kubectl-validate words the schema's type, the API server refuses \
+         the body while Go decodes it (`... into Go struct field ContainerPort.spec.containers.ports.protocol of \
+         type v1.Protocol`, crdls-oracle's native answer, which crdls gives)",
+    ),
+    (
+        "error_map_instead_of_array.yaml#0",
+        "a mapping where metadata.finalizers goes: kubectl-validate's expected text lacks the `metadata.` the \
+         API server's decoder prints (`ConfigMap in version \"v1\" cannot be handled as a ConfigMap: json: cannot \
+         unmarshal object into Go struct field ObjectMeta.metadata.finalizers of type []string`, crdls-oracle's \
+         native answer, which crdls gives)",
+    ),
 ];
 
 #[test]

@@ -826,3 +826,21 @@ fn builtin_creates_agree_with_the_oracle() {
     say(&format!("oracle native: {not_served} built-in objects of kinds the oracle does not create were not compared"));
     judge("native", &tally);
 }
+
+/// The Go type table crdls words a built-in object's decoding errors with
+/// (`server/crdls-builtins/data/go-types.json`) is what the oracle's `go-types` command writes from
+/// the pinned release: regenerate it with
+/// `target/oracle/crdls-oracle go-types > server/crdls-builtins/data/go-types.json` after a bump.
+#[test]
+fn the_go_type_table_is_the_pinned_releases() {
+    let Some(binary) = oracle_binary() else { return };
+    let output = std::process::Command::new(&binary).arg("go-types").output().expect("the oracle runs");
+    assert!(output.status.success(), "crdls-oracle go-types failed: {}", String::from_utf8_lossy(&output.stderr));
+    let committed_path = repo_root().join("server/crdls-builtins/data/go-types.json");
+    let committed = std::fs::read(&committed_path).expect("the committed Go type table is readable");
+    assert!(
+        committed == output.stdout,
+        "{} is not what `crdls-oracle go-types` writes for the pinned release; regenerate it (see this test's documentation)",
+        committed_path.display()
+    );
+}

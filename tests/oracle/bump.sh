@@ -13,3 +13,4 @@ done
 go get "${modules[@]/%/@$version}" "k8s.io/kubernetes@v1.${version#v0.}"
 go mod tidy
 grep -E '^\s*k8s.io/(apiextensions-apiserver|apiserver|apimachinery|api|client-go|kubernetes) ' go.mod
+echo "now regenerate the Go type table: see README.md, crdls-oracle go-types" >&2

@@ -92,6 +92,13 @@ type answer struct {
 }
 
 func main() {
+	if len(os.Args) == 2 && os.Args[1] == "go-types" {
+		if err := writeGoTypes(os.Stdout); err != nil {
+			fmt.Fprintln(os.Stderr, "crdls-oracle:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	in := bufio.NewReaderSize(os.Stdin, 1<<20)
 	out := bufio.NewWriter(os.Stdout)
 	enc := json.NewEncoder(out)

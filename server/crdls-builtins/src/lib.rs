@@ -92,6 +92,7 @@
 
 pub mod docs;
 pub mod format;
+pub mod go_types;
 mod version;
 
 mod data;

@@ -6,6 +6,7 @@
 
 mod builtin;
 pub mod cel;
+mod decode;
 pub mod field_error;
 pub mod gofmt;
 mod listtype;

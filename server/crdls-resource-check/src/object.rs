@@ -443,6 +443,8 @@ fn validate_builtin(
         // words for it (a boolean where a string or number goes) are not the API server's.
         let refused: Vec<TextRange> = found.iter().filter(|d| d.code == codes::NATIVE_QUANTITY).map(|d| d.range).collect();
         found.retain(|d| !(d.code.starts_with("schema/") && refused.contains(&d.range)));
+        // What Go's decoder refuses, in its words; the refusal the API server answers with says so.
+        crate::decode::apply(root, (group, version, kind), &mut found);
     }
     out.append(&mut found);
 }
