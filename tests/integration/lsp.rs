@@ -342,6 +342,28 @@ fn watched_crd_file_is_indexed() {
     check_transcript("watched-files", &transcript);
 }
 
+/// Folders the user removes from the editor's workspace are forgotten and those added are scanned:
+/// the open Gizmo loses its CRD when only a subfolder without it stays, and finds it again when the
+/// whole folder comes back.
+#[test]
+fn workspace_folders_added_and_removed_are_scanned_again() {
+    let mut session = Session::start(SessionOptions::new().file("crds/gizmos.yaml", &gizmo_crd()).file("app/README.md", "app\n"));
+    session.open("app/gizmo.yaml", GIZMO);
+    let known = session.wait_for_diagnostics("app/gizmo.yaml", 1);
+    assert_eq!(codes(&known["diagnostics"]), ["schema/maximum"]);
+    let whole = json!({"uri": session.uri("").trim_end_matches('/'), "name": "whole"});
+    let app = json!({"uri": session.uri("app"), "name": "app"});
+    session.notify("workspace/didChangeWorkspaceFolders", json!({"event": {"added": [app.clone()], "removed": [whole.clone()]}}));
+    session.expect_log_containing("indexed 0 CRDs");
+    let gone = session.wait_for_next_diagnostics("app/gizmo.yaml");
+    assert_eq!(codes(&gone["diagnostics"]), ["resource/no-crd"]);
+    session.notify("workspace/didChangeWorkspaceFolders", json!({"event": {"added": [whole], "removed": [app]}}));
+    session.expect_log_containing("indexed 1 CRDs");
+    let back = session.wait_for_next_diagnostics("app/gizmo.yaml");
+    assert_eq!(codes(&back["diagnostics"]), ["schema/maximum"]);
+    session.finish();
+}
+
 /// A script written beside a manifest that fills in one of its words with `sed` makes that word a
 /// placeholder: the open manifest is checked again, without the error on it, and again with it once
 /// the script is gone.

@@ -6,6 +6,7 @@ use tower_lsp::lsp_types::{
     DiagnosticServerCapabilities, DidChangeWatchedFilesRegistrationOptions, ExecuteCommandOptions, FileSystemWatcher,
     FoldingRangeProviderCapability, GlobPattern, HoverProviderCapability, OneOf, Registration, ServerCapabilities,
     TextDocumentSyncCapability, TextDocumentSyncKind, TextDocumentSyncOptions, TextDocumentSyncSaveOptions, WorkDoneProgressOptions,
+    WorkspaceFoldersServerCapabilities, WorkspaceServerCapabilities,
 };
 
 use crate::proto::Encoding;
@@ -81,6 +82,14 @@ pub(crate) fn server_capabilities(encoding: Encoding, flags: ClientFlags) -> Ser
         })),
         inlay_hint_provider: Some(OneOf::Left(true)),
         diagnostic_provider,
+        // Folders added to or removed from the editor's workspace are scanned (or forgotten) at once.
+        workspace: Some(WorkspaceServerCapabilities {
+            workspace_folders: Some(WorkspaceFoldersServerCapabilities {
+                supported: Some(true),
+                change_notifications: Some(OneOf::Left(true)),
+            }),
+            file_operations: None,
+        }),
         execute_command_provider: Some(ExecuteCommandOptions {
             commands: vec![crate::fetch::REFRESH_COMMAND.into()],
             work_done_progress_options: WorkDoneProgressOptions::default(),

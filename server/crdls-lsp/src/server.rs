@@ -42,6 +42,10 @@ impl LanguageServer for Backend {
         handlers::workspace::did_change_watched_files(self, params).await;
     }
 
+    async fn did_change_workspace_folders(&self, params: DidChangeWorkspaceFoldersParams) {
+        handlers::workspace::did_change_workspace_folders(self, params).await;
+    }
+
     async fn did_change_configuration(&self, params: DidChangeConfigurationParams) {
         handlers::workspace::did_change_configuration(self, params).await;
     }

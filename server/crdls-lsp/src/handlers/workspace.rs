@@ -1,9 +1,12 @@
-//! Workspace notifications: files changed on disk (`didChangeWatchedFiles`) and changed settings
-//! (`didChangeConfiguration`), both of which can change what every open document is checked against;
-//! and the one command, which refreshes the CRD sources (`workspace/executeCommand`).
+//! Workspace notifications: files changed on disk (`didChangeWatchedFiles`), changed settings
+//! (`didChangeConfiguration`) and folders added or removed (`didChangeWorkspaceFolders`), all of which
+//! can change what every open document is checked against; and the one command, which refreshes the
+//! CRD sources (`workspace/executeCommand`).
 
 use tower_lsp::jsonrpc::{Error as RpcError, Result as RpcResult};
-use tower_lsp::lsp_types::{DidChangeConfigurationParams, DidChangeWatchedFilesParams, ExecuteCommandParams, FileChangeType};
+use tower_lsp::lsp_types::{
+    DidChangeConfigurationParams, DidChangeWatchedFilesParams, DidChangeWorkspaceFoldersParams, ExecuteCommandParams, FileChangeType,
+};
 
 use crate::session::{lock, Backend};
 
@@ -40,6 +43,27 @@ pub(crate) async fn did_change_watched_files(backend: &Backend, params: DidChang
     } else if changed || roles {
         backend.recheck_all_except(None);
     }
+}
+
+/// `workspace/didChangeWorkspaceFolders`: the folders removed are forgotten and those added are
+/// scanned, and every open document is checked again (what a file is, and which CRDs there are, depend
+/// on the folders). The settings stay those read at the start (`crdls.toml` of the first folder).
+pub(crate) async fn did_change_workspace_folders(backend: &Backend, params: DidChangeWorkspaceFoldersParams) {
+    let path = |f: &tower_lsp::lsp_types::WorkspaceFolder| f.uri.to_file_path().ok();
+    let removed: Vec<_> = params.event.removed.iter().filter_map(path).collect();
+    let added: Vec<_> = params.event.added.iter().filter_map(path).collect();
+    backend.state.update(|session| {
+        session.roots.retain(|root| !removed.contains(root));
+        for root in added {
+            if !session.roots.contains(&root) {
+                session.roots.push(root);
+            }
+        }
+    });
+    // What was read within the old folders' bounds is read again within the new ones.
+    backend.state.git.clear();
+    lock(&backend.state.roles).clear();
+    backend.spawn_scan();
 }
 
 /// `workspace/executeCommand`: `crdls.refreshCrdSources` reads the chart archives and fetches the URLs
