@@ -14,6 +14,10 @@
 //! - **Rank.** A file found below a root is a workspace file; one found only through the CRD paths
 //!   ranks after them ([`SourceKind::Configured`]), then chart archives, URLs and the cluster. A file
 //!   found both ways is a workspace file.
+//! - **Packaging copies.** A file in an OLM bundle ([`in_olm_bundle`]: its directory holds a
+//!   ClusterServiceVersion, or sits beside the bundle's `metadata/annotations.yaml`) is a copy of the
+//!   project's CRDs that `make bundle` generated for a release: among definitions that serve an
+//!   object's version, it comes after the project's own (`CrdIndex::set_packaged`).
 //! - **Detection.** A text is parsed for CRDs only when it may define one ([`may_define_crd`]: it names
 //!   the kind, or holds an escape that could spell it); its role decides how (a chart template defines
 //!   only the CRDs it writes in literal text, see [`FileRole::crds`]).
@@ -32,6 +36,29 @@ use rayon::prelude::*;
 
 use crate::files::{self, ReadError, WalkOptions};
 use crate::roles::{FileRole, Roles, Workspace};
+
+/// Whether `path` is a file of an OLM bundle, a packaging copy of the project's manifests: its
+/// directory holds a ClusterServiceVersion (`*.clusterserviceversion.yaml`, which operator-sdk's
+/// `make bundle` and the older package-manifest layout write beside the CRDs), or is the `manifests/`
+/// that the bundle's `metadata/annotations.yaml` beside it names (`operators.operatorframework.io.bundle.…`).
+/// Reads one directory listing, and at most one small file inside `path`'s grandparent.
+pub fn in_olm_bundle(path: &Path) -> bool {
+    let Some(dir) = path.parent() else { return false };
+    let csv = |name: &std::ffi::OsStr| {
+        let name = name.to_string_lossy().to_ascii_lowercase();
+        [".clusterserviceversion.yaml", ".clusterserviceversion.yml", ".clusterserviceversion.json"].iter().any(|s| name.ends_with(s))
+    };
+    let listed = std::fs::read_dir(dir).map(|entries| entries.filter_map(Result::ok).take(MAX_BUNDLE_ENTRIES).any(|e| csv(&e.file_name())));
+    if listed.unwrap_or(false) {
+        return true;
+    }
+    let Some(bundle) = dir.parent() else { return false };
+    let annotations = bundle.join("metadata").join("annotations.yaml");
+    files::read_inside(bundle, &annotations).is_ok_and(|text| text.contains("operators.operatorframework.io.bundle.manifests"))
+}
+
+/// How many entries of a directory are looked at for a ClusterServiceVersion.
+const MAX_BUNDLE_ENTRIES: usize = 4096;
 
 /// One file a run looks at.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -12,7 +12,7 @@ pub(super) fn count_coverage(check: &FileCheck, mode: &FileMode, coverage: &mut 
             coverage.templates += check.documents.len();
             return;
         }
-        FileMode::Patches | FileMode::JsonPatches | FileMode::Assertions | FileMode::TestObjects { merges: true } => {
+        FileMode::Patches | FileMode::Fragments | FileMode::JsonPatches | FileMode::Assertions | FileMode::TestObjects { merges: true } => {
             coverage.partial += check.documents.len();
             return;
         }
