@@ -444,7 +444,9 @@ impl CrdIndex {
         Fit {
             version: VersionFit::of(&crd.crd, version),
             kind: crd.kind,
-            packaged: placed && self.data.packaged.contains(&crd.source) && !self.from.as_deref().is_some_and(|from| in_dir_of(from, &crd.source)),
+            packaged: placed
+                && self.data.packaged.contains(&crd.source)
+                && !self.from.as_deref().is_some_and(|from| in_dir_of(from, &crd.source)),
             distance: self.from.as_deref().filter(|_| placed).map(|from| Distance::between(from, &crd.source)),
             legacy: crd.crd.api_version == CrdApiVersion::V1beta1,
             name: SourceName(if placed { &crd.source } else { "" }),
