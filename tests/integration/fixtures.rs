@@ -126,6 +126,14 @@ fn several_definitions_of_a_crd_resolve_per_object() {
     snapshot_with("fixtures/projects/definitions", "projects-definitions", &["--verbose"]);
 }
 
+/// An OLM bundle's older copy of a CRD (beside its ClusterServiceVersion) is nearer to the example by
+/// the tree, but the project's own definition, which serves the version too, is used; `--verbose` says
+/// why the copy was passed over.
+#[test]
+fn an_olm_bundle_copy_yields_to_the_projects_own_crd() {
+    snapshot_with("fixtures/projects/olm-bundle", "projects-olm-bundle", &["--verbose"]);
+}
+
 /// Shell text saved as `.yaml` (a command feeding a here-document to kubectl) is a script, not YAML;
 /// a YAML file's syntax error beside it is still reported.
 #[test]
@@ -206,6 +214,22 @@ fn test_material_is_checked_when_included() {
 #[test]
 fn test_inputs_are_checked_for_what_they_write() {
     project("test-inputs");
+}
+
+/// The files of a kuttl test case that kuttl does not apply (below the case's numbered steps) are what the
+/// test's commands read: an overlay a script merges onto the base, partial, so what it leaves out (an
+/// image the command sets, a whole section) and the CEL rules that read it are not reported, while its
+/// wrong enum value and misspelt field are; a CRD there is checked whole. The base, a manifest, keeps
+/// its CEL error. The summary says how the fragments were read.
+#[test]
+fn kuttl_test_fragments_are_partial_objects() {
+    project("kuttl");
+}
+
+/// With `--whole-test-inputs`, the fragments of a kuttl test are whole objects again.
+#[test]
+fn kuttl_test_fragments_are_whole_objects_when_asked() {
+    snapshot_with("fixtures/projects/kuttl", "projects-kuttl-whole", &["--whole-test-inputs"]);
 }
 
 /// With `--whole-test-inputs`, test inputs are whole objects again.

@@ -1177,6 +1177,60 @@ fn test_inputs_are_checked_for_what_they_write_in_the_editor() {
     session.finish();
 }
 
+/// The editor agrees with `crdls check` on kuttl test fragments: a file below a kuttl test case's steps is
+/// partial (what it leaves out and the CEL rules that read it are not reported, its wrong enum value and
+/// misspelt field are), and its hover says why; the same text outside the case is a whole object.
+#[test]
+fn kuttl_test_fragments_are_partial_objects_in_the_editor() {
+    let fixture = |path: &str| std::fs::read_to_string(repo_root().join("fixtures/projects/kuttl").join(path)).unwrap();
+    let options = SessionOptions::new()
+        .file("crds/databases.yaml", &fixture("crds/databases.yaml"))
+        .file("suite/backup/00-create-cluster.yaml", &fixture("suite/backup/00-create-cluster.yaml"));
+    let mut session = Session::start(options);
+    let overlay = fixture("suite/backup/conf/backup.yaml");
+    session.open("suite/backup/conf/backup.yaml", &overlay);
+    let diagnostics = session.wait_for_diagnostics("suite/backup/conf/backup.yaml", 1)["diagnostics"].clone();
+    assert_eq!(codes(&diagnostics), ["schema/enum", "schema/unknown-field"], "{diagnostics:#}");
+    let restore = fixture("suite/backup/conf/backup/restore.yaml");
+    session.open("suite/backup/conf/backup/restore.yaml", &restore);
+    let diagnostics = session.wait_for_diagnostics("suite/backup/conf/backup/restore.yaml", 1)["diagnostics"].clone();
+    assert_eq!(codes(&diagnostics), Vec::<String>::new(), "{diagnostics:#}");
+    // Outside the case, the overlay without an engine is a whole Database, which lacks it.
+    session.open("deploy/restore.yaml", &restore);
+    let whole = session.wait_for_diagnostics("deploy/restore.yaml", 1)["diagnostics"].clone();
+    assert!(codes(&whole).contains(&"schema/required".to_string()), "{whole:#}");
+    let line = restore.lines().position(|l| l.starts_with("kind:")).expect("a kind line") as u32;
+    let hover = session.hover("suite/backup/conf/backup/restore.yaml", Position::new(line, 8))["contents"]["value"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    assert!(hover.contains("kuttl test case `../..`") && hover.contains("CEL rules are not run"), "{hover}");
+    session.finish();
+}
+
+/// The editor resolves as `crdls check` does between a CRD and its OLM bundle copy: the example nearer to
+/// the bundle uses the project's own definition (its `notification_rule` is allowed; the misspelt type
+/// is not).
+#[test]
+fn an_olm_bundle_copy_yields_to_the_projects_own_crd_in_the_editor() {
+    let fixture = |path: &str| std::fs::read_to_string(repo_root().join("fixtures/projects/olm-bundle").join(path)).unwrap();
+    let mut options = SessionOptions::new();
+    for file in [
+        "config/crd/bases/olm.crdls.dev_monitors.yaml",
+        "bundle/manifests/olm.crdls.dev_monitors.yaml",
+        "bundle/manifests/monitor-operator.clusterserviceversion.yaml",
+        "bundle/metadata/annotations.yaml",
+    ] {
+        options = options.file(file, &fixture(file));
+    }
+    let mut session = Session::start(options);
+    session.open("examples/notification-rule.yaml", &fixture("examples/notification-rule.yaml"));
+    let diagnostics = session.wait_for_diagnostics("examples/notification-rule.yaml", 1)["diagnostics"].clone();
+    assert_eq!(codes(&diagnostics), ["schema/enum"], "{diagnostics:#}");
+    assert!(diagnostics[0]["message"].as_str().is_some_and(|m| m.contains("notification_rule")), "{diagnostics:#}");
+    session.finish();
+}
+
 /// The editor agrees with `crdls check` on what a file is when no kustomization names it: a golden
 /// file, a patch a kustomization comments out, a kubeadm patch. Each is a partial object, its missing
 /// fields not reported, its wrong values still are.

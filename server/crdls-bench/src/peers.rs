@@ -418,6 +418,7 @@ fn mode_name(mode: &FileMode) -> &'static str {
         FileMode::Assembled { .. } => "assembled by kustomize",
         FileMode::TestObjects { .. } => "test steps",
         FileMode::TestInputs => "test inputs",
+        FileMode::Fragments => "test fragments",
         FileMode::Patches | FileMode::JsonPatches => "patches",
         FileMode::Assertions => "assertions",
         FileMode::Template { .. } => "templates",

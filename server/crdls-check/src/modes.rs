@@ -38,6 +38,12 @@ pub enum FileMode {
     /// write is checked as in a whole object (values, types, native rules, CEL rules); what they leave
     /// out is not reported ([`is_about_absence`]). A CRD among them is checked as a CRD.
     TestInputs,
+    /// The files a test's commands read rather than the test tool itself (what a kuttl test case keeps in
+    /// a subdirectory: an overlay a script merges onto a base with `yq`, a fragment it completes before
+    /// `kubectl apply`): partial objects, checked as patches are (what they write, not what they leave
+    /// out, and no CEL rule, since a rule sees the whole object), except that a CRD among them is a whole
+    /// CRD.
+    Fragments,
     /// Strategic-merge patches named by a kustomization: partial objects, whose fields are checked but
     /// not their completeness; `$patch` and the other directives are not fields.
     Patches,
@@ -88,7 +94,9 @@ impl FileMode {
         }
         match self {
             FileMode::JsonPatches => {}
-            FileMode::Objects | FileMode::Assembled { .. } | FileMode::TestInputs => collect(root, Opaque::Substitutions, &mut out),
+            FileMode::Objects | FileMode::Assembled { .. } | FileMode::TestInputs | FileMode::Fragments => {
+                collect(root, Opaque::Substitutions, &mut out)
+            }
             FileMode::Template { actions, .. } => {
                 out.extend(actions.iter().copied().filter(|a| a.start < root.range.end && root.range.start < a.end.max(a.start + 1)));
                 collect(root, Opaque::Substitutions, &mut out);
@@ -113,7 +121,7 @@ impl FileMode {
         match self {
             FileMode::Objects | FileMode::Assembled { .. } | FileMode::TestObjects { merges: false } | FileMode::TestInputs => true,
             FileMode::JsonPatches => false,
-            FileMode::Patches | FileMode::Assertions | FileMode::TestObjects { merges: true } => {
+            FileMode::Patches | FileMode::Fragments | FileMode::Assertions | FileMode::TestObjects { merges: true } => {
                 !codes::lookup(code).is_some_and(|c| c.completeness)
             }
             FileMode::Template { .. } => codes::lookup(code).is_some_and(|c| c.template),
@@ -121,8 +129,8 @@ impl FileMode {
     }
 
     /// How one document of a file in this mode is read: as the file's mode says, except that a document
-    /// that only names an object ([`is_reference`]) is partial wherever it is, a CRD among test inputs is a whole CRD (projects keep the CRDs their tests install
-    /// there), and an object a program printed ([`is_printed_object`]) is read as a test input.
+    /// that only names an object ([`is_reference`]) is partial wherever it is, a CRD among test inputs or fragments is a whole CRD
+    /// (projects keep the CRDs their tests install there), and an object a program printed ([`is_printed_object`]) is read as a test input.
     pub fn for_document(&self, root: Option<&Node>) -> &FileMode {
         static PARTIAL: FileMode = FileMode::Patches;
         static WHOLE: FileMode = FileMode::Objects;
@@ -130,7 +138,7 @@ impl FileMode {
         let plain = matches!(self, FileMode::Objects | FileMode::Assembled { .. } | FileMode::TestInputs);
         if plain && root.is_some_and(|r| is_reference(r) || crate::awaited::is_awaited(r)) {
             &PARTIAL
-        } else if *self == FileMode::TestInputs && root.is_some_and(|r| crdls_crd::is_crd(r).is_some()) {
+        } else if matches!(self, FileMode::TestInputs | FileMode::Fragments) && root.is_some_and(|r| crdls_crd::is_crd(r).is_some()) {
             &WHOLE
         } else if *self == FileMode::Objects && root.is_some_and(is_printed_object) {
             &INPUTS
@@ -177,7 +185,7 @@ impl FileMode {
                     || holds(d))
             });
         }
-        if let (FileMode::TestInputs, Some(root)) = (self, root) {
+        if let (FileMode::TestInputs | FileMode::Fragments, Some(root)) = (self, root) {
             diagnostics.retain(|d| !is_about_absence(root, d));
             // The note that CEL rules were not run points at the first schema error: gone with it when
             // that error was about something left out.
@@ -969,6 +977,19 @@ mod tests {
         let crd = crdls_yaml::parse("apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\n").documents[0].root.clone();
         assert_eq!(FileMode::TestInputs.for_document(crd.as_ref()), &FileMode::Objects);
         assert_eq!(FileMode::TestInputs.for_document(Some(&root)), &FileMode::TestInputs);
+    }
+
+    #[test]
+    fn fragments_are_partial_objects_but_their_crds_are_whole() {
+        let crd = crdls_yaml::parse("apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\n").documents[0].root.clone();
+        assert_eq!(FileMode::Fragments.for_document(crd.as_ref()), &FileMode::Objects);
+        let object = crdls_yaml::parse("apiVersion: a.dev/v1\nkind: A\nmetadata: {name: x}\nspec: {size: 1}\n").documents[0].root.clone();
+        assert_eq!(FileMode::Fragments.for_document(object.as_ref()), &FileMode::Fragments);
+        // Neither what is left out nor CEL rules (which need the whole object) are checked; what is written is.
+        assert!(!FileMode::Fragments.whole_objects());
+        assert!(!FileMode::Fragments.keeps(codes::SCHEMA_REQUIRED));
+        assert!(FileMode::Fragments.keeps(codes::SCHEMA_ENUM));
+        assert!(FileMode::Fragments.keeps(codes::SCHEMA_UNKNOWN_FIELD));
     }
 
     #[test]

@@ -102,6 +102,8 @@ struct Data {
     /// Kept in precedence order: by source kind, then in the order sources were indexed.
     by_group: HashMap<String, Vec<IndexedCrd>>,
     origins: HashMap<SourceId, Origin>,
+    /// The sources that are packaging copies: files of an OLM bundle (see [`CrdIndex::set_packaged`]).
+    packaged: std::collections::HashSet<SourceId>,
 }
 
 /// Whether a definition of a CRD serves an object's version.
@@ -161,6 +163,10 @@ fn directories(path: &str) -> Vec<&str> {
 struct Fit<'a> {
     version: VersionFit,
     kind: SourceKind,
+    /// Whether the definition is a packaging copy (a file of an OLM bundle, generated from the project's
+    /// own CRDs by `make bundle`, and as old as its last release) and the object's file lies outside its
+    /// directory: the project's own definition wins.
+    packaged: bool,
     /// Only for workspace files and configured paths: downloads and archives have no place in the
     /// tree, and keep the order they were indexed in (their configured order).
     distance: Option<Distance>,
@@ -261,6 +267,8 @@ pub enum PassedOver {
     Version,
     /// Its kind of source comes later (see [`SourceKind`]).
     Precedence,
+    /// It is a packaging copy (a file of an OLM bundle), and the chosen one is not.
+    Packaged,
     /// It is farther from the object's file.
     Farther,
     /// It is as near, but written as `apiextensions.k8s.io/v1beta1`, which no cluster since 1.22 installs.
@@ -287,6 +295,10 @@ pub fn why_not_used(definitions: &[Definition<'_>], version: &str, name: impl Fn
                 let kind = d.crd.kind.describe();
                 (format!("comes later in precedence (a {kind} source)"), format!("come later in precedence ({kind} sources)"))
             }
+            PassedOver::Packaged => (
+                "is a packaging copy (in an OLM bundle, beside a ClusterServiceVersion)".to_string(),
+                "are packaging copies (in OLM bundles, beside a ClusterServiceVersion)".to_string(),
+            ),
             PassedOver::Farther => ("is farther from the file".to_string(), "are farther from the file".to_string()),
             PassedOver::Legacy => (
                 "is as near, but written as apiextensions.k8s.io/v1beta1, which no cluster since 1.22 installs".to_string(),
@@ -379,6 +391,23 @@ impl CrdIndex {
         }
     }
 
+    /// Marks `source` as a packaging copy, or not: a file of an OLM bundle (its directory holds a
+    /// ClusterServiceVersion), which `make bundle` generates from the project's own CRDs and which is as
+    /// old as the release it packages. Among definitions that serve an object's version, of the same
+    /// kind of source, such a copy comes after one that is not, unless the object's file lies in the
+    /// copy's directory (an object of the bundle itself). Kept whatever the source's CRDs become.
+    pub fn set_packaged(&mut self, source: &str, packaged: bool) {
+        if self.data.packaged.contains(source) == packaged {
+            return;
+        }
+        let data = Arc::make_mut(&mut self.data);
+        if packaged {
+            data.packaged.insert(Arc::from(source));
+        } else {
+            data.packaged.remove(source);
+        }
+    }
+
     /// The number of CRDs indexed.
     pub fn len(&self) -> usize {
         self.data.by_source.values().map(Vec::len).sum()
@@ -415,6 +444,9 @@ impl CrdIndex {
         Fit {
             version: VersionFit::of(&crd.crd, version),
             kind: crd.kind,
+            packaged: placed
+                && self.data.packaged.contains(&crd.source)
+                && !self.from.as_deref().is_some_and(|from| in_dir_of(from, &crd.source)),
             distance: self.from.as_deref().filter(|_| placed).map(|from| Distance::between(from, &crd.source)),
             legacy: crd.crd.api_version == CrdApiVersion::V1beta1,
             name: SourceName(if placed { &crd.source } else { "" }),
@@ -425,11 +457,12 @@ impl CrdIndex {
     /// the definition used is, in this order of criteria:
     /// 1. one that serves the version (then one that declares it unserved);
     /// 2. one of the kind of source that comes first (see [`SourceKind`]);
-    /// 3. among workspace files and configured paths, the nearest to the file the index is seen from
+    /// 3. one that is not a packaging copy (see [`CrdIndex::set_packaged`]);
+    /// 4. among workspace files and configured paths, the nearest to the file the index is seen from
     ///    (see [`Distance`]); among those as near, one written as `apiextensions.k8s.io/v1` (a cluster can
     ///    install it) before a `v1beta1` one, and then the first by name (see [`SourceName`]: the newest
     ///    of bundles named by release first, otherwise in byte order);
-    /// 4. the first one indexed.
+    /// 5. the first one indexed.
     pub fn resolve(&self, api_version: &str, kind: &str) -> Resolution<'_> {
         let (group, version) = split_api_version(api_version);
         let Some(crds) = self.data.by_group.get(group) else { return Resolution::UnknownGroup };
@@ -467,6 +500,8 @@ impl CrdIndex {
                         PassedOver::Version
                     } else if fit.kind != best.kind {
                         PassedOver::Precedence
+                    } else if fit.packaged != best.packaged {
+                        PassedOver::Packaged
                     } else if fit.distance != best.distance {
                         PassedOver::Farther
                     } else if fit.legacy != best.legacy {
@@ -478,6 +513,15 @@ impl CrdIndex {
                 Definition { crd, version: fit.version, passed_over }
             })
             .collect()
+    }
+}
+
+/// Whether `file` lies in the directory of `source`, or below it (both named alike: paths or URIs).
+fn in_dir_of(file: &str, source: &str) -> bool {
+    match source.rfind('/') {
+        Some(slash) => file.len() > slash && file.starts_with(&source[..=slash]),
+        // A source at the top of relative paths: every file lies below its directory.
+        None => true,
     }
 }
 

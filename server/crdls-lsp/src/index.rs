@@ -4,7 +4,7 @@
 //! a check holds a consistent one. Scans (with the fetch that follows them) run one at a time, asks
 //! during one coalescing into one more (`flight.rs`).
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::panic::AssertUnwindSafe;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -217,6 +217,9 @@ pub(crate) struct DiskScan {
     pub(crate) files: usize,
     /// Each file with its rank and CRDs, in the resolver's order.
     pub(crate) found: Vec<(PathBuf, SourceKind, Vec<Crd>)>,
+    /// The files of `found` with CRDs that lie in an OLM bundle: packaging copies, which yield to the
+    /// project's own definitions (see `resolver::in_olm_bundle`).
+    pub(crate) packaged: HashSet<PathBuf>,
     pub(crate) archived: Vec<Indexed>,
     pub(crate) archive_errors: Vec<Unavailable>,
     /// Files not read (not regular, too large, not text), with why.
@@ -250,10 +253,20 @@ pub(crate) fn scan_disk(roots: &[PathBuf], config: &crdls_workspace::Config) -> 
             Err(e) => unread.push(format!("{}: {e}", path.display())),
         }
     }
+    let mut bundles: HashMap<PathBuf, bool> = HashMap::new();
+    let packaged = found
+        .iter()
+        .filter(|(_, kind, crds)| !crds.is_empty() && matches!(kind, SourceKind::Workspace | SourceKind::Configured))
+        .filter(|(path, ..)| {
+            let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
+            *bundles.entry(dir).or_insert_with(|| resolver::in_olm_bundle(path))
+        })
+        .map(|(path, ..)| path.clone())
+        .collect();
     let (archived, mut archive_errors) = fetch::read_archives(&resolution.archives);
     // CRD paths refused are shown where archives that cannot be read are: on crdls.toml.
     archive_errors.extend(resolution.refused.into_iter().map(|error| Unavailable { kind: SourceKind::Configured, error }));
-    DiskScan { files: paths.len() + resolution.archives.len(), found, archived, archive_errors, unread }
+    DiskScan { files: paths.len() + resolution.archives.len(), found, packaged, archived, archive_errors, unread }
 }
 
 impl DiskScan {
@@ -280,6 +293,7 @@ impl DiskScan {
         }
         for (path, kind, crds) in self.found {
             let Ok(uri) = Url::from_file_path(&path) else { continue };
+            index.set_packaged(uri.as_str(), self.packaged.contains(&path));
             if !open.contains(uri.as_str()) && !crds.is_empty() {
                 index.set_source_from(Arc::from(uri.as_str()), Origin { kind, label: None }, crds);
             }

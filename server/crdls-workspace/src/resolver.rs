@@ -14,6 +14,10 @@
 //! - **Rank.** A file found below a root is a workspace file; one found only through the CRD paths
 //!   ranks after them ([`SourceKind::Configured`]), then chart archives, URLs and the cluster. A file
 //!   found both ways is a workspace file.
+//! - **Packaging copies.** A file in an OLM bundle ([`in_olm_bundle`]: its directory holds a
+//!   ClusterServiceVersion, or sits beside the bundle's `metadata/annotations.yaml`) is a copy of the
+//!   project's CRDs that `make bundle` generated for a release: among definitions that serve an
+//!   object's version, it comes after the project's own (`CrdIndex::set_packaged`).
 //! - **Detection.** A text is parsed for CRDs only when it may define one ([`may_define_crd`]: it names
 //!   the kind, or holds an escape that could spell it); its role decides how (a chart template defines
 //!   only the CRDs it writes in literal text, see [`FileRole::crds`]).
@@ -32,6 +36,34 @@ use rayon::prelude::*;
 
 use crate::files::{self, ReadError, WalkOptions};
 use crate::roles::{FileRole, Roles, Workspace};
+
+/// Whether `path` is a file of an OLM bundle, a packaging copy of the project's manifests: its
+/// directory holds a ClusterServiceVersion (`*.clusterserviceversion.yaml`, which operator-sdk's
+/// `make bundle` and the older package-manifest layout write beside the CRDs), or is a `manifests/`
+/// directory that the bundle's `metadata/annotations.yaml` beside it names
+/// (`operators.operatorframework.io.bundle.manifests.v1`). Reads one directory listing, and at most one
+/// file inside `path`'s grandparent.
+pub fn in_olm_bundle(path: &Path) -> bool {
+    let Some(dir) = path.parent() else { return false };
+    let csv = |name: &std::ffi::OsStr| {
+        let name = name.to_string_lossy().to_ascii_lowercase();
+        [".clusterserviceversion.yaml", ".clusterserviceversion.yml", ".clusterserviceversion.json"].iter().any(|s| name.ends_with(s))
+    };
+    let listed = std::fs::read_dir(dir).map(|entries| entries.filter_map(Result::ok).take(MAX_BUNDLE_ENTRIES).any(|e| csv(&e.file_name())));
+    if listed.unwrap_or(false) {
+        return true;
+    }
+    // The bundle format's own layout: `manifests/` beside `metadata/`.
+    if dir.file_name().is_none_or(|name| name != "manifests") {
+        return false;
+    }
+    let Some(bundle) = dir.parent() else { return false };
+    let annotations = bundle.join("metadata").join("annotations.yaml");
+    files::read_inside(bundle, &annotations).is_ok_and(|text| text.contains("operators.operatorframework.io.bundle.manifests"))
+}
+
+/// How many entries of a directory are looked at for a ClusterServiceVersion.
+const MAX_BUNDLE_ENTRIES: usize = 4096;
 
 /// One file a run looks at.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -280,6 +312,28 @@ pub fn read_files_crds(files: &[PathBuf], workspace: &Workspace) -> Vec<Result<V
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn olm_bundles_are_told_by_their_csv_or_their_metadata() {
+        let top = std::env::temp_dir().join(format!("crdls-resolver-olm-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&top);
+        let write = |file: &str, text: &str| {
+            let path = top.join(file);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(&path, text).unwrap();
+            path
+        };
+        // Beside a ClusterServiceVersion (the package-manifest layout too).
+        write("deploy/olm-catalog/op/0.1.0/op.v0.1.0.clusterserviceversion.yaml", "kind: ClusterServiceVersion\n");
+        assert!(in_olm_bundle(&write("deploy/olm-catalog/op/0.1.0/widgets.crd.yaml", "")));
+        // A bundle's `manifests/` that its metadata names, without a CSV.
+        write("bundle/metadata/annotations.yaml", "annotations:\n  operators.operatorframework.io.bundle.manifests.v1: manifests/\n");
+        assert!(in_olm_bundle(&write("bundle/manifests/widgets.yaml", "")));
+        // The project's own CRDs, and a `manifests/` directory of no bundle.
+        assert!(!in_olm_bundle(&write("config/crd/bases/widgets.yaml", "")));
+        assert!(!in_olm_bundle(&write("deploy/manifests/widgets.yaml", "")));
+        let _ = std::fs::remove_dir_all(&top);
+    }
 
     #[test]
     fn every_spelling_of_the_crd_kind_is_parsed() {

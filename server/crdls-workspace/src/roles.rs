@@ -155,6 +155,17 @@ pub enum FileRole {
         /// The words it replaces.
         words: Vec<String>,
     },
+    /// A file in a subdirectory of a kuttl test case (a directory whose numbered step files are kuttl
+    /// `TestStep`s), or beside those steps without a step's name, that no step names. kuttl applies only
+    /// the numbered step files at a case's root, so such a file is what the test's commands read: an
+    /// overlay a script merges onto a base (`yq eval-all '$base * $test'`), a fragment it completes
+    /// before `kubectl apply`. Read as partial objects ([`FileMode::Fragments`]): what they write is
+    /// checked, what they leave out is not, nor are CEL rules (which see the object the command builds).
+    /// `wholeTestInputs` reads them as whole objects again.
+    TestFragment {
+        /// The test case's directory.
+        case: PathBuf,
+    },
     /// A file an Open Cluster Management `PolicyGenerator` names in `policies[].manifests[].path`:
     /// object templates of a ConfigurationPolicy, compared with or merged into the cluster's objects,
     /// so partial objects (see `policy_generator.rs`).
@@ -213,6 +224,11 @@ impl FileRole {
                 (stream, FileMode::Objects) => (stream, FileMode::TestInputs),
                 other => other,
             },
+            // Read as a manifest is, partial objects (a patch by its shape stays one).
+            FileRole::TestFragment { .. } => match FileRole::Manifest.parse(text) {
+                (stream, FileMode::Objects) => (stream, FileMode::Fragments),
+                other => other,
+            },
         }
     }
 
@@ -223,7 +239,9 @@ impl FileRole {
         match self {
             FileRole::HelmTemplate { .. } => template_crds(text),
             // A manifest with template actions may be read as a template (see `parse`).
-            FileRole::Manifest | FileRole::ScriptFilled { .. } | FileRole::TestInput { .. } if crdls_yaml::template::has_actions(text) => {
+            FileRole::Manifest | FileRole::ScriptFilled { .. } | FileRole::TestInput { .. } | FileRole::TestFragment { .. }
+                if crdls_yaml::template::has_actions(text) =>
+            {
                 match self.parse(text) {
                     (_, FileMode::Template { .. }) => template_crds(text),
                     (stream, _) => stream.documents.iter().flat_map(crdls_crd::Crd::from_document).collect(),
@@ -371,6 +389,9 @@ struct DirFacts {
     test_files: Vec<(PathBuf, FileRole)>,
     /// The Chainsaw test file here, if any; without one, numbered step files follow the naming rule.
     test: Option<PathBuf>,
+    /// Whether this directory is a kuttl test case: one of its numbered step files is a kuttl object
+    /// (`TestStep`, `TestAssert`).
+    kuttl_case: bool,
     /// The local directories the kustomization here names in `resources` or `components`, each with
     /// whether the kustomization renames the namespaces of what it includes (it sets `namespace`, or
     /// is a Component, whose includer may).
@@ -551,6 +572,10 @@ impl Roles {
         if named_as_patch(&path) {
             return FileRole::PatchFile { json: holds_operation_list(&path) };
         }
+        // What a kuttl test's commands read, not kuttl itself.
+        if let Some(case) = self.kuttl_case_of(&dir) {
+            return FileRole::TestFragment { case };
+        }
         // A plain manifest below a test directory of the workspace.
         if let Some(tests) = self.workspace.test_dir_of(&path) {
             return FileRole::TestInput { tests };
@@ -560,6 +585,16 @@ impl Roles {
             return FileRole::DocsFragment { page };
         }
         FileRole::Manifest
+    }
+
+    /// The kuttl test case that `dir` is, or lies in up to [`KUTTL_FRAGMENT_DEPTH`] levels below, for a
+    /// file in `dir` that is not one of its numbered steps (those were given their role before); `None`
+    /// when test inputs are read as whole objects.
+    fn kuttl_case_of(&mut self, dir: &Path) -> Option<PathBuf> {
+        if self.workspace.whole_test_inputs {
+            return None;
+        }
+        dir.ancestors().take(KUTTL_FRAGMENT_DEPTH + 1).find(|case| self.facts(case).kuttl_case).map(Path::to_path_buf)
     }
 
     /// The documentation page of the workspace root that holds `path` which includes it, if one does
@@ -827,6 +862,7 @@ fn read_dir_facts(dir: &Path, bound: &Path) -> DirFacts {
         let step = dir.join(name);
         for doc in crdls_yaml::parse(&text).documents {
             if let Some(root) = &doc.root {
+                facts.kuttl_case |= root.get_str("apiVersion").is_some_and(|v| v.starts_with("kuttl.dev/"));
                 kuttl_step_files(root, dir, &step, &mut facts.test_files);
             }
         }
@@ -1228,6 +1264,9 @@ fn kuttl_step_texts(dir: &Path, bound: &Path) -> Vec<(String, String)> {
         .filter_map(|name| crate::files::read_inside(bound, &dir.join(&name)).ok().filter(|t| t.contains("kuttl.dev/")).map(|t| (name, t)))
         .collect()
 }
+
+/// How many directories below a kuttl test case a file its commands read may lie (`conf/backup/x.yaml`).
+const KUTTL_FRAGMENT_DEPTH: usize = 3;
 
 /// How many numbered step files of one directory are read for kuttl `TestStep`s.
 const MAX_KUTTL_STEPS: usize = 64;
@@ -1838,6 +1877,9 @@ mod tests {
                 ("e2e/tls/files/cluster-checks.yaml", ""),
                 ("e2e/tls/files/gone.yaml", ""),
                 ("e2e/tls/files/other.yaml", ""),
+                ("e2e/tls/conf/backup/restore.yaml", ""),
+                ("e2e/tls/overlay.yaml", ""),
+                ("e2e/tls/a/b/c/d/e.yaml", ""),
                 // A numbered file that is no kuttl step names nothing.
                 ("plain/00-setup.yaml", "apiVersion: v1\nkind: List\nassert:\n- files/x.yaml\n"),
                 ("plain/files/x.yaml", ""),
@@ -1848,8 +1890,18 @@ mod tests {
         assert_eq!(tree.role(&mut roles, "e2e/tls/files/cluster.yaml"), FileRole::TestResource { test: test.clone(), merges: true });
         assert_eq!(tree.role(&mut roles, "e2e/tls/files/cluster-checks.yaml"), FileRole::TestAssertion { test: test.clone() });
         assert_eq!(tree.role(&mut roles, "e2e/tls/files/gone.yaml"), FileRole::TestAssertion { test });
-        assert_eq!(tree.role(&mut roles, "e2e/tls/files/other.yaml"), FileRole::Manifest);
+        // What no step names is read by the test's commands, whatever its depth below the case: never
+        // applied by kuttl itself.
+        let case = tree.0.join("e2e/tls");
+        assert_eq!(tree.role(&mut roles, "e2e/tls/files/other.yaml"), FileRole::TestFragment { case: case.clone() });
+        assert_eq!(tree.role(&mut roles, "e2e/tls/conf/backup/restore.yaml"), FileRole::TestFragment { case: case.clone() });
+        assert_eq!(tree.role(&mut roles, "e2e/tls/overlay.yaml"), FileRole::TestFragment { case });
         assert_eq!(tree.role(&mut roles, "plain/files/x.yaml"), FileRole::Manifest);
+        // Too deep below the case, a file is no longer taken for one of its fragments.
+        assert_eq!(tree.role(&mut roles, "e2e/tls/a/b/c/d/e.yaml"), FileRole::Manifest);
+        // With test inputs read as whole objects, so are the fragments.
+        let mut whole = Roles::of(Workspace { roots: vec![tree.0.clone()], whole_test_inputs: true });
+        assert_eq!(tree.role(&mut whole, "e2e/tls/files/other.yaml"), FileRole::Manifest);
     }
 
     #[test]

@@ -67,6 +67,13 @@ impl FileRole {
                  `crdls.wholeTestInputs`) to check it as whole objects.",
                 shown(tests)
             ),
+            FileRole::TestFragment { case } => format!(
+                "Read as a file the commands of the kuttl test case {} read (kuttl applies only the numbered steps at \
+                 the case's root): partial objects, an overlay or a fragment the commands complete, so what they \
+                 leave out is not required and CEL rules are not run. Set `wholeTestInputs = true` in crdls.toml \
+                 (in VS Code, `crdls.wholeTestInputs`) to check it as whole objects.",
+                shown(case)
+            ),
             FileRole::PolicyTemplate { generator } => format!(
                 "Read as object templates that the policy generator {} wraps in a ConfigurationPolicy: partial objects \
                  that the policy compares with, or merges into, the cluster's objects, so what they leave out is not required.",

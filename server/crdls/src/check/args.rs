@@ -67,6 +67,7 @@ pub struct CheckArgs {
     /// Check test inputs (plain manifests below a `test`, `tests` or `e2e` directory of the working
     /// directory or of a checked directory) as whole objects: by default what they leave out (a
     /// required field, an image, a selector) is not reported, since tests write only what they read.
+    /// So are the files of a kuttl test case that kuttl does not apply (its commands' overlays).
     /// Or `wholeTestInputs = true` in crdls.toml.
     #[arg(long)]
     pub(super) whole_test_inputs: bool,

@@ -12,6 +12,16 @@ pub(super) fn count_coverage(check: &FileCheck, mode: &FileMode, coverage: &mut 
             coverage.templates += check.documents.len();
             return;
         }
+        // A CRD among a test's fragments is checked as a whole CRD.
+        FileMode::Fragments => {
+            for doc in &check.documents {
+                match doc.kind {
+                    DocumentKind::Crd => coverage.crds += 1,
+                    _ => coverage.partial += 1,
+                }
+            }
+            return;
+        }
         FileMode::Patches | FileMode::JsonPatches | FileMode::Assertions | FileMode::TestObjects { merges: true } => {
             coverage.partial += check.documents.len();
             return;

@@ -3,6 +3,7 @@
 //! `--verbose` and the summary say about where CRDs came from.
 
 use std::collections::HashMap;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crdls_crd::{Crd, CrdIndex, Origin, SourceKind};
@@ -83,6 +84,8 @@ pub(super) fn build_index(inputs: &[Input], crds: Vec<Vec<Crd>>) -> (CrdIndex, V
     let mut index = CrdIndex::new();
     let mut defined_in: Vec<(String, Vec<&Input>)> = Vec::new();
     let mut at: HashMap<String, usize> = HashMap::new();
+    // Whether each directory holding CRDs is an OLM bundle's, read once.
+    let mut bundles: HashMap<PathBuf, bool> = HashMap::new();
     for (input, crds) in inputs.iter().zip(crds) {
         for crd in crds.iter().filter(|c| c.is_indexable()) {
             let i = *at.entry(crd.name.clone()).or_insert_with(|| {
@@ -92,6 +95,13 @@ pub(super) fn build_index(inputs: &[Input], crds: Vec<Vec<Crd>>) -> (CrdIndex, V
             let sources = &mut defined_in[i].1;
             if !sources.iter().any(|s| s.display == input.display) {
                 sources.push(input);
+            }
+        }
+        let placed = matches!(input.kind, SourceKind::Workspace | SourceKind::Configured);
+        if let (true, false, Some(path)) = (placed, crds.is_empty(), input.path.as_deref()) {
+            let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
+            if *bundles.entry(dir).or_insert_with(|| resolver::in_olm_bundle(path)) {
+                index.set_packaged(&input.display, true);
             }
         }
         index.set_source_from(Arc::from(input.display.as_str()), Origin { kind: input.kind, label: None }, crds);

@@ -91,7 +91,7 @@ pub fn check(args: CheckArgs, io: &mut Io<'_>) -> i32 {
             let _ = writeln!(io.stderr, "{line}");
         }
     }
-    notes.extend(test_inputs.note);
+    notes.extend(test_inputs.notes);
     // The cluster's CRDs, as served, are the previous versions of the checked CRDs of the same name
     // (`--old` takes their place): what applying the checked CRDs would change.
     let checked_crds: Vec<String> =

@@ -101,37 +101,64 @@ pub(super) fn test_material_note(skipped: &[PathBuf]) -> Option<String> {
     ))
 }
 
-/// What the run says about the files it read as test inputs: a note for the summary, and for
-/// `--verbose` a line per test directory.
+/// What the run says about the files it read as test inputs and as kuttl test fragments: a note each
+/// for the summary, and for `--verbose` a line per test directory or test case.
 #[derive(Default)]
 pub(super) struct TestInputs {
-    pub(super) note: Option<String>,
+    pub(super) notes: Vec<String>,
     pub(super) lines: Vec<String>,
 }
 
-/// The checked files read as test inputs (`roles` holds each input's role, in order), by test directory.
+/// The checked files read as test inputs (`roles` holds each input's role, in order), by test directory,
+/// then those read as fragments a kuttl test's commands complete, by test case.
 pub(super) fn test_inputs(inputs: &[Input], roles: &[FileRole], cwd: &Path) -> TestInputs {
     let mut dirs: BTreeMap<String, usize> = BTreeMap::new();
+    let mut cases: BTreeMap<String, usize> = BTreeMap::new();
     for (input, role) in inputs.iter().zip(roles) {
-        if let (true, FileRole::TestInput { tests }) = (input.report, role) {
-            *dirs.entry(display_path(tests, cwd)).or_default() += 1;
+        match (input.report, role) {
+            (true, FileRole::TestInput { tests }) => *dirs.entry(display_path(tests, cwd)).or_default() += 1,
+            (true, FileRole::TestFragment { case }) => *cases.entry(display_path(case, cwd)).or_default() += 1,
+            _ => {}
         }
     }
-    if dirs.is_empty() {
-        return TestInputs::default();
+    let mut out = TestInputs::default();
+    if !dirs.is_empty() {
+        out.notes.push(test_inputs_note(&dirs));
+        out.lines.extend(dirs.iter().map(|(dir, n)| format!("read as test inputs: {} in {dir}", plural_count(*n, "file"))));
     }
+    if !cases.is_empty() {
+        out.notes.push(fragments_note(&cases));
+        out.lines.extend(cases.iter().map(|(case, n)| format!("read as kuttl test fragments: {} in {case}", plural_count(*n, "file"))));
+    }
+    out
+}
+
+/// The note on the files read as test inputs, by test directory.
+fn test_inputs_note(dirs: &BTreeMap<String, usize>) -> String {
     let files: usize = dirs.values().sum();
     let shown: Vec<&str> = dirs.keys().take(4).map(String::as_str).collect();
     let more = if dirs.len() > 4 { ", ..." } else { "" };
-    let note = format!(
+    format!(
         "{} below {} ({}{more}) {} read as test inputs: what their objects write is checked, what they leave out (a required field, an image, a selector) is not; pass --whole-test-inputs (wholeTestInputs = true in crdls.toml) to check them as whole objects",
         plural_count(files, "file"),
         if dirs.len() == 1 { "1 test directory".to_string() } else { format!("{} test directories", dirs.len()) },
         shown.join(", "),
         if files == 1 { "was" } else { "were" },
-    );
-    let lines = dirs.iter().map(|(dir, n)| format!("read as test inputs: {} in {dir}", plural_count(*n, "file"))).collect();
-    TestInputs { note: Some(note), lines }
+    )
+}
+
+/// The note on the files read as fragments that the commands of kuttl test cases complete, by case.
+fn fragments_note(cases: &BTreeMap<String, usize>) -> String {
+    let files: usize = cases.values().sum();
+    let shown: Vec<&str> = cases.keys().take(4).map(String::as_str).collect();
+    let more = if cases.len() > 4 { ", ..." } else { "" };
+    format!(
+        "{} in {} ({}{more}) {} read as fragments that the test's commands complete (kuttl applies only the numbered steps of a test case): what their objects write is checked, what they leave out and CEL rules are not; pass --whole-test-inputs (wholeTestInputs = true in crdls.toml) to check them as whole objects",
+        plural_count(files, "file"),
+        if cases.len() == 1 { "1 kuttl test case".to_string() } else { format!("{} kuttl test cases", cases.len()) },
+        shown.join(", "),
+        if files == 1 { "was" } else { "were" },
+    )
 }
 
 /// The note on symbolic links that were not followed because they lead outside what was walked.
