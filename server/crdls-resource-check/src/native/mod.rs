@@ -61,16 +61,11 @@ pub fn validate(object: &Node, schema: &Schema, target: Target<'_>, anchor: Text
                 template(Some(found), found.range, "spec.template", &[], target, &mut errors);
             }
         }
-        ("", "Service") => match spec {
-            Some(spec) => services::validate_service_spec(spec, spec_key, target, &mut errors),
-            // Without a spec, a Service has no port and is neither headless nor an ExternalName.
-            None => services::validate_service_spec(
-                &Node { range: spec_key, value: Value::Null, style: Style::Empty },
-                spec_key,
-                target,
-                &mut errors,
-            ),
-        },
+        ("", "Service") => {
+            if let Some(spec) = spec {
+                services::validate_service_spec(spec, target, &mut errors);
+            }
+        }
         ("apps", "Deployment" | "ReplicaSet" | "StatefulSet" | "DaemonSet") => {
             if let Some(spec) = spec {
                 selectors::validate_workload_selector(spec, target, &mut errors);

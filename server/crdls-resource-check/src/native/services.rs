@@ -4,7 +4,7 @@
 
 use std::collections::HashSet;
 
-use crdls_diagnostics::{codes, TextRange};
+use crdls_diagnostics::codes;
 use crdls_yaml::{Node, Value};
 
 use super::pods::protocol;
@@ -12,17 +12,8 @@ use super::{error, port_name_errors, port_number, Found, Target};
 use crate::field_error::ErrorType;
 use crate::gofmt;
 
-/// Validates the ports of the Service spec `spec`, whose key is at `key`.
-pub(super) fn validate_service_spec(spec: &Node, key: TextRange, target: Target<'_>, out: &mut Vec<Found>) {
-    if needs_ports(spec) {
-        let range = spec.entry("ports").map_or(key, |e| e.key_range);
-        out.push(Found::field(
-            error(ErrorType::Required, "spec.ports", None, ""),
-            range,
-            codes::NATIVE_PORT,
-            "a Service needs at least one port, unless it is headless (clusterIP: None) or of type ExternalName",
-        ));
-    }
+/// Validates the ports of the Service spec `spec`.
+pub(super) fn validate_service_spec(spec: &Node, target: Target<'_>, out: &mut Vec<Found>) {
     let Some(ports) = spec.get("ports").and_then(Node::as_seq) else { return };
     let several = ports.len() > 1;
     let mut names: HashSet<&str> = HashSet::new();
@@ -104,27 +95,6 @@ pub(super) fn validate_service_spec(spec: &Node, key: TextRange, target: Target<
             }
         }
     }
-}
-
-/// Whether the API server requires a port of this Service spec and it has none: `ports` is left out,
-/// null or empty, and the Service is neither headless (`clusterIP: None`, or `clusterIPs` starting
-/// with `None`) nor of type `ExternalName`. Only a spec that says so in plain words is judged: a type
-/// or cluster IP of any other form (a placeholder, a number) leaves the question open.
-fn needs_ports(spec: &Node) -> bool {
-    let no_ports = match spec.get("ports") {
-        None => true,
-        Some(node) => node.value == Value::Null || node.as_seq().is_some_and(<[Node]>::is_empty),
-    };
-    let type_needs_ports = match spec.get("type") {
-        None => true,
-        Some(node) => matches!(node.as_str(), Some("" | "ClusterIP" | "NodePort" | "LoadBalancer")),
-    };
-    // An IP address (or nothing) for a cluster IP; "None" makes the Service headless, and any other
-    // text may stand for either.
-    let is_address = |node: &Node| node.as_str().is_some_and(|ip| ip.is_empty() || ip.parse::<std::net::IpAddr>().is_ok());
-    let not_headless = spec.get("clusterIP").is_none_or(is_address)
-        && spec.get("clusterIPs").is_none_or(|ips| ips.as_seq().is_some_and(|ips| ips.first().is_none_or(is_address)));
-    no_ports && type_needs_ports && not_headless
 }
 
 /// The value of a duplicate port's error: the API server's internal `ServicePort` holding only the

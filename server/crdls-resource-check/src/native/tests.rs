@@ -52,34 +52,6 @@ fn image_pull_policies_are_spelt_as_the_api_server_spells_them() {
 }
 
 #[test]
-fn a_service_needs_a_port_unless_headless_or_an_external_name() {
-    for text in
-        ["spec:\n  type: LoadBalancer\n", "spec:\n  ports: []\n", "spec:\n  ports:\n  clusterIP: 10.0.0.1\n", "metadata: {name: a}\n"]
-    {
-        check(
-            35,
-            "",
-            "Service",
-            text,
-            expect![[
-                r#"spec.ports: Required value | a Service needs at least one port, unless it is headless (clusterIP: None) or of type ExternalName"#
-            ]],
-        );
-    }
-    for text in [
-        "spec:\n  clusterIP: None\n  selector: {app: a}\n",
-        "spec:\n  clusterIPs: [None]\n",
-        "spec:\n  type: ExternalName\n  externalName: db.example.com\n",
-        // A type or cluster IP written as a placeholder may be either.
-        "spec:\n  type: SERVICE_TYPE\n",
-        "spec:\n  clusterIP: CLUSTER_IP\n",
-        "spec:\n  ports:\n    - port: 80\n",
-    ] {
-        check(35, "", "Service", text, expect![[""]]);
-    }
-}
-
-#[test]
 fn service_ports() {
     check(
         35,
