@@ -119,6 +119,43 @@ pub const GOLDEN_DIRS: &[&str] = &["expected", "golden", "goldens"];
 /// test (a Pod under whatever apiVersion the test decodes it with), not something anyone applies.
 pub const FAKE_DIRS: &[&str] = &["fake", "fakes"];
 
+/// The names of the output half of a conversion test's fixture pair (see [`is_paired_output_dir`]).
+pub const OUTPUT_DIRS: &[&str] = &["output", "outputs", "out"];
+/// The names of the input half of a conversion test's fixture pair (see [`is_paired_output_dir`]).
+pub const INPUT_DIRS: &[&str] = &["input", "inputs", "in"];
+/// The most entries of each directory of a fixture pair looked at: a hostile tree costs no more.
+const MAX_PAIR_ENTRIES: usize = 10_000;
+
+/// Whether the directory at `path` holds the expected outputs of a conversion test: it is named
+/// `output` (or `outputs`, `out`), and a sibling directory named `input` (`inputs`, `in`) holds a YAML
+/// or JSON file of the same name as one of its own. A converter's test reads each input and compares
+/// what the program printed with the output of the same name (`fixtures/input/ingress.yaml` and
+/// `fixtures/output/ingress.yaml`): a golden, often with the program's warnings printed before the
+/// YAML, not something anyone applies. Neither name alone says so (a build's `out/` is what users
+/// apply); the pair of files does.
+pub fn is_paired_output_dir(path: &Path) -> bool {
+    let Some(name) = path.file_name().map(|n| n.to_string_lossy()) else { return false };
+    if !OUTPUT_DIRS.contains(&&*name) {
+        return false;
+    }
+    let Some(parent) = path.parent() else { return false };
+    let names = |dir: &Path| -> std::collections::BTreeSet<std::ffi::OsString> {
+        let Ok(entries) = std::fs::read_dir(dir) else { return Default::default() };
+        entries
+            .flatten()
+            .take(MAX_PAIR_ENTRIES)
+            .filter(|e| e.file_type().is_ok_and(|t| t.is_file()) && is_yaml_or_json(&e.path()))
+            .map(|e| e.file_name())
+            .collect()
+    };
+    let outputs = names(path);
+    !outputs.is_empty()
+        && INPUT_DIRS.iter().any(|input| {
+            let dir = parent.join(input);
+            dir.is_dir() && names(&dir).iter().any(|n| outputs.contains(n))
+        })
+}
+
 /// Whether a directory of this name holds test material that a walk skips unless asked. `_testdata` is
 /// a `testdata` directory too: the Go tool ignores every directory whose name starts with `_`, and
 /// projects name their test data so when it lies beside code that is not a package of its own.
@@ -215,7 +252,7 @@ fn walk(root: &Path, top: Option<&Path>, options: WalkOptions, found: &mut Walk)
                 if name != ".git" {
                     found.hidden.push(path);
                 }
-            } else if is_test_material_dir(&name) && !options.include_testdata {
+            } else if (is_test_material_dir(&name) || is_paired_output_dir(&path)) && !options.include_testdata {
                 found.test_material.push(path);
             } else if !is_dependency_dir(&path, &name) {
                 pending.push(list(&path));
@@ -550,6 +587,50 @@ mod tests {
         assert_eq!(names(&walk_below(&dir.join("app/testdata"), WalkOptions::default()).files), ["app/testdata/in.yaml"]);
         let snapshots = walk_below(&dir.join("chart/tests/__snapshot__"), WalkOptions::default());
         assert_eq!(names(&snapshots.files), ["chart/tests/__snapshot__/all.yaml"]);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_walk_skips_the_outputs_of_a_conversion_tests_fixture_pairs() {
+        let dir = scratch("walk-fixture-pairs");
+        let _ = std::fs::remove_dir_all(&dir);
+        for file in [
+            // A converter's fixtures: each output has the name of the input it was printed from.
+            "convert/fixtures/input/ingress.yaml",
+            "convert/fixtures/output/ingress.yaml",
+            "plural/inputs/a.yaml",
+            "plural/outputs/a.yaml",
+            // A build's output beside an input that shares no file name: what users apply.
+            "build/in/values.yaml",
+            "build/out/install.yaml",
+            // An output directory without an input beside it.
+            "render/output/bundle.yaml",
+        ] {
+            let path = dir.join(file);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, "a: 1\n").unwrap();
+        }
+        let names = |paths: &[PathBuf]| -> Vec<String> {
+            let mut names: Vec<String> = paths.iter().map(|p| p.strip_prefix(&dir).unwrap().to_string_lossy().replace('\\', "/")).collect();
+            names.sort();
+            names
+        };
+        let walked = walk_below(&dir, WalkOptions::default());
+        assert_eq!(names(&walked.test_material), ["convert/fixtures/output", "plural/outputs"]);
+        assert_eq!(
+            names(&walked.files),
+            [
+                "build/in/values.yaml",
+                "build/out/install.yaml",
+                "convert/fixtures/input/ingress.yaml",
+                "plural/inputs/a.yaml",
+                "render/output/bundle.yaml"
+            ]
+        );
+        assert!(is_paired_output_dir(&dir.join("convert/fixtures/output")));
+        assert!(!is_paired_output_dir(&dir.join("convert/fixtures/input")) && !is_paired_output_dir(&dir.join("build/out")));
+        let walked = walk_below(&dir, WalkOptions { include_testdata: true });
+        assert!(walked.test_material.is_empty() && walked.files.len() == 7);
         let _ = std::fs::remove_dir_all(&dir);
     }
 

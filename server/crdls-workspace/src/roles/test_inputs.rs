@@ -46,10 +46,17 @@ impl Workspace {
     }
 
     /// Whether `path` lies in a golden directory ([`crate::files::GOLDEN_DIRS`]) below the deepest
-    /// root that holds it: a golden-file test's output.
+    /// root that holds it: a golden-file test's output. A conversion test's output directory there
+    /// ([`crate::files::is_paired_output_dir`]) is one too.
     pub fn in_golden_dir(&self, path: &Path) -> bool {
-        let Some(below) = self.root_of(path).and_then(|root| path.strip_prefix(root).ok()).and_then(Path::parent) else { return false };
-        below.components().any(|c| matches!(c, Component::Normal(name) if crate::files::GOLDEN_DIRS.iter().any(|g| name == *g)))
+        let Some(root) = self.root_of(path) else { return false };
+        let Some(below) = path.strip_prefix(root).ok().and_then(Path::parent) else { return false };
+        let mut dir = root.to_path_buf();
+        below.components().any(|c| {
+            let Component::Normal(name) = c else { return false };
+            dir.push(name);
+            crate::files::GOLDEN_DIRS.iter().any(|g| name == *g) || crate::files::is_paired_output_dir(&dir)
+        })
     }
 
     /// The test directory `path` lies in (the outermost of [`TEST_DIRS`] between the deepest root that

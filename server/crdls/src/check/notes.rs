@@ -70,7 +70,8 @@ pub(super) fn test_material_note(skipped: &[PathBuf]) -> Option<String> {
     let named_in = |names: &[&str], p: &PathBuf| p.file_name().is_some_and(|n| names.contains(&&*n.to_string_lossy()));
     let dirs: Vec<&PathBuf> = skipped.iter().filter(|p| p.is_dir()).collect();
     let snapshots = dirs.iter().filter(|p| named_in(crdls_workspace::files::SNAPSHOT_DIRS, p)).count();
-    let goldens = dirs.iter().filter(|p| named_in(crdls_workspace::files::GOLDEN_DIRS, p)).count();
+    let goldens =
+        dirs.iter().filter(|p| named_in(crdls_workspace::files::GOLDEN_DIRS, p) || crdls_workspace::files::is_paired_output_dir(p)).count();
     let fakes = dirs.iter().filter(|p| named_in(crdls_workspace::files::FAKE_DIRS, p)).count();
     let directories = dirs.len() - snapshots - goldens - fakes;
     let outputs = skipped.len() - dirs.len();
