@@ -671,9 +671,7 @@ mod reach_tests {
         // Items and values are reached whatever their type (the oracle, 1.37): the items below the
         // values of a string are, untyped, so their own rules count (seed 1 at 5,892).
         assert!(runs_rules(&schema(&values(&format!("      type: array\n      items: {{type: string, {rule}}}\n")))));
-        assert!(runs_rules(&schema(&values(&format!(
-            "      type: object\n      additionalProperties: {{type: integer, {rule}}}\n"
-        )))));
+        assert!(runs_rules(&schema(&values(&format!("      type: object\n      additionalProperties: {{type: integer, {rule}}}\n")))));
         // The values of a map are reached.
         assert!(runs_rules(&schema(&format!(
             "type: object\nproperties:\n  v:\n    type: object\n    additionalProperties:\n      type: object\n      properties:\n        e: {{type: integer, {rule}}}\n"
