@@ -1235,7 +1235,8 @@ mod tests {
         assert_eq!(excepted(&case(&reference, "only crdls:      spec: Invalid value: \"object\": failed rule: has(self.tags)")), None);
         assert_eq!(excepted(&case(&reference, "only the oracle: metadata.labels: Invalid value: \"-\": must be valid")), None);
         // The name picks the object referred to (seed 1 at 1,308, a name `e"`).
-        let name = "crdls accepts, the oracle rejects\nonly the oracle: metadata.name: Invalid value: \"e\\\"\": a lowercase RFC 1123 subdomain";
+        let name =
+            "crdls accepts, the oracle rejects\nonly the oracle: metadata.name: Invalid value: \"e\\\"\": a lowercase RFC 1123 subdomain";
         assert_eq!(excepted(&case(&reference, name)), Some("reference-documents-are-partial"));
         assert_eq!(excepted(&case(&with_spec, name)), None);
         // A root enum both report, each quoting the object as it holds it, comes along with the note.
