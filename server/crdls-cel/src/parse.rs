@@ -51,7 +51,8 @@ impl CelError {
         }
         let snippet = source[line_start..line_end].replace('\t', " ");
         let dots: String = snippet.chars().take(column - 1).map(|c| if is_wide(c) { '\u{ff0e}' } else { '.' }).collect();
-        format!("ERROR: <input>:{line_no}:{column}: {}\n | {snippet}\n | {dots}^", self.message)
+        let caret = if snippet.chars().nth(column - 1).is_some_and(is_wide) { '\u{ff3e}' } else { '^' };
+        format!("ERROR: <input>:{line_no}:{column}: {}\n | {snippet}\n | {dots}{caret}", self.message)
     }
 }
 
@@ -70,9 +71,11 @@ pub fn display_all(errors: &[CelError], source: &str) -> String {
     errors.iter().map(|e| e.display(source)).collect::<Vec<_>>().join("\n")
 }
 
-/// Whether cel-go widens the caret line for this character (East Asian wide and full-width forms).
+/// Whether cel-go widens the caret line for this character: it takes every character of more than
+/// one UTF-8 byte for a wide one (a full-width dot before the column, a full-width caret at it),
+/// whatever its display width.
 fn is_wide(c: char) -> bool {
-    matches!(c as u32, 0x1100..=0x115F | 0x2E80..=0xA4CF | 0xAC00..=0xD7A3 | 0xF900..=0xFAFF | 0xFE30..=0xFE4F | 0xFF00..=0xFF60 | 0xFFE0..=0xFFE6)
+    c.len_utf8() > 1
 }
 
 /// The parsing environment, built once: the standard macros and the Kubernetes ones.
@@ -689,8 +692,17 @@ mod tests {
         expect_test::expect![[r#"
             ERROR: <input>:1:17: Syntax error: mismatched input '<EOF>' expecting {'[', '{', '(', '.', '-', '!', 'true', 'false', 'null', NUM_FLOAT, NUM_INT, NUM_UINT, STRING, BYTES, IDENTIFIER}
              | self.a == 'é' &&
-             | ................^"#]]
+             | ...........．....^"#]]
         .assert_eq(&display_all(&errors, source));
+        // Every character of more than one UTF-8 byte is a full-width dot, or a full-width caret
+        // when the error is at it (an API server's words, 1.37).
+        let source = "'é' \u{15e93}";
+        let errors = parse(source).unwrap_err();
+        expect_test::expect![[r#"
+            ERROR: <input>:1:5: Syntax error: token recognition error at: '𕺓'
+             | 'é' 𕺓
+             | .．..＾"#]]
+        .assert_eq(&errors[0].display(source));
         let has = parse("has(self)").unwrap_err();
         assert_eq!(has[0].message, "invalid argument to has() macro");
     }

@@ -273,8 +273,12 @@ fn left_out_of_written_map(root: &Node, d: &Diagnostic) -> bool {
 /// field written as `null` is not written either, as Go decodes it to its zero value), a workload's
 /// selector left out (its pod template's labels then match nothing), and list items that are
 /// duplicates only because they leave out their keys (two containers without a name). A diagnostic
-/// without a field path (YAML, the kind, the apiVersion) is about what is written.
+/// without a field path (YAML, the kind, the apiVersion) is about what is written, and so is an unknown
+/// field: its key is written, whatever its value (`l: null` in `metadata` is a strict decoding error).
 pub fn is_about_absence(root: &Node, d: &Diagnostic) -> bool {
+    if d.code == codes::SCHEMA_UNKNOWN_FIELD {
+        return false;
+    }
     let absent = |path: &str| {
         let followed = crdls_yaml::follow(root, path);
         !followed.complete() || followed.node().value == Value::Null
@@ -972,6 +976,12 @@ mod tests {
             "x: Duplicate value: {\"name\":\"c\",\"port\":1}"
         )));
         assert!(!absent(Diagnostic::new(TextRange::empty(0), Severity::Error, codes::YAML_SYNTAX, "m")));
+        // An unknown field is a written key, null or not.
+        assert!(!absent(at(
+            codes::SCHEMA_UNKNOWN_FIELD,
+            "spec.template.spec.containers[2].image",
+            "strict decoding error: unknown field \"spec.template.spec.containers[2].image\""
+        )));
         assert_eq!(json_keys("\"name\":\"a,b\",\"port\":1}"), ["name", "port"]);
         // A CRD among test inputs is a whole CRD.
         let crd = crdls_yaml::parse("apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\n").documents[0].root.clone();

@@ -402,6 +402,11 @@ impl<'s> SchemaSizes<'s> {
         let mut node: Node<'s> = Node::Schema(self.root, self.resource_root);
         let mut steps = Vec::new();
         for segment in path.iter().skip(1) {
+            // An int-or-string node is `dyn` to CEL, a type without fields or elements, so nothing
+            // below it has a size there, whatever properties or items its schema declares.
+            if matches!(node, Node::Schema(s, _) if s.int_or_string) {
+                return None;
+            }
             node = match (node, segment.as_str()) {
                 (Node::Schema(s, _), "@items") => {
                     steps.push("items".to_string());
@@ -570,6 +575,25 @@ mod tests {
         // A smaller maxLength of the schema's own wins.
         let smaller = cost(rule, "{type: object, properties: {name: {type: string, maxLength: 10}}}", 37);
         assert!(smaller < capped, "{smaller} against {capped}");
+    }
+
+    #[test]
+    fn nothing_below_an_int_or_string_node_is_sized() {
+        // The items are `dyn` to CEL: their fields have no size, so comparing two of them is priced
+        // at the unknown size, where the declared strings would have been priced at the request limit.
+        let text = "type: array\nmaxItems: 4\nitems:\n  type: object\n  x-kubernetes-int-or-string: true\n  \
+                    properties:\n    name: {type: string}\n    protocol: {type: string}\n";
+        let stream = crdls_yaml::parse(text);
+        let schema = Schema::from_node(stream.documents[0].root.as_ref().expect("a schema"));
+        let rule = ValidationRule { rule: "self.all(l, l.name == l.protocol)".into(), ..ValidationRule::default() };
+        let compiled = compile_rule_in(&rule, &schema, false, crdls_cel::Options::kubernetes(36));
+        let cost = compiled.rule.expect("compiles").expect("a program").cost.max;
+        assert_eq!(cost, 7_378_697_629_483_821_078);
+        use crdls_cel::cost::SizeEstimator;
+        let sizes = SchemaSizes { root: &schema, resource_root: false, kubernetes: None };
+        let path = |p: &[&str]| p.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        assert!(sizes.estimate_size(&path(&["self", "@items", "name"])).is_none());
+        assert!(sizes.estimate_size(&path(&["self", "@items"])).is_some());
     }
 
     #[test]

@@ -58,13 +58,38 @@ pub fn validate_default_rules(default: &Node, schema: &Schema, resource_root: bo
 /// Whether the API server's CEL validator has any rule of `schema` to run (`cel.NewValidator` is nil
 /// otherwise, and an object with blocking errors then gets no note that rules were skipped).
 pub fn runs_rules(schema: &Schema) -> bool {
-    schema.has_rules
-        && (!schema.validations.is_empty()
-            || reachable_children(schema).any(runs_rules)
-            // The items or values of a node whose CEL type has no element type (a string with
-            // `additionalProperties`, say) get a validator with no type: their own rules fail to
-            // compile there (a validator all the same), what is below them is never reached.
-            || untyped_elements(schema).any(|c| !c.validations.is_empty()))
+    builds_validator(schema, true)
+}
+
+/// Whether the API server's `validator` for a node is not nil: the node has rules of its own (compiled
+/// or not), or a child has a validator. `typed` is whether the node has a CEL type there. The items
+/// and values get one whatever their type, typed as the node's element type; without it (a string
+/// with `additionalProperties`, say), their own rules are a validator that fails to compile, and what
+/// is below them goes on untyped. A property gets one when it is a field of the node's object type,
+/// or when CEL cannot escape its name (it is then typed on its own); below an untyped node, the
+/// properties of escapable names are never reached.
+fn builds_validator(schema: &Schema, typed: bool) -> bool {
+    if !schema.has_rules {
+        return false;
+    }
+    if !schema.validations.is_empty() {
+        return true;
+    }
+    let elements_typed = typed && has_element_type(schema);
+    let values = match &schema.additional_properties {
+        Some(AdditionalProperties::Schema(values)) => Some(&**values),
+        _ => None,
+    };
+    if schema.items.as_deref().into_iter().chain(values).any(|child| builds_validator(child, elements_typed)) {
+        return true;
+    }
+    schema.properties.iter().any(|p| {
+        let field = match escape(&p.name) {
+            Some(_) => typed && is_validated_field(schema, &p.name, &p.schema),
+            None => has_decl_type(&p.schema),
+        };
+        field && builds_validator(&p.schema, true)
+    })
 }
 
 /// Whether a node's CEL type has an element type (`DeclType.ElemType`): a list's items, a map's values.
@@ -75,15 +100,6 @@ fn has_element_type(schema: &Schema) -> bool {
             Some("object") => schema.properties.is_empty() && matches!(schema.additional_properties, Some(AdditionalProperties::Schema(_))),
             _ => false,
         }
-}
-
-/// The items and values of a node whose type has no element type for them.
-fn untyped_elements(schema: &Schema) -> impl Iterator<Item = &Schema> {
-    let values = match &schema.additional_properties {
-        Some(AdditionalProperties::Schema(values)) => Some(&**values),
-        _ => None,
-    };
-    schema.items.as_deref().into_iter().chain(values).filter(move |_| !has_element_type(schema))
 }
 
 /// Whether CEL gives a schema node a type (`SchemaDeclType` is not nil): int-or-string, a scalar
@@ -102,21 +118,6 @@ fn has_decl_type(schema: &Schema) -> bool {
         Some("string" | "integer" | "number" | "boolean") => true,
         _ => false,
     }
-}
-
-/// The schema nodes below `schema` whose rules the validator runs (`validator` in the API server's
-/// `schema/cel`): the items and map values that have a type, and the properties that are fields of
-/// the node's object type (a property whose name CEL cannot escape is typed on its own). The
-/// properties of an int-or-string node are not fields of its `dyn` type, so never validated.
-fn reachable_children(schema: &Schema) -> impl Iterator<Item = &Schema> {
-    let properties = schema.properties.iter().filter(move |p| is_validated_field(schema, &p.name, &p.schema)).map(|p| &*p.schema);
-    let typed = has_element_type(schema);
-    let items = schema.items.as_deref().filter(|i| typed && has_decl_type(i));
-    let values = match &schema.additional_properties {
-        Some(AdditionalProperties::Schema(values)) if typed && has_decl_type(values) => Some(&**values),
-        _ => None,
-    };
-    properties.chain(items).chain(values)
 }
 
 /// Whether the validator runs the rules of the property `name` (schema `property`) of `parent`.
@@ -667,6 +668,10 @@ mod reach_tests {
         let values = |inner: &str| format!("type: object\nproperties:\n  v:\n    type: string\n    additionalProperties:\n{inner}");
         assert!(!runs_rules(&schema(&values(&format!("      type: object\n      properties:\n        e: {{type: integer, {rule}}}\n")))));
         assert!(runs_rules(&schema(&values(&format!("      type: object\n      {rule}\n")))));
+        // Items and values are reached whatever their type (the oracle, 1.37): the items below the
+        // values of a string are, untyped, so their own rules count (seed 1 at 5,892).
+        assert!(runs_rules(&schema(&values(&format!("      type: array\n      items: {{type: string, {rule}}}\n")))));
+        assert!(runs_rules(&schema(&values(&format!("      type: object\n      additionalProperties: {{type: integer, {rule}}}\n")))));
         // The values of a map are reached.
         assert!(runs_rules(&schema(&format!(
             "type: object\nproperties:\n  v:\n    type: object\n    additionalProperties:\n      type: object\n      properties:\n        e: {{type: integer, {rule}}}\n"

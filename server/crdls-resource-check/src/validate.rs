@@ -436,7 +436,9 @@ impl Validator<'_> {
         const CAUSE_VALUES: usize = 100;
         // An empty enum is no enum (kube-openapi checks one only when it has members).
         let Some(members) = schema.enumeration.as_ref().filter(|m| !m.is_empty()) else { return };
-        if members.iter().any(|m| json_equal(m, node)) {
+        // A null member matches nothing, a null value included: kube-openapi skips members without a
+        // Go type.
+        if members.iter().any(|m| m.value != Value::Null && json_equal(m, node)) {
             return;
         }
         // Every member prints quoted: strings as they are, other values as their JSON. The cause lists
@@ -587,6 +589,20 @@ mod tests {
             causes(date_time, "5", Numbers::Native),
             ["x: Invalid value: \"integer\": x in body must be of type string: \"integer\""]
         );
+    }
+
+    #[test]
+    fn a_null_enum_member_matches_nothing() {
+        // The oracle (1.37): kube-openapi skips an enum member that is null, so a null value is
+        // refused even where it is nullable and the enum lists null.
+        let release = Numbers::of_release(37);
+        let unsupported = "x: Unsupported value: null: supported values: \"null\", \"a\"";
+        assert_eq!(causes("{type: string, nullable: true, enum: [null, a]}", "null", release), [unsupported]);
+        assert_eq!(
+            causes("{type: string, enum: [null, a]}", "null", release),
+            ["x: Invalid value: \"null\": x in body must be of type string: \"null\"", unsupported]
+        );
+        assert_eq!(causes("{type: string, enum: [null, a]}", "a", release), Vec::<String>::new());
     }
 
     #[test]

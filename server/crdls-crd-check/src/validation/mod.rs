@@ -204,29 +204,67 @@ pub(super) fn start_of(node: &Node) -> TextRange {
 }
 
 /// Equality as `apiequality.Semantic.DeepEqual` sees two decoded values: mapping order does not
-/// matter, and a null or an empty list is the same as an absent field.
+/// matter, and a null or an empty list is the same as an absent field. The values of a schema's
+/// `default` and `example` are JSON held by pointer: only a null one is absent, and inside them an
+/// empty list or a null is a value like any other (`default: []` differs from no default).
 pub(super) fn semantic_eq(a: Option<&Node>, b: Option<&Node>) -> bool {
+    fields_eq(a, b, false)
+}
+
+/// [`semantic_eq`] of two values; `names` when the keys of a mapping are names (of properties,
+/// definitions) rather than the keywords of a schema.
+fn fields_eq(a: Option<&Node>, b: Option<&Node>, names: bool) -> bool {
     fn norm(n: Option<&Node>) -> Option<&Node> {
         n.filter(|n| !matches!(&n.value, Value::Null) && !matches!(&n.value, Value::Seq(s) if s.is_empty()))
     }
+    let json_valued = |key: &str| !names && matches!(key, "default" | "example");
     match (norm(a), norm(b)) {
         (None, None) => true,
         (Some(x), Some(y)) => match (&x.value, &y.value) {
             (Value::Map(p), Value::Map(q)) => {
                 let keys = |m: &[crdls_yaml::Entry]| -> Vec<String> {
-                    let mut k: Vec<String> = m.iter().filter(|e| norm(Some(&e.value)).is_some()).map(|e| e.key.clone()).collect();
+                    let present = |e: &crdls_yaml::Entry| {
+                        if json_valued(&e.key) {
+                            e.value.value != Value::Null
+                        } else {
+                            norm(Some(&e.value)).is_some()
+                        }
+                    };
+                    let mut k: Vec<String> = m.iter().filter(|e| present(e)).map(|e| e.key.clone()).collect();
                     k.sort();
                     k.dedup();
                     k
                 };
                 let (kp, kq) = (keys(p), keys(q));
-                kp == kq && kp.iter().all(|k| semantic_eq(x.get(k), y.get(k)))
+                kp == kq
+                    && kp.iter().all(|k| match (x.get(k), y.get(k)) {
+                        (Some(v), Some(w)) if json_valued(k) => json_eq(v, w),
+                        (v, w) => fields_eq(v, w, !names && matches!(k.as_str(), "properties" | "patternProperties" | "definitions")),
+                    })
             }
-            (Value::Seq(p), Value::Seq(q)) => p.len() == q.len() && p.iter().zip(q).all(|(a, b)| semantic_eq(Some(a), Some(b))),
+            (Value::Seq(p), Value::Seq(q)) => p.len() == q.len() && p.iter().zip(q).all(|(a, b)| fields_eq(Some(a), Some(b), false)),
             (Value::Int(i), Value::Float(f)) | (Value::Float(f), Value::Int(i)) => *i as f64 == *f,
             (p, q) => p == q,
         },
         _ => false,
+    }
+}
+
+/// Equality of two JSON values: every key and item counts, nulls and empty lists included.
+fn json_eq(a: &Node, b: &Node) -> bool {
+    match (&a.value, &b.value) {
+        (Value::Map(p), Value::Map(q)) => {
+            let mut kp: Vec<&str> = p.iter().map(|e| e.key.as_str()).collect();
+            let mut kq: Vec<&str> = q.iter().map(|e| e.key.as_str()).collect();
+            kp.sort_unstable();
+            kp.dedup();
+            kq.sort_unstable();
+            kq.dedup();
+            kp == kq && kp.iter().all(|k| matches!((a.get(k), b.get(k)), (Some(v), Some(w)) if json_eq(v, w)))
+        }
+        (Value::Seq(p), Value::Seq(q)) => p.len() == q.len() && p.iter().zip(q).all(|(v, w)| json_eq(v, w)),
+        (Value::Int(i), Value::Float(f)) | (Value::Float(f), Value::Int(i)) => *i as f64 == *f,
+        (p, q) => p == q,
     }
 }
 
@@ -346,5 +384,29 @@ impl<'a> CrdDoc<'a> {
             .enumerate()
             .filter_map(|(i, v)| get(v, key).map(|n| (format!("spec.versions[{i}].{key}"), Some(i), n)))
             .collect()
+    }
+}
+
+#[cfg(test)]
+mod semantic_tests {
+    use super::semantic_eq;
+
+    fn eq(a: &str, b: &str) -> bool {
+        let (a, b) = (crdls_yaml::parse(a), crdls_yaml::parse(b));
+        semantic_eq(a.documents[0].root.as_ref(), b.documents[0].root.as_ref())
+    }
+
+    #[test]
+    fn a_default_of_an_empty_list_is_a_default() {
+        // Keywords: an empty list or a null is as good as none.
+        assert!(eq("{type: object, required: []}", "{type: object}"));
+        assert!(eq("{type: object, default: null}", "{type: object}"));
+        // A default is JSON held by pointer: `[]` is one, and so is a null inside it.
+        assert!(!eq("{type: object, default: []}", "{type: object}"));
+        assert!(!eq("{type: object, default: {a: null}}", "{type: object, default: {}}"));
+        assert!(!eq("{example: {a: []}}", "{example: {}}"));
+        assert!(eq("{default: {a: [], b: 1}}", "{default: {b: 1.0, a: []}}"));
+        // A property named `default` is a schema, compared as one.
+        assert!(eq("{properties: {default: {type: string, enum: []}}}", "{properties: {default: {type: string}}}"));
     }
 }
