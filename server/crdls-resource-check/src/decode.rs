@@ -99,6 +99,13 @@ struct Walk<'k> {
     kind: &'k str,
 }
 
+/// A mapping's entries in the order the decoder reads them: the JSON it is given has its keys sorted.
+fn in_key_order(entries: &[crdls_yaml::Entry]) -> Vec<&crdls_yaml::Entry> {
+    let mut sorted: Vec<_> = entries.iter().collect();
+    sorted.sort_by(|a, b| a.key.cmp(&b.key));
+    sorted
+}
+
 /// Deeper than any built-in type nests; a hostile document stops here.
 const MAX_DEPTH: usize = 64;
 
@@ -111,10 +118,7 @@ impl Walk<'_> {
         match ty.shape() {
             Shape::Struct(name) => {
                 let Value::Map(entries) = &node.value else { return self.type_error(node, ty.name(), at) };
-                // The JSON the decoder reads has its keys sorted.
-                let mut sorted: Vec<_> = entries.iter().collect();
-                sorted.sort_by(|a, b| a.key.cmp(&b.key));
-                for entry in sorted {
+                for entry in in_key_order(entries) {
                     let Some((field, via)) = ty.field(&entry.key) else { continue };
                     let mut fields = at.fields.clone();
                     for part in via.into_iter().chain([entry.key.as_str()]) {
@@ -136,9 +140,7 @@ impl Walk<'_> {
             }
             Shape::Map(values) => {
                 let Value::Map(entries) = &node.value else { return self.type_error(node, ty.name(), at) };
-                let mut sorted: Vec<_> = entries.iter().collect();
-                sorted.sort_by(|a, b| a.key.cmp(&b.key));
-                for entry in sorted {
+                for entry in in_key_order(entries) {
                     // crdls's paths name a map's key as a field, as the schema's do.
                     let path = format!("{}.{}", at.path, entry.key);
                     self.value(&entry.value, values, &Context { go_struct: at.go_struct, fields: at.fields.clone(), path }, depth + 1);

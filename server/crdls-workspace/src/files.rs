@@ -543,15 +543,9 @@ mod tests {
             "chart/tests/__snapshot__/all.yaml",
             "tests/expected/bundle.yaml",
         ] {
-            let path = dir.join(file);
-            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-            std::fs::write(path, "a: 1\n").unwrap();
+            write_small_file(&dir.join(file));
         }
-        let names = |paths: &[PathBuf]| -> Vec<String> {
-            let mut names: Vec<String> = paths.iter().map(|p| p.strip_prefix(&dir).unwrap().to_string_lossy().replace('\\', "/")).collect();
-            names.sort();
-            names
-        };
+        let names = |paths: &[PathBuf]| relative_names(&dir, paths);
         let walked = walk_below(&dir, WalkOptions::default());
         assert_eq!(names(&walked.files), ["app/deploy.yaml"]);
         assert_eq!(
@@ -606,15 +600,9 @@ mod tests {
             // An output directory without an input beside it.
             "render/output/bundle.yaml",
         ] {
-            let path = dir.join(file);
-            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-            std::fs::write(path, "a: 1\n").unwrap();
+            write_small_file(&dir.join(file));
         }
-        let names = |paths: &[PathBuf]| -> Vec<String> {
-            let mut names: Vec<String> = paths.iter().map(|p| p.strip_prefix(&dir).unwrap().to_string_lossy().replace('\\', "/")).collect();
-            names.sort();
-            names
-        };
+        let names = |paths: &[PathBuf]| relative_names(&dir, paths);
         let walked = walk_below(&dir, WalkOptions::default());
         assert_eq!(names(&walked.test_material), ["convert/fixtures/output", "plural/outputs"]);
         assert_eq!(
@@ -808,6 +796,19 @@ mod tests {
     }
 
     /// A fresh directory for one test.
+    /// Writes `a: 1` at `path`, making its directories.
+    fn write_small_file(path: &Path) {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, "a: 1\n").unwrap();
+    }
+
+    /// The paths below `dir`, relative to it with `/` between parts, sorted.
+    fn relative_names(dir: &Path, paths: &[PathBuf]) -> Vec<String> {
+        let mut names: Vec<String> = paths.iter().map(|p| p.strip_prefix(dir).unwrap().to_string_lossy().replace('\\', "/")).collect();
+        names.sort();
+        names
+    }
+
     fn scratch(name: &str) -> PathBuf {
         let dir = std::env::temp_dir().join(format!("crdls-{name}-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
