@@ -149,6 +149,16 @@ fn quotes_the_object(cause: &str) -> bool {
 
 /// The differences the target does not report, with their reasons; the documentation's page on the
 /// oracle lists them too.
+/// Whether a JSON tree has an object key that, written as JSON (quoted, escaped), is longer than the
+/// 1,024 characters go-yaml takes as an implicit key.
+fn has_overlong_key(value: &Value) -> bool {
+    match value {
+        Value::Object(map) => map.iter().any(|(k, v)| Value::from(k.as_str()).to_string().chars().count() > 1024 || has_overlong_key(v)),
+        Value::Array(items) => items.iter().any(has_overlong_key),
+        _ => false,
+    }
+}
+
 pub const EXCEPTIONS: &[Exception] = &[
     Exception {
         name: "template-placeholders",
@@ -233,6 +243,24 @@ pub const EXCEPTIONS: &[Exception] = &[
                                 || cause.starts_with("metadata.name: Invalid value: ")
                         })
                 })
+        },
+    },
+    Exception {
+        name: "overlong-implicit-key",
+        reason: "partly the harness, partly a crdls limitation: go-yaml gives up a key whose `:` comes more than 1,024 characters \
+                 after the key's start (the YAML limit on implicit keys) and refuses the document (`did not find expected ',' or \
+                 '}'` in a flow mapping); crdls's YAML reader has no such limit, so on a key that long crdls misses the error. The \
+                 oracle is sent crdls's JSON of the object, whose quotes and escapes can take a key the original text kept under \
+                 the limit past it (seed 1 at 6,783: a plain key of 1,021 characters holding quotes)",
+        applies: |case| {
+            let yaml_refusal = |l: &str| {
+                l.strip_prefix("only the oracle: (rejected) yaml: ")
+                    .is_some_and(|w| w.ends_with("did not find expected ',' or '}'") || w.ends_with("did not find expected ',' or ']'"))
+            };
+            case.kind == "cr"
+                && has_overlong_key(case.object)
+                && case.lines().any(yaml_refusal)
+                && case.lines().all(|l| !l.starts_with("only the oracle: ") || yaml_refusal(l))
         },
     },
     Exception {
@@ -1164,6 +1192,24 @@ mod tests {
             excepted_by("cr", "only the oracle: <nil>: Unsupported value: {\"apiVersion\":\"a/v1\"}: supported values: \"0\""),
             None
         );
+    }
+
+    #[test]
+    fn an_overlong_implicit_key_is_excepted_and_nothing_else() {
+        let refused = "only the oracle: (rejected) yaml: did not find expected ',' or '}'\n\
+                       only crdls:      metadata.name: Required value: name or generateName is required";
+        let crd = json!({});
+        let excepted = |object: &Value, difference: &str| {
+            let case = Case { kind: "cr", crd: &crd, object, difference };
+            EXCEPTIONS.iter().find(|e| (e.applies)(&case)).map(|e| e.name)
+        };
+        // 1,021 characters, two of them quotes: 1,025 written as JSON.
+        let quoted = format!("{}\"a\"", "é".repeat(1018));
+        assert_eq!(excepted(&json!({"spec": {quoted.as_str(): 1}}), refused), Some("overlong-implicit-key"));
+        // 1,022 written as JSON is a key go-yaml takes; another refusal of the oracle is not this.
+        assert_eq!(excepted(&json!({"spec": {"é".repeat(1020): 1}}), refused), None);
+        let other = format!("{refused}\nonly the oracle: spec.a: Invalid value: 1: must be a string");
+        assert_eq!(excepted(&json!({"spec": {quoted.as_str(): 1}}), &other), None);
     }
 
     #[test]
