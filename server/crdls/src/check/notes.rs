@@ -134,31 +134,34 @@ pub(super) fn test_inputs(inputs: &[Input], roles: &[FileRole], cwd: &Path) -> T
     out
 }
 
-/// The note on the files read as test inputs, by test directory.
-fn test_inputs_note(dirs: &BTreeMap<String, usize>) -> String {
+/// The files of a note, by directory, as its sentences start: `3 files below 2 test directories
+/// (a, b) were` (`place` is the preposition, `one` and `many` the directory's name).
+fn files_in(dirs: &BTreeMap<String, usize>, place: &str, one: &str, many: &str) -> String {
     let files: usize = dirs.values().sum();
     let shown: Vec<&str> = dirs.keys().take(4).map(String::as_str).collect();
     let more = if dirs.len() > 4 { ", ..." } else { "" };
     format!(
-        "{} below {} ({}{more}) {} read as test inputs: what their objects write is checked, what they leave out (a required field, an image, a selector) is not; pass --whole-test-inputs (wholeTestInputs = true in crdls.toml) to check them as whole objects",
+        "{} {place} {} ({}{more}) {}",
         plural_count(files, "file"),
-        if dirs.len() == 1 { "1 test directory".to_string() } else { format!("{} test directories", dirs.len()) },
+        if dirs.len() == 1 { format!("1 {one}") } else { format!("{} {many}", dirs.len()) },
         shown.join(", "),
         if files == 1 { "was" } else { "were" },
     )
 }
 
+/// The note on the files read as test inputs, by test directory.
+fn test_inputs_note(dirs: &BTreeMap<String, usize>) -> String {
+    format!(
+        "{} read as test inputs: what their objects write is checked, what they leave out (a required field, an image, a selector) is not; pass --whole-test-inputs (wholeTestInputs = true in crdls.toml) to check them as whole objects",
+        files_in(dirs, "below", "test directory", "test directories")
+    )
+}
+
 /// The note on the files read as fragments that the commands of kuttl test cases complete, by case.
 fn fragments_note(cases: &BTreeMap<String, usize>) -> String {
-    let files: usize = cases.values().sum();
-    let shown: Vec<&str> = cases.keys().take(4).map(String::as_str).collect();
-    let more = if cases.len() > 4 { ", ..." } else { "" };
     format!(
-        "{} in {} ({}{more}) {} read as fragments that the test's commands complete (kuttl applies only the numbered steps of a test case): what their objects write is checked, what they leave out and CEL rules are not; pass --whole-test-inputs (wholeTestInputs = true in crdls.toml) to check them as whole objects",
-        plural_count(files, "file"),
-        if cases.len() == 1 { "1 kuttl test case".to_string() } else { format!("{} kuttl test cases", cases.len()) },
-        shown.join(", "),
-        if files == 1 { "was" } else { "were" },
+        "{} read as fragments that the test's commands complete (kuttl applies only the numbered steps of a test case): what their objects write is checked, what they leave out and CEL rules are not; pass --whole-test-inputs (wholeTestInputs = true in crdls.toml) to check them as whole objects",
+        files_in(cases, "in", "kuttl test case", "kuttl test cases")
     )
 }
 
