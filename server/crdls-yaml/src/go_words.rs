@@ -20,6 +20,16 @@ enum Finder {
 /// counterpart in libyaml (the caller keeps saphyr's words).
 pub(crate) fn go_syntax_error(info: &str, text: &str, at: usize) -> Option<String> {
     let (finder, problem) = go_problem(info, text, at)?;
+    Some(go_error(finder, &problem, text, at))
+}
+
+/// go-yaml's error for a problem its parser finds at byte `at` of `text`, the document as kubectl
+/// sends it.
+pub(crate) fn go_parser_error(problem: &str, text: &str, at: usize) -> String {
+    go_error(Finder::Parser, problem, text, at)
+}
+
+fn go_error(finder: Finder, problem: &str, text: &str, at: usize) -> String {
     let mark = match finder {
         // libyaml marks the end of the stream it met, saphyr the scalar it was reading.
         _ if problem == "found unexpected end of stream" => text.len(),
@@ -34,7 +44,11 @@ pub(crate) fn go_syntax_error(info: &str, text: &str, at: usize) -> Option<Strin
         Finder::Scanner if line != 0 => line + 1,
         Finder::Scanner | Finder::Parser => line,
     };
-    Some(if printed == 0 { format!("yaml: {problem}") } else { format!("yaml: line {printed}: {problem}") })
+    if printed == 0 {
+        format!("yaml: {problem}")
+    } else {
+        format!("yaml: line {printed}: {problem}")
+    }
 }
 
 /// The start of the first token at or after `at`: past blanks, line breaks and comments.
@@ -85,6 +99,9 @@ fn go_problem(info: &str, text: &str, at: usize) -> Option<(Finder, String)> {
             | "block sequence entries are not allowed in this context"
             | "mapping keys are not allowed in this context",
         ) => scanner(problem),
+        // A block mapping's key (after its first) whose `:` lies too far from its start: saphyr and
+        // libyaml both forget it (see `crate::implicit_keys`), in their own words.
+        (None, "simple key expect ':'") => scanner("could not find expected ':'"),
         // A tab where a block's indentation is: libyaml's scanner cannot start a token on it.
         (None, "tabs disallowed within this context (block indentation)") => scanner("found character that cannot start any token"),
         _ => None,
@@ -151,6 +168,26 @@ mod tests {
             let causes: Vec<&str> = stream.documents.iter().flat_map(|d| &d.diagnostics).filter_map(|d| d.cause.as_deref()).collect();
             assert_eq!(causes, [*go], "{text:?}");
         }
+        // Keys whose `:` lies more than 1,024 characters from their start (see `crate::implicit_keys`).
+        let k = "k".repeat(1025);
+        let long: &[(String, &str)] = &[
+            (format!("a: {{{k}: 1}}\n"), "yaml: did not find expected ',' or '}'"),
+            (format!("x: 1\na: [{k}: 2]\n"), "yaml: line 1: did not find expected ',' or ']'"),
+            (format!("x: 1\ny: 2\na: {{b: 1,\n  {k}: 1}}\n"), "yaml: line 3: did not find expected ',' or '}'"),
+            (format!("a: [{{{k}: 2}}]\n"), "yaml: did not find expected ',' or '}'"),
+            (format!("a: 1\n{k}: 1\n"), "yaml: line 2: could not find expected ':'"),
+            (format!("a:\n  b: 1\n  {k}: 1\n"), "yaml: line 3: could not find expected ':'"),
+            (format!("a: 1\n\"{k}\": 1\n"), "yaml: line 2: could not find expected ':'"),
+            (format!("\"{k}\": 1\n"), "yaml: mapping values are not allowed in this context"),
+        ];
+        for (text, go) in long {
+            let stream = crate::parse(text);
+            let causes: Vec<&str> = stream.documents.iter().flat_map(|d| &d.diagnostics).filter_map(|d| d.cause.as_deref()).collect();
+            assert_eq!(causes, [*go], "{}", &text[..12]);
+        }
+        // kubectl reads a stream that starts with `{` as JSON, which has no such limit.
+        assert!(crate::parse(&format!("{{\"{k}\": 1}}\n")).documents[0].diagnostics.is_empty());
+        assert_eq!(crate::parse(&format!("a: {{{}: 1}}\n", "k".repeat(1022))).documents[0].diagnostics, []);
         // A problem saphyr words its own way keeps saphyr's words.
         assert_eq!(go_syntax_error("invalid trailing content after double-quoted scalar", "\"a\n b\": 1\n", 4), None);
     }

@@ -2,6 +2,7 @@
 //! keeps its byte range, plus located syntax, duplicate-key and aliasing diagnostics.
 
 mod go_words;
+mod implicit_keys;
 mod line_index;
 mod locate;
 mod parse;

@@ -5,6 +5,7 @@ use std::collections::HashMap;
 
 use saphyr_parser::{Event, Parser, ScalarStyle, Span};
 
+use crate::implicit_keys::{first_overlong_key, OverlongKey, GO_MAX_IMPLICIT_KEY};
 use crate::scalar::{key_text, resolve_plain, resolve_tagged};
 use crate::{Entry, Node, Style, Value};
 use crdls_diagnostics::codes;
@@ -172,6 +173,49 @@ struct Builder<'a> {
 }
 
 fn parse_document(text: &str, chunk: TextRange) -> Option<Document> {
+    let mut document = read_document(text, chunk)?;
+    if !document.has_syntax_error && !is_json(text) {
+        if let Some(key) = document.root.as_ref().and_then(|root| first_overlong_key(root, text, chunk)) {
+            // saphyr read it; go-yaml refuses it. The tree is kept, as for any syntax error, with
+            // what follows the key in it too (only the error is go-yaml's).
+            document.has_syntax_error = true;
+            let range = TextRange::new(key.key.start, key.colon + 1);
+            document.diagnostics.push(
+                Diagnostic::new(
+                    range,
+                    Severity::Error,
+                    codes::YAML_SYNTAX,
+                    format!(
+                        "YAML syntax error: this key is too long: kubectl and the API server forget a key written without `?` once its `:` is more than {GO_MAX_IMPLICIT_KEY} characters from its start"
+                    ),
+                )
+                .with_cause(overlong_key_error(text, chunk, &key)),
+            );
+            document.diagnostics.sort_by_key(|d| d.range.start);
+        }
+    }
+    Some(document)
+}
+
+/// go-yaml's error for an overlong key of a flow collection: its parser's, counting lines in the
+/// document as kubectl sends it (without its `---` line).
+fn overlong_key_error(text: &str, chunk: TextRange, key: &OverlongKey) -> String {
+    let start = kubectl_start(text, chunk);
+    crate::go_words::go_parser_error(&key.go_problem(), &text[start..chunk.end], key.colon.saturating_sub(start))
+}
+
+/// Where the document `chunk` starts as kubectl reads it: each document apart, without its `---`
+/// line, and go-yaml counts lines from there.
+fn kubectl_start(text: &str, chunk: TextRange) -> usize {
+    if text[chunk.start..chunk.end].starts_with("---") {
+        text[chunk.start..chunk.end].find('\n').map_or(chunk.end, |i| chunk.start + i + 1)
+    } else {
+        chunk.start
+    }
+}
+
+/// Reads one document with saphyr, reading again the ways go-yaml differs where saphyr refused it.
+fn read_document(text: &str, chunk: TextRange) -> Option<Document> {
     let (unglued, colons) = mask_flow_colons(&text[chunk.start..chunk.end], chunk.start);
     if !colons.is_empty() {
         // In a flow collection, the Go YAML decoder ends a plain scalar at `:` only before a blank:
@@ -671,12 +715,7 @@ fn parse_chunk(text: &str, chunk: TextRange, src: &str) -> Option<Document> {
             Err(err) => {
                 has_syntax_error = true;
                 let at = offsets.byte(err.marker().index());
-                // kubectl reads each document apart, without its `---` line, and go-yaml counts lines there.
-                let doc_start = if text[chunk.start..chunk.end].starts_with("---") {
-                    text[chunk.start..chunk.end].find('\n').map_or(chunk.end, |i| chunk.start + i + 1)
-                } else {
-                    chunk.start
-                };
+                let doc_start = kubectl_start(text, chunk);
                 let line_end = text[at..chunk.end].find(['\n', '\r']).map_or(chunk.end, |i| at + i);
                 // At the end of a line, the range is the character before the error, whatever its width.
                 let before = text[..at].chars().next_back().map_or(at, |c| at - c.len_utf8()).max(chunk.start);

@@ -247,11 +247,12 @@ pub const EXCEPTIONS: &[Exception] = &[
     },
     Exception {
         name: "overlong-implicit-key",
-        reason: "partly the harness, partly a crdls limitation: go-yaml gives up a key whose `:` comes more than 1,024 characters \
-                 after the key's start (the YAML limit on implicit keys) and refuses the document (`did not find expected ',' or \
-                 '}'` in a flow mapping); crdls's YAML reader has no such limit, so on a key that long crdls misses the error. The \
-                 oracle is sent crdls's JSON of the object, whose quotes and escapes can take a key the original text kept under \
-                 the limit past it (seed 1 at 6,783: a plain key of 1,021 characters holding quotes)",
+        reason: "the harness: the oracle is sent crdls's JSON of the object and reads it as YAML, with go-yaml, which gives up a \
+                 key whose `:` comes more than 1,024 characters after the key's start (the YAML limit on implicit keys) and \
+                 refuses the document (`did not find expected ',' or '}'` in a flow mapping). Quotes and escapes can take a key \
+                 the original text kept under the limit past it (seed 1 at 6,783: a plain key of 1,021 characters holding \
+                 quotes). kubectl reads a stream that starts with `{` as JSON, with no such limit; in YAML text crdls gives \
+                 go-yaml's refusal too",
         applies: |case| {
             let yaml_refusal = |l: &str| {
                 l.strip_prefix("only the oracle: (rejected) yaml: ")
