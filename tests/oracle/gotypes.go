@@ -40,7 +40,7 @@ type goType struct {
 	// Bits is an integer's size, for the decoder's overflow check.
 	Bits int `json:"bits,omitempty"`
 	// Custom names a type that decodes itself (json.Unmarshaler): "quantity", "int-or-string",
-	// "time", "duration", or "other" for one whose errors crdls does not word (any value passes).
+	// "time", "microtime", "duration", or "other" for one whose errors crdls does not word (any value passes).
 	Custom string `json:"custom,omitempty"`
 }
 
@@ -58,7 +58,7 @@ var customKinds = map[string]string{
 	"resource.Quantity":  "quantity",
 	"intstr.IntOrString": "int-or-string",
 	"v1.Time":            "time",
-	"v1.MicroTime":       "time",
+	"v1.MicroTime":       "microtime",
 	"v1.Duration":        "duration",
 }
 

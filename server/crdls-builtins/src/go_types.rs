@@ -72,8 +72,10 @@ pub enum Shape<'a> {
     Quantity,
     /// `intstr.IntOrString`: a string, or what an `int32` takes.
     IntOrString,
-    /// `metav1.Time` or `MicroTime`: an RFC 3339 string (or null).
+    /// `metav1.Time`: an RFC 3339 string (or null).
     Time,
+    /// `metav1.MicroTime`: an RFC 3339 string with six digits of fraction (or null).
+    MicroTime,
     /// `metav1.Duration`: a string `time.ParseDuration` reads.
     Duration,
     /// Another type that decodes itself and takes any JSON value (`RawExtension`, `FieldsV1`).
@@ -120,6 +122,7 @@ impl GoType {
             Some("quantity") => return Shape::Quantity,
             Some("int-or-string") => return Shape::IntOrString,
             Some("time") => return Shape::Time,
+            Some("microtime") => return Shape::MicroTime,
             Some("duration") => return Shape::Duration,
             Some(_) => return Shape::Opaque,
             None => {}

@@ -1,7 +1,7 @@
 //! Go's `time.ParseDuration`, the one parser behind the `duration` format check and CEL's
 //! `duration()`: `[-+]?([0-9]*(\.[0-9]*)?[a-z]+)+` or a bare `0`, within ±2^63 nanoseconds.
 
-use crate::print::quote;
+use crate::time::{quote, quote_bytes};
 
 /// Nanoseconds in each unit Go accepts.
 fn unit_nanos(unit: &[u8]) -> Option<u64> {
@@ -93,7 +93,7 @@ pub fn parse_duration(text: &str) -> Result<i64, String> {
         }
         let unit_text = &s[..unit_len];
         let Some(unit) = unit_nanos(unit_text) else {
-            return Err(format!("time: unknown unit {} in duration {}", quote(&String::from_utf8_lossy(unit_text)), quote(text)));
+            return Err(format!("time: unknown unit {} in duration {}", quote_bytes(unit_text), quote(text)));
         };
         s = &s[unit_len..];
         if v > LIMIT / unit {

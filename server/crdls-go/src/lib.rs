@@ -1,5 +1,5 @@
 //! Ports of the Go functions whose exact behaviour Kubernetes users see in the API server's answers:
-//! `time.ParseDuration`, `strconv` quoting and float printing, `net/netip` and `k8s.io/utils/net` IP
+//! `time.ParseDuration` and `time.Parse` (for RFC 3339), `strconv` quoting and float printing, `net/netip` and `k8s.io/utils/net` IP
 //! parsing, `net/url.ParseRequestURI`, `net/mail.ParseAddress`, the apimachinery name validators,
 //! kube-openapi's string formats, RE2 pattern syntax and `sort.Slice`. One port of each, in this leaf crate, so the
 //! CEL evaluator and the checkers can never disagree about a value.
@@ -14,4 +14,5 @@ pub mod pattern;
 pub mod print;
 pub mod quantity;
 pub mod sort;
+pub mod time;
 pub mod url;

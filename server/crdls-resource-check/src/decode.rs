@@ -5,7 +5,8 @@
 //! and decodes it into the kind's Go struct. A value of the wrong JSON type is an
 //! `UnmarshalTypeError` (`json: cannot unmarshal string into Go struct field DeploymentSpec.spec.replicas
 //! of type int32`): the decoder remembers the first one and goes on. A type that decodes itself (a
-//! quantity, an int-or-string, a time) stops the decoding at its first error. Base64 that does not
+//! quantity, an int-or-string, a time or duration, which Go's time package parses) stops the decoding at
+//! its first error. Base64 that does not
 //! decode is remembered like a type error. The request fails with the stopping error if there is one,
 //! else with the first one remembered, as `<Kind> in version "<v>" cannot be handled as a <Kind>:
 //! <error>`, and nothing is validated. crdls reports every value Go cannot decode; the one the API
@@ -197,11 +198,18 @@ impl Walk<'_> {
                     self.integer(node, "int32", 32, true, at, true);
                 }
             }
-            // Decoded as a string first; a string that does not parse is worded by Go's time package,
-            // which crdls does not imitate.
-            Shape::Time | Shape::Duration => {
-                if !matches!(node.value, Value::Str(_)) {
-                    self.push_type_error(node, "string", at, true);
+            // Decoded as a string first, then parsed by Go's time package, whose error stops the
+            // decoding as it is (no field named).
+            Shape::Time | Shape::MicroTime | Shape::Duration => {
+                let Value::Str(text) = &node.value else { return self.push_type_error(node, "string", at, true) };
+                let parsed = match ty.shape() {
+                    Shape::Time => crdls_go::time::parse_time(text, crdls_go::time::Layout::Rfc3339),
+                    Shape::MicroTime => crdls_go::time::parse_time(text, crdls_go::time::Layout::Rfc3339Micro),
+                    _ => crdls_go::duration::parse_duration(text).map(|_| ()),
+                };
+                if let Err(words) = parsed {
+                    let message = format!("{words}: the API server cannot decode this {}", self.kind);
+                    self.out.push(Problem { range: node.range, path: at.path.clone(), words, message, stops: true });
                 }
             }
             Shape::Any | Shape::Opaque => {}
@@ -314,5 +322,61 @@ mod tests {
         );
         let base64 = "apiVersion: v1\nkind: Secret\nmetadata: {name: s}\ndata: {a: \"!!!\"}\nimmutable: \"x\"\n";
         assert_eq!(answer(base64).as_deref(), Some("illegal base64 data at input byte 0"));
+    }
+
+    /// Times as Go's time package reads them: `metav1.Time` with RFC 3339, `MicroTime` with six digits
+    /// of fraction. Each answer is the oracle's for a ConfigMap's `creationTimestamp` and a Lease's
+    /// `renewTime` holding the value (after `<Kind> in version "v1" cannot be handled as a <Kind>: `).
+    #[test]
+    fn times_are_parsed_as_go_parses_them() {
+        let cases: &[(&str, Option<&str>, Option<&str>)] = &[
+            ("yesterday", Some("parsing time \"yesterday\" as \"2006-01-02T15:04:05Z07:00\": cannot parse \"yesterday\" as \"2006\""), Some("parsing time \"yesterday\" as \"2006-01-02T15:04:05.000000Z07:00\": cannot parse \"yesterday\" as \"2006\"")),
+            ("", Some("parsing time \"\" as \"2006-01-02T15:04:05Z07:00\": cannot parse \"\" as \"2006\""), Some("parsing time \"\" as \"2006-01-02T15:04:05.000000Z07:00\": cannot parse \"\" as \"2006\"")),
+            ("2024-13-01T00:00:00Z", Some("parsing time \"2024-13-01T00:00:00Z\": month out of range"), Some("parsing time \"2024-13-01T00:00:00Z\": month out of range")),
+            ("2024-00-01T00:00:00Z", Some("parsing time \"2024-00-01T00:00:00Z\": month out of range"), Some("parsing time \"2024-00-01T00:00:00Z\": month out of range")),
+            ("2024-02-30T00:00:00Z", Some("parsing time \"2024-02-30T00:00:00Z\": day out of range"), Some("parsing time \"2024-02-30T00:00:00Z\" as \"2006-01-02T15:04:05.000000Z07:00\": cannot parse \"Z\" as \".000000\"")),
+            ("2023-02-29T00:00:00Z", Some("parsing time \"2023-02-29T00:00:00Z\": day out of range"), Some("parsing time \"2023-02-29T00:00:00Z\" as \"2006-01-02T15:04:05.000000Z07:00\": cannot parse \"Z\" as \".000000\"")),
+            ("2024-02-29T00:00:00Z", None, Some("parsing time \"2024-02-29T00:00:00Z\" as \"2006-01-02T15:04:05.000000Z07:00\": cannot parse \"Z\" as \".000000\"")),
+            ("2024-01-02T03:04:05Z junk", Some("parsing time \"2024-01-02T03:04:05Z junk\": extra text: \" junk\""), Some("parsing time \"2024-01-02T03:04:05Z junk\" as \"2006-01-02T15:04:05.000000Z07:00\": cannot parse \"Z junk\" as \".000000\"")),
+            ("2024-01-02", Some("parsing time \"2024-01-02\" as \"2006-01-02T15:04:05Z07:00\": cannot parse \"\" as \"T\""), Some("parsing time \"2024-01-02\" as \"2006-01-02T15:04:05.000000Z07:00\": cannot parse \"\" as \"T\"")),
+            ("2024-01-02T03:04:05", Some("parsing time \"2024-01-02T03:04:05\" as \"2006-01-02T15:04:05Z07:00\": cannot parse \"\" as \"Z07:00\""), Some("parsing time \"2024-01-02T03:04:05\" as \"2006-01-02T15:04:05.000000Z07:00\": cannot parse \"\" as \".000000\"")),
+            ("2024-1-02T03:04:05Z", Some("parsing time \"2024-1-02T03:04:05Z\" as \"2006-01-02T15:04:05Z07:00\": cannot parse \"1-02T03:04:05Z\" as \"01\""), Some("parsing time \"2024-1-02T03:04:05Z\" as \"2006-01-02T15:04:05.000000Z07:00\": cannot parse \"1-02T03:04:05Z\" as \"01\"")),
+            ("2024-01-02 03:04:05Z", Some("parsing time \"2024-01-02 03:04:05Z\" as \"2006-01-02T15:04:05Z07:00\": cannot parse \" 03:04:05Z\" as \"T\""), Some("parsing time \"2024-01-02 03:04:05Z\" as \"2006-01-02T15:04:05.000000Z07:00\": cannot parse \" 03:04:05Z\" as \"T\"")),
+            ("2024-01-02T3:04:05Z", None, Some("parsing time \"2024-01-02T3:04:05Z\" as \"2006-01-02T15:04:05.000000Z07:00\": cannot parse \"Z\" as \".000000\"")),
+            ("2024-01-02T24:00:00Z", Some("parsing time \"2024-01-02T24:00:00Z\": hour out of range"), Some("parsing time \"2024-01-02T24:00:00Z\": hour out of range")),
+            ("2024-01-02T03:60:00Z", Some("parsing time \"2024-01-02T03:60:00Z\": minute out of range"), Some("parsing time \"2024-01-02T03:60:00Z\": minute out of range")),
+            ("2024-01-02T03:04:60Z", Some("parsing time \"2024-01-02T03:04:60Z\": second out of range"), Some("parsing time \"2024-01-02T03:04:60Z\": second out of range")),
+            ("2024-01-02T03:04:05.123Z", None, Some("parsing time \"2024-01-02T03:04:05.123Z\" as \"2006-01-02T15:04:05.000000Z07:00\": cannot parse \".123Z\" as \".000000\"")),
+            ("2024-01-02T03:04:05,5Z", None, Some("parsing time \"2024-01-02T03:04:05,5Z\" as \"2006-01-02T15:04:05.000000Z07:00\": cannot parse \",5Z\" as \".000000\"")),
+            ("2024-01-02T03:04:05+0100", Some("parsing time \"2024-01-02T03:04:05+0100\" as \"2006-01-02T15:04:05Z07:00\": cannot parse \"+0100\" as \"Z07:00\""), Some("parsing time \"2024-01-02T03:04:05+0100\" as \"2006-01-02T15:04:05.000000Z07:00\": cannot parse \"+0100\" as \".000000\"")),
+            ("2024-01-02T03:04:05+25:00", Some("parsing time \"2024-01-02T03:04:05+25:00\": time zone offset hour out of range"), Some("parsing time \"2024-01-02T03:04:05+25:00\" as \"2006-01-02T15:04:05.000000Z07:00\": cannot parse \"+25:00\" as \".000000\"")),
+            ("2024-01-02T03:04:05+01:61", Some("parsing time \"2024-01-02T03:04:05+01:61\": time zone offset minute out of range"), Some("parsing time \"2024-01-02T03:04:05+01:61\" as \"2006-01-02T15:04:05.000000Z07:00\": cannot parse \"+01:61\" as \".000000\"")),
+            ("2024-01-02T03:04:05+24:60", None, Some("parsing time \"2024-01-02T03:04:05+24:60\" as \"2006-01-02T15:04:05.000000Z07:00\": cannot parse \"+24:60\" as \".000000\"")),
+            ("2024-01-02T03:04:05*01:00", Some("parsing time \"2024-01-02T03:04:05*01:00\" as \"2006-01-02T15:04:05Z07:00\": cannot parse \"*01:00\" as \"Z07:00\""), Some("parsing time \"2024-01-02T03:04:05*01:00\" as \"2006-01-02T15:04:05.000000Z07:00\": cannot parse \"*01:00\" as \".000000\"")),
+            ("2024-01-02T03:04:05z", Some("parsing time \"2024-01-02T03:04:05z\" as \"2006-01-02T15:04:05Z07:00\": cannot parse \"z\" as \"Z07:00\""), Some("parsing time \"2024-01-02T03:04:05z\" as \"2006-01-02T15:04:05.000000Z07:00\": cannot parse \"z\" as \".000000\"")),
+            ("20a4-01-02T03:04:05Z", Some("parsing time \"20a4-01-02T03:04:05Z\" as \"2006-01-02T15:04:05Z07:00\": cannot parse \"20a4-01-02T03:04:05Z\" as \"2006\""), Some("parsing time \"20a4-01-02T03:04:05Z\" as \"2006-01-02T15:04:05.000000Z07:00\": cannot parse \"20a4-01-02T03:04:05Z\" as \"2006\"")),
+            ("é2024", Some("parsing time \"\\xc3\\xa92024\" as \"2006-01-02T15:04:05Z07:00\": cannot parse \"\\xc3\\xa92024\" as \"2006\""), Some("parsing time \"\\xc3\\xa92024\" as \"2006-01-02T15:04:05.000000Z07:00\": cannot parse \"\\xc3\\xa92024\" as \"2006\"")),
+            ("2024-01-02T03:04:05+25:xx", Some("parsing time \"2024-01-02T03:04:05+25:xx\": time zone offset hour out of range"), Some("parsing time \"2024-01-02T03:04:05+25:xx\" as \"2006-01-02T15:04:05.000000Z07:00\": cannot parse \"+25:xx\" as \".000000\"")),
+            ("2024-01-02T03:04:05.Z", Some("parsing time \"2024-01-02T03:04:05.Z\" as \"2006-01-02T15:04:05Z07:00\": cannot parse \".Z\" as \"Z07:00\""), Some("parsing time \"2024-01-02T03:04:05.Z\" as \"2006-01-02T15:04:05.000000Z07:00\": cannot parse \".Z\" as \".000000\"")),
+            ("2024-01-02T03:04:05.123456Z", None, None),
+            ("2024-01-02T03:04:05.12345Z", None, Some("parsing time \"2024-01-02T03:04:05.12345Z\" as \"2006-01-02T15:04:05.000000Z07:00\": cannot parse \".12345Z\" as \".000000\"")),
+            ("2024-01-02T03:04:05.1234567Z", None, Some("parsing time \"2024-01-02T03:04:05.1234567Z\" as \"2006-01-02T15:04:05.000000Z07:00\": cannot parse \"7Z\" as \"Z07:00\"")),
+            ("2024-01-02T03:04:05.+12345Z", Some("parsing time \"2024-01-02T03:04:05.+12345Z\" as \"2006-01-02T15:04:05Z07:00\": cannot parse \".+12345Z\" as \"Z07:00\""), None),
+            ("2024-01-02T03:04:05.-12345Z", Some("parsing time \"2024-01-02T03:04:05.-12345Z\" as \"2006-01-02T15:04:05Z07:00\": cannot parse \".-12345Z\" as \"Z07:00\""), Some("parsing time \"2024-01-02T03:04:05.-12345Z\": fractional second out of range")),
+            ("2024-01-02T03:04:05.-00000Z", Some("parsing time \"2024-01-02T03:04:05.-00000Z\" as \"2006-01-02T15:04:05Z07:00\": cannot parse \".-00000Z\" as \"Z07:00\""), None),
+            ("2024-01-02T03:04:05Z\"x", Some("parsing time \"2024-01-02T03:04:05Z\\\"x\": extra text: \"\\\"x\""), Some("parsing time \"2024-01-02T03:04:05Z\\\"x\" as \"2006-01-02T15:04:05.000000Z07:00\": cannot parse \"Z\\\"x\" as \".000000\"")),
+            ("0000-01-01T00:00:00Z", None, Some("parsing time \"0000-01-01T00:00:00Z\" as \"2006-01-02T15:04:05.000000Z07:00\": cannot parse \"Z\" as \".000000\"")),
+            ("2024-01-00T00:00:00Z", Some("parsing time \"2024-01-00T00:00:00Z\": day out of range"), Some("parsing time \"2024-01-00T00:00:00Z\" as \"2006-01-02T15:04:05.000000Z07:00\": cannot parse \"Z\" as \".000000\"")),
+            ("2024-04-31T00:00:00Z", Some("parsing time \"2024-04-31T00:00:00Z\": day out of range"), Some("parsing time \"2024-04-31T00:00:00Z\" as \"2006-01-02T15:04:05.000000Z07:00\": cannot parse \"Z\" as \".000000\"")),
+            ("1900-02-29T00:00:00Z", Some("parsing time \"1900-02-29T00:00:00Z\": day out of range"), Some("parsing time \"1900-02-29T00:00:00Z\" as \"2006-01-02T15:04:05.000000Z07:00\": cannot parse \"Z\" as \".000000\"")),
+            ("2000-02-29T00:00:00Z", None, Some("parsing time \"2000-02-29T00:00:00Z\" as \"2006-01-02T15:04:05.000000Z07:00\": cannot parse \"Z\" as \".000000\"")),
+        ];
+        for (value, time, micro) in cases {
+            let quoted = crdls_go::print::quote(value);
+            let config_map = format!("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n  creationTimestamp: {quoted}\n");
+            assert_eq!(answer(&config_map).as_deref(), *time, "{value:?}");
+            let lease = format!("apiVersion: coordination.k8s.io/v1\nkind: Lease\nmetadata:\n  name: a\nspec:\n  renewTime: {quoted}\n");
+            assert_eq!(answer(&lease).as_deref(), *micro, "{value:?} (MicroTime)");
+        }
     }
 }
