@@ -112,7 +112,11 @@ pub const SNAPSHOT_DIRS: &[&str] = &["__snapshot__", "__snapshots__"];
 /// The directories of golden-file tests: a renderer's output, compared as text (its documents often
 /// run together). Plainer words than [`SNAPSHOT_DIRS`], so they count only below the root of a walk or
 /// of the workspace (a project may itself live in a directory named so).
-pub const GOLDEN_DIRS: &[&str] = &["expected", "golden", "goldens"];
+///
+/// `compare` is where shell-driven end-to-end suites keep what they diff `kubectl get -o yaml` against
+/// (objects with the server's fields deleted: containers without `image`, owner references without
+/// `uid`), beside the `conf` directory of what they apply.
+pub const GOLDEN_DIRS: &[&str] = &["expected", "golden", "goldens", "compare"];
 
 /// The directories of fakes: Go's convention (`k8s.io/client-go/kubernetes/fake`) for the stand-ins a
 /// unit test uses instead of an API server. The YAML there is what the fake serves to the code under
@@ -185,7 +189,23 @@ pub fn is_expected_output(path: &Path) -> bool {
 /// what a walk skips, since a snapshot directory named as the walk's root was asked for.
 fn named_as_expected_output(path: &Path) -> bool {
     let Some(name) = path.file_name().map(|n| n.to_string_lossy().to_ascii_lowercase()) else { return false };
-    name.split(['.', '-', '_']).any(|word| matches!(word, "golden" | "goldens" | "expected"))
+    name.split(['.', '-', '_']).any(|word| matches!(word, "golden" | "goldens" | "expected")) || is_paired_output_file(path)
+}
+
+/// Whether a file is the output half of a pair of files: `NAME.out.yaml` beside `NAME.in.yaml` or
+/// `NAME.yaml` (any YAML or JSON extension on either). A test renders or converts the input and compares
+/// the result with the output of the same name (`helm template -f x.in.yaml > x.out.yaml`, a round
+/// trip through a serializer): a golden, not something anyone applies. `.out` alone says nothing (a
+/// build may write `app.out.yaml` for users); the input beside it does. Two lookups of file metadata.
+pub fn is_paired_output_file(path: &Path) -> bool {
+    let Some(name) = path.file_name().and_then(|n| n.to_str()) else { return false };
+    let Some((stem, ext)) = name.rsplit_once('.') else { return false };
+    let Some(stem) = stem.strip_suffix(".out").filter(|s| !s.is_empty()) else { return false };
+    if !matches!(ext.to_ascii_lowercase().as_str(), "yaml" | "yml" | "json") {
+        return false;
+    }
+    let dir = path.parent().unwrap_or(Path::new(""));
+    ["yaml", "yml", "json"].iter().any(|e| dir.join(format!("{stem}.in.{e}")).is_file() || dir.join(format!("{stem}.{e}")).is_file())
 }
 
 /// Whether the directory at `path`, named `name`, holds dependencies or build output rather than the
@@ -529,6 +549,23 @@ mod tests {
     }
 
     #[test]
+    fn an_out_file_is_an_output_only_beside_its_input() {
+        let dir = std::env::temp_dir().join(format!("crdls-paired-out-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        for file in ["labels.in.yaml", "labels.out.yaml", "round.yaml", "round.out.yml", "alone.out.yaml", "in.out.yaml"] {
+            std::fs::write(dir.join(file), "a: 1\n").unwrap();
+        }
+        assert!(is_expected_output(&dir.join("labels.out.yaml")), "beside its .in input");
+        assert!(is_expected_output(&dir.join("round.out.yml")), "beside the file it round-trips");
+        assert!(!is_expected_output(&dir.join("alone.out.yaml")), "no input beside it: a build's output, applied");
+        assert!(!is_expected_output(&dir.join("labels.in.yaml")));
+        assert!(!is_expected_output(&dir.join("round.yaml")));
+        assert!(!is_paired_output_file(&dir.join(".out.yaml")));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
     fn a_walk_skips_testdata_and_expected_outputs_unless_asked() {
         let dir = std::env::temp_dir().join(format!("crdls-walk-testdata-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
@@ -542,12 +579,15 @@ mod tests {
             "app/notes.golden",
             "chart/tests/__snapshot__/all.yaml",
             "tests/expected/bundle.yaml",
+            "e2e-tests/limits/compare/statefulset.yml",
+            "helm/labels.in.yaml",
+            "helm/labels.out.yaml",
         ] {
             write_small_file(&dir.join(file));
         }
         let names = |paths: &[PathBuf]| relative_names(&dir, paths);
         let walked = walk_below(&dir, WalkOptions::default());
-        assert_eq!(names(&walked.files), ["app/deploy.yaml"]);
+        assert_eq!(names(&walked.files), ["app/deploy.yaml", "helm/labels.in.yaml"]);
         assert_eq!(
             names(&walked.test_material),
             [
@@ -556,6 +596,8 @@ mod tests {
                 "app/testdata",
                 "chart/tests/__snapshot__",
                 "cli/_testdata",
+                "e2e-tests/limits/compare",
+                "helm/labels.out.yaml",
                 "injector/fake",
                 "tests/expected"
             ]
@@ -570,6 +612,9 @@ mod tests {
                 "app/testdata/in.yaml",
                 "chart/tests/__snapshot__/all.yaml",
                 "cli/_testdata/resources.yaml",
+                "e2e-tests/limits/compare/statefulset.yml",
+                "helm/labels.in.yaml",
+                "helm/labels.out.yaml",
                 "injector/fake/data/pod.yaml",
                 "tests/expected/bundle.yaml"
             ]
