@@ -514,6 +514,7 @@ const PLACEHOLDER_MISMATCHES: &[&str] = &[
     codes::METADATA_NAMESPACE,
     codes::NATIVE_CONTAINER,
     codes::NATIVE_RUNTIME_CLASS,
+    codes::NATIVE_DISRUPTION_BUDGET,
 ];
 
 /// What a quoted constant's name earns: it is written as a string, so a type mismatch is the writer's,

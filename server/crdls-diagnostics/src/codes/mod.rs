@@ -133,6 +133,7 @@ codes! {
     NATIVE_RESTART_POLICY = "native/restart-policy", Error, "A pod's restartPolicy is not one its controller accepts.";
     NATIVE_SELECTOR = "native/selector", Error, "A workload's selector is empty or does not match its pod template's labels.";
     NATIVE_RUNTIME_CLASS = "native/runtime-class", Error, "A RuntimeClass's handler is not a DNS label.";
+    NATIVE_DISRUPTION_BUDGET = "native/disruption-budget", Error, "A PodDisruptionBudget sets both minAvailable and maxUnavailable, a negative number or a bad percentage, or an unknown unhealthy-pod eviction policy.";
     // CEL rules on custom resources.
     CEL_RULE = "cel/rule", Error, "An x-kubernetes-validations rule fails on the object.", also(Warning), completeness;
     CEL_RUNTIME_ERROR = "cel/runtime-error", Error, "A rule fails with an error while it runs (no such key, overflow, cost limit).", completeness;

@@ -2,7 +2,8 @@
 //! the rules a schema cannot express and that users hit most. Pods and pod templates (`pods.rs`):
 //! containers, their names, images, ports, environment variable names and volume mounts; resource
 //! quantities and requests against limits (`resources.rs`); Services' ports (`services.rs`);
-//! workloads' selectors against their template's labels (`selectors.rs`); a RuntimeClass's handler. Messages, paths and printed values follow the
+//! workloads' selectors against their template's labels (`selectors.rs`); a PodDisruptionBudget's budget
+//! (`disruption.rs`); a RuntimeClass's handler. Messages, paths and printed values follow the
 //! API server's (`field.Error`), including how a release prints values: JSON since 1.34, Go's `%#v`
 //! before.
 //!
@@ -14,6 +15,7 @@ use crdls_yaml::{Entry, Node, Style, Value};
 
 use crate::field_error::{ErrorType, FieldError};
 
+mod disruption;
 mod pods;
 mod resources;
 mod selectors;
@@ -94,6 +96,11 @@ pub fn validate(object: &Node, schema: &Schema, target: Target<'_>, anchor: Text
             template(job.and_then(|s| s.get("template")), at, "spec.jobTemplate.spec.template", &[], target, &mut errors);
         }
         ("node.k8s.io", "RuntimeClass") => runtime_class_handler(object, &mut errors),
+        ("policy", "PodDisruptionBudget") => {
+            if let Some(spec) = spec {
+                disruption::validate_disruption_budget_spec(spec, target, &mut errors);
+            }
+        }
         _ => {}
     }
     report(errors, out);

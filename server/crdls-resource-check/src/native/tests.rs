@@ -366,3 +366,59 @@ fn runtime_class_handlers_are_dns_labels() {
     // A missing handler is the schema's to report.
     check(35, "node.k8s.io", "RuntimeClass", "metadata: {}\n", expect![[""]]);
 }
+
+/// The causes are the oracle's (k8s.io/kubernetes v1.37.2) for the same specs.
+#[test]
+fn disruption_budgets_set_one_bound_and_percentages() {
+    check(
+        37,
+        "policy",
+        "PodDisruptionBudget",
+        "spec:\n  minAvailable: 1\n  maxUnavailable: 1\n  selector:\n    matchLabels: {b: '2', a: x<y}\n    matchExpressions: [{key: k, operator: In, values: [v]}, {key: j, operator: Exists}]\n  unhealthyPodEvictionPolicy: AlwaysAllow\n",
+        expect![[r#"spec: Invalid value: {"MinAvailable":1,"Selector":{"matchLabels":{"a":"x\u003cy","b":"2"},"matchExpressions":[{"key":"k","operator":"In","values":["v"]},{"key":"j","operator":"Exists"}]},"MaxUnavailable":1,"UnhealthyPodEvictionPolicy":"AlwaysAllow"}: minAvailable and maxUnavailable cannot be both set | a PodDisruptionBudget sets minAvailable or maxUnavailable, not both"#]],
+    );
+    check(
+        37,
+        "policy",
+        "PodDisruptionBudget",
+        "spec:\n  minAvailable: '0%'\n  maxUnavailable: '-5%'\n",
+        expect![[r#"
+            spec: Invalid value: {"MinAvailable":"0%","Selector":null,"MaxUnavailable":"-5%","UnhealthyPodEvictionPolicy":null}: minAvailable and maxUnavailable cannot be both set | a PodDisruptionBudget sets minAvailable or maxUnavailable, not both
+            spec.maxUnavailable: Invalid value: "-5%": a valid percent string must be a numeric string followed by an ending '%' (e.g. '1%',  or '93%', regex used for validation is '[0-9]+%') | maxUnavailable "-5%" is neither a number nor a percentage such as "50%""#]],
+    );
+    check(
+        37,
+        "policy",
+        "PodDisruptionBudget",
+        "spec:\n  minAvailable: 1\n  maxUnavailable: 1\n  selector: {}\n",
+        expect![[
+            r#"spec: Invalid value: {"MinAvailable":1,"Selector":{},"MaxUnavailable":1,"UnhealthyPodEvictionPolicy":null}: minAvailable and maxUnavailable cannot be both set | a PodDisruptionBudget sets minAvailable or maxUnavailable, not both"#
+        ]],
+    );
+    for (spec, cause) in [
+        ("minAvailable: '150%'", r#"spec.minAvailable: Invalid value: "150%": must not be greater than 100%"#),
+        ("minAvailable: -1", "spec.minAvailable: Invalid value: -1: must be greater than or equal to 0"),
+        (
+            "maxUnavailable: abc",
+            r#"spec.maxUnavailable: Invalid value: "abc": a valid percent string must be a numeric string followed by an ending '%' (e.g. '1%',  or '93%', regex used for validation is '[0-9]+%')"#,
+        ),
+        (
+            "minAvailable: '50'",
+            r#"spec.minAvailable: Invalid value: "50": a valid percent string must be a numeric string followed by an ending '%' (e.g. '1%',  or '93%', regex used for validation is '[0-9]+%')"#,
+        ),
+        (
+            "unhealthyPodEvictionPolicy: Sometimes",
+            r#"spec.unhealthyPodEvictionPolicy: Unsupported value: "Sometimes": supported values: "AlwaysAllow", "IfHealthyBudget""#,
+        ),
+    ] {
+        let stream = crdls_yaml::parse(&format!("spec:\n  {spec}\n"));
+        let mut out = Vec::new();
+        let target = Target { minor: 37, group: "policy", kind: "PodDisruptionBudget", version: "v1" };
+        validate(stream.documents[0].root.as_ref().unwrap(), &Default::default(), target, crdls_diagnostics::TextRange::empty(0), &mut out);
+        let causes: Vec<&str> = out.iter().filter_map(|d| d.cause.as_deref()).collect();
+        assert_eq!(causes, [cause], "{spec}");
+    }
+    // One bound, a null other, and a percentage of 100 are accepted.
+    check(37, "policy", "PodDisruptionBudget", "spec:\n  minAvailable: 1\n  maxUnavailable: null\n", expect![[""]]);
+    check(37, "policy", "PodDisruptionBudget", "spec:\n  maxUnavailable: '100%'\n", expect![[""]]);
+}
