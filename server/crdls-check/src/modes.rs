@@ -382,7 +382,7 @@ fn collect(node: &Node, opaque: Opaque, out: &mut Vec<TextRange>) {
 /// variable (kustomize's `vars`, and Kubernetes' own expansion in a container's command, args and
 /// env): the value the API server sees, or the one the container gets, is not the one written.
 fn has_substitution(text: &str) -> bool {
-    if is_bare_variable(text) {
+    if is_bare_variable(text) || has_glued_variable(text) {
         return true;
     }
     let mut rest = text;
@@ -420,11 +420,50 @@ fn is_bare_variable(text: &str) -> bool {
     })
 }
 
+/// Whether a string embeds a shell variable written as a constant's name and glued to the text before
+/// it, `mysql-$NAME` or `db.$DOMAIN`, which envsubst fills in as it fills a bare `$NAME`: a `$` right
+/// after a character that is no blank and no `$`, then a capital and at least one more capital, digit
+/// or `_`, ending the string or followed by a character no name holds. A variable after a blank
+/// (`echo $HOME`) is a command's own, which the container's shell expands.
+fn has_glued_variable(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    (1..bytes.len()).any(|i| {
+        if bytes[i] != b'$' || bytes[i - 1].is_ascii_whitespace() || bytes[i - 1] == b'$' {
+            return false;
+        }
+        let name = &bytes[i + 1..];
+        let len = name.iter().take_while(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || **b == b'_').count();
+        len >= 2 && name[0].is_ascii_uppercase() && name.get(len).is_none_or(|b| !b.is_ascii_alphanumeric() && *b != b'_' && *b != b'(')
+    })
+}
+
+/// Whether a string embeds a constant's name between double underscores, `__PORT__` or `__HOST_IP__`,
+/// the marker scripts replace with `sed` before applying: `__`, a capital, capitals, digits or single
+/// `_`, and `__`. No value of a field is written so (Python's `__init__` is lower case).
+fn has_dunder_placeholder(text: &str) -> bool {
+    let mut rest = text;
+    while let Some(at) = rest.find("__") {
+        let after = &rest[at + 2..];
+        if let Some(close) = after.find("__") {
+            let inner = &after[..close];
+            if inner.len() >= 2
+                && inner.starts_with(|c: char| c.is_ascii_uppercase())
+                && !inner.ends_with('_')
+                && inner.bytes().all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_')
+            {
+                return true;
+            }
+        }
+        rest = after;
+    }
+    false
+}
+
 /// Whether a string embeds a placeholder that a script or a templating tool fills in before the file is
 /// applied: `{IPv6}/128`, `{NAME}`, a brace-enclosed identifier (letters, digits, `_`, not starting with a
 /// digit). JSON or flow YAML in a string never holds one: its braces enclose `"key": value` pairs.
 fn has_placeholder(text: &str) -> bool {
-    if has_angle_placeholder(text) || is_bracketed_placeholder(text) || is_worded_placeholder(text) {
+    if has_angle_placeholder(text) || is_bracketed_placeholder(text) || is_worded_placeholder(text) || has_dunder_placeholder(text) {
         return true;
     }
     let mut rest = text;
@@ -798,6 +837,10 @@ mod tests {
         assert!(
             !has_substitution("$(echo hi)") && !has_substitution("$()") && !has_substitution("cost: $(1)") && !has_substitution("${ }")
         );
+        // A variable glued to the text before it is envsubst's; one after a blank is a command's.
+        assert!(has_substitution("mysql-$NAME") && has_substitution("db.$DOMAIN:5432") && has_substitution("x$NAME_2"));
+        assert!(!has_substitution("echo $HOME") && !has_substitution("a$$NAME") && !has_substitution("x$N") && !has_substitution("x$Name"));
+        assert!(!has_substitution("x$NAMEs") && !has_substitution("x$NAME(1)") && !has_substitution("price$"));
     }
 
     #[test]
@@ -808,6 +851,8 @@ mod tests {
         assert_eq!(opaque_texts(&FileMode::Patches, text), expected);
         assert_eq!(opaque_texts(&template(), text), expected);
         assert!(!has_placeholder("{1x}") && !has_placeholder("{}") && !has_placeholder("{a-b}") && has_placeholder("fd00::{IPv6_1}/128"));
+        assert!(has_placeholder("__PORT__") && has_placeholder("http://__HOST_IP__:__PORT__/x") && has_placeholder("__A1__"));
+        assert!(!has_placeholder("__init__") && !has_placeholder("__A__") && !has_placeholder("____") && !has_placeholder("__AB_ __"));
         assert!(
             has_placeholder("[REDACTED CABUNDLE]")
                 && has_placeholder("[PLACEHOLDER_1]")
