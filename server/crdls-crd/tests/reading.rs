@@ -638,14 +638,14 @@ fn a_kustomizations_patched_output_supersedes_the_file_it_patches() {
     index.set_source(Arc::from("config/crd/bases/widgets.yaml"), only("v1"));
     index.set_source(Arc::from("config/crd/kustomization.yaml"), patched("v1", "bases/widgets.yaml"));
     index.set_source(Arc::from("charts/app/crds/widgets.yaml"), only("v1"));
-    let Resolution::Found { crd, .. } = index.seen_from("charts/app/templates/widget.yaml").resolve("example.com/v1", "Widget") else {
-        panic!()
-    };
+    let seen = index.seen_from("charts/app/templates/widget.yaml");
+    let Resolution::Found { crd, .. } = seen.resolve("example.com/v1", "Widget") else { panic!() };
     assert_eq!(&*crd.source, "charts/app/crds/widgets.yaml");
     // The patched output does not serve v2; the file as written, which does, is used for it.
     let mut index = CrdIndex::new();
     index.set_source(Arc::from("config/crd/bases/widgets.yaml"), only("v2"));
     index.set_source(Arc::from("config/crd/kustomization.yaml"), patched("v1", "bases/widgets.yaml"));
-    let Resolution::Found { crd, .. } = index.seen_from("config/samples/w.yaml").resolve("example.com/v2", "Widget") else { panic!() };
+    let seen = index.seen_from("config/samples/w.yaml");
+    let Resolution::Found { crd, .. } = seen.resolve("example.com/v2", "Widget") else { panic!() };
     assert_eq!(&*crd.source, "config/crd/bases/widgets.yaml");
 }

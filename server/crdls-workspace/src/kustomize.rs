@@ -524,20 +524,20 @@ mod tests {
     /// apply is an error, and the object is left for the caller to drop.
     #[test]
     fn json_6902_operations_apply_as_kustomize_applies_them() {
-        let object = "a:\n  b: 1\n  c/d: 2\n  list: [x, y]\n";
-        assert_eq!(operations(object, "- {op: remove, path: /a/b}\n"), Ok("{a:{c/d:2,list:[x,y]}}".into()));
-        assert_eq!(operations(object, "- {op: remove, path: /a/c~1d}\n"), Ok("{a:{b:1,list:[x,y]}}".into()));
-        assert_eq!(operations(object, "- {op: add, path: /a/list/-, value: z}\n"), Ok("{a:{b:1,c/d:2,list:[x,y,z]}}".into()));
-        assert_eq!(operations(object, "- {op: add, path: /a/list/0, value: w}\n"), Ok("{a:{b:1,c/d:2,list:[w,x,y]}}".into()));
-        assert_eq!(operations(object, "- {op: replace, path: /a/b, value: {e: 3}}\n"), Ok("{a:{b:{e:3},c/d:2,list:[x,y]}}".into()));
-        assert_eq!(operations(object, "- {op: move, from: /a/b, path: /f}\n"), Ok("{a:{c/d:2,list:[x,y]},f:1}".into()));
-        assert_eq!(operations(object, "- {op: copy, from: /a/list/1, path: /g}\n"), Ok("{a:{b:1,c/d:2,list:[x,y]},g:y}".into()));
+        let object = "a:\n  b: 1\n  c/d: 2\n  list: [p, q]\n";
+        assert_eq!(operations(object, "- {op: remove, path: /a/b}\n"), Ok("{a:{c/d:2,list:[p,q]}}".into()));
+        assert_eq!(operations(object, "- {op: remove, path: /a/c~1d}\n"), Ok("{a:{b:1,list:[p,q]}}".into()));
+        assert_eq!(operations(object, "- {op: add, path: /a/list/-, value: r}\n"), Ok("{a:{b:1,c/d:2,list:[p,q,r]}}".into()));
+        assert_eq!(operations(object, "- {op: add, path: /a/list/0, value: s}\n"), Ok("{a:{b:1,c/d:2,list:[s,p,q]}}".into()));
+        assert_eq!(operations(object, "- {op: replace, path: /a/b, value: {e: 3}}\n"), Ok("{a:{b:{e:3},c/d:2,list:[p,q]}}".into()));
+        assert_eq!(operations(object, "- {op: move, from: /a/b, path: /f}\n"), Ok("{a:{c/d:2,list:[p,q]},f:1}".into()));
+        assert_eq!(operations(object, "- {op: copy, from: /a/list/1, path: /g}\n"), Ok("{a:{b:1,c/d:2,list:[p,q]},g:q}".into()));
         assert_eq!(operations(object, "- {op: test, path: /a/b, value: 1}\n- {op: remove, path: /a}\n"), Ok("{}".into()));
         for failing in [
             "- {op: remove, path: /a/missing}\n",
-            "- {op: replace, path: /a/list/2, value: z}\n",
-            "- {op: add, path: /a/list/03, value: z}\n",
-            "- {op: add, path: /missing/b, value: z}\n",
+            "- {op: replace, path: /a/list/2, value: r}\n",
+            "- {op: add, path: /a/list/03, value: r}\n",
+            "- {op: add, path: /missing/b, value: r}\n",
             "- {op: test, path: /a/b, value: 2}\n",
             "- {op: remove, path: a/b}\n",
             "- {op: frobnicate, path: /a}\n",

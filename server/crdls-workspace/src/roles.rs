@@ -1859,8 +1859,8 @@ mod tests {
         assert!(completed(&mut roles, "lone/deploy.yaml").is_empty());
         // Read as partial objects: the mode says which.
         let (_, mode) = tree.role(&mut roles, "base/deploy.yaml").parse(&skeletons);
-        let FileMode::Assembled { completed, .. } = mode else { panic!("{mode:?}") };
-        assert_eq!(completed, [("Deployment".to_string(), "app".to_string()), ("Deployment".to_string(), "api".to_string())]);
+        let FileMode::Assembled { completed: objects, .. } = mode else { panic!("{mode:?}") };
+        assert_eq!(objects, [("Deployment".to_string(), "app".to_string()), ("Deployment".to_string(), "api".to_string())]);
         // A file that another kustomization names directly, without patching it, is whole.
         let tree = Tree::new(
             "completed-direct",
