@@ -190,10 +190,10 @@ fn completed_note(files: &[String], objects: usize) -> String {
     let shown: Vec<&str> = files.iter().take(4).map(String::as_str).collect();
     let more = if files.len() > 4 { ", ..." } else { "" };
     format!(
-        "{} of kustomize bases ({}{more}) {} read as partial objects: every kustomization that includes the base patches {} by kind and name, so what {} out (required fields, containers, a selector) is not reported; --verbose names the patching kustomizations",
+        "{} of kustomize bases ({}{more}) {}: every kustomization that includes the base patches {} by kind and name, so what {} out (required fields, containers, a selector) is not reported; --verbose names the patching kustomizations",
         plural_count(objects, "object"),
         shown.join(", "),
-        if objects == 1 { "was" } else { "were" },
+        if objects == 1 { "was read as a partial object" } else { "were read as partial objects" },
         if objects == 1 { "it" } else { "them" },
         if objects == 1 { "it leaves" } else { "they leave" },
     )
