@@ -134,6 +134,22 @@ fn an_olm_bundle_copy_yields_to_the_projects_own_crd() {
     snapshot_with("fixtures/projects/olm-bundle", "projects-olm-bundle", &["--verbose"]);
 }
 
+/// A CRD that its kustomization patches (a JSON 6902 `remove` of a property generated as bytes): the
+/// samples use the CRD as the kustomization outputs it, and `--verbose` names the kustomization; a patch
+/// that does not apply leaves the other CRD as written, and its sample keeps its error.
+#[test]
+fn a_crd_patched_by_its_kustomization_is_used_as_patched() {
+    snapshot_with("fixtures/projects/kustomized-crd", "projects-kustomized-crd", &["--verbose"]);
+}
+
+/// A base's Deployment skeletons: the one every overlay patches (by a target, a regular expression, or a
+/// strategic-merge patch's own kind and name) is a partial object whose written fields are still checked;
+/// the one a single overlay patches keeps its missing containers and selector.
+#[test]
+fn a_base_object_every_overlay_patches_is_partial() {
+    snapshot_with("fixtures/projects/overlay-completed", "projects-overlay-completed", &["--verbose"]);
+}
+
 /// Shell text saved as `.yaml` (a command feeding a here-document to kubectl) is a script, not YAML;
 /// a YAML file's syntax error beside it is still reported.
 #[test]

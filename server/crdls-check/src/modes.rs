@@ -31,6 +31,11 @@ pub enum FileMode {
         /// transformer then also renames every Namespace object to that namespace, so the name a
         /// Namespace is written with (often a placeholder, `_`) is not the one the API server sees.
         renames_namespaces: bool,
+        /// The objects (kind and name) that every kustomization including this one patches, directly or
+        /// through the kustomizations that include it: a skeleton each overlay completes (`spec: {}`
+        /// that an overlay's patch fills in), never applied alone, so read as a fragment is: what it
+        /// writes is checked (its apiVersion and name too), what it leaves out is not.
+        completed: Vec<(String, String)>,
     },
     /// The inputs of a project's tests (plain manifests below a `test`, `tests` or `e2e` directory of the
     /// workspace): objects a linter, a policy engine or a unit test reads, which often leave out what
@@ -129,14 +134,26 @@ impl FileMode {
     }
 
     /// How one document of a file in this mode is read: as the file's mode says, except that a document
-    /// that only names an object ([`is_reference`]) is partial wherever it is, a CRD among test inputs or fragments is a whole CRD
+    /// that only names an object ([`is_reference`]) is partial wherever it is, as is an object of a
+    /// kustomize base that every kustomization including it patches (`Assembled`'s `completed`), a CRD among test inputs or fragments is a whole CRD
     /// (projects keep the CRDs their tests install there), and an object a program printed ([`is_printed_object`]) is read as a test input.
     pub fn for_document(&self, root: Option<&Node>) -> &FileMode {
         static PARTIAL: FileMode = FileMode::Patches;
         static WHOLE: FileMode = FileMode::Objects;
         static INPUTS: FileMode = FileMode::TestInputs;
+        static FRAGMENT: FileMode = FileMode::Fragments;
         let plain = matches!(self, FileMode::Objects | FileMode::Assembled { .. } | FileMode::TestInputs);
-        if plain && root.is_some_and(|r| is_reference(r) || crate::awaited::is_awaited(r)) {
+        let completed = match self {
+            FileMode::Assembled { completed, .. } => root.is_some_and(|r| {
+                let (kind, name) = (r.get_str("kind"), r.get("metadata").and_then(|m| m.get_str("name")));
+                completed.iter().any(|(k, n)| Some(k.as_str()) == kind && Some(n.as_str()) == name)
+            }),
+            _ => false,
+        };
+        if completed {
+            // Partial, but no patch: its apiVersion and name are the object's own.
+            &FRAGMENT
+        } else if plain && root.is_some_and(|r| is_reference(r) || crate::awaited::is_awaited(r)) {
             &PARTIAL
         } else if matches!(self, FileMode::TestInputs | FileMode::Fragments) && root.is_some_and(|r| crdls_crd::is_crd(r).is_some()) {
             &WHOLE
@@ -205,7 +222,7 @@ impl FileMode {
                 d.message.push_str(" (in a patch, which applies only to an object of the same apiVersion)");
             }
         }
-        if let FileMode::Assembled { renames_namespaces } = self {
+        if let FileMode::Assembled { renames_namespaces, .. } = self {
             diagnostics.retain(|d| {
                 !(d.code == codes::NATIVE_SELECTOR || d.code == codes::SCHEMA_REQUIRED && d.path.as_deref() == Some("spec.selector"))
             });

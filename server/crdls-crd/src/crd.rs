@@ -53,6 +53,10 @@ pub struct Crd {
     pub versions: Vec<CrdVersion>,
     /// The range of `spec.names.kind`'s value, or where the object starts when it has none.
     pub kind_range: TextRange,
+    /// For a CRD as a kustomization outputs it, which patches it: the file the CRD was read from before
+    /// those patches, as a path relative to the kustomization's directory (the CRD's source is the
+    /// kustomization). Its ranges are that file's, except where a patch wrote the node.
+    pub patched_from: Option<String>,
 }
 
 /// One entry of `spec.versions`.
@@ -277,6 +281,7 @@ fn read_crd(root: &Node, api_version: CrdApiVersion, maker: &mut dyn SchemaMaker
         scope: spec.get_str("scope").unwrap_or_default().to_string(),
         versions,
         kind_range,
+        patched_from: None,
     })
 }
 

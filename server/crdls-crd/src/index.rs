@@ -60,6 +60,17 @@ pub struct IndexedCrd {
     pub crd: Arc<Crd>,
 }
 
+impl IndexedCrd {
+    /// The source that holds the CRD's text, where its ranges lie: the file a kustomization patched
+    /// ([`Crd::patched_from`]; ranges a patch wrote aside), or the source itself.
+    pub fn written_in(&self) -> SourceId {
+        match &self.crd.patched_from {
+            Some(from) => Arc::from(relative_source(&self.source, from)),
+            None => self.source.clone(),
+        }
+    }
+}
+
 /// What an `apiVersion` and `kind` resolve to.
 #[derive(Clone, Debug)]
 pub enum Resolution<'a> {
@@ -167,6 +178,10 @@ struct Fit<'a> {
     /// own CRDs by `make bundle`, and as old as its last release) and the object's file lies outside its
     /// directory: the project's own definition wins.
     packaged: bool,
+    /// Whether the definition is a file as written that a kustomization including it patches (another
+    /// definition is that kustomization's output, see [`Crd::patched_from`]): what is installed is the
+    /// patched one.
+    superseded: bool,
     /// Only for workspace files and configured paths: downloads and archives have no place in the
     /// tree, and keep the order they were indexed in (their configured order).
     distance: Option<Distance>,
@@ -269,6 +284,9 @@ pub enum PassedOver {
     Precedence,
     /// It is a packaging copy (a file of an OLM bundle), and the chosen one is not.
     Packaged,
+    /// It is the file as written, and a kustomization that includes it patches it: the chosen one is
+    /// what that kustomization outputs.
+    Patched,
     /// It is farther from the object's file.
     Farther,
     /// It is as near, but written as `apiextensions.k8s.io/v1beta1`, which no cluster since 1.22 installs.
@@ -298,6 +316,10 @@ pub fn why_not_used(definitions: &[Definition<'_>], version: &str, name: impl Fn
             PassedOver::Packaged => (
                 "is a packaging copy (in an OLM bundle, beside a ClusterServiceVersion)".to_string(),
                 "are packaging copies (in OLM bundles, beside a ClusterServiceVersion)".to_string(),
+            ),
+            PassedOver::Patched => (
+                "is the file as written, which a kustomization that includes it patches (the CRD it outputs is used)".to_string(),
+                "are files as written, which a kustomization that includes them patches (the CRD it outputs is used)".to_string(),
             ),
             PassedOver::Farther => ("is farther from the file".to_string(), "are farther from the file".to_string()),
             PassedOver::Legacy => (
@@ -447,10 +469,24 @@ impl CrdIndex {
             packaged: placed
                 && self.data.packaged.contains(&crd.source)
                 && !self.from.as_deref().is_some_and(|from| in_dir_of(from, &crd.source)),
+            superseded: placed && self.is_patched_elsewhere(crd),
             distance: self.from.as_deref().filter(|_| placed).map(|from| Distance::between(from, &crd.source)),
             legacy: crd.crd.api_version == CrdApiVersion::V1beta1,
             name: SourceName(if placed { &crd.source } else { "" }),
         }
+    }
+
+    /// Whether `crd`, a definition as written, is the input of a CRD a kustomization outputs patched: an
+    /// indexed definition of the same CRD whose [`Crd::patched_from`] leads to `crd`'s source.
+    fn is_patched_elsewhere(&self, crd: &IndexedCrd) -> bool {
+        if crd.crd.patched_from.is_some() {
+            return false;
+        }
+        let Some(list) = self.data.by_group.get(&crd.crd.group) else { return false };
+        list.iter().any(|other| {
+            other.crd.name == crd.crd.name
+                && other.crd.patched_from.as_deref().is_some_and(|from| relative_source(&other.source, from) == *crd.source)
+        })
     }
 
     /// Resolves an `apiVersion` (`group/version`) and `kind`. When several sources define the kind,
@@ -458,11 +494,13 @@ impl CrdIndex {
     /// 1. one that serves the version (then one that declares it unserved);
     /// 2. one of the kind of source that comes first (see [`SourceKind`]);
     /// 3. one that is not a packaging copy (see [`CrdIndex::set_packaged`]);
-    /// 4. among workspace files and configured paths, the nearest to the file the index is seen from
+    /// 4. one that is not a file as written which a kustomization that includes it patches: that
+    ///    kustomization's output (see [`Crd::patched_from`]) is what is installed;
+    /// 5. among workspace files and configured paths, the nearest to the file the index is seen from
     ///    (see [`Distance`]); among those as near, one written as `apiextensions.k8s.io/v1` (a cluster can
     ///    install it) before a `v1beta1` one, and then the first by name (see [`SourceName`]: the newest
     ///    of bundles named by release first, otherwise in byte order);
-    /// 5. the first one indexed.
+    /// 6. the first one indexed.
     pub fn resolve(&self, api_version: &str, kind: &str) -> Resolution<'_> {
         let (group, version) = split_api_version(api_version);
         let Some(crds) = self.data.by_group.get(group) else { return Resolution::UnknownGroup };
@@ -502,6 +540,8 @@ impl CrdIndex {
                         PassedOver::Precedence
                     } else if fit.packaged != best.packaged {
                         PassedOver::Packaged
+                    } else if fit.superseded != best.superseded {
+                        PassedOver::Patched
                     } else if fit.distance != best.distance {
                         PassedOver::Farther
                     } else if fit.legacy != best.legacy {
@@ -514,6 +554,26 @@ impl CrdIndex {
             })
             .collect()
     }
+}
+
+/// The source that `relative` (a path with `/` separators, `..` allowed) names from the directory of
+/// `source` (a path or URI, named as the index names sources): `a/k/kustomization.yaml` and
+/// `../crd/x.yaml` give `a/crd/x.yaml`. A `..` above the top of a relative source is kept.
+pub fn relative_source(source: &str, relative: &str) -> String {
+    let dir = source.rfind('/').map_or("", |slash| &source[..slash]);
+    let mut parts: Vec<&str> = if dir.is_empty() { Vec::new() } else { dir.split('/').collect() };
+    // The parts of `dir` that a `..` may remove: not a URI's scheme and authority, nor a leading `/`.
+    let fixed = if source.contains("://") { 3 } else { usize::from(source.starts_with('/')) };
+    for part in relative.split('/') {
+        match part {
+            "" | "." => {}
+            ".." if parts.len() > fixed && parts.last().is_some_and(|p| *p != "..") => {
+                parts.pop();
+            }
+            other => parts.push(other),
+        }
+    }
+    parts.join("/")
 }
 
 /// Whether `file` lies in the directory of `source`, or below it (both named alike: paths or URIs).

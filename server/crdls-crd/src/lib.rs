@@ -11,8 +11,8 @@ mod version;
 
 pub use crd::{is_crd, Crd, CrdApiVersion, CrdVersion, Names};
 pub use index::{
-    split_api_version, why_not_used, CrdIndex, Definition, Distance, IndexedCrd, Origin, PassedOver, Resolution, SourceId, SourceKind,
-    VersionFit,
+    relative_source, split_api_version, why_not_used, CrdIndex, Definition, Distance, IndexedCrd, Origin, PassedOver, Resolution, SourceId,
+    SourceKind, VersionFit,
 };
 pub use lazy::TextReader;
 pub use schema::{AdditionalProperties, Property, Rare, Schema, ValidationRule};

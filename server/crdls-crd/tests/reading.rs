@@ -602,3 +602,50 @@ fn equal_sub_schemas_read_identity_first_are_held_once() {
     let whole = crds(&text);
     assert!(!Arc::ptr_eq(&spec(whole[0].versions[0].schema().unwrap()), &spec(whole[1].versions[0].schema().unwrap())));
 }
+
+/// A CRD as a kustomization outputs it patched (indexed under the kustomization, naming the file it
+/// patched) is used rather than that file as written, whatever the distance; another copy of the CRD
+/// is not superseded by it, and a version only the file as written serves is still served by it.
+#[test]
+fn a_kustomizations_patched_output_supersedes_the_file_it_patches() {
+    use crdls_crd::PassedOver;
+    let only = |version: &str| crds(&fixture::Crd::new("Widget").group("example.com").storage_version(version).yaml());
+    let patched = |version: &str, from: &str| {
+        let mut crds = only(version);
+        crds.iter_mut().for_each(|c| c.patched_from = Some(from.to_string()));
+        crds
+    };
+    for (kustomization, base) in [
+        ("config/crd/kustomization.yaml", "config/crd/bases/widgets.yaml"),
+        ("file:///w/config/crd/kustomization.yaml", "file:///w/config/crd/bases/widgets.yaml"),
+        ("/w/overlays/crds/kustomization.yaml", "/w/base/widgets.yaml"),
+    ] {
+        let from = if kustomization.starts_with("/w/overlays") { "../../base/./widgets.yaml" } else { "bases/widgets.yaml" };
+        assert_eq!(crdls_crd::relative_source(kustomization, from), base);
+        let mut index = CrdIndex::new();
+        index.set_source(Arc::from(base), only("v1"));
+        index.set_source(Arc::from(kustomization), patched("v1", from));
+        let object = base.replace("widgets.yaml", "sample.yaml");
+        let seen = index.seen_from(&object);
+        let Resolution::Found { crd, .. } = seen.resolve("example.com/v1", "Widget") else { panic!() };
+        assert_eq!(&*crd.source, kustomization, "{object}");
+        assert_eq!(&*crd.written_in(), base);
+        let why: Vec<Option<PassedOver>> = seen.definitions("example.com/v1", "Widget").iter().map(|d| d.passed_over).collect();
+        assert_eq!(why, [None, Some(PassedOver::Patched)]);
+    }
+    // Another copy of the CRD, not the one patched, is compared by distance as before.
+    let mut index = CrdIndex::new();
+    index.set_source(Arc::from("config/crd/bases/widgets.yaml"), only("v1"));
+    index.set_source(Arc::from("config/crd/kustomization.yaml"), patched("v1", "bases/widgets.yaml"));
+    index.set_source(Arc::from("charts/app/crds/widgets.yaml"), only("v1"));
+    let seen = index.seen_from("charts/app/templates/widget.yaml");
+    let Resolution::Found { crd, .. } = seen.resolve("example.com/v1", "Widget") else { panic!() };
+    assert_eq!(&*crd.source, "charts/app/crds/widgets.yaml");
+    // The patched output does not serve v2; the file as written, which does, is used for it.
+    let mut index = CrdIndex::new();
+    index.set_source(Arc::from("config/crd/bases/widgets.yaml"), only("v2"));
+    index.set_source(Arc::from("config/crd/kustomization.yaml"), patched("v1", "bases/widgets.yaml"));
+    let seen = index.seen_from("config/samples/w.yaml");
+    let Resolution::Found { crd, .. } = seen.resolve("example.com/v2", "Widget") else { panic!() };
+    assert_eq!(&*crd.source, "config/crd/bases/widgets.yaml");
+}

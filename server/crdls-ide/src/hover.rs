@@ -83,8 +83,13 @@ pub fn hover_with_docs(
     }
     let Resolution::Found { crd, version } = resolution else { return None };
     let steps = walk(version.schema().map(|s| &**s), &location.path)?;
-    let mut origin =
-        format!("Defined by CRD {}, version {}, in {}.", code(&crd.crd.name), code(&version.name), source_name(index, &crd.source));
+    let place = match &crd.crd.patched_from {
+        Some(_) => {
+            format!("{}, as the kustomization {} patches it", source_name(index, &crd.written_in()), source_name(index, &crd.source))
+        }
+        None => source_name(index, &crd.source),
+    };
+    let mut origin = format!("Defined by CRD {}, version {}, in {place}.", code(&crd.crd.name), code(&version.name));
     origin.push_str(&choice(index, api_version, kind));
     Some(HoverResult { range, markdown: field_markdown(&location.path, &steps, origin) })
 }

@@ -34,10 +34,10 @@ pub fn definition(_text: &str, stream: &Stream, index: &CrdIndex, offset: usize)
     if let [Segment::Key(key @ ("apiVersion" | "kind"))] = location.path.as_slice() {
         return match resolution {
             Resolution::Found { crd, version } if *key == "apiVersion" && !location.on_key() => {
-                Some(Target { source: crd.source.clone(), range: version.name_range })
+                Some(Target { source: crd.written_in(), range: version.name_range })
             }
             Resolution::Found { crd, .. } | Resolution::UnknownVersion { crd } => {
-                Some(Target { source: crd.source.clone(), range: crd.crd.kind_range })
+                Some(Target { source: crd.written_in(), range: crd.crd.kind_range })
             }
             _ => None,
         };
@@ -51,7 +51,7 @@ pub fn definition(_text: &str, stream: &Stream, index: &CrdIndex, offset: usize)
         (None, Via::Item | Via::MapKey) if !step.builtin => step.schema.range,
         _ => return None,
     };
-    Some(Target { source: crd.source.clone(), range })
+    Some(Target { source: crd.written_in(), range })
 }
 
 /// In a CRD: from a printer column's or selectable field's `jsonPath`, or a scale subresource path, to

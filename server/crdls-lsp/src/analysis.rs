@@ -51,6 +51,10 @@ impl Backend {
                     _ if broken_crd => state.session().index.crds_of(&source).iter().map(|c| (**c).clone()).collect(),
                     _ => stream.documents.iter().flat_map(Crd::from_document).collect(),
                 };
+                // An open kustomization outputs the CRDs it patches, as the scan read them.
+                if let Some(path) = path.as_deref() {
+                    crds.extend(crdls_workspace::resolver::kustomization_crds(path, &text, &workspace));
+                }
                 // A buffer's own CRDs count when checking it, before the shared index is updated. Of
                 // a CRD defined more than once, the document's objects use the nearest definition that
                 // serves their version.

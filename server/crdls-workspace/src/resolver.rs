@@ -282,10 +282,24 @@ pub fn crds_of(text: &str, role: &FileRole, reader: TextReader) -> Vec<Crd> {
     role.crds(text, reader)
 }
 
-/// The CRDs of the file at `path`, read in its role, at most [`files::MAX_FILE_BYTES`].
+/// The CRDs of the file at `path`, read in its role, at most [`files::MAX_FILE_BYTES`], with those it
+/// outputs patched when it is a kustomization ([`kustomization_crds`]).
 pub fn read_file_crds(path: &Path, roles: &mut Roles) -> Result<Vec<Crd>, ReadError> {
     let text = files::read_text(path)?;
-    Ok(crds_of(&text, &roles.role_of(path), files::reader_of(path.to_path_buf())))
+    let mut crds = crds_of(&text, &roles.role_of(path), files::reader_of(path.to_path_buf()));
+    crds.extend(kustomization_crds(path, &text, roles.workspace()));
+    Ok(crds)
+}
+
+/// When `path` is a kustomization (its text `text`), the CRDs it includes as its own patches make them
+/// (see [`crate::kustomize::patched_crds`]), the files it names read inside the workspace root that
+/// holds it (its own directory when none does); none for any other file. Indexed under the
+/// kustomization, they are what its objects resolve against rather than the files as written.
+pub fn kustomization_crds(path: &Path, text: &str, workspace: &Workspace) -> Vec<Crd> {
+    let named = path.file_name().and_then(|n| n.to_str()).is_some_and(|n| crate::roles::KUSTOMIZATION_FILES.contains(&n));
+    let Some(dir) = path.parent().filter(|_| named) else { return Vec::new() };
+    let bound = workspace.root_of(dir).unwrap_or(dir);
+    crate::kustomize::patched_crds(path, text, bound)
 }
 
 /// The CRDs of a download's cached copy (a URL, the cluster), read up to the cache's own bound.

@@ -20,6 +20,7 @@ use crdls_yaml::{Node, Stream};
 
 use crate::files::{glob_match, normalize};
 
+mod completed;
 mod completion;
 mod docs;
 mod goldens;
@@ -29,12 +30,13 @@ mod references;
 mod scripts;
 mod templates;
 mod test_inputs;
+pub use completed::Completed;
 pub use completion::PatchedFields;
 pub use references::refused_references;
 pub use test_inputs::{Workspace, TEST_DIRS};
 
 /// The names kustomize recognises for a kustomization.
-const KUSTOMIZATION_FILES: &[&str] = &["kustomization.yaml", "kustomization.yml", "Kustomization"];
+pub(crate) const KUSTOMIZATION_FILES: &[&str] = &["kustomization.yaml", "kustomization.yml", "Kustomization"];
 /// The names Chainsaw looks for a test under.
 const CHAINSAW_TEST_FILES: &[&str] = &["chainsaw-test.yaml", "chainsaw-test.yml"];
 /// The names the Kyverno CLI (`kyverno test`) looks for a test under.
@@ -105,6 +107,9 @@ pub enum FileRole {
         /// The fields the kustomization's own strategic-merge patches write, by the kind and name of the
         /// objects they land on: a resource that leaves one out is completed by kustomize.
         patched: Vec<PatchedFields>,
+        /// The objects of the file that every kustomization including this one patches (see
+        /// `completed.rs`): skeletons the overlays complete, read as partial objects.
+        completed: Vec<Completed>,
     },
     /// A file a Kyverno CLI test (`kyverno-test.yaml`) names in `resources`: objects the CLI evaluates its
     /// policies against in memory, merged as a test step's objects are (so they may be partial), and
@@ -215,8 +220,9 @@ impl FileRole {
             FileRole::JsonPatch { .. } => (crdls_yaml::parse(text), FileMode::JsonPatches),
             FileRole::TestResource { merges, .. } => (crdls_yaml::parse(text), FileMode::TestObjects { merges: *merges }),
             FileRole::EvaluatedResource { .. } => (crdls_yaml::parse(text), FileMode::TestObjects { merges: true }),
-            FileRole::KustomizeResource { sets_namespace, .. } => {
-                (crdls_yaml::parse(text), FileMode::Assembled { renames_namespaces: *sets_namespace })
+            FileRole::KustomizeResource { sets_namespace, completed, .. } => {
+                let completed = completed.iter().map(|c| (c.kind.clone(), c.name.clone())).collect();
+                (crdls_yaml::parse(text), FileMode::Assembled { renames_namespaces: *sets_namespace, completed })
             }
             FileRole::TestAssertion { .. } | FileRole::PolicyTemplate { .. } => (crdls_yaml::parse(text), FileMode::Assertions),
             // Read as a manifest is (a template, a patch by its shape), whole objects as test inputs.
@@ -363,6 +369,11 @@ pub struct Roles {
     /// Per directory, what the kustomizations and tests in the directories below it (down to
     /// [`NEARBY_DOWN`] levels) name, for files named from a sibling or cousin directory.
     nearby: HashMap<PathBuf, Arc<HashMap<PathBuf, FileRole>>>,
+    /// Per kustomization directory, its patches, read when first asked whether they land on an object
+    /// (see `completed.rs`).
+    patches: HashMap<PathBuf, Arc<Vec<crate::kustomize::Patch>>>,
+    /// Per directory, the directories with a kustomization around it (see `completed.rs`).
+    around: HashMap<PathBuf, Arc<Vec<PathBuf>>>,
     /// Per workspace root, the files its documentation pages include, with the page (see `docs.rs`),
     /// read when first needed.
     docs: HashMap<PathBuf, Arc<HashMap<PathBuf, PathBuf>>>,
@@ -438,7 +449,12 @@ impl Roles {
 
     /// An empty cache for files of `workspace`.
     pub fn of(workspace: Workspace) -> Roles {
-        Roles { dirs: HashMap::new(), scripts: HashMap::new(), nearby: HashMap::new(), docs: HashMap::new(), workspace }
+        Roles { workspace, ..Roles::default() }
+    }
+
+    /// The workspace the roles are decided in.
+    pub fn workspace(&self) -> &Workspace {
+        &self.workspace
     }
 
     /// Forgets everything read, after files changed.
@@ -447,6 +463,8 @@ impl Roles {
         self.scripts.clear();
         self.nearby.clear();
         self.docs.clear();
+        self.patches.clear();
+        self.around.clear();
     }
 
     /// Sets the workspace the roles are decided in (the editor's folders and settings change).
@@ -503,7 +521,8 @@ impl Roles {
             let facts = self.facts(kustomization_dir);
             if let Some((_, role)) = facts.patches.iter().find(|(p, _)| *p == path) {
                 let role = role.clone();
-                return self.with_inherited_namespace(role, kustomization_dir);
+                let role = self.with_inherited_namespace(role, kustomization_dir);
+                return self.with_completion(role, kustomization_dir, &path);
             }
             if nearest_kustomization.is_none() {
                 nearest_kustomization = facts.kustomization.clone();
@@ -627,9 +646,9 @@ impl Roles {
     /// up to [`NEARBY_UP`] levels): kustomize's namespace transformer renames it all the same.
     fn with_inherited_namespace(&mut self, role: FileRole, kustomization_dir: &Path) -> FileRole {
         match role {
-            FileRole::KustomizeResource { kustomization, sets_namespace: false, patched } => {
+            FileRole::KustomizeResource { kustomization, sets_namespace: false, patched, completed } => {
                 let sets_namespace = self.renamed_by_includer(kustomization_dir, NEARBY_UP);
-                FileRole::KustomizeResource { kustomization, sets_namespace, patched }
+                FileRole::KustomizeResource { kustomization, sets_namespace, patched, completed }
             }
             other => other,
         }
@@ -921,7 +940,10 @@ fn kustomization_patches(root: &Node, dir: &Path, bound: &Path, kustomization: &
         if let Some(path) = entry.as_str().filter(|p| [".yaml", ".yml", ".json"].iter().any(|e| p.ends_with(e)) && !p.contains("://")) {
             let file = normalize(&dir.join(path));
             if !out.iter().any(|(p, _)| *p == file) {
-                out.push((file, FileRole::KustomizeResource { kustomization: by(), sets_namespace, patched: patched.clone() }));
+                out.push((
+                    file,
+                    FileRole::KustomizeResource { kustomization: by(), sets_namespace, patched: patched.clone(), completed: Vec::new() },
+                ));
             }
         }
     }
@@ -1435,7 +1457,7 @@ mod tests {
         assert_eq!(tree.role(&mut roles, "overlay/bare.yaml"), FileRole::Patch { kustomization: by.clone() });
         assert_eq!(
             tree.role(&mut roles, "overlay/app.yaml"),
-            FileRole::KustomizeResource { kustomization: by.clone(), sets_namespace: false, patched: Vec::new() }
+            FileRole::KustomizeResource { kustomization: by.clone(), sets_namespace: false, patched: Vec::new(), completed: Vec::new() }
         );
         assert_eq!(tree.role(&mut roles, "overlay/ops.yaml"), FileRole::JsonPatch { kustomization: by.clone() });
         assert_eq!(tree.role(&mut roles, "overlay/patches/json.yaml"), FileRole::JsonPatch { kustomization: by.clone() });
@@ -1759,7 +1781,10 @@ mod tests {
         }
         assert_eq!(roles_of[0], FileRole::Patch { kustomization: by.clone() });
         // Nor the identity patch, whose fields would complete the resource.
-        assert_eq!(roles_of[1], FileRole::KustomizeResource { kustomization: by, sets_namespace: false, patched: Vec::new() });
+        assert_eq!(
+            roles_of[1],
+            FileRole::KustomizeResource { kustomization: by, sets_namespace: false, patched: Vec::new(), completed: Vec::new() }
+        );
         // A Chart.yaml linked from outside makes no chart.
         assert_eq!(roles_of[2], FileRole::Manifest);
     }
@@ -1790,6 +1815,66 @@ mod tests {
                 paths: vec!["spec.identityRef.name".into(), "spec.identityRef".into()]
             }]
         );
+    }
+
+    /// An object of a base that every kustomization including the base patches (by a target, by a
+    /// strategic-merge patch's own kind and name, or higher up the chain) is completed by them; one that a
+    /// single includer leaves as written, or that a kustomization listing the file directly does not
+    /// patch, is not; a base nobody includes completes nothing.
+    #[test]
+    fn objects_every_includer_patches_are_completed_by_the_overlays() {
+        let deployment =
+            |name: &str| format!("apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: {name}\n  labels: {{a: b}}\nspec: {{}}\n");
+        let skeletons = format!("{}---\n{}---\n{}", deployment("app"), deployment("worker"), deployment("api"));
+        let tree = Tree::new(
+            "completed",
+            &[
+                ("base/kustomization.yaml", "resources:\n- deploy.yaml\n"),
+                ("base/deploy.yaml", skeletons.as_str()),
+                ("lone/kustomization.yaml", "resources:\n- deploy.yaml\n"),
+                ("lone/deploy.yaml", deployment("solo").as_str()),
+                (
+                    "overlays/a/kustomization.yaml",
+                    "resources:\n- ../../base\npatches:\n- path: app.yaml\n  target: {kind: Deployment, name: app|api}\n- path: worker.yaml\n",
+                ),
+                ("overlays/a/app.yaml", "spec:\n  replicas: 2\n"),
+                ("overlays/a/worker.yaml", "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: worker\nspec:\n  replicas: 2\n"),
+                ("overlays/b/kustomization.yaml", "resources:\n- ../../base/\n- ../../lone\npatches:\n- target: {kind: Deploy.*, name: app}\n  patch: |\n    - {op: add, path: /spec/replicas, value: 1}\n"),
+                // Includes overlay c, which patches api for it.
+                ("overlays/b/api/kustomization.yaml", "resources:\n- ..\npatches:\n- target: {name: api}\n  patch: |\n    - {op: add, path: /spec/replicas, value: 1}\n"),
+            ],
+        );
+        let mut roles = Roles::of(Workspace::new([tree.0.clone()], Path::new("/"), false));
+        let completed = |roles: &mut Roles, file: &str| match tree.role(roles, file) {
+            FileRole::KustomizeResource { completed, .. } => completed,
+            other => panic!("{other:?}"),
+        };
+        let found = completed(&mut roles, "base/deploy.yaml");
+        let names: Vec<(&str, usize)> = found.iter().map(|c| (c.name.as_str(), c.by.len())).collect();
+        // app: both overlays patch it; api: a patches it, b's only includer does; worker: b leaves it.
+        assert_eq!(names, [("app", 2), ("api", 2)]);
+        assert_eq!(found[0].by, [tree.0.join("overlays/a/kustomization.yaml"), tree.0.join("overlays/b/kustomization.yaml")]);
+        assert_eq!(found[1].by, [tree.0.join("overlays/a/kustomization.yaml"), tree.0.join("overlays/b/api/kustomization.yaml")]);
+        // Overlay b includes lone but does not patch its solo: a whole object.
+        assert!(completed(&mut roles, "lone/deploy.yaml").is_empty());
+        // Read as partial objects: the mode says which.
+        let (_, mode) = tree.role(&mut roles, "base/deploy.yaml").parse(&skeletons);
+        let FileMode::Assembled { completed: objects, .. } = mode else { panic!("{mode:?}") };
+        assert_eq!(objects, [("Deployment".to_string(), "app".to_string()), ("Deployment".to_string(), "api".to_string())]);
+        // A file that another kustomization names directly, without patching it, is whole.
+        let tree = Tree::new(
+            "completed-direct",
+            &[
+                ("base/kustomization.yaml", "resources:\n- deploy.yaml\n"),
+                ("base/deploy.yaml", deployment("app").as_str()),
+                ("overlay/kustomization.yaml", "resources:\n- ../base\npatches:\n- target: {name: app}\n  path: p.yaml\n"),
+                ("overlay/p.yaml", "spec: {replicas: 1}\n"),
+                ("direct/kustomization.yaml", "resources:\n- ../base/deploy.yaml\n"),
+            ],
+        );
+        let mut roles = Roles::of(Workspace::new([tree.0.clone()], Path::new("/"), false));
+        assert!(completed(&mut roles, "base/deploy.yaml").is_empty());
+        let _ = std::fs::remove_dir_all(&tree.0);
     }
 
     #[test]

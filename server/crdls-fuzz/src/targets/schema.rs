@@ -73,7 +73,12 @@ fn role(choice: u64) -> FileRole {
         1 => FileRole::Patch { kustomization: dir.join("kustomization.yaml") },
         2 => FileRole::TestAssertion { test: dir.join("chainsaw-test.yaml") },
         3 => FileRole::TestResource { test: dir.join("chainsaw-test.yaml"), merges: choice % 20 == 3 },
-        4 => FileRole::KustomizeResource { kustomization: dir.join("kustomization.yaml"), sets_namespace: false, patched: Vec::new() },
+        4 => FileRole::KustomizeResource {
+            kustomization: dir.join("kustomization.yaml"),
+            sets_namespace: false,
+            patched: Vec::new(),
+            completed: Vec::new(),
+        },
         5 => FileRole::JsonPatch { kustomization: dir.join("kustomization.yaml") },
         _ => FileRole::Manifest,
     }

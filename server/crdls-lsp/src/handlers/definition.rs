@@ -48,7 +48,7 @@ pub(crate) async fn crd_for_document(backend: &Backend, params: CrdForDocumentPa
             let (api_version, kind) = (root.get_str("apiVersion")?, root.get_str("kind")?);
             match index.resolve(api_version, kind) {
                 crdls_crd::Resolution::Found { crd, .. } | crdls_crd::Resolution::UnknownVersion { crd } => {
-                    Some((crd.source.clone(), crd.crd.kind_range))
+                    Some((crd.written_in(), crd.crd.kind_range))
                 }
                 _ => None,
             }

@@ -24,12 +24,25 @@ impl FileRole {
             FileRole::JsonPatch { kustomization } => {
                 format!("Read as a JSON 6902 patch that {} names: a list of operations, not objects.", shown(kustomization))
             }
-            FileRole::KustomizeResource { kustomization, sets_namespace, patched } => format!(
-                "Read as a resource that {} assembles: whole objects{}{}.",
-                shown(kustomization),
-                if *sets_namespace { ", whose namespace kustomize sets" } else { "" },
-                if patched.is_empty() { "" } else { ", completed by its patches (a field a patch of it writes is not missing)" }
-            ),
+            FileRole::KustomizeResource { kustomization, sets_namespace, patched, completed } => {
+                let mut text = format!(
+                    "Read as a resource that {} assembles: whole objects{}{}.",
+                    shown(kustomization),
+                    if *sets_namespace { ", whose namespace kustomize sets" } else { "" },
+                    if patched.is_empty() { "" } else { ", completed by its patches (a field a patch of it writes is not missing)" }
+                );
+                for c in completed {
+                    let by: Vec<String> = c.by.iter().map(|k| shown(k)).collect();
+                    text.push_str(&format!(
+                        " {} {} is read as a partial object: every kustomization that includes this base patches it ({}), \
+                         so what it leaves out (required fields, containers, a selector) is not reported; its fields are checked.",
+                        c.kind,
+                        c.name,
+                        by.join(", ")
+                    ));
+                }
+                text
+            }
             FileRole::TestResource { test, merges } => format!(
                 "Read as objects that the test {} applies: {}, whose values may be expressions.",
                 shown(test),

@@ -26,7 +26,7 @@ pub(super) fn read_crds(inputs: &mut Vec<Input>, workspace: &Workspace) -> Resul
         // checked in theirs.
         let local = matches!(input.kind, SourceKind::Workspace | SourceKind::Configured);
         let role = input.path.as_deref().filter(|_| local).map_or(FileRole::Manifest, |p| roles.role_of(p));
-        let crds = read_crds_of(input, &role);
+        let crds = read_crds_of(input, &role, roles.workspace());
         (if input.report { role } else { FileRole::Manifest }, crds)
     });
     let keep: Vec<bool> = read.iter().map(|(_, r)| !matches!(r, Err(inputs::Unread::Skipped(_)))).collect();
@@ -50,7 +50,7 @@ pub(super) fn read_crds(inputs: &mut Vec<Input>, workspace: &Workspace) -> Resul
 }
 
 /// The CRDs of one input, whose text is then dropped unless it cannot be read again.
-pub(super) fn read_crds_of(input: &mut Input, role: &FileRole) -> Result<Vec<Crd>, inputs::Unread> {
+pub(super) fn read_crds_of(input: &mut Input, role: &FileRole, workspace: &Workspace) -> Result<Vec<Crd>, inputs::Unread> {
     let crds = {
         let text = input.read()?;
         // Schemas are built when a resource first needs them: from the file as it is then, or from
@@ -62,7 +62,12 @@ pub(super) fn read_crds_of(input: &mut Input, role: &FileRole) -> Result<Vec<Crd
             Some(path) => crdls_workspace::files::reader_of(path.clone()),
             None => crdls_workspace::files::reader_of_text(Arc::from(&*text)),
         };
-        resolver::crds_of(&text, role, reader)
+        let mut crds = resolver::crds_of(&text, role, reader);
+        // A kustomization of the workspace outputs the CRDs it patches.
+        if let (Some(path), SourceKind::Workspace | SourceKind::Configured) = (&input.path, input.kind) {
+            crds.extend(resolver::kustomization_crds(path, &text, workspace));
+        }
+        crds
     };
     // Only standard input cannot be read again.
     if input.path.is_some() || !input.report {
@@ -87,7 +92,8 @@ pub(super) fn build_index(inputs: &[Input], crds: Vec<Vec<Crd>>) -> (CrdIndex, V
     // Whether each directory holding CRDs is an OLM bundle's, read once.
     let mut bundles: HashMap<PathBuf, bool> = HashMap::new();
     for (input, crds) in inputs.iter().zip(crds) {
-        for crd in crds.iter().filter(|c| c.is_indexable()) {
+        // A CRD as a kustomization outputs it patched is not another definition to note.
+        for crd in crds.iter().filter(|c| c.is_indexable() && c.patched_from.is_none()) {
             let i = *at.entry(crd.name.clone()).or_insert_with(|| {
                 defined_in.push((crd.name.clone(), Vec::new()));
                 defined_in.len() - 1

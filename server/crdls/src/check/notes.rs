@@ -115,10 +115,25 @@ pub(super) struct TestInputs {
 pub(super) fn test_inputs(inputs: &[Input], roles: &[FileRole], cwd: &Path) -> TestInputs {
     let mut dirs: BTreeMap<String, usize> = BTreeMap::new();
     let mut cases: BTreeMap<String, usize> = BTreeMap::new();
+    let mut completed: Vec<String> = Vec::new();
+    let mut completed_lines: Vec<String> = Vec::new();
     for (input, role) in inputs.iter().zip(roles) {
         match (input.report, role) {
             (true, FileRole::TestInput { tests }) => *dirs.entry(display_path(tests, cwd)).or_default() += 1,
             (true, FileRole::TestFragment { case }) => *cases.entry(display_path(case, cwd)).or_default() += 1,
+            (true, FileRole::KustomizeResource { completed: objects, .. }) if !objects.is_empty() => {
+                completed.push(input.display.clone());
+                for object in objects {
+                    let by: Vec<String> = object.by.iter().map(|k| display_path(k, cwd)).collect();
+                    completed_lines.push(format!(
+                        "read as a partial object: {} {} in {}, which every kustomization including its base patches ({})",
+                        object.kind,
+                        object.name,
+                        input.display,
+                        by.join(", ")
+                    ));
+                }
+            }
             _ => {}
         }
     }
@@ -130,6 +145,10 @@ pub(super) fn test_inputs(inputs: &[Input], roles: &[FileRole], cwd: &Path) -> T
     if !cases.is_empty() {
         out.notes.push(fragments_note(&cases));
         out.lines.extend(cases.iter().map(|(case, n)| format!("read as kuttl test fragments: {} in {case}", plural_count(*n, "file"))));
+    }
+    if !completed.is_empty() {
+        out.notes.push(completed_note(&completed, completed_lines.len()));
+        out.lines.extend(completed_lines);
     }
     out
 }
@@ -162,6 +181,21 @@ fn fragments_note(cases: &BTreeMap<String, usize>) -> String {
     format!(
         "{} read as fragments that the test's commands complete (kuttl applies only the numbered steps of a test case): what their objects write is checked, what they leave out and CEL rules are not; pass --whole-test-inputs (wholeTestInputs = true in crdls.toml) to check them as whole objects",
         files_in(cases, "in", "kuttl test case", "kuttl test cases")
+    )
+}
+
+/// The note on the objects of kustomize bases that every kustomization including the base patches
+/// (`files` holds the files, `objects` how many objects they hold so).
+fn completed_note(files: &[String], objects: usize) -> String {
+    let shown: Vec<&str> = files.iter().take(4).map(String::as_str).collect();
+    let more = if files.len() > 4 { ", ..." } else { "" };
+    format!(
+        "{} of kustomize bases ({}{more}) {}: every kustomization that includes the base patches {} by kind and name, so what {} out (required fields, containers, a selector) is not reported; --verbose names the patching kustomizations",
+        plural_count(objects, "object"),
+        shown.join(", "),
+        if objects == 1 { "was read as a partial object" } else { "were read as partial objects" },
+        if objects == 1 { "it" } else { "them" },
+        if objects == 1 { "it leaves" } else { "they leave" },
     )
 }
 
