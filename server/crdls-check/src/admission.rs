@@ -66,7 +66,9 @@ pub(crate) fn soften_filled_by_webhooks(root: &Node, index: &CrdIndex, diagnosti
     let (one, named) = (webhooks.len() == 1, name_webhooks(&webhooks));
     let matched = match (how, one) {
         (WebhookMatch::Rule, _) => "whose rules match this resource's create",
-        (WebhookMatch::RuntimeRules, true) => "which has no rules in its file (its process registers them for this project's own types when it starts)",
+        (WebhookMatch::RuntimeRules, true) => {
+            "which has no rules in its file (its process registers them for this project's own types when it starts)"
+        }
         (WebhookMatch::RuntimeRules, false) => {
             "which have no rules in their files (their processes register them for this project's own types when they start)"
         }

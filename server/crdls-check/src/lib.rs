@@ -15,6 +15,7 @@ use crdls_crd::{is_crd, CrdIndex};
 use crdls_diagnostics::Diagnostic;
 use crdls_yaml::{Document, Stream};
 
+pub use admission::{mutating_webhooks_of, name_webhooks};
 pub use crdls_crd_check::{
     crd_costs, factor_text, short_path, thousands, CostDriver, RuleCost, SchemaCost, PER_CRD_LIMIT, PER_EXPRESSION_LIMIT,
 };
@@ -24,7 +25,6 @@ pub use crdls_resource_check::{
     NEWEST_KUBERNETES_MINOR, OBJECT_META_FIELDS, OLDEST_KUBERNETES_MINOR,
 };
 use crdls_resource_check::{check_object, Reading};
-pub use admission::{mutating_webhooks_of, name_webhooks};
 pub use evolution::MAX_OBJECTS;
 pub use modes::FileMode;
 

@@ -97,7 +97,11 @@ fn webhook_index(kind: crdls_crd::SourceKind, webhooks: &str) -> CrdIndex {
     let stream = crdls_yaml::parse(crd);
     let mut index = CrdIndex::new();
     let origin = crdls_crd::Origin { kind, label: None };
-    index.set_source_from(std::sync::Arc::from("crd.yaml"), origin, stream.documents.iter().flat_map(crdls_crd::Crd::from_document).collect());
+    index.set_source_from(
+        std::sync::Arc::from("crd.yaml"),
+        origin,
+        stream.documents.iter().flat_map(crdls_crd::Crd::from_document).collect(),
+    );
     let stream = crdls_yaml::parse(webhooks);
     let found = stream.documents.iter().filter_map(|d| d.root.as_ref()).flat_map(|r| crdls_crd::admission::mutating_webhooks(r, &|_| true));
     index.set_webhooks("webhooks.yaml", found.collect());
@@ -120,8 +124,10 @@ const MUTATING: &str = "apiVersion: admissionregistration.k8s.io/v1\nkind: Mutat
 #[test]
 fn a_mutating_webhook_may_set_missing_booleans_and_numbers_before_validation() {
     use crdls_crd::SourceKind;
-    let all_errors: Vec<(String, Severity)> =
-        ["spec.count", "spec.limits", "spec.mode", "spec.owner", "spec.paused", "spec.size"].iter().map(|p| (p.to_string(), Severity::Error)).collect();
+    let all_errors: Vec<(String, Severity)> = ["spec.count", "spec.limits", "spec.mode", "spec.owner", "spec.paused", "spec.size"]
+        .iter()
+        .map(|p| (p.to_string(), Severity::Error))
+        .collect();
     let softened = |fields: &[&str]| -> Vec<(String, Severity)> {
         all_errors.iter().map(|(p, s)| (p.clone(), if fields.contains(&&p[5..]) { Severity::Warning } else { *s })).collect()
     };

@@ -114,7 +114,12 @@ fn collect(root: &Node, literal: &dyn Fn(&Node) -> bool, depth: usize, out: &mut
         Some("MutatingWebhookConfiguration") if api_version.starts_with("admissionregistration.k8s.io/") => {
             let configuration = root.get("metadata").and_then(|m| m.get_str("name")).unwrap_or_default().to_string();
             for webhook in root.get("webhooks").and_then(Node::as_seq).unwrap_or_default() {
-                let Some(name) = webhook.get("name").filter(|n| literal(n)).and_then(Node::as_str).or(webhook.get("name").map(|_| "(its name is computed)")) else {
+                let Some(name) = webhook
+                    .get("name")
+                    .filter(|n| literal(n))
+                    .and_then(Node::as_str)
+                    .or(webhook.get("name").map(|_| "(its name is computed)"))
+                else {
                     continue;
                 };
                 let rules = match webhook.get("rules") {

@@ -437,7 +437,11 @@ impl CrdIndex {
     /// each with the source that installs it, and how they match: those whose rules name the resource
     /// if any, else those without rules when `own_type` (the resource's CRD is the workspace's); sources
     /// in order of their names.
-    pub fn mutating_webhooks_for(&self, resource: &CreatedResource<'_>, own_type: bool) -> Option<(Vec<(&SourceId, &MutatingWebhook)>, WebhookMatch)> {
+    pub fn mutating_webhooks_for(
+        &self,
+        resource: &CreatedResource<'_>,
+        own_type: bool,
+    ) -> Option<(Vec<(&SourceId, &MutatingWebhook)>, WebhookMatch)> {
         [WebhookMatch::Rule, WebhookMatch::RuntimeRules].into_iter().find_map(|wanted| {
             let found: Vec<(&SourceId, &MutatingWebhook)> = self
                 .data

@@ -304,7 +304,8 @@ pub fn webhooks_of(text: &str, role: &FileRole) -> Vec<MutatingWebhook> {
     let mut out = Vec::new();
     for root in stream.documents.iter().filter(|d| !d.has_syntax_error).filter_map(|d| d.root.as_ref()) {
         let opaque = mode.opaque_ranges(root);
-        let literal = |node: &crdls_yaml::Node| !opaque.iter().any(|r| r.start < node.range.end && node.range.start < r.end.max(r.start + 1));
+        let literal =
+            |node: &crdls_yaml::Node| !opaque.iter().any(|r| r.start < node.range.end && node.range.start < r.end.max(r.start + 1));
         out.extend(crdls_crd::admission::mutating_webhooks(root, &literal));
     }
     out

@@ -494,6 +494,13 @@ impl Roles {
         if let Some(role) = self.chart_fragment(&path, &dir) {
             return role;
         }
+        // Data a Go program bundles with ko and reads at run time, whatever its name: knative-style
+        // projects number their files (`500-webhooks.yaml`), which is no test step there.
+        let root = self.workspace.root_of(&path).map(Path::to_path_buf);
+        let inside = |a: &Path| root.as_deref().is_none_or(|r| a.starts_with(r) && a != r);
+        if let Some(kodata) = dir.ancestors().take_while(|a| inside(a)).find(|a| a.file_name().is_some_and(|n| n == KO_DATA_DIR)) {
+            return FileRole::ProgramData { kodata: kodata.to_path_buf() };
+        }
         // A file a Chainsaw test beside it (or one level up) names, or a numbered step file.
         for test_dir in dir.ancestors().take(2) {
             let facts = self.facts(test_dir).clone();
@@ -554,12 +561,6 @@ impl Roles {
             if let Some(role) = self.copy_of_a_patch_below(&path, &dir) {
                 return role;
             }
-        }
-        // Data a Go program bundles with ko and reads at run time.
-        let root = self.workspace.root_of(&path).map(Path::to_path_buf);
-        let inside = |a: &Path| root.as_deref().is_none_or(|r| a.starts_with(r) && a != r);
-        if let Some(kodata) = dir.ancestors().take_while(|a| inside(a)).find(|a| a.file_name().is_some_and(|n| n == KO_DATA_DIR)) {
-            return FileRole::ProgramData { kodata: kodata.to_path_buf() };
         }
         // A kubeadm patch: named after a control-plane component, in a patches directory.
         if let Some(json) = kubeadm_patch(&path) {
@@ -1932,6 +1933,7 @@ mod tests {
             "kodata",
             &[
                 ("cmd/operator/kodata/tekton-addon/pipeline.yaml", ""),
+                ("cmd/webhook/kodata/webhooks/500-webhooks.yaml", ""),
                 ("cmd/operator/kodata/chart/Chart.yaml", "apiVersion: v2\nname: bundled\nversion: 0.1.0\n"),
                 ("cmd/operator/kodata/chart/templates/a.yaml", ""),
                 ("cmd/operator/main.yaml", ""),
@@ -1941,6 +1943,9 @@ mod tests {
         let mut roles = Roles::of(Workspace { roots: vec![tree.0.clone()], whole_test_inputs: false });
         let kodata = tree.0.join("cmd/operator/kodata");
         assert_eq!(tree.role(&mut roles, "cmd/operator/kodata/tekton-addon/pipeline.yaml"), FileRole::ProgramData { kodata });
+        // A numbered file there is the program's data, not a kuttl step.
+        let kodata = tree.0.join("cmd/webhook/kodata");
+        assert_eq!(tree.role(&mut roles, "cmd/webhook/kodata/webhooks/500-webhooks.yaml"), FileRole::ProgramData { kodata });
         // A chart's template is a template wherever the chart lies; a file beside kodata, or in a
         // directory that only starts with the name, is a manifest.
         assert!(matches!(tree.role(&mut roles, "cmd/operator/kodata/chart/templates/a.yaml"), FileRole::HelmTemplate { .. }));

@@ -200,9 +200,9 @@ pub(super) fn webhooks_note(webhooks: &BTreeMap<String, usize>) -> Option<String
     }
     let named: Vec<String> = webhooks.iter().map(|(name, n)| format!("{n} for the mutating {name}")).collect();
     Some(format!(
-        "{} reported as {}, not errors ({}): a project's mutating admission webhook runs before the API server validates an object, and a Go defaulting webhook writes false or 0 for such a field; --verbose names each object",
+        "{} reported as {} ({}): a project's mutating admission webhook runs before the API server validates an object, and a Go defaulting webhook writes false or 0 for such a field; --verbose names each object",
         plural_count(total, "missing required field"),
-        if total == 1 { "a warning" } else { "warnings" },
+        if total == 1 { "a warning, not an error" } else { "warnings, not errors" },
         named.join("; "),
     ))
 }
