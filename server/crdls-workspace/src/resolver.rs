@@ -317,9 +317,12 @@ pub fn read_file_crds(path: &Path, roles: &mut Roles) -> Result<Vec<Crd>, ReadEr
     Ok(crds_of(&text, &roles.role_of(path), files::reader_of(path.to_path_buf())))
 }
 
+/// What a file defines for the others: its CRDs, and the mutating webhooks it installs.
+pub type Definitions = (Vec<Crd>, Vec<MutatingWebhook>);
+
 /// The CRDs of the file at `path`, read in its role, with the mutating webhooks it installs (see
 /// [`webhooks_of`]).
-pub fn read_file_definitions(path: &Path, roles: &mut Roles) -> Result<(Vec<Crd>, Vec<MutatingWebhook>), ReadError> {
+pub fn read_file_definitions(path: &Path, roles: &mut Roles) -> Result<Definitions, ReadError> {
     let text = files::read_text(path)?;
     let role = roles.role_of(path);
     Ok((crds_of(&text, &role, files::reader_of(path.to_path_buf())), webhooks_of(&text, &role)))
@@ -327,7 +330,7 @@ pub fn read_file_definitions(path: &Path, roles: &mut Roles) -> Result<(Vec<Crd>
 
 /// What many files define (see [`read_file_definitions`]), read in parallel in their roles decided in
 /// `workspace`, in the order of `files`.
-pub fn read_files_definitions(files: &[PathBuf], workspace: &Workspace) -> Vec<Result<(Vec<Crd>, Vec<MutatingWebhook>), ReadError>> {
+pub fn read_files_definitions(files: &[PathBuf], workspace: &Workspace) -> Vec<Result<Definitions, ReadError>> {
     let mut paths: Vec<&Path> = files.iter().map(PathBuf::as_path).collect();
     read_all(&mut paths, workspace, |roles, path| read_file_definitions(path, roles))
 }
