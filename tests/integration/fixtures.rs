@@ -150,6 +150,16 @@ fn a_base_object_every_overlay_patches_is_partial() {
     snapshot_with("fixtures/projects/overlay-completed", "projects-overlay-completed", &["--verbose"]);
 }
 
+/// A knative-style defaulting webhook (no rules in its file) and a kubebuilder one (rules for Widgets):
+/// a missing required boolean or number of an object a webhook matches is a warning naming it, the rest
+/// stays an error; `--verbose` names each object. The operator's ko data (`kodata/`) is read as partial
+/// objects: what it leaves out is not reported, a wrong type is.
+#[test]
+fn mutating_webhooks_may_set_missing_fields_before_validation() {
+    snapshot_with("fixtures/projects/webhook-defaults", "projects-webhook-defaults", &["--verbose"]);
+    project("webhook-rules");
+}
+
 /// Shell text saved as `.yaml` (a command feeding a here-document to kubectl) is a script, not YAML;
 /// a YAML file's syntax error beside it is still reported.
 #[test]

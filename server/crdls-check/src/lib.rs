@@ -4,6 +4,7 @@
 //! read ([`FileMode`]: whole objects, patches, assertions, a template) decides which of those checks
 //! hold and where.
 
+mod admission;
 mod awaited;
 mod evolution;
 mod fill_ins;
@@ -14,6 +15,7 @@ use crdls_crd::{is_crd, CrdIndex};
 use crdls_diagnostics::Diagnostic;
 use crdls_yaml::{Document, Stream};
 
+pub use admission::{mutating_webhooks_of, name_webhooks};
 pub use crdls_crd_check::{
     crd_costs, factor_text, short_path, thousands, CostDriver, RuleCost, SchemaCost, PER_CRD_LIMIT, PER_EXPRESSION_LIMIT,
 };
@@ -127,13 +129,18 @@ fn check_document(doc: &Document, text: &str, index: &CrdIndex, options: &CheckO
                 let reading =
                     Reading { complete: !doc.has_syntax_error, whole: mode.whole_objects(), live_status: mode.reads_live_status() };
                 let range = doc.range.start.min(text.len())..doc.range.end.min(text.len());
-                match text.get(range).and_then(subresource_directive) {
+                let (kind, subresource) = match text.get(range).and_then(subresource_directive) {
                     Some(subresource) if subresource != options.subresource => {
                         let options = CheckOptions { subresource, ..options.clone() };
-                        check_object(root, index, &options, reading, &mut diagnostics)
+                        (check_object(root, index, &options, reading, &mut diagnostics), subresource)
                     }
-                    _ => check_object(root, index, options, reading, &mut diagnostics),
+                    _ => (check_object(root, index, options, reading, &mut diagnostics), options.subresource),
+                };
+                // Mutating admission runs before a create is validated (a status update is no create).
+                if matches!(kind, DocumentKind::CustomResource { .. }) && subresource == Subresource::Main {
+                    admission::soften_filled_by_webhooks(root, index, &mut diagnostics);
                 }
+                kind
             }
         },
         None => DocumentKind::NotAnObject,

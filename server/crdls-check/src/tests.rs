@@ -1,5 +1,6 @@
 //! Tests of how documents are checked in each file mode: what reading YAML finds in documents that cannot be objects.
 use super::*;
+use crdls_diagnostics::{codes, Severity};
 
 fn codes(text: &str) -> Vec<&'static str> {
     let stream = crdls_yaml::parse(text);
@@ -87,4 +88,74 @@ fn type_headers_are_no_objects_but_a_document_cut_short_is_still_checked() {
     let broken = codes("apiVersion: extensions/v1beta1\nkind: Ingress\nmetadata: [\n");
     assert!(broken.contains(&"yaml/syntax"), "{broken:?}");
     assert!(broken.contains(&"resource/api-not-served"), "{broken:?}");
+}
+
+/// The index of the webhook tests: one CRD whose spec requires a boolean, an integer with a minimum, an
+/// integer, a string and an object, from `kind` of source, and the webhooks of `webhooks`.
+fn webhook_index(kind: crdls_crd::SourceKind, webhooks: &str) -> CrdIndex {
+    let crd = "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: widgets.demo.crdls.dev\nspec:\n  group: demo.crdls.dev\n  names: {kind: Widget, plural: widgets}\n  scope: Namespaced\n  versions:\n  - name: v1\n    served: true\n    storage: true\n    schema:\n      openAPIV3Schema:\n        type: object\n        properties:\n          spec:\n            type: object\n            required: [paused, size, count, owner, limits, mode]\n            properties:\n              paused: {type: boolean}\n              size: {type: integer, minimum: 1}\n              count: {type: integer}\n              owner: {type: string}\n              limits: {type: object}\n              mode: {type: integer, enum: [1, 2]}\n              note: {type: string}\n";
+    let stream = crdls_yaml::parse(crd);
+    let mut index = CrdIndex::new();
+    let origin = crdls_crd::Origin { kind, label: None };
+    index.set_source_from(
+        std::sync::Arc::from("crd.yaml"),
+        origin,
+        stream.documents.iter().flat_map(crdls_crd::Crd::from_document).collect(),
+    );
+    let stream = crdls_yaml::parse(webhooks);
+    let found = stream.documents.iter().filter_map(|d| d.root.as_ref()).flat_map(|r| crdls_crd::admission::mutating_webhooks(r, &|_| true));
+    index.set_webhooks("webhooks.yaml", found.collect());
+    index
+}
+
+/// Each missing required field of a Widget without spec fields, with its severity.
+fn missing_fields(index: &CrdIndex) -> Vec<(String, Severity)> {
+    let widget = "apiVersion: demo.crdls.dev/v1\nkind: Widget\nmetadata:\n  name: w\nspec:\n  note: x\n";
+    let stream = crdls_yaml::parse(widget);
+    let found = check_stream(&stream, index, &CheckOptions::default()).diagnostics();
+    let mut out: Vec<(String, Severity)> =
+        found.iter().filter(|d| d.code == codes::SCHEMA_REQUIRED).map(|d| (d.path.clone().unwrap_or_default(), d.severity)).collect();
+    out.sort();
+    out
+}
+
+const MUTATING: &str = "apiVersion: admissionregistration.k8s.io/v1\nkind: MutatingWebhookConfiguration\nmetadata:\n  name: defaults\nwebhooks:\n- name: defaults.demo.crdls.dev\n";
+
+#[test]
+fn a_mutating_webhook_may_set_missing_booleans_and_numbers_before_validation() {
+    use crdls_crd::SourceKind;
+    let all_errors: Vec<(String, Severity)> = ["spec.count", "spec.limits", "spec.mode", "spec.owner", "spec.paused", "spec.size"]
+        .iter()
+        .map(|p| (p.to_string(), Severity::Error))
+        .collect();
+    let softened = |fields: &[&str]| -> Vec<(String, Severity)> {
+        all_errors.iter().map(|(p, s)| (p.clone(), if fields.contains(&&p[5..]) { Severity::Warning } else { *s })).collect()
+    };
+    // Without a webhook, every missing field is an error.
+    assert_eq!(missing_fields(&webhook_index(SourceKind::Workspace, "")), all_errors);
+    // A webhook without rules covers the workspace's own CRDs: the boolean and the unbounded integer
+    // become warnings; the integer whose minimum or enum refuses 0, the string and the object do not.
+    assert_eq!(missing_fields(&webhook_index(SourceKind::Workspace, MUTATING)), softened(&["count", "paused"]));
+    // Not a CRD that only the CRD paths give, nor for a validating webhook.
+    assert_eq!(missing_fields(&webhook_index(SourceKind::Configured, MUTATING)), all_errors);
+    let validating = MUTATING.replace("Mutating", "Validating");
+    assert_eq!(missing_fields(&webhook_index(SourceKind::Workspace, &validating)), all_errors);
+    // A rule that names the resource's create covers it wherever its CRD comes from; one for another
+    // resource or only for updates does not.
+    let rule = |resources: &str, operations: &str| {
+        format!("{MUTATING}  rules:\n  - apiGroups: [demo.crdls.dev]\n    apiVersions: ['*']\n    resources: [{resources}]\n    operations: [{operations}]\n")
+    };
+    assert_eq!(missing_fields(&webhook_index(SourceKind::Configured, &rule("widgets", "CREATE"))), softened(&["count", "paused"]));
+    assert_eq!(missing_fields(&webhook_index(SourceKind::Workspace, &rule("gadgets", "CREATE"))), all_errors);
+    assert_eq!(missing_fields(&webhook_index(SourceKind::Workspace, &rule("widgets", "UPDATE"))), all_errors);
+    // The warning names the webhook and says why.
+    let stream = crdls_yaml::parse("apiVersion: demo.crdls.dev/v1\nkind: Widget\nmetadata:\n  name: w\nspec:\n  note: x\n");
+    let found = check_stream(&stream, &webhook_index(SourceKind::Workspace, MUTATING), &CheckOptions::default()).diagnostics();
+    let paused = found.iter().find(|d| d.path.as_deref() == Some("spec.paused")).unwrap();
+    assert!(paused.message.starts_with("missing required field \"paused\"; the project's mutating webhook defaults.demo.crdls.dev (MutatingWebhookConfiguration defaults in webhooks.yaml)"), "{}", paused.message);
+    assert!(paused.message.contains("writes `false`"), "{}", paused.message);
+    // A status update is no create: its missing fields keep their errors.
+    let status = CheckOptions { subresource: Subresource::Status, ..CheckOptions::default() };
+    let found = check_stream(&stream, &webhook_index(SourceKind::Workspace, MUTATING), &status).diagnostics();
+    assert!(found.iter().all(|d| d.severity != Severity::Warning || d.code != codes::SCHEMA_REQUIRED), "{found:?}");
 }

@@ -4,6 +4,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use crate::admission::{CreatedResource, MutatingWebhook, WebhookMatch};
 use crate::crd::{Crd, CrdApiVersion, CrdVersion};
 
 /// Where a CRD came from: a path or URI chosen by the caller.
@@ -115,6 +116,8 @@ struct Data {
     origins: HashMap<SourceId, Origin>,
     /// The sources that are packaging copies: files of an OLM bundle (see [`CrdIndex::set_packaged`]).
     packaged: std::collections::HashSet<SourceId>,
+    /// The mutating admission webhooks each source installs (see [`CrdIndex::set_webhooks`]).
+    webhooks: std::collections::BTreeMap<SourceId, Vec<Arc<MutatingWebhook>>>,
 }
 
 /// Whether a definition of a CRD serves an object's version.
@@ -428,6 +431,49 @@ impl CrdIndex {
         } else {
             data.packaged.remove(source);
         }
+    }
+
+    /// Replaces the mutating admission webhooks `source` installs (its `MutatingWebhookConfiguration`s)
+    /// with `webhooks`; an empty list forgets them. Kept apart from the source's CRDs: a file may hold
+    /// either, and replacing its CRDs leaves its webhooks.
+    pub fn set_webhooks(&mut self, source: &str, webhooks: Vec<MutatingWebhook>) {
+        if webhooks.is_empty() && !self.data.webhooks.contains_key(source) {
+            return;
+        }
+        let data = Arc::make_mut(&mut self.data);
+        if webhooks.is_empty() {
+            data.webhooks.remove(source);
+        } else {
+            data.webhooks.insert(Arc::from(source), webhooks.into_iter().map(Arc::new).collect());
+        }
+    }
+
+    /// Forgets every source's mutating webhooks (before a scan sets them all again).
+    pub fn clear_webhooks(&mut self) {
+        if !self.data.webhooks.is_empty() {
+            Arc::make_mut(&mut self.data).webhooks.clear();
+        }
+    }
+
+    /// The mutating webhooks that may change a create of `resource` before the API server validates it,
+    /// each with the source that installs it, and how they match: those whose rules name the resource
+    /// if any, else those without rules when `own_type` (the resource's CRD is the workspace's); sources
+    /// in order of their names.
+    pub fn mutating_webhooks_for(
+        &self,
+        resource: &CreatedResource<'_>,
+        own_type: bool,
+    ) -> Option<(Vec<(&SourceId, &MutatingWebhook)>, WebhookMatch)> {
+        [WebhookMatch::Rule, WebhookMatch::RuntimeRules].into_iter().find_map(|wanted| {
+            let found: Vec<(&SourceId, &MutatingWebhook)> = self
+                .data
+                .webhooks
+                .iter()
+                .flat_map(|(source, hooks)| hooks.iter().map(move |h| (source, &**h)))
+                .filter(|(_, hook)| hook.matches(resource, own_type) == Some(wanted))
+                .collect();
+            (!found.is_empty()).then_some((found, wanted))
+        })
     }
 
     /// The number of CRDs indexed.

@@ -1,6 +1,7 @@
 //! CRD model and index for crdls: reads CustomResourceDefinitions (v1 and legacy v1beta1) from parsed
 //! YAML and maps (group, version, kind) to the version's schema, flags and source ranges.
 
+pub mod admission;
 pub mod cel;
 mod crd;
 mod index;

@@ -17,6 +17,31 @@ pub fn hover(text: &str, stream: &Stream, index: &CrdIndex, offset: usize, kube:
     hover_with_docs(text, stream, index, offset, kube, &NoDocs)
 }
 
+/// What the hover of an object's `apiVersion` or `kind` says of the mutating webhook of the workspace
+/// that may change it before the API server validates it (see `crdls_check`'s admission rule); empty
+/// when none matches.
+fn admission(root: &crdls_yaml::Node, index: &CrdIndex) -> String {
+    let Some((webhooks, how)) = crdls_check::mutating_webhooks_of(root, index) else { return String::new() };
+    let one = webhooks.len() == 1;
+    let matched = match (how, one) {
+        (crdls_crd::admission::WebhookMatch::Rule, true) => "its rules match this resource's create",
+        (crdls_crd::admission::WebhookMatch::Rule, false) => "their rules match this resource's create",
+        (crdls_crd::admission::WebhookMatch::RuntimeRules, true) => {
+            "it has no rules in its file: its process registers them for the project's own types when it starts"
+        }
+        (crdls_crd::admission::WebhookMatch::RuntimeRules, false) => {
+            "they have no rules in their files: their processes register them for the project's own types when they start"
+        }
+    };
+    format!(
+        "\n\nThe mutating {} {} {} before the API server validates this object ({matched}): a missing required boolean or \
+         number, which a Go defaulting webhook writes as `false` or `0`, is a warning, not an error.",
+        if one { "webhook" } else { "webhooks" },
+        crdls_check::name_webhooks(&webhooks),
+        if one { "runs" } else { "run" },
+    )
+}
+
 /// [`hover`], with a built-in object's field followed by its description as `docs` gives it (the
 /// release's API documentation, which crdls does not ship and reads only where the user allowed).
 pub fn hover_with_docs(
@@ -56,7 +81,7 @@ pub fn hover_with_docs(
             Resolution::UnknownVersion { crd } => (crd, None),
             _ => return None,
         };
-        let markdown = format!("{}{}", crd_summary(crd, version), choice(index, api_version, kind));
+        let markdown = format!("{}{}{}", crd_summary(crd, version), choice(index, api_version, kind), admission(root, index));
         return Some(HoverResult { range, markdown });
     }
     if crate::builtin_crd::is_crd_document(Some(api_version), Some(kind)) {

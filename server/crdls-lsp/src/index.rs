@@ -217,6 +217,8 @@ pub(crate) struct DiskScan {
     pub(crate) files: usize,
     /// Each file with its rank and CRDs, in the resolver's order.
     pub(crate) found: Vec<(PathBuf, SourceKind, Vec<Crd>)>,
+    /// The mutating admission webhooks the workspace's files install, by the file's URI.
+    pub(crate) webhooks: Vec<(String, Vec<crdls_crd::admission::MutatingWebhook>)>,
     /// The files of `found` with CRDs that lie in an OLM bundle: packaging copies, which yield to the
     /// project's own definitions (see `resolver::in_olm_bundle`).
     pub(crate) packaged: HashSet<PathBuf>,
@@ -246,9 +248,15 @@ pub(crate) fn scan_disk(roots: &[PathBuf], config: &crdls_workspace::Config) -> 
     // Roles are decided in the workspace, as `crdls check` decides them: what its files name is read only
     // inside it.
     let workspace = crdls_workspace::roles::Workspace::new(roots.iter().cloned(), Path::new("/"), config.whole_test_inputs);
-    for ((path, kind), crds) in files.into_iter().zip(resolver::read_files_crds(&paths, &workspace)) {
-        match crds {
-            Ok(crds) => found.push((path, kind, crds)),
+    let mut webhooks = Vec::new();
+    for ((path, kind), read) in files.into_iter().zip(resolver::read_files_definitions(&paths, &workspace)) {
+        match read {
+            Ok((crds, hooks)) => {
+                if !hooks.is_empty() && matches!(kind, SourceKind::Workspace | SourceKind::Configured) {
+                    webhooks.extend(Url::from_file_path(&path).ok().map(|uri| (uri.to_string(), hooks)));
+                }
+                found.push((path, kind, crds));
+            }
             Err(crdls_workspace::files::ReadError::Io(_)) => {}
             Err(e) => unread.push(format!("{}: {e}", path.display())),
         }
@@ -266,7 +274,7 @@ pub(crate) fn scan_disk(roots: &[PathBuf], config: &crdls_workspace::Config) -> 
     let (archived, mut archive_errors) = fetch::read_archives(&resolution.archives);
     // CRD paths refused are shown where archives that cannot be read are: on crdls.toml.
     archive_errors.extend(resolution.refused.into_iter().map(|error| Unavailable { kind: SourceKind::Configured, error }));
-    DiskScan { files: paths.len() + resolution.archives.len(), found, packaged, archived, archive_errors, unread }
+    DiskScan { files: paths.len() + resolution.archives.len(), found, webhooks, packaged, archived, archive_errors, unread }
 }
 
 impl DiskScan {
@@ -290,6 +298,10 @@ impl DiskScan {
             .collect();
         for source in stale {
             index.remove_source(&source);
+        }
+        index.clear_webhooks();
+        for (uri, webhooks) in self.webhooks {
+            index.set_webhooks(&uri, webhooks);
         }
         for (path, kind, crds) in self.found {
             let Ok(uri) = Url::from_file_path(&path) else { continue };

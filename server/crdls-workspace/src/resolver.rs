@@ -31,6 +31,7 @@
 
 use std::path::{Path, PathBuf};
 
+use crdls_crd::admission::MutatingWebhook;
 use crdls_crd::{Crd, SourceKind, TextReader};
 use rayon::prelude::*;
 
@@ -282,6 +283,34 @@ pub fn crds_of(text: &str, role: &FileRole, reader: TextReader) -> Vec<Crd> {
     role.crds(text, reader)
 }
 
+/// The mutating admission webhooks a source's text installs (its `MutatingWebhookConfiguration`s), read
+/// in `role` so that a chart template's actions are masked: a webhook whose rules a template computes is
+/// left out. Only files whose objects a project installs count (manifests, chart templates, kustomize
+/// resources, a program's ko data): a test's webhook, an expected output or a patch is not the project's
+/// webhook. None, without parsing, when the text names no such configuration.
+pub fn webhooks_of(text: &str, role: &FileRole) -> Vec<MutatingWebhook> {
+    let installed = matches!(
+        role,
+        FileRole::Manifest
+            | FileRole::HelmTemplate { .. }
+            | FileRole::KustomizeResource { .. }
+            | FileRole::ScriptFilled { .. }
+            | FileRole::ProgramData { .. }
+    );
+    if !installed || !text.contains("MutatingWebhookConfiguration") {
+        return Vec::new();
+    }
+    let (stream, mode) = role.parse(text);
+    let mut out = Vec::new();
+    for root in stream.documents.iter().filter(|d| !d.has_syntax_error).filter_map(|d| d.root.as_ref()) {
+        let opaque = mode.opaque_ranges(root);
+        let literal =
+            |node: &crdls_yaml::Node| !opaque.iter().any(|r| r.start < node.range.end && node.range.start < r.end.max(r.start + 1));
+        out.extend(crdls_crd::admission::mutating_webhooks(root, &literal));
+    }
+    out
+}
+
 /// The CRDs of the file at `path`, read in its role, at most [`files::MAX_FILE_BYTES`], with those it
 /// outputs patched when it is a kustomization ([`kustomization_crds`]).
 pub fn read_file_crds(path: &Path, roles: &mut Roles) -> Result<Vec<Crd>, ReadError> {
@@ -302,6 +331,24 @@ pub fn kustomization_crds(path: &Path, text: &str, workspace: &Workspace) -> Vec
     crate::kustomize::patched_crds(path, text, bound)
 }
 
+/// What a file defines for the others: its CRDs, and the mutating webhooks it installs.
+pub type Definitions = (Vec<Crd>, Vec<MutatingWebhook>);
+
+/// The CRDs of the file at `path`, read in its role, with the mutating webhooks it installs (see
+/// [`webhooks_of`]).
+pub fn read_file_definitions(path: &Path, roles: &mut Roles) -> Result<Definitions, ReadError> {
+    let text = files::read_text(path)?;
+    let role = roles.role_of(path);
+    Ok((crds_of(&text, &role, files::reader_of(path.to_path_buf())), webhooks_of(&text, &role)))
+}
+
+/// What many files define (see [`read_file_definitions`]), read in parallel in their roles decided in
+/// `workspace`, in the order of `files`.
+pub fn read_files_definitions(files: &[PathBuf], workspace: &Workspace) -> Vec<Result<Definitions, ReadError>> {
+    let mut paths: Vec<&Path> = files.iter().map(PathBuf::as_path).collect();
+    read_all(&mut paths, workspace, |roles, path| read_file_definitions(path, roles))
+}
+
 /// The CRDs of a download's cached copy (a URL, the cluster), read up to the cache's own bound.
 pub fn read_cached_crds(path: &Path) -> Option<Vec<Crd>> {
     let reader = files::reader_of_cached(path.to_path_buf());
@@ -314,13 +361,6 @@ pub fn read_cached_crds(path: &Path) -> Option<Vec<Crd>> {
 /// the results in the items' order.
 pub fn read_all<T: Send, R: Send>(items: &mut [T], workspace: &Workspace, read: impl Fn(&mut Roles, &mut T) -> R + Sync + Send) -> Vec<R> {
     items.par_iter_mut().map_init(|| Roles::of(workspace.clone()), read).collect()
-}
-
-/// The CRDs of many files, read in parallel in their roles decided in `workspace`, in the order of
-/// `files`.
-pub fn read_files_crds(files: &[PathBuf], workspace: &Workspace) -> Vec<Result<Vec<Crd>, ReadError>> {
-    let mut paths: Vec<&Path> = files.iter().map(PathBuf::as_path).collect();
-    read_all(&mut paths, workspace, |roles, path| read_file_crds(path, roles))
 }
 
 #[cfg(test)]

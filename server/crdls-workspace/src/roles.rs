@@ -185,6 +185,15 @@ pub enum FileRole {
         /// The page that includes it.
         page: PathBuf,
     },
+    /// A file below a `kodata` directory: ko's convention for data bundled into a Go program's image
+    /// (under `KO_DATA_PATH`) and read by the program at run time, which may fill in or transform what
+    /// it reads (set names, namespaces, images) before it applies anything. Read as a program's template:
+    /// partial objects ([`FileMode::Fragments`]), whose values and types are checked but not what they
+    /// leave out; a CRD among them is a whole CRD.
+    ProgramData {
+        /// The `kodata` directory.
+        kodata: PathBuf,
+    },
 }
 
 impl FileRole {
@@ -231,7 +240,7 @@ impl FileRole {
                 other => other,
             },
             // Read as a manifest is, partial objects (a patch by its shape stays one).
-            FileRole::TestFragment { .. } => match FileRole::Manifest.parse(text) {
+            FileRole::TestFragment { .. } | FileRole::ProgramData { .. } => match FileRole::Manifest.parse(text) {
                 (stream, FileMode::Objects) => (stream, FileMode::Fragments),
                 other => other,
             },
@@ -245,7 +254,11 @@ impl FileRole {
         match self {
             FileRole::HelmTemplate { .. } => template_crds(text),
             // A manifest with template actions may be read as a template (see `parse`).
-            FileRole::Manifest | FileRole::ScriptFilled { .. } | FileRole::TestInput { .. } | FileRole::TestFragment { .. }
+            FileRole::Manifest
+            | FileRole::ScriptFilled { .. }
+            | FileRole::TestInput { .. }
+            | FileRole::TestFragment { .. }
+            | FileRole::ProgramData { .. }
                 if crdls_yaml::template::has_actions(text) =>
             {
                 match self.parse(text) {
@@ -359,6 +372,9 @@ pub fn helm_template_hint(chart_name: &str, chart_dir: &str, templates: Option<u
         "{what}: crdls checks only literal YAML there, for mistakes no template value can fix; to check what the chart renders, run `helm template {chart_dir} | crdls check -`"
     )
 }
+
+/// The directory ko bundles into a Go program's image, for the program to read under `KO_DATA_PATH`.
+const KO_DATA_DIR: &str = "kodata";
 
 /// Roles of files, with what each directory holds read once.
 #[derive(Default)]
@@ -495,6 +511,13 @@ impl Roles {
         // Elsewhere in a chart, a file that stands as a template (its `files/`, rendered with `tpl`).
         if let Some(role) = self.chart_fragment(&path, &dir) {
             return role;
+        }
+        // Data a Go program bundles with ko and reads at run time, whatever its name: knative-style
+        // projects number their files (`500-webhooks.yaml`), which is no test step there.
+        let root = self.workspace.root_of(&path).map(Path::to_path_buf);
+        let inside = |a: &Path| root.as_deref().is_none_or(|r| a.starts_with(r) && a != r);
+        if let Some(kodata) = dir.ancestors().take_while(|a| inside(a)).find(|a| a.file_name().is_some_and(|n| n == KO_DATA_DIR)) {
+            return FileRole::ProgramData { kodata: kodata.to_path_buf() };
         }
         // A file a Chainsaw test beside it (or one level up) names, or a numbered step file.
         for test_dir in dir.ancestors().take(2) {
@@ -1987,6 +2010,39 @@ mod tests {
         // With test inputs read as whole objects, so are the fragments.
         let mut whole = Roles::of(Workspace { roots: vec![tree.0.clone()], whole_test_inputs: true });
         assert_eq!(tree.role(&mut whole, "e2e/tls/files/other.yaml"), FileRole::Manifest);
+    }
+
+    #[test]
+    fn files_below_a_kodata_directory_are_a_programs_data() {
+        let tree = Tree::new(
+            "kodata",
+            &[
+                ("cmd/operator/kodata/tekton-addon/pipeline.yaml", ""),
+                ("cmd/webhook/kodata/webhooks/500-webhooks.yaml", ""),
+                ("cmd/operator/kodata/chart/Chart.yaml", "apiVersion: v2\nname: bundled\nversion: 0.1.0\n"),
+                ("cmd/operator/kodata/chart/templates/a.yaml", ""),
+                ("cmd/operator/main.yaml", ""),
+                ("config/kodata-notes/x.yaml", ""),
+            ],
+        );
+        let mut roles = Roles::of(Workspace { roots: vec![tree.0.clone()], whole_test_inputs: false });
+        let kodata = tree.0.join("cmd/operator/kodata");
+        assert_eq!(tree.role(&mut roles, "cmd/operator/kodata/tekton-addon/pipeline.yaml"), FileRole::ProgramData { kodata });
+        // A numbered file there is the program's data, not a kuttl step.
+        let kodata = tree.0.join("cmd/webhook/kodata");
+        assert_eq!(tree.role(&mut roles, "cmd/webhook/kodata/webhooks/500-webhooks.yaml"), FileRole::ProgramData { kodata });
+        // A chart's template is a template wherever the chart lies; a file beside kodata, or in a
+        // directory that only starts with the name, is a manifest.
+        assert!(matches!(tree.role(&mut roles, "cmd/operator/kodata/chart/templates/a.yaml"), FileRole::HelmTemplate { .. }));
+        assert_eq!(tree.role(&mut roles, "cmd/operator/main.yaml"), FileRole::Manifest);
+        assert_eq!(tree.role(&mut roles, "config/kodata-notes/x.yaml"), FileRole::Manifest);
+        // The workspace's root itself named kodata does not make every file data.
+        let inside = Tree::new("kodata-root", &[("kodata/pod.yaml", "")]);
+        let mut roles = Roles::of(Workspace { roots: vec![inside.0.join("kodata")], whole_test_inputs: false });
+        assert_eq!(inside.role(&mut roles, "kodata/pod.yaml"), FileRole::Manifest);
+        // Read as partial objects: the name and other fields left out are not reported; a CRD is whole.
+        let (_, mode) = FileRole::ProgramData { kodata: PathBuf::from("kodata") }.parse("apiVersion: v1\nkind: ConfigMap\n");
+        assert_eq!(mode, FileMode::Fragments);
     }
 
     #[test]

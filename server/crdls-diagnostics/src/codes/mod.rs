@@ -90,7 +90,7 @@ codes! {
     // Custom resources against their schema.
     SCHEMA_UNKNOWN_FIELD = "schema/unknown-field", Warning, "A field the schema does not know; the API server prunes it (rejects it with strict validation).", also(Error), template;
     SCHEMA_TYPE = "schema/type", Error, "A value of the wrong type.", template;
-    SCHEMA_REQUIRED = "schema/required", Error, "A required field is missing.", completeness;
+    SCHEMA_REQUIRED = "schema/required", Error, "A required field is missing.", also(Warning), completeness;
     SCHEMA_ENUM = "schema/enum", Error, "A value outside the field's enum.", template;
     SCHEMA_PATTERN = "schema/pattern", Error, "A string that does not match the field's pattern.", template;
     SCHEMA_FORMAT = "schema/format", Error, "A string that is not valid in the field's format.", template;

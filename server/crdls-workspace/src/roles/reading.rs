@@ -92,6 +92,12 @@ impl FileRole {
                  that the policy compares with, or merges into, the cluster's objects, so what they leave out is not required.",
                 shown(generator)
             ),
+            FileRole::ProgramData { kodata } => format!(
+                "Read as data that a Go program bundles with ko ({}, read at run time under `KO_DATA_PATH`): the program \
+                 may fill in or transform the objects before it applies them, so they are partial; what they write is \
+                 checked, what they leave out is not, and CEL rules are not run.",
+                shown(kodata)
+            ),
             FileRole::DocsFragment { page } => format!(
                 "Read as an example that the documentation page {} includes: partial objects, often a fragment of a spec, \
                  so what they leave out is not required.",

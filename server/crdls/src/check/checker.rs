@@ -68,6 +68,10 @@ pub(super) struct Checked<'a> {
     pub(super) rendered: Option<rendered::Rendered>,
     /// With `--verbose`, a line per object whose CRD is defined more than once: the definition used.
     pub(super) choices: Vec<String>,
+    /// The mutating webhooks that may set missing required fields, each with how many such fields it
+    /// turned from errors into warnings (see `crdls_check`'s admission rule), for the summary; with
+    /// `--verbose`, a line per object too (in `choices`).
+    pub(super) webhooks: Vec<(String, usize)>,
 }
 
 impl<'a> Checker<'a> {
@@ -77,8 +81,10 @@ impl<'a> Checker<'a> {
         let checked = self.check_file(i, &text);
         let mut coverage = Coverage::default();
         count_coverage(&checked.check, &checked.mode, &mut coverage);
-        let choices = if self.verbose { self.choices(i, &text, &checked.stream, &checked.index) } else { Vec::new() };
+        let mut choices = if self.verbose { self.choices(i, &text, &checked.stream, &checked.index) } else { Vec::new() };
+        let webhooks = self.webhooks(i, &text, &checked, &mut choices);
         Ok(Checked {
+            webhooks,
             documents: checked.stream.documents.len(),
             rendered: rendered::Rendered::of(&checked.stream),
             diagnostics: checked.diagnostics,
@@ -117,6 +123,44 @@ impl<'a> Checker<'a> {
                 "crdls: {}:{line}: {kind} {api_version} uses CRD {} in {}; {why}",
                 self.inputs[i].display, used.crd.crd.name, used.crd.source
             ));
+        }
+        out
+    }
+
+    /// The mutating webhooks that turned missing required fields of input `i` into warnings, with how
+    /// many each; with `--verbose`, a line per object in `lines`. A field counts when the pipeline
+    /// reported it as a warning and it is still shown (the user's severities may have changed it since).
+    fn webhooks(&self, i: usize, text: &str, checked: &CheckedFile, lines: &mut Vec<String>) -> Vec<(String, usize)> {
+        let softened: Vec<&Diagnostic> = checked
+            .check
+            .documents
+            .iter()
+            .flat_map(|d| &d.diagnostics)
+            .filter(|d| d.code == crdls_diagnostics::codes::SCHEMA_REQUIRED && d.severity == crdls_diagnostics::Severity::Warning)
+            .filter(|d| checked.diagnostics.iter().any(|shown| shown.code == d.code && shown.range == d.range && shown.path == d.path))
+            .collect();
+        let mut out: Vec<(String, usize)> = Vec::new();
+        if softened.is_empty() {
+            return out;
+        }
+        let mut line_index = None;
+        for root in checked.stream.documents.iter().filter_map(|d| d.root.as_ref()) {
+            let count = softened.iter().filter(|d| root.range.start <= d.range.start && d.range.end <= root.range.end).count();
+            let Some((webhooks, _)) = crdls_check::mutating_webhooks_of(root, &checked.index).filter(|_| count > 0) else { continue };
+            let name = format!("{} {}", if webhooks.len() == 1 { "webhook" } else { "webhooks" }, crdls_check::name_webhooks(&webhooks));
+            match out.iter_mut().find(|(n, _)| *n == name) {
+                Some((_, n)) => *n += count,
+                None => out.push((name.clone(), count)),
+            }
+            if self.verbose {
+                let line = line_index.get_or_insert_with(|| crdls_yaml::LineIndex::new(text)).line_of(root.range.start) + 1;
+                lines.push(format!(
+                    "crdls: {}:{line}: {} may be set by the mutating {name} before validation: reported as {}",
+                    self.inputs[i].display,
+                    super::notes::plural_count(count, "missing required field"),
+                    if count == 1 { "a warning" } else { "warnings" }
+                ));
+            }
         }
         out
     }

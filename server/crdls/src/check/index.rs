@@ -6,6 +6,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use crdls_crd::admission::MutatingWebhook;
 use crdls_crd::{Crd, CrdIndex, Origin, SourceKind};
 use crdls_workspace::roles::Workspace;
 use crdls_workspace::{external, resolver, FileRole};
@@ -21,7 +22,7 @@ use super::notes::plural_count;
 /// while walking and not regular, or too large) leave the list and are returned as notes; any other
 /// read failure is a usage error.
 pub(super) fn read_crds(inputs: &mut Vec<Input>, workspace: &Workspace) -> Result<CrdsRead, Vec<String>> {
-    let read: Vec<(FileRole, Result<Vec<Crd>, inputs::Unread>)> = resolver::read_all(inputs, workspace, |roles, input| {
+    let read: Vec<(FileRole, Result<Definitions, inputs::Unread>)> = resolver::read_all(inputs, workspace, |roles, input| {
         // A file's CRDs are read in its role wherever it was found; only the checked files are
         // checked in theirs.
         let local = matches!(input.kind, SourceKind::Workspace | SourceKind::Configured);
@@ -31,10 +32,12 @@ pub(super) fn read_crds(inputs: &mut Vec<Input>, workspace: &Workspace) -> Resul
     });
     let keep: Vec<bool> = read.iter().map(|(_, r)| !matches!(r, Err(inputs::Unread::Skipped(_)))).collect();
     let (mut crds, mut roles, mut skipped, mut errors) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let mut webhooks = Vec::new();
     for (role, outcome) in read {
         match outcome {
             Ok(found) => {
-                crds.push(found);
+                crds.push(found.crds);
+                webhooks.push(found.webhooks);
                 roles.push(role);
             }
             Err(inputs::Unread::Skipped(note)) => skipped.push(note),
@@ -46,12 +49,21 @@ pub(super) fn read_crds(inputs: &mut Vec<Input>, workspace: &Workspace) -> Resul
     if !errors.is_empty() {
         return Err(errors);
     }
-    Ok(CrdsRead { crds, roles, skipped })
+    Ok(CrdsRead { crds, webhooks, roles, skipped })
 }
 
-/// The CRDs of one input, whose text is then dropped unless it cannot be read again.
-pub(super) fn read_crds_of(input: &mut Input, role: &FileRole, workspace: &Workspace) -> Result<Vec<Crd>, inputs::Unread> {
-    let crds = {
+/// What one input defines for the others: its CRDs, and the mutating webhooks it installs.
+pub(super) struct Definitions {
+    pub(super) crds: Vec<Crd>,
+    pub(super) webhooks: Vec<MutatingWebhook>,
+}
+
+/// The CRDs of one input (with those it outputs patched when it is a kustomization of the workspace),
+/// and the mutating webhooks of a workspace file, whose text is then dropped unless it cannot be read
+/// again.
+pub(super) fn read_crds_of(input: &mut Input, role: &FileRole, workspace: &Workspace) -> Result<Definitions, inputs::Unread> {
+    let local = matches!(input.kind, SourceKind::Workspace | SourceKind::Configured);
+    let definitions = {
         let text = input.read()?;
         // Schemas are built when a resource first needs them: from the file as it is then, or from
         // the text kept for what cannot be read again (standard input, archive members).
@@ -64,29 +76,35 @@ pub(super) fn read_crds_of(input: &mut Input, role: &FileRole, workspace: &Works
         };
         let mut crds = resolver::crds_of(&text, role, reader);
         // A kustomization of the workspace outputs the CRDs it patches.
-        if let (Some(path), SourceKind::Workspace | SourceKind::Configured) = (&input.path, input.kind) {
+        if let (Some(path), true) = (&input.path, local) {
             crds.extend(resolver::kustomization_crds(path, &text, workspace));
         }
-        crds
+        let webhooks = if local { resolver::webhooks_of(&text, role) } else { Vec::new() };
+        Definitions { crds, webhooks }
     };
     // Only standard input cannot be read again.
     if input.path.is_some() || !input.report {
         input.text = None;
     }
-    Ok(crds)
+    Ok(definitions)
 }
 
 /// What the first pass keeps: each input's CRDs and role, in order, and a note per input skipped.
 pub(super) struct CrdsRead {
     pub(super) crds: Vec<Vec<Crd>>,
+    /// The mutating webhooks each input installs, in order.
+    pub(super) webhooks: Vec<Vec<MutatingWebhook>>,
     pub(super) roles: Vec<FileRole>,
     pub(super) skipped: Vec<String>,
 }
 /// The index of every CRD among the inputs (`crds` holds each input's, in order). Notes name each CRD
 /// defined in more than one input, with its definitions in precedence order (checked paths before
 /// `--crds`); which one an object uses is decided per object (see `CrdIndex::resolve`).
-pub(super) fn build_index(inputs: &[Input], crds: Vec<Vec<Crd>>) -> (CrdIndex, Vec<String>) {
+pub(super) fn build_index(inputs: &[Input], crds: Vec<Vec<Crd>>, webhooks: Vec<Vec<MutatingWebhook>>) -> (CrdIndex, Vec<String>) {
     let mut index = CrdIndex::new();
+    for (input, webhooks) in inputs.iter().zip(webhooks) {
+        index.set_webhooks(&input.display, webhooks);
+    }
     let mut defined_in: Vec<(String, Vec<&Input>)> = Vec::new();
     let mut at: HashMap<String, usize> = HashMap::new();
     // Whether each directory holding CRDs is an OLM bundle's, read once.
@@ -193,7 +211,7 @@ mod tests {
         assert!(found.errors.is_empty(), "{:?}", found.errors);
         let mut inputs = found.inputs;
         let Ok(read) = super::read_crds(&mut inputs, &super::Workspace::default()) else { panic!("the inputs are readable") };
-        super::build_index(&inputs, read.crds).0
+        super::build_index(&inputs, read.crds, read.webhooks).0
     }
 
     /// Each CRD of `index` by name, with where it is defined (relative to `root`) and in which rank.

@@ -75,7 +75,7 @@ pub fn check(args: CheckArgs, io: &mut Io<'_>) -> i32 {
     // The workspace is the working directory (where crdls.toml is read) and every directory checked.
     let checked_dirs = args.paths.iter().map(|p| io.cwd.join(p)).filter(|p| p.is_dir());
     let workspace = Workspace::new(std::iter::once(io.cwd.clone()).chain(checked_dirs), &io.cwd, config.whole_test_inputs);
-    let CrdsRead { crds, roles: file_roles, skipped } = match read_crds(&mut inputs, &workspace) {
+    let CrdsRead { crds, webhooks, roles: file_roles, skipped } = match read_crds(&mut inputs, &workspace) {
         Ok(read) => read,
         Err(errors) => {
             for e in &errors {
@@ -97,7 +97,7 @@ pub fn check(args: CheckArgs, io: &mut Io<'_>) -> i32 {
     let checked_crds: Vec<String> =
         inputs.iter().zip(&crds).filter(|(input, _)| input.report).flat_map(|(_, crds)| crds.iter().map(|c| c.name.clone())).collect();
     let served = old::served_crds(&inputs, &checked_crds);
-    let (index, shadowing) = build_index(&inputs, crds);
+    let (index, shadowing) = build_index(&inputs, crds, webhooks);
     if args.verbose {
         for line in source_lines(&inputs, &index) {
             let _ = writeln!(io.stderr, "{line}");
@@ -151,6 +151,7 @@ pub fn check(args: CheckArgs, io: &mut Io<'_>) -> i32 {
     let summary = Summary { crds: index.len(), crd_sources: source_counts(&inputs, &index), shadowing, ..Summary::default() };
     let mut report = Report::new(Reporter::new(args.format, RenderOptions { color, verbose: args.verbose }), summary, io);
     let mut unread = false;
+    let mut webhooks: std::collections::BTreeMap<String, usize> = std::collections::BTreeMap::new();
     parallel::for_each_ordered(
         reported_at.len(),
         parallel::WINDOW,
@@ -159,6 +160,9 @@ pub fn check(args: CheckArgs, io: &mut Io<'_>) -> i32 {
             Ok(checked) => {
                 for line in &checked.choices {
                     let _ = writeln!(report.stderr, "{line}");
+                }
+                for (webhook, n) in &checked.webhooks {
+                    *webhooks.entry(webhook.clone()).or_default() += n;
                 }
                 report.file(&inputs[reported_at[k]].display, &checked)
             }
@@ -171,6 +175,7 @@ pub fn check(args: CheckArgs, io: &mut Io<'_>) -> i32 {
     );
     let Report { reporter, mut summary, mut stdout, stderr, written, .. } = report;
     let nothing_checked = summary.checked() == 0;
+    notes.extend(notes::webhooks_note(&webhooks));
     notes::outcome_notes(&summary, &config, &mut notes);
     summary.notes = notes;
     let code = if unread {

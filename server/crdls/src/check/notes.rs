@@ -102,7 +102,7 @@ pub(super) fn test_material_note(skipped: &[PathBuf]) -> Option<String> {
     ))
 }
 
-/// What the run says about the files it read as test inputs and as kuttl test fragments: a note each
+/// What the run says about the files it read as test inputs, as kuttl test fragments and as ko data: a note each
 /// for the summary, and for `--verbose` a line per test directory or test case.
 #[derive(Default)]
 pub(super) struct TestInputs {
@@ -117,6 +117,7 @@ pub(super) fn test_inputs(inputs: &[Input], roles: &[FileRole], cwd: &Path) -> T
     let mut cases: BTreeMap<String, usize> = BTreeMap::new();
     let mut completed: Vec<String> = Vec::new();
     let mut completed_lines: Vec<String> = Vec::new();
+    let mut kodata: BTreeMap<String, usize> = BTreeMap::new();
     for (input, role) in inputs.iter().zip(roles) {
         match (input.report, role) {
             (true, FileRole::TestInput { tests }) => *dirs.entry(display_path(tests, cwd)).or_default() += 1,
@@ -134,6 +135,7 @@ pub(super) fn test_inputs(inputs: &[Input], roles: &[FileRole], cwd: &Path) -> T
                     ));
                 }
             }
+            (true, FileRole::ProgramData { kodata: dir }) => *kodata.entry(display_path(dir, cwd)).or_default() += 1,
             _ => {}
         }
     }
@@ -150,7 +152,19 @@ pub(super) fn test_inputs(inputs: &[Input], roles: &[FileRole], cwd: &Path) -> T
         out.notes.push(completed_note(&completed, completed_lines.len()));
         out.lines.extend(completed_lines);
     }
+    if !kodata.is_empty() {
+        out.notes.push(program_data_note(&kodata));
+        out.lines.extend(kodata.iter().map(|(dir, n)| format!("read as a program's ko data: {} in {dir}", plural_count(*n, "file"))));
+    }
     out
+}
+
+/// The note on the files read as data a Go program bundles with ko (`kodata/`), by directory.
+fn program_data_note(dirs: &BTreeMap<String, usize>) -> String {
+    format!(
+        "{} read as data a Go program bundles with ko and may complete before applying it: what their objects write is checked, what they leave out and CEL rules are not",
+        files_in(dirs, "in", "kodata directory", "kodata directories")
+    )
 }
 
 /// The files of a note, by directory, as its sentences start: `3 files below 2 test directories
@@ -207,5 +221,22 @@ pub(super) fn links_note(links: &[PathBuf]) -> Option<String> {
     Some(format!(
         "not read: {}{more}, a symbolic link that leads outside the directory checked; name {them} as a path to check it",
         first.display()
+    ))
+}
+
+/// The note on missing required fields reported as warnings because mutating webhooks of the project
+/// may set them before validation, with how many each set of webhooks covers (`webhooks`: `webhook X
+/// (…)` or `webhooks X (…) or Y (…)`).
+pub(super) fn webhooks_note(webhooks: &BTreeMap<String, usize>) -> Option<String> {
+    let total: usize = webhooks.values().sum();
+    if total == 0 {
+        return None;
+    }
+    let named: Vec<String> = webhooks.iter().map(|(name, n)| format!("{n} for the mutating {name}")).collect();
+    Some(format!(
+        "{} reported as {} ({}): a project's mutating admission webhook runs before the API server validates an object, and a Go defaulting webhook writes false or 0 for such a field; --verbose names each object",
+        plural_count(total, "missing required field"),
+        if total == 1 { "a warning, not an error" } else { "warnings, not errors" },
+        named.join("; "),
     ))
 }
