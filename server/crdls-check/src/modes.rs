@@ -57,6 +57,9 @@ pub enum FileMode {
     Template {
         /// The byte ranges of the template's actions.
         actions: Vec<TextRange>,
+        /// The byte ranges of literal YAML whose parent in Helm's output the template does not decide
+        /// (`crdls_yaml::template::undecided`): opaque as the actions are.
+        undecided: Vec<TextRange>,
         /// The `if`/`with` blocks that have an `else`: the masked text holds all their branches at
         /// once, which no rendering does, so nothing inside them is reported, and an object whose kind
         /// or apiVersion is chosen there is not checked against a schema.
@@ -97,8 +100,10 @@ impl FileMode {
             FileMode::Objects | FileMode::Assembled { .. } | FileMode::TestInputs | FileMode::Fragments => {
                 collect(root, Opaque::Substitutions, &mut out)
             }
-            FileMode::Template { actions, .. } => {
-                out.extend(actions.iter().copied().filter(|a| a.start < root.range.end && root.range.start < a.end.max(a.start + 1)));
+            FileMode::Template { actions, undecided, .. } => {
+                out.extend(
+                    actions.iter().chain(undecided).copied().filter(|a| a.start < root.range.end && root.range.start < a.end.max(a.start + 1)),
+                );
                 collect(root, Opaque::Substitutions, &mut out);
             }
             FileMode::TestObjects { .. } => collect(root, Opaque::ExpressionValues, &mut out),
@@ -898,7 +903,13 @@ mod tests {
         let masked = crdls_yaml::template::mask_go_template(text);
         let parsed = crdls_yaml::parse(&masked.text);
         let mode =
-            FileMode::Template { actions: masked.actions, alternatives: Vec::new(), asks_capabilities: false, conditionals: Vec::new() };
+            FileMode::Template {
+            actions: masked.actions,
+            undecided: Vec::new(),
+            alternatives: Vec::new(),
+            asks_capabilities: false,
+            conditionals: Vec::new(),
+        };
         assert!(mode.computes_identity(parsed.documents[0].root.as_ref().unwrap()));
     }
 
@@ -1084,7 +1095,13 @@ mod tests {
     }
 
     fn template() -> FileMode {
-        FileMode::Template { actions: Vec::new(), alternatives: Vec::new(), asks_capabilities: false, conditionals: Vec::new() }
+        FileMode::Template {
+            actions: Vec::new(),
+            undecided: Vec::new(),
+            alternatives: Vec::new(),
+            asks_capabilities: false,
+            conditionals: Vec::new(),
+        }
     }
 
     #[test]
