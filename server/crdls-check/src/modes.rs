@@ -102,7 +102,11 @@ impl FileMode {
             }
             FileMode::Template { actions, undecided, .. } => {
                 out.extend(
-                    actions.iter().chain(undecided).copied().filter(|a| a.start < root.range.end && root.range.start < a.end.max(a.start + 1)),
+                    actions
+                        .iter()
+                        .chain(undecided)
+                        .copied()
+                        .filter(|a| a.start < root.range.end && root.range.start < a.end.max(a.start + 1)),
                 );
                 collect(root, Opaque::Substitutions, &mut out);
             }
@@ -912,8 +916,7 @@ mod tests {
         let text = "apiVersion: {{ include \"api\" . }}\nkind: APIService\n";
         let masked = crdls_yaml::template::mask_go_template(text);
         let parsed = crdls_yaml::parse(&masked.text);
-        let mode =
-            FileMode::Template {
+        let mode = FileMode::Template {
             actions: masked.actions,
             undecided: Vec::new(),
             alternatives: Vec::new(),
@@ -930,11 +933,19 @@ mod tests {
         let parsed = crdls_yaml::parse(&masked.text);
         let root = parsed.documents[0].root.as_ref().unwrap();
         let undecided = crdls_yaml::template::undecided(text, &masked, root);
-        let mode =
-            FileMode::Template { actions: masked.actions, undecided, alternatives: Vec::new(), asks_capabilities: false, conditionals: Vec::new() };
+        let mode = FileMode::Template {
+            actions: masked.actions,
+            undecided,
+            alternatives: Vec::new(),
+            asks_capabilities: false,
+            conditionals: Vec::new(),
+        };
         let opaque = mode.opaque_ranges(root);
         let texts: Vec<&str> = opaque.iter().map(|r| &text[r.start..r.end]).collect();
-        assert_eq!(texts, ["{{- toYaml .Values.tolerations | nindent 4 }}", "{{- range .Values.volumes }}", "name: {{ .name }}\n    emptyDir: {}"]);
+        assert_eq!(
+            texts,
+            ["{{- toYaml .Values.tolerations | nindent 4 }}", "{{- range .Values.volumes }}", "name: {{ .name }}\n    emptyDir: {}"]
+        );
         // A diagnostic after the action inside the undecided item still touches it.
         let at = text.find("emptyDir").unwrap();
         assert!(touches(&opaque, TextRange::new(at, at + "emptyDir".len())));

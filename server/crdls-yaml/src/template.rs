@@ -8,6 +8,10 @@
 //! `ends_with_list_item`). An action inside other text
 //! (`image: {{ .Values.image }}:v1`, `"{{ .Release.Name }}"`) becomes a run of `x`, a plain scalar,
 //! so that the key or value around it keeps its shape. Line breaks inside an action are kept.
+//!
+//! The masked text holds every branch of every block at once, and reads each action as if it wrote
+//! nothing where it stands alone. Where the parent this gives literal lines is not the one Helm's
+//! output gives them whatever the values, [`undecided`] names them, and a checker leaves them unchecked.
 
 use crdls_diagnostics::TextRange;
 
@@ -598,22 +602,33 @@ fn undecided_below(text: &str, masked: &Masked, blocks: &[Block], node: &Node, o
 
 /// Whether an entry's block value starts at a column shallower than an action between its key and
 /// its value writes at (the action's `indent N` or `nindent N`): the value is then no continuation of
-/// what the action writes (see [`undecided`]).
+/// what the action writes (see [`undecided`]). The value starts at the first line below the key that
+/// holds literal text (a list item's dash, a key); an action on that line is inside the value (`- {{-
+/// toYaml . | nindent 4 }}` writes an item's first keys), not between.
 fn value_written_deeper(text: &str, masked: &Masked, entry: &Entry) -> bool {
     let value = &entry.value;
-    if !matches!(value.value, Value::Seq(_) | Value::Map(_)) || value.style != Style::Block || value.range.start <= entry.key_range.end {
+    if !matches!(value.value, Value::Seq(_) | Value::Map(_)) || value.style != Style::Block {
         return false;
     }
-    // A block collection starts a line of its own: its column is that line's indentation (a list's
-    // range starts at its first item's content, after the dash).
-    let bytes = text.as_bytes();
-    let line_start = bytes[..value.range.start].iter().rposition(|&b| b == b'\n').map_or(0, |p| p + 1);
-    let column = bytes[line_start..value.range.start].iter().take_while(|&&b| b == b' ').count();
+    let bytes = masked.text.as_bytes();
+    let Some(newline) = bytes[entry.key_range.end..].iter().position(|&b| b == b'\n') else { return false };
+    let mut line_start = entry.key_range.end + newline + 1;
+    let column = loop {
+        if line_start >= bytes.len() || line_start >= value.range.end {
+            return false;
+        }
+        let line_end = bytes[line_start..].iter().position(|&b| b == b'\n').map_or(bytes.len(), |p| line_start + p);
+        let line = &bytes[line_start..line_end];
+        let indent = line.iter().take_while(|&&b| b == b' ').count();
+        if line.get(indent).is_some_and(|&b| !matches!(b, b'#' | b'\r' | b'\t')) {
+            break indent;
+        }
+        line_start = line_end + 1;
+    };
     let first = masked.actions.partition_point(|a| a.start < entry.key_range.end);
-    masked.actions[first..]
-        .iter()
-        .take_while(|a| a.start < value.range.start)
-        .any(|a| bytes[a.start] == b'{' && indent_argument(bytes, a.start, a.end).is_some_and(|n| n.is_ok_and(|n| column < n)))
+    masked.actions[first..].iter().take_while(|a| a.start < line_start).any(|a| {
+        text.as_bytes()[a.start] == b'{' && indent_argument(text.as_bytes(), a.start, a.end).is_some_and(|n| n.is_ok_and(|n| column < n))
+    })
 }
 
 #[cfg(test)]
@@ -878,6 +893,9 @@ mod tests {
             "spec:\n  labels: {{- include \"labels\" . | nindent 4 }}\n    app: x\n",
             "env:\n  {{- toYaml .Values.env | nindent 2 }}\n  - name: A\n",
             "endpoints:\n  {{- toYaml .Values.endpoints | nindent 2 }}\n    path: /x\n",
+            // An action on the value's first line writes inside it (an item's first keys), not above it.
+            "ports:\n- {{- toYaml .Values.port | nindent 2 }}\n  protocol: TCP\n- port: 1\n  {{- toYaml .Values.extra | nindent 2 }}\n  name: a\n",
+            "spec:\n  endpoints:\n    {{- toYaml .Values.endpoints | nindent 4 }}\n      path: /x\n",
             // Keys and items after a block whose key is outside it.
             "spec:\n  {{- if .Values.x }}\n  foo: 1\n  {{- end }}\n  bar: 2\n",
             "env:\n{{- range .Values.env }}\n- name: {{ .name }}\n{{- end }}\n- name: static\n",
