@@ -62,6 +62,9 @@ pub enum FileMode {
     Template {
         /// The byte ranges of the template's actions.
         actions: Vec<TextRange>,
+        /// The byte ranges of literal YAML whose parent in Helm's output the template does not decide
+        /// (`crdls_yaml::template::undecided`): opaque as the actions are.
+        undecided: Vec<TextRange>,
         /// The `if`/`with` blocks that have an `else`: the masked text holds all their branches at
         /// once, which no rendering does, so nothing inside them is reported, and an object whose kind
         /// or apiVersion is chosen there is not checked against a schema.
@@ -102,8 +105,14 @@ impl FileMode {
             FileMode::Objects | FileMode::Assembled { .. } | FileMode::TestInputs | FileMode::Fragments => {
                 collect(root, Opaque::Substitutions, &mut out)
             }
-            FileMode::Template { actions, .. } => {
-                out.extend(actions.iter().copied().filter(|a| a.start < root.range.end && root.range.start < a.end.max(a.start + 1)));
+            FileMode::Template { actions, undecided, .. } => {
+                out.extend(
+                    actions
+                        .iter()
+                        .chain(undecided)
+                        .copied()
+                        .filter(|a| a.start < root.range.end && root.range.start < a.end.max(a.start + 1)),
+                );
                 collect(root, Opaque::Substitutions, &mut out);
             }
             FileMode::TestObjects { .. } => collect(root, Opaque::ExpressionValues, &mut out),
@@ -111,7 +120,16 @@ impl FileMode {
             FileMode::Patches => collect(root, Opaque::Directives, &mut out),
         }
         out.sort_by_key(|r| (r.start, r.end));
-        out
+        // Ranges that overlap become one (an undecided node holds the actions inside it), so that the
+        // ranges' ends are in order too, as [`touches`] needs.
+        let mut merged: Vec<TextRange> = Vec::with_capacity(out.len());
+        for range in out {
+            match merged.last_mut() {
+                Some(last) if range.start < last.end => last.end = last.end.max(range.end),
+                _ => merged.push(range),
+            }
+        }
+        merged
     }
 
     /// Whether the object's `apiVersion` or `kind` is text another language computes (a template action,
@@ -343,7 +361,8 @@ fn json_keys(text: &str) -> Vec<String> {
     keys
 }
 
-/// Whether `range` overlaps, or touches from either side, one of the sorted `opaque` ranges.
+/// Whether `range` overlaps, or touches from either side, one of the sorted `opaque` ranges, which do
+/// not overlap each other.
 fn touches(opaque: &[TextRange], range: TextRange) -> bool {
     let i = opaque.partition_point(|a| a.end < range.start);
     opaque.get(i).is_some_and(|a| a.start <= range.end)
@@ -926,8 +945,8 @@ mod tests {
             [
                 "ENC[AES256_GCM,data:abc=,iv:x,tag:y,type:str]",
                 "sops",
+                // The encrypted value inside the metadata is one range with it.
                 "mac: ENC[AES256_GCM,data:z,type:str]\n  lastmodified: '2024-01-01T00:00:00Z'",
-                "ENC[AES256_GCM,data:z,type:str]",
             ]
         );
         // Without the marks of SOPS, a `sops` key is a field like any other and `ENC[…]` a value.
@@ -960,9 +979,39 @@ mod tests {
         let text = "apiVersion: {{ include \"api\" . }}\nkind: APIService\n";
         let masked = crdls_yaml::template::mask_go_template(text);
         let parsed = crdls_yaml::parse(&masked.text);
-        let mode =
-            FileMode::Template { actions: masked.actions, alternatives: Vec::new(), asks_capabilities: false, conditionals: Vec::new() };
+        let mode = FileMode::Template {
+            actions: masked.actions,
+            undecided: Vec::new(),
+            alternatives: Vec::new(),
+            asks_capabilities: false,
+            conditionals: Vec::new(),
+        };
         assert!(mode.computes_identity(parsed.documents[0].root.as_ref().unwrap()));
+    }
+
+    #[test]
+    fn undecided_template_lines_are_opaque_with_the_actions_inside_them() {
+        let text = "spec:\n  tolerations: {{- toYaml .Values.tolerations | nindent 4 }}\n  {{- range .Values.volumes }}\n  - name: {{ .name }}\n    emptyDir: {}\n  {{- end }}\n";
+        let masked = crdls_yaml::template::mask_go_template(text);
+        let parsed = crdls_yaml::parse(&masked.text);
+        let root = parsed.documents[0].root.as_ref().unwrap();
+        let undecided = crdls_yaml::template::undecided(text, &masked, root);
+        let mode = FileMode::Template {
+            actions: masked.actions,
+            undecided,
+            alternatives: Vec::new(),
+            asks_capabilities: false,
+            conditionals: Vec::new(),
+        };
+        let opaque = mode.opaque_ranges(root);
+        let texts: Vec<&str> = opaque.iter().map(|r| &text[r.start..r.end]).collect();
+        assert_eq!(
+            texts,
+            ["{{- toYaml .Values.tolerations | nindent 4 }}", "{{- range .Values.volumes }}", "name: {{ .name }}\n    emptyDir: {}"]
+        );
+        // A diagnostic after the action inside the undecided item still touches it.
+        let at = text.find("emptyDir").unwrap();
+        assert!(touches(&opaque, TextRange::new(at, at + "emptyDir".len())));
     }
 
     #[test]
@@ -1147,7 +1196,13 @@ mod tests {
     }
 
     fn template() -> FileMode {
-        FileMode::Template { actions: Vec::new(), alternatives: Vec::new(), asks_capabilities: false, conditionals: Vec::new() }
+        FileMode::Template {
+            actions: Vec::new(),
+            undecided: Vec::new(),
+            alternatives: Vec::new(),
+            asks_capabilities: false,
+            conditionals: Vec::new(),
+        }
     }
 
     #[test]

@@ -356,7 +356,13 @@ fn template(text: &str) -> (Stream, FileMode) {
     let alternatives = blocks.iter().filter(|c| c.has_else).map(|c| c.range).collect();
     let conditionals = blocks.iter().map(|c| c.range).collect();
     let asks_capabilities = masked.actions.iter().any(|a| text.get(a.start..a.end).is_some_and(|t| t.contains(".Capabilities")));
-    (stream, FileMode::Template { actions: masked.actions, alternatives, asks_capabilities, conditionals })
+    let undecided = stream
+        .documents
+        .iter()
+        .filter_map(|d| d.root.as_ref())
+        .flat_map(|root| crdls_yaml::template::undecided(text, &masked, root))
+        .collect();
+    (stream, FileMode::Template { actions: masked.actions, undecided, alternatives, asks_capabilities, conditionals })
 }
 
 /// The hint a chart's templates get: crdls checks only their literal YAML, and `helm template` shows

@@ -8,8 +8,14 @@
 //! `ends_with_list_item`). An action inside other text
 //! (`image: {{ .Values.image }}:v1`, `"{{ .Release.Name }}"`) becomes a run of `x`, a plain scalar,
 //! so that the key or value around it keeps its shape. Line breaks inside an action are kept.
+//!
+//! The masked text holds every branch of every block at once, and reads each action as if it wrote
+//! nothing where it stands alone. Where the parent this gives literal lines is not the one Helm's
+//! output gives them whatever the values, [`undecided`] names them, and a checker leaves them unchecked.
 
 use crdls_diagnostics::TextRange;
+
+use crate::{Entry, Node, Style, Value};
 
 /// A template with its actions masked.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -219,7 +225,7 @@ pub fn mask_go_template(text: &str) -> Masked {
         i = end;
         // Alone on its line(s) when everything else there is blank or another action.
         let alone = only_blanks_and_actions(&bytes[line_start..start]) && only_blanks_and_actions(&bytes[end..line_end]);
-        let opens_block = !alone && only_blanks_and_actions(&bytes[end..line_end]) && opens_block(bytes, line_start, start, line_end);
+        let opens_block = !alone && only_blanks_and_actions(&bytes[end..line_end]) && opens_block(bytes, line_start, start, end, line_end);
         let fill = if alone || opens_block { b' ' } else { b'x' };
         for b in &mut out[start..end] {
             if *b != b'\n' && *b != b'\r' {
@@ -282,8 +288,9 @@ fn action_end(bytes: &[u8], from: usize) -> usize {
 /// those lines are then the rest of the item's mapping or the key's value, which only renders as YAML
 /// when the action writes nothing on the line itself (it starts its output with a line break, or writes
 /// nothing). Masked as a scalar, the action would turn the item or the value into a string and cut the
-/// lines below off from it.
-fn opens_block(bytes: &[u8], line_start: usize, start: usize, line_end: usize) -> bool {
+/// lines below off from it. So is a key whose action writes deeper (`affinity: {{- toYaml . | nindent 8 }}`)
+/// followed by a list item at the key's column (see the comment inside).
+fn opens_block(bytes: &[u8], line_start: usize, start: usize, end: usize, line_end: usize) -> bool {
     let before = &bytes[line_start..start];
     let last = before.iter().rposition(|&b| b != b' ' && b != b'\t');
     let lead = last.map(|p| before[p]);
@@ -304,7 +311,12 @@ fn opens_block(bytes: &[u8], line_start: usize, start: usize, line_end: usize) -
         let deeper = line.iter().take_while(|&&b| b == b' ').count();
         let content = &line[deeper..];
         if !(only_blanks_and_actions(content) || content.first() == Some(&b'#')) {
-            return deeper > indent;
+            // A list item at the key's own column is its value only where the action writes nothing;
+            // masked as a scalar, the item would be no YAML and end the document's tree there. Blank,
+            // the item is the key's value, which `undecided` leaves unchecked.
+            let item = content.first() == Some(&b'-') && matches!(content.get(1), None | Some(b' ' | b'\t' | b'\r'));
+            let writes_deeper = bytes[start] == b'{' && indent_argument(bytes, start, end).is_some_and(|n| n.is_ok_and(|n| n > indent));
+            return deeper > indent || lead == Some(b':') && deeper == indent && item && writes_deeper;
         }
         at = next_end;
     }
@@ -372,14 +384,20 @@ fn written_column(bytes: &[u8], start: usize, end: usize, own: usize) -> Option<
     if keyword || assignment || first.starts_with("/*") {
         return None;
     }
-    let mut column = own;
-    let tokens: Vec<&str> = body.split(|c: char| c.is_whitespace() || c == '|' || c == '(' || c == ')').filter(|t| !t.is_empty()).collect();
-    for pair in tokens.windows(2) {
-        if matches!(pair[0], "indent" | "nindent") {
-            column = pair[1].parse().ok()?;
-        }
+    match indent_argument(bytes, start, end) {
+        Some(Ok(column)) => Some(column),
+        Some(Err(())) => None,
+        None => Some(own),
     }
-    Some(column)
+}
+
+/// The argument of the last `indent N` or `nindent N` of the action at `start..end` (`Err` when it is
+/// no number), or `None` when its pipeline has none.
+fn indent_argument(bytes: &[u8], start: usize, end: usize) -> Option<Result<usize, ()>> {
+    let body = std::str::from_utf8(&bytes[start + 2..end.saturating_sub(2).max(start + 2)]).ok()?;
+    let body = body.trim_start_matches('-').trim_end_matches('-').trim();
+    let tokens: Vec<&str> = body.split(|c: char| c.is_whitespace() || c == '|' || c == '(' || c == ')').filter(|t| !t.is_empty()).collect();
+    tokens.windows(2).rev().find(|pair| matches!(pair[0], "indent" | "nindent")).map(|pair| pair[1].parse().map_err(|_| ()))
 }
 
 /// Where a lone action that writes text must be masked as a key (`x:`), if it must: it writes at the
@@ -481,6 +499,19 @@ pub struct Conditional {
 /// order of their start. `range` and `define` blocks are nested through but not reported. An
 /// unbalanced template yields the blocks that closed.
 pub fn conditionals(text: &str, actions: &[TextRange]) -> Vec<Conditional> {
+    blocks(text, actions).into_iter().filter(|b| b.conditional).map(|b| Conditional { range: b.range, has_else: b.has_else }).collect()
+}
+
+/// One block of a template, from its opening action to its `{{ end }}`.
+struct Block {
+    range: TextRange,
+    /// Whether it is an `if` or a `with` (not a `range`, `define` or `block`).
+    conditional: bool,
+    has_else: bool,
+}
+
+/// Every block of a template (`if`, `with`, `range`, `define`, `block`), in order of their start.
+fn blocks(text: &str, actions: &[TextRange]) -> Vec<Block> {
     // The open blocks: their start, whether they are conditional, whether an else was seen.
     let mut open: Vec<(usize, bool, bool)> = Vec::new();
     let mut out = Vec::new();
@@ -498,16 +529,106 @@ pub fn conditionals(text: &str, actions: &[TextRange]) -> Vec<Conditional> {
             }
             "end" => {
                 if let Some((start, conditional, has_else)) = open.pop() {
-                    if conditional {
-                        out.push(Conditional { range: TextRange::new(start, action.end), has_else });
-                    }
+                    out.push(Block { range: TextRange::new(start, action.end), conditional, has_else });
                 }
             }
             _ => {}
         }
     }
-    out.sort_by_key(|c| c.range.start);
+    out.sort_by_key(|b| b.range.start);
     out
+}
+
+/// The nodes of a masked template's tree (`root`, parsed from `masked.text`) whose place in Helm's
+/// output the template does not decide, so that nothing in them can be checked against the parent the
+/// masked text gives them:
+///
+/// - A key or list item whose parent key lies inside a block (`{{ if }}`, `{{ with }}`, `{{ range }}`,
+///   ...) that ends before the node starts. Where the block renders nothing, the lines after its
+///   `{{ end }}` join whatever key comes before it (or are no YAML at all); the masked text, which keeps
+///   every block, always gives them the key inside. (A list item inside a block is no such parent: the
+///   lines after the block continue an item of the same list either way.)
+/// - The value of a key written below an action that writes at a deeper column
+///   (`affinity:` then `{{ toYaml .Values.affinity | indent 8 }}`) when the value's literal lines start
+///   at a shallower column than the action writes: a list item at the key's own column, or lines
+///   between the two. Helm's output is YAML there only if the action writes nothing at all; otherwise
+///   the action's text is the key's value, and the lines below are no value of it.
+pub fn undecided(text: &str, masked: &Masked, root: &Node) -> Vec<TextRange> {
+    let blocks = blocks(text, &masked.actions);
+    if masked.actions.is_empty() {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    undecided_below(text, masked, &blocks, root, None, &mut out);
+    out
+}
+
+/// [`undecided`] below `node`, the value of the key that starts at `owner` (`None` for a document's root
+/// and a list item).
+fn undecided_below(text: &str, masked: &Masked, blocks: &[Block], node: &Node, owner: Option<usize>, out: &mut Vec<TextRange>) {
+    // Whether a child starting at `child` leaves a block that holds its parent.
+    let cut = |child: usize| {
+        owner.is_some_and(|owner| {
+            child >= owner && blocks.iter().any(|b| b.range.start <= owner && owner < b.range.end && b.range.end <= child)
+        })
+    };
+    match &node.value {
+        Value::Map(entries) => {
+            for entry in entries {
+                let range = TextRange::new(entry.key_range.start, entry.value.range.end.max(entry.key_range.end));
+                if cut(entry.key_range.start) {
+                    out.push(range);
+                } else if value_written_deeper(text, masked, entry) {
+                    out.push(entry.value.range);
+                } else {
+                    undecided_below(text, masked, blocks, &entry.value, Some(entry.key_range.start), out);
+                }
+            }
+        }
+        Value::Seq(items) => {
+            for item in items {
+                if cut(item.range.start) {
+                    out.push(item.range);
+                } else {
+                    // An item is no owner: the lines after a block that holds it continue, where the block
+                    // renders nothing, an item of the same list (or no YAML).
+                    undecided_below(text, masked, blocks, item, None, out);
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Whether an entry's block value starts at a column shallower than an action between its key and
+/// its value writes at (the action's `indent N` or `nindent N`): the value is then no continuation of
+/// what the action writes (see [`undecided`]). The value starts at the first line below the key that
+/// holds literal text (a list item's dash, a key); an action on that line is inside the value (`- {{-
+/// toYaml . | nindent 4 }}` writes an item's first keys), not between.
+fn value_written_deeper(text: &str, masked: &Masked, entry: &Entry) -> bool {
+    let value = &entry.value;
+    if !matches!(value.value, Value::Seq(_) | Value::Map(_)) || value.style != Style::Block {
+        return false;
+    }
+    let bytes = masked.text.as_bytes();
+    let Some(newline) = bytes[entry.key_range.end..].iter().position(|&b| b == b'\n') else { return false };
+    let mut line_start = entry.key_range.end + newline + 1;
+    let column = loop {
+        if line_start >= bytes.len() || line_start >= value.range.end {
+            return false;
+        }
+        let line_end = bytes[line_start..].iter().position(|&b| b == b'\n').map_or(bytes.len(), |p| line_start + p);
+        let line = &bytes[line_start..line_end];
+        let indent = line.iter().take_while(|&&b| b == b' ').count();
+        if line.get(indent).is_some_and(|&b| !matches!(b, b'#' | b'\r' | b'\t')) {
+            break indent;
+        }
+        line_start = line_end + 1;
+    };
+    let first = masked.actions.partition_point(|a| a.start < entry.key_range.end);
+    masked.actions[first..].iter().take_while(|a| a.start < line_start).any(|a| {
+        text.as_bytes()[a.start] == b'{' && indent_argument(text.as_bytes(), a.start, a.end).is_some_and(|n| n.is_ok_and(|n| column < n))
+    })
 }
 
 #[cfg(test)]
@@ -651,8 +772,14 @@ mod tests {
         }
         let parsed = crate::parse(&mask_go_template(text).text);
         let document = &parsed.documents[0];
-        assert!(document.diagnostics.is_empty(), "{:?}", document.diagnostics);
+        assert!(parsed_cleanly(document), "{:?}", document.diagnostics);
         document.root.as_ref().map(show).unwrap_or_default()
+    }
+
+    /// Whether a masked template's document parsed without errors but duplicate keys, which a masked
+    /// text holding both branches of an `if`/`else` has.
+    fn parsed_cleanly(document: &crate::Document) -> bool {
+        document.diagnostics.iter().all(|d| d.code == crdls_diagnostics::codes::YAML_DUPLICATE_KEY)
     }
 
     #[test]
@@ -719,6 +846,69 @@ mod tests {
         // So do items of a list that is not under a key at their column, and items after control actions only.
         assert_eq!(shape("- a\n{{ include \"more\" . }}\n- b\n"), "[s, s]");
         assert_eq!(shape("args:\n{{- if .Values.x }}\n- a\n{{- end }}\n"), "{args: [s]}");
+    }
+
+    /// The texts of the nodes [`undecided`] finds in the masked template, which must parse.
+    fn undecided_texts(text: &str) -> Vec<&str> {
+        let masked = mask_go_template(text);
+        let parsed = crate::parse(&masked.text);
+        let document = &parsed.documents[0];
+        assert!(parsed_cleanly(document), "{:?}", document.diagnostics);
+        let root = document.root.as_ref().unwrap();
+        undecided(text, &masked, root).iter().map(|r| &text[r.start..r.end]).collect()
+    }
+
+    #[test]
+    fn a_list_item_after_a_value_an_action_writes_deeper_has_no_known_parent() {
+        // `affinity:` gets its value from an action at column 8, in either branch; the item at the
+        // key's column after the blocks is its value only where the action writes nothing, and follows
+        // another key where neither branch renders.
+        let template = "spec:\n  containers:\n  - name: db\n{{- if .Values.affinity }}\n  affinity:\n{{ .Values.affinity | toYaml | indent 4 }}\n{{- else if .Values.affinityTemplate }}\n  affinity:\n{{ tpl .Values.affinityTemplate . | indent 4 }}\n{{- end }}\n  {{- if not .Values.persistence }}\n  - name: data\n    emptyDir: {}\n  {{- end }}\n";
+        assert_eq!(shape(template), "{spec: {containers: [{name: s}], affinity: null, affinity: [{name: s, emptyDir: {}}]}}");
+        assert_eq!(undecided_texts(template), ["name: data\n    emptyDir: {}"]);
+        // Without any block, and with the action after the key on its line, or inside a `range`.
+        assert_eq!(undecided_texts("affinity:\n{{ toYaml .Values.affinity | indent 2 }}\n- name: data\n"), ["name: data"]);
+        assert_eq!(undecided_texts("spec:\n  affinity: {{- toYaml . | nindent 4 }}\n  - name: data\nkind: A\n"), ["name: data"]);
+        assert_eq!(
+            undecided_texts("spec:\n  tolerations:\n    {{- toYaml .Values.tolerations | nindent 4 }}\n  {{- range .Values.volumes }}\n  - name: {{ .name }}\n  {{- end }}\n"),
+            ["name: {{ .name }}"]
+        );
+        // Lines between the key's column and the action's are no continuation of its value either.
+        assert_eq!(undecided_texts("labels:\n{{ include \"labels\" . | indent 4 }}\n  app: x\n"), ["app: x"]);
+    }
+
+    #[test]
+    fn lines_after_a_block_that_holds_their_key_have_no_known_parent() {
+        // Where the `if` renders nothing, `- key: b` follows `image` (no YAML), not tolerations.
+        let template = "spec:\n  image: a\n  {{- if .Values.x }}\n  tolerations:\n  - key: a\n  {{- end }}\n  - key: b\n";
+        assert_eq!(undecided_texts(template), ["key: b"]);
+        assert_eq!(undecided_texts("spec:\n{{- with .Values.a }}\n  annotations:\n{{- end }}\n    a: b\n"), ["a: b"]);
+    }
+
+    #[test]
+    fn lines_whose_parent_every_rendering_agrees_on_are_decided() {
+        for template in [
+            // What the action writes and the literal lines below share the value's column.
+            "labels:\n{{ include \"labels\" . | indent 2 }}\n  app: x\n",
+            "spec:\n  labels: {{- include \"labels\" . | nindent 4 }}\n    app: x\n",
+            "env:\n  {{- toYaml .Values.env | nindent 2 }}\n  - name: A\n",
+            "endpoints:\n  {{- toYaml .Values.endpoints | nindent 2 }}\n    path: /x\n",
+            // An action on the value's first line writes inside it (an item's first keys), not above it.
+            "ports:\n- {{- toYaml .Values.port | nindent 2 }}\n  protocol: TCP\n- port: 1\n  {{- toYaml .Values.extra | nindent 2 }}\n  name: a\n",
+            "spec:\n  endpoints:\n    {{- toYaml .Values.endpoints | nindent 4 }}\n      path: /x\n",
+            // Keys and items after a block whose key is outside it.
+            "spec:\n  {{- if .Values.x }}\n  foo: 1\n  {{- end }}\n  bar: 2\n",
+            "env:\n{{- range .Values.env }}\n- name: {{ .name }}\n{{- end }}\n- name: static\n",
+            "args:\n{{- if .Values.x }}\n- a\n{{- end }}\n- b\n",
+            // A list item inside a block: the lines after it continue an item of the same list either way.
+            "ports:\n- port: 1\n{{- if .Values.x }}\n- port: 2\n{{- end }}\n  name: b\n",
+            // A key after a value an action writes is its sibling.
+            "spec:\n  affinity:\n{{ toYaml .Values.affinity | indent 4 }}\n  volumes:\n  - name: data\n",
+            // Without `indent`, a helper writes at a column of its own, which may be the item's.
+            "volumes:\n{{ include \"volumes\" . }}\n- name: data\n",
+        ] {
+            assert_eq!(undecided_texts(template), Vec::<&str>::new(), "{template}");
+        }
     }
 
     #[test]
