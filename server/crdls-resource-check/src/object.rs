@@ -161,12 +161,14 @@ pub fn check_object(root: &Node, index: &CrdIndex, options: &CheckOptions, readi
                 Some(s) => format!("; did you mean {}?", crd.crd.api_version_of(s)),
                 None => String::new(),
             };
-            let which = match definitions.len() {
+            // A file as written and the CRD its kustomization outputs patched are one definition.
+            let distinct = definitions.iter().filter(|d| d.passed_over != Some(crdls_crd::PassedOver::Patched)).count();
+            let which = match distinct {
                 0 | 1 => format!("CRD {} does not declare", crd.crd.name),
                 n => format!("none of the {n} definitions of CRD {} declares", crd.crd.name),
             };
             // The only definition lacks a version that follows all of its own: a stale local copy.
-            let stale = definitions.len() <= 1 && crdls_crd::is_next_version(version, &declared);
+            let stale = distinct <= 1 && crdls_crd::is_next_version(version, &declared);
             let (severity, tail) = if stale {
                 (
                     Severity::Warning,
