@@ -51,6 +51,11 @@ impl Roles {
             if let Ok(text) = crate::files::read_text(path) {
                 let stream = crdls_yaml::parse(&text);
                 for root in stream.documents.iter().filter_map(|d| d.root.as_ref()).take(MAX_OBJECTS) {
+                    // A CRD its overlays patch is still a whole CRD as written (the patched one is indexed
+                    // from the kustomization that outputs it).
+                    if crdls_crd::is_crd(root).is_some() {
+                        continue;
+                    }
                     let Some(id) = ObjectId::of(root).filter(|id| !id.name.is_empty()) else { continue };
                     let mut by = Vec::new();
                     for holder in &holders {
