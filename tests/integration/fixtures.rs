@@ -160,6 +160,16 @@ fn mutating_webhooks_may_set_missing_fields_before_validation() {
     project("webhook-rules");
 }
 
+/// Data a program carries and scripts fill in: a file a Go `//go:embed` directive names, one a
+/// Dockerfile's final stage copies into its image, and one whose first line gives it a patch's name are
+/// partial objects (their wrong types still reported); a file a script passes through `sed` (after a `cp`,
+/// through a variable naming sed) or `yq` (a field it sets, in a script without an extension) has those
+/// placeholders and fields unchecked. The same faults in files no program or script names stay errors.
+#[test]
+fn files_programs_carry_and_scripts_fill_in_are_not_whole_objects() {
+    snapshot_with("fixtures/projects/carried", "projects-carried", &["--verbose"]);
+}
+
 /// Shell text saved as `.yaml` (a command feeding a here-document to kubectl) is a script, not YAML;
 /// a YAML file's syntax error beside it is still reported.
 #[test]

@@ -20,5 +20,5 @@ pub mod roles;
 pub mod trust;
 
 pub use config::{ClusterSetting, Config, SeverityOverride, CONFIG_FILE};
-pub use roles::{helm_template_hint, template_crds, FileRole, Roles};
+pub use roles::{helm_template_hint, template_crds, Carrier, FileRole, Roles};
 pub use trust::{Trust, Withheld};

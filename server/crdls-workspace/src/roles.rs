@@ -25,6 +25,7 @@ mod completion;
 mod docs;
 mod goldens;
 mod policy_generator;
+mod programs;
 mod reading;
 mod references;
 mod scripts;
@@ -32,6 +33,7 @@ mod templates;
 mod test_inputs;
 pub use completed::Completed;
 pub use completion::PatchedFields;
+pub use programs::Carrier;
 pub use references::refused_references;
 pub use test_inputs::{Workspace, TEST_DIRS};
 
@@ -58,6 +60,8 @@ const SCRIPT_DEPTH: usize = 3;
 const SCRIPT_WRITER_DEPTH: usize = 6;
 /// The directories where projects keep their scripts, below the directory they are run from.
 const SCRIPT_DIRS: &[&str] = &["hack", "scripts", "script", ".github/scripts"];
+/// How many subdirectories of a scripts directory are looked in for scripts that fill in a manifest.
+const MAX_SCRIPT_SUBDIRS: usize = 16;
 /// kustomize's built-in patch transformers, whose configuration (named in a kustomization's
 /// `transformers`) names patch files in `path`.
 const PATCH_TRANSFORMERS: &[&str] = &["PatchTransformer", "PatchStrategicMergeTransformer", "PatchJson6902Transformer"];
@@ -151,14 +155,18 @@ pub enum FileRole {
         tests: PathBuf,
     },
     /// A manifest a script fills in before applying it: a shell script or Makefile in its directory or
-    /// above passes it through `sed` (`cat pod.yaml | sed -e "s/HOSTNAME/$node/g" | kubectl apply -f
-    /// -`), so the words its substitutions replace are placeholders, and text holding one is not checked
-    /// (see `scripts.rs`). Otherwise read as a manifest.
+    /// above, or in a scripts directory nearby, passes it through `sed` (`cat pod.yaml | sed -e
+    /// "s/HOSTNAME/$node/g" | kubectl apply -f -`), so the words its substitutions replace are
+    /// placeholders, and text holding one is not checked; or through `yq` setting fields (`yq eval
+    /// '.metadata.name = "x"'`), whose values as written are not checked (see `scripts.rs`). Otherwise read
+    /// as a manifest.
     ScriptFilled {
         /// The script that fills it in.
         script: PathBuf,
         /// The words it replaces.
         words: Vec<String>,
+        /// The fields it sets, as dotted paths.
+        fields: Vec<String>,
     },
     /// A file in a subdirectory of a kuttl test case (a directory whose numbered step files are kuttl
     /// `TestStep`s), or beside those steps without a step's name, that no step names. kuttl applies only
@@ -185,14 +193,18 @@ pub enum FileRole {
         /// The page that includes it.
         page: PathBuf,
     },
-    /// A file below a `kodata` directory: ko's convention for data bundled into a Go program's image
-    /// (under `KO_DATA_PATH`) and read by the program at run time, which may fill in or transform what
-    /// it reads (set names, namespaces, images) before it applies anything. Read as a program's template:
-    /// partial objects ([`FileMode::Fragments`]), whose values and types are checked but not what they
-    /// leave out; a CRD among them is a whole CRD.
+    /// Data a program carries with it and reads at run time: a file below a `kodata` directory (ko's
+    /// convention for data bundled into a Go program's image, read under `KO_DATA_PATH`), one a Go
+    /// `//go:embed` directive names, or one a Dockerfile's final stage copies into its image (see
+    /// `programs.rs`). The program may fill in or transform what it reads (set names, namespaces, images,
+    /// inject volumes) or send it as a patch, so it is read as a program's template: partial objects
+    /// ([`FileMode::Fragments`]), whose values and types are checked but not what they leave out; a CRD
+    /// among them is a whole CRD.
     ProgramData {
-        /// The `kodata` directory.
-        kodata: PathBuf,
+        /// The `kodata` directory, the Go file with the directive, or the Dockerfile.
+        source: PathBuf,
+        /// How the program carries it.
+        carrier: Carrier,
     },
 }
 
@@ -275,7 +287,7 @@ impl FileRole {
     /// the diagnostics of the whole file.
     pub fn filter(&self, stream: &Stream, diagnostics: &mut Vec<crdls_diagnostics::Diagnostic>) {
         match self {
-            FileRole::ScriptFilled { words, .. } => scripts::drop_filled(stream, words, diagnostics),
+            FileRole::ScriptFilled { words, fields, .. } => scripts::drop_filled(stream, words, fields, diagnostics),
             FileRole::KustomizeResource { patched, .. } => completion::drop_completed(stream, patched, diagnostics),
             FileRole::EvaluatedResource { .. } => diagnostics.retain(|d| !crdls_check::metadata::is_name_error(d)),
             _ => {}
@@ -399,6 +411,9 @@ pub struct Roles {
     /// Per workspace root, the files its documentation pages include, with the page (see `docs.rs`),
     /// read when first needed.
     docs: HashMap<PathBuf, Arc<HashMap<PathBuf, PathBuf>>>,
+    /// Per workspace root, the files its Go programs embed and its images copy in (see `programs.rs`),
+    /// read when first needed.
+    carried: HashMap<PathBuf, Arc<programs::Carried>>,
     /// Where the workspace is: it decides which files are test inputs.
     workspace: Workspace,
 }
@@ -436,9 +451,9 @@ struct DirFacts {
 /// reads no Go source.
 #[derive(Default)]
 struct DirScripts {
-    /// The files the shell scripts and Makefiles here pass through `sed`, as written, with the script
-    /// and the words its substitutions replace.
-    sed_fills: Vec<(PathBuf, PathBuf, Vec<String>)>,
+    /// The files the shell scripts and Makefiles here fill in with `sed` or `yq` (see
+    /// [`scripts::script_fills`]), each with the script.
+    fills: Vec<(scripts::Fill, PathBuf)>,
     /// The directories the Go tests here write their output into (see `goldens.rs`).
     test_writes: Vec<PathBuf>,
     /// What the shell scripts and Makefiles here write a command's output into, as written.
@@ -451,12 +466,12 @@ fn read_dir_scripts(dir: &Path, bound: &Path) -> DirScripts {
     let mut scripts = DirScripts { test_writes: goldens::written_dirs(dir), ..DirScripts::default() };
     for name in MAKEFILES {
         if let Ok(text) = crate::files::read_inside(bound, &dir.join(name)) {
-            scripts.sed_fills.extend(scripts::sed_fills(&text).into_iter().map(|(file, words)| (file, dir.join(name), words)));
+            scripts.fills.extend(scripts::script_fills(&text).into_iter().map(|fill| (fill, dir.join(name))));
             scripts.writes.extend(scripts::redirect_targets(&text));
         }
     }
     for (script, text) in scripts::shell_scripts(dir) {
-        scripts.sed_fills.extend(scripts::sed_fills(&text).into_iter().map(|(file, words)| (file, script.clone(), words)));
+        scripts.fills.extend(scripts::script_fills(&text).into_iter().map(|fill| (fill, script.clone())));
         scripts.writes.extend(scripts::redirect_targets(&text));
     }
     scripts
@@ -485,6 +500,7 @@ impl Roles {
         self.scripts.clear();
         self.nearby.clear();
         self.docs.clear();
+        self.carried.clear();
         self.patches.clear();
         self.around.clear();
     }
@@ -523,7 +539,7 @@ impl Roles {
         let root = self.workspace.root_of(&path).map(Path::to_path_buf);
         let inside = |a: &Path| root.as_deref().is_none_or(|r| a.starts_with(r) && a != r);
         if let Some(kodata) = dir.ancestors().take_while(|a| inside(a)).find(|a| a.file_name().is_some_and(|n| n == KO_DATA_DIR)) {
-            return FileRole::ProgramData { kodata: kodata.to_path_buf() };
+            return FileRole::ProgramData { source: kodata.to_path_buf(), carrier: Carrier::Ko };
         }
         // A file a Chainsaw test beside it (or one level up) names, or a numbered step file.
         for test_dir in dir.ancestors().take(2) {
@@ -591,15 +607,11 @@ impl Roles {
         if let Some(json) = kubeadm_patch(&path) {
             return FileRole::KubeadmPatch { json };
         }
-        // A manifest a script here or above fills in with `sed`: named by the script from its own directory,
-        // or by a path of more than one component from wherever the script runs.
-        for script_dir in dir.ancestors().take(SCRIPT_DEPTH) {
-            let facts = self.scripts(script_dir);
-            let named =
-                |file: &Path| normalize(&script_dir.join(file)) == path || (file.components().count() > 1 && ends_with_path(&path, file));
-            if let Some((_, script, words)) = facts.sed_fills.iter().find(|(file, ..)| named(file)) {
-                return FileRole::ScriptFilled { script: script.clone(), words: words.clone() };
-            }
+        // A manifest a script here or above fills in with `sed` or `yq`: named by the script from its own
+        // directory, or by a path of more than one component from wherever the script runs; or a script in
+        // a scripts directory nearby (`hack/`, `scripts/kind/`) names it so.
+        if let Some(role) = self.filled_by_scripts(&path, &dir) {
+            return role;
         }
         // A manifest beside such a script and the files it fills in, holding one of the words it replaces
         // that is a constant's name (`HOSTNAME`): the directory's convention for what the script, or its
@@ -616,9 +628,14 @@ impl Roles {
         if self.workspace.test_dir_of(&path).is_some() && self.written_by_scripts(&path, &dir) {
             return FileRole::ExpectedOutput;
         }
-        // A patch by its name, for `kubectl patch --patch-file` (a kustomize tree decided above).
-        if named_as_patch(&path) {
+        // A patch by its name, for `kubectl patch --patch-file` (a kustomize tree decided above), or by the
+        // name its first line gives it.
+        if named_as_patch(&path) || calls_itself_a_patch(&path) {
             return FileRole::PatchFile { json: holds_operation_list(&path) };
+        }
+        // Data a Go program embeds, or an image's Dockerfile copies in.
+        if let Some(role) = self.carried_by_a_program(&path) {
+            return role;
         }
         // What a kuttl test's commands read, not kuttl itself.
         if let Some(case) = self.kuttl_case_of(&dir) {
@@ -656,18 +673,67 @@ impl Roles {
         docs::shows_a_fragment(&crdls_yaml::parse(&text)).then_some(page)
     }
 
+    /// The role of a file that a Go program of the workspace root holding it embeds, or that a Dockerfile
+    /// there copies into its image.
+    fn carried_by_a_program(&mut self, path: &Path) -> Option<FileRole> {
+        let root = self.workspace.root_of(path)?.to_path_buf();
+        let carried = self.carried.entry(root.clone()).or_insert_with(|| Arc::new(programs::carried_below(&root)));
+        carried.find(path).map(|(source, carrier)| FileRole::ProgramData { source, carrier })
+    }
+
+    /// The role of a manifest that a script fills in (see [`FileRole::ScriptFilled`]): a script in `dir` or
+    /// up to [`SCRIPT_DEPTH`] levels above that names it from its directory, or by a path of more than one
+    /// component (matched at the end of the file's path, from wherever the script runs); or a script in a
+    /// scripts directory ([`SCRIPT_DIRS`]) of an ancestor up to the workspace root (at most
+    /// [`SCRIPT_WRITER_DEPTH`] levels), or in one of its subdirectories, that names it by such a path.
+    fn filled_by_scripts(&mut self, path: &Path, dir: &Path) -> Option<FileRole> {
+        let role = |fill: &scripts::Fill, script: &PathBuf| FileRole::ScriptFilled {
+            script: script.clone(),
+            words: fill.words.clone(),
+            fields: fill.fields.clone(),
+        };
+        let by_path = |file: &Path| {
+            file.components().filter(|c| matches!(c, std::path::Component::Normal(_))).count() > 1 && ends_with_path(path, file)
+        };
+        for script_dir in dir.ancestors().take(SCRIPT_DEPTH) {
+            let named = |file: &Path| normalize(&script_dir.join(file)) == path || by_path(file);
+            if let Some((fill, script)) = self.scripts(script_dir).fills.iter().find(|(fill, _)| named(&fill.file)) {
+                return Some(role(fill, script));
+            }
+        }
+        let top = self.workspace.root_of(path).map(Path::to_path_buf)?;
+        for ancestor in
+            dir.ancestors().take(SCRIPT_WRITER_DEPTH + 1).filter(|a| a.starts_with(&top)).map(Path::to_path_buf).collect::<Vec<_>>()
+        {
+            for sub in SCRIPT_DIRS {
+                let scripts_dir = ancestor.join(sub);
+                if !scripts_dir.is_dir() {
+                    continue;
+                }
+                let mut dirs = vec![scripts_dir.clone()];
+                dirs.extend(subdirectories(&scripts_dir).into_iter().take(MAX_SCRIPT_SUBDIRS));
+                for script_dir in dirs {
+                    if let Some((fill, script)) = self.scripts(&script_dir).fills.iter().find(|(fill, _)| by_path(&fill.file)) {
+                        return Some(role(fill, script));
+                    }
+                }
+            }
+        }
+        None
+    }
+
     /// The role of a manifest in `dir` that no script names but that holds a constant's name (`HOSTNAME`)
     /// which a script of `dir` replaces with `sed` in another file of `dir`.
     fn filled_beside(&mut self, path: &Path, dir: &Path) -> Option<FileRole> {
         let facts = self.scripts(dir);
         let in_dir = |file: &Path| normalize(&dir.join(file)).parent() == Some(dir);
-        let (script, words) = facts.sed_fills.iter().filter(|(file, ..)| in_dir(file)).find_map(|(_, script, words)| {
-            let constants: Vec<String> = words.iter().filter(|w| scripts::is_constant_name(w)).cloned().collect();
+        let (script, words) = facts.fills.iter().filter(|(fill, _)| in_dir(&fill.file)).find_map(|(fill, script)| {
+            let constants: Vec<String> = fill.words.iter().filter(|w| scripts::is_constant_name(w)).cloned().collect();
             (!constants.is_empty()).then(|| (script.clone(), constants))
         })?;
         let text = crate::files::read_text(path).ok()?;
         let words: Vec<String> = words.into_iter().filter(|w| text.contains(w.as_str())).collect();
-        (!words.is_empty()).then_some(FileRole::ScriptFilled { script, words })
+        (!words.is_empty()).then_some(FileRole::ScriptFilled { script, words, fields: Vec::new() })
     }
 
     /// A resource of a kustomization that sets no namespace itself, but that a kustomization above it
@@ -1217,6 +1283,16 @@ fn named_as_patch(path: &Path) -> bool {
     crate::files::is_yaml_or_json(path) && stem.rsplit(['.', '-', '_']).next().is_some_and(|w| w == "patch" || w == "patches")
 }
 
+/// Whether a file's first line is a comment that gives it a patch's name (`# server-extension-patch.yaml`),
+/// as files kept under another name for a program that sends them with `kubectl patch` are headed.
+fn calls_itself_a_patch(path: &Path) -> bool {
+    let Ok(text) = crate::files::read_text(path) else { return false };
+    let Some(first) = text.lines().map(str::trim).find(|l| !l.is_empty()) else { return false };
+    let Some(comment) = first.strip_prefix('#') else { return false };
+    let name = comment.trim();
+    !name.contains(char::is_whitespace) && !name.contains('/') && named_as_patch(Path::new(name))
+}
+
 /// Whether a patch file holds a list of JSON 6902 operations rather than a partial object, as
 /// kustomize tells them apart: by content.
 fn holds_operation_list(file: &Path) -> bool {
@@ -1745,7 +1821,11 @@ mod tests {
             ],
         );
         let mut roles = Roles::new();
-        let filled = |script: &str, word: &str| FileRole::ScriptFilled { script: tree.0.join(script), words: vec![word.to_string()] };
+        let filled = |script: &str, word: &str| FileRole::ScriptFilled {
+            script: tree.0.join(script),
+            words: vec![word.to_string()],
+            fields: Vec::new(),
+        };
         assert_eq!(tree.role(&mut roles, "hack/wipe.yaml"), filled("hack/wipe.sh", "HOSTNAME"));
         // Beside it, holding the same constant: filled in the same way; without it, a manifest.
         assert_eq!(tree.role(&mut roles, "hack/shell.yaml"), filled("hack/wipe.sh", "HOSTNAME"));
@@ -2032,11 +2112,17 @@ mod tests {
             ],
         );
         let mut roles = Roles::of(Workspace { roots: vec![tree.0.clone()], whole_test_inputs: false });
-        let kodata = tree.0.join("cmd/operator/kodata");
-        assert_eq!(tree.role(&mut roles, "cmd/operator/kodata/tekton-addon/pipeline.yaml"), FileRole::ProgramData { kodata });
+        let source = tree.0.join("cmd/operator/kodata");
+        assert_eq!(
+            tree.role(&mut roles, "cmd/operator/kodata/tekton-addon/pipeline.yaml"),
+            FileRole::ProgramData { source, carrier: Carrier::Ko }
+        );
         // A numbered file there is the program's data, not a kuttl step.
-        let kodata = tree.0.join("cmd/webhook/kodata");
-        assert_eq!(tree.role(&mut roles, "cmd/webhook/kodata/webhooks/500-webhooks.yaml"), FileRole::ProgramData { kodata });
+        let source = tree.0.join("cmd/webhook/kodata");
+        assert_eq!(
+            tree.role(&mut roles, "cmd/webhook/kodata/webhooks/500-webhooks.yaml"),
+            FileRole::ProgramData { source, carrier: Carrier::Ko }
+        );
         // A chart's template is a template wherever the chart lies; a file beside kodata, or in a
         // directory that only starts with the name, is a manifest.
         assert!(matches!(tree.role(&mut roles, "cmd/operator/kodata/chart/templates/a.yaml"), FileRole::HelmTemplate { .. }));
@@ -2047,7 +2133,8 @@ mod tests {
         let mut roles = Roles::of(Workspace { roots: vec![inside.0.join("kodata")], whole_test_inputs: false });
         assert_eq!(inside.role(&mut roles, "kodata/pod.yaml"), FileRole::Manifest);
         // Read as partial objects: the name and other fields left out are not reported; a CRD is whole.
-        let (_, mode) = FileRole::ProgramData { kodata: PathBuf::from("kodata") }.parse("apiVersion: v1\nkind: ConfigMap\n");
+        let (_, mode) =
+            FileRole::ProgramData { source: PathBuf::from("kodata"), carrier: Carrier::Ko }.parse("apiVersion: v1\nkind: ConfigMap\n");
         assert_eq!(mode, FileMode::Fragments);
     }
 

@@ -3,7 +3,7 @@
 
 use std::path::{Component, Path, PathBuf};
 
-use super::FileRole;
+use super::{Carrier, FileRole};
 
 impl FileRole {
     /// How a file of this role at `file` is read, in Markdown; `None` for a plain manifest, which is
@@ -53,11 +53,28 @@ impl FileRole {
                  they may be partial, and their names are the test's labels for them, not checked.",
                 shown(test)
             ),
-            FileRole::ScriptFilled { script, words } => format!(
-                "Read as a manifest that the script {} fills in with `sed`: text holding {} is a placeholder, not checked.",
-                shown(script),
-                words.iter().map(|w| format!("`{w}`")).collect::<Vec<_>>().join(", ")
-            ),
+            FileRole::ScriptFilled { script, words, fields } => {
+                let quoted = |items: &[String]| items.iter().map(|w| format!("`{w}`")).collect::<Vec<_>>().join(", ");
+                match (words.is_empty(), fields.is_empty()) {
+                    (false, true) => format!(
+                        "Read as a manifest that the script {} fills in with `sed`: text holding {} is a placeholder, not checked.",
+                        shown(script),
+                        quoted(words)
+                    ),
+                    (true, _) => format!(
+                        "Read as a manifest that the script {} fills in with `yq`: the fields it sets ({}) are not checked as written.",
+                        shown(script),
+                        quoted(fields)
+                    ),
+                    (false, false) => format!(
+                        "Read as a manifest that the script {} fills in with `sed` and `yq`: text holding {} is a placeholder, \
+                         and the fields it sets ({}) are not checked as written.",
+                        shown(script),
+                        quoted(words),
+                        quoted(fields)
+                    ),
+                }
+            }
             FileRole::TestAssertion { test } => {
                 format!("Read as assertions of the test {}: partial objects, whose keys and values may be expressions.", shown(test))
             }
@@ -92,11 +109,15 @@ impl FileRole {
                  that the policy compares with, or merges into, the cluster's objects, so what they leave out is not required.",
                 shown(generator)
             ),
-            FileRole::ProgramData { kodata } => format!(
-                "Read as data that a Go program bundles with ko ({}, read at run time under `KO_DATA_PATH`): the program \
-                 may fill in or transform the objects before it applies them, so they are partial; what they write is \
-                 checked, what they leave out is not, and CEL rules are not run.",
-                shown(kodata)
+            FileRole::ProgramData { source, carrier } => format!(
+                "Read as data that a program carries with it ({}): the program may fill in or transform the objects, \
+                 or send them as patches, so they are partial; what they write is checked, what they leave out is \
+                 not, and CEL rules are not run.",
+                match carrier {
+                    Carrier::Ko => format!("bundled with ko from {}, read at run time under `KO_DATA_PATH`", shown(source)),
+                    Carrier::GoEmbed => format!("embedded by the `//go:embed` directive of {}", shown(source)),
+                    Carrier::Image => format!("copied into its image by {}", shown(source)),
+                }
             ),
             FileRole::DocsFragment { page } => format!(
                 "Read as an example that the documentation page {} includes: partial objects, often a fragment of a spec, \
@@ -157,7 +178,8 @@ mod tests {
         assert!(FileRole::PatchFile { json: true }.reading(file).unwrap().contains("JSON 6902"));
         let evaluated = FileRole::EvaluatedResource { test: PathBuf::from("/w/tests/e2e/kyverno-test.yaml") }.reading(file).unwrap();
         assert!(evaluated.contains("Kyverno CLI test `kyverno-test.yaml` evaluates"), "{evaluated}");
-        let filled = FileRole::ScriptFilled { script: PathBuf::from("/w/hack/wipe.sh"), words: vec!["HOSTNAME".into()] };
+        let filled =
+            FileRole::ScriptFilled { script: PathBuf::from("/w/hack/wipe.sh"), words: vec!["HOSTNAME".into()], fields: Vec::new() };
         let filled = filled.reading(file).unwrap();
         assert!(filled.contains("script `../../hack/wipe.sh` fills in") && filled.contains("`HOSTNAME`"), "{filled}");
         let template = FileRole::PolicyTemplate { generator: PathBuf::from("/w/tests/policyGenerator.yaml") }.reading(file).unwrap();

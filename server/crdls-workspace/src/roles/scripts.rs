@@ -12,29 +12,101 @@ use crdls_yaml::{Node, Stream, Value};
 const MAX_SCRIPTS: usize = 32;
 /// The file names of shell scripts.
 const SCRIPT_EXTENSIONS: &[&str] = &[".sh", ".bash"];
+/// The interpreters of a script without an extension, by its first line (`#!/bin/bash`,
+/// `#!/usr/bin/env sh`).
+const SHELLS: &[&str] = &["sh", "bash", "zsh", "ksh", "dash"];
 
-/// The shell scripts of `dir` (`*.sh`, `*.bash`), sorted, at most [`MAX_SCRIPTS`]; their texts are read
-/// within the usual bound.
+/// The shell scripts of `dir`, sorted, at most [`MAX_SCRIPTS`]: `*.sh` and `*.bash`, and files without
+/// an extension whose first line runs a shell (an end-to-end suite's `run`); their texts are read within
+/// the usual bound.
 pub(super) fn shell_scripts(dir: &Path) -> Vec<(PathBuf, String)> {
-    super::files_in(dir, |name| SCRIPT_EXTENSIONS.iter().any(|e| name.ends_with(e)), MAX_SCRIPTS)
+    let named = |name: &str| SCRIPT_EXTENSIONS.iter().any(|e| name.ends_with(e));
+    let bare = |name: &str| !name.contains('.') && !super::MAKEFILES.contains(&name);
+    super::files_in(dir, |name| named(name) || bare(name), MAX_SCRIPTS * 4)
         .into_iter()
+        .filter(|path| path.file_name().is_some_and(|n| named(&n.to_string_lossy())) || starts_a_shell(path))
+        .take(MAX_SCRIPTS)
         .filter_map(|path| crate::files::read_text(&path).ok().map(|text| (path, text)))
         .collect()
 }
 
-/// The files a script's commands pass through `sed`, as written, with the words its substitutions
-/// replace: per command (a line, its `\` continuations joined) that runs `sed` with `s/WORD/…/`
-/// expressions (any delimiter) whose pattern is a literal word, the YAML and JSON files the command
-/// reads (a file it writes to with `>` is its output).
-pub(super) fn sed_fills(text: &str) -> Vec<(PathBuf, Vec<String>)> {
-    let mut out: Vec<(PathBuf, Vec<String>)> = Vec::new();
-    for command in commands(text) {
-        let words = substituted_words(&command);
-        if !words.is_empty() {
-            for file in files_read(&command) {
-                match out.iter_mut().find(|(named, _)| *named == file) {
-                    Some((_, known)) => known.extend(words.iter().filter(|w| !known.contains(w)).cloned().collect::<Vec<_>>()),
-                    None => out.push((file, words.clone())),
+/// Whether a file's first line is a `#!` line that runs a shell; only its first bytes are read.
+fn starts_a_shell(path: &Path) -> bool {
+    use std::io::Read;
+    let Ok(file) = std::fs::File::open(path) else { return false };
+    let mut head = [0u8; 128];
+    let mut len = 0;
+    let mut reader = file.take(head.len() as u64);
+    while let Ok(n) = reader.read(&mut head[len..]) {
+        if n == 0 {
+            break;
+        }
+        len += n;
+    }
+    let head = String::from_utf8_lossy(&head[..len]);
+    let Some(line) = head.lines().next().and_then(|l| l.strip_prefix("#!")) else { return false };
+    let mut words = line.split_whitespace();
+    let Some(program) = words.next().and_then(|p| p.rsplit('/').next()) else { return false };
+    let program = if program == "env" { words.find(|w| !w.starts_with('-')).unwrap_or("") } else { program };
+    SHELLS.contains(&program)
+}
+
+/// A file a script fills in before it applies it, as the script names it (see [`script_fills`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(super) struct Fill {
+    /// The file, as written, or resolved from the script's own directory (`${DIR}/conf/x.yaml` where
+    /// `DIR=$(dirname "$0")`), or from the file a `cp` copied to where the script edits it.
+    pub(super) file: PathBuf,
+    /// The words its `sed` substitutions replace.
+    pub(super) words: Vec<String>,
+    /// The fields its `yq` expressions set (`.metadata.name = "$name"`), as dotted paths.
+    pub(super) fields: Vec<String>,
+}
+
+/// The files a script's commands fill in before applying them:
+/// - per command (a line, its `\` continuations joined) that runs `sed` (itself, or through a variable
+///   whose name says so, `${SED_COMMAND}`) with `s/WORD/…/` expressions (any delimiter) whose pattern is
+///   a literal word, the YAML and JSON files the command reads, with the words;
+/// - per command that runs `yq` with an assignment (`.metadata.name = "$name"`), the files it reads, with
+///   the fields it sets.
+///
+/// A file a command writes to with `>` is its output. A file named through a variable holding the
+/// script's directory is resolved from there; one the script copied with `cp` earlier is the copy's
+/// source.
+pub(super) fn script_fills(text: &str) -> Vec<Fill> {
+    let commands = commands(text);
+    let dirs = script_dir_variables(&commands);
+    let mut copies: Vec<(String, String)> = Vec::new();
+    let mut out: Vec<Fill> = Vec::new();
+    for command in &commands {
+        if let Some(copy) = copied(command) {
+            copies.retain(|(to, _)| *to != copy.0);
+            copies.push(copy);
+            continue;
+        }
+        let words = substituted_words(command);
+        let fields = assigned_fields(command);
+        if words.is_empty() && fields.is_empty() {
+            continue;
+        }
+        for word in read_words(command) {
+            let word = copies.iter().find(|(to, _)| *to == word).map_or(word, |(_, from)| from.clone());
+            let Some(file) = resolved(&word, &dirs) else { continue };
+            let fill = match out.iter_mut().find(|f| f.file == file) {
+                Some(fill) => fill,
+                None => {
+                    out.push(Fill { file, ..Fill::default() });
+                    out.last_mut().expect("pushed")
+                }
+            };
+            for w in &words {
+                if !fill.words.contains(w) {
+                    fill.words.push(w.clone());
+                }
+            }
+            for f in &fields {
+                if !fill.fields.contains(f) {
+                    fill.fields.push(f.clone());
                 }
             }
         }
@@ -58,11 +130,54 @@ fn commands(text: &str) -> Vec<String> {
     out
 }
 
+/// The variables a script assigns its own directory, with how many levels above it they point
+/// (`DIR=$(dirname "$0")`, `test_dir=$(realpath $(dirname $0))`, `ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"`).
+fn script_dir_variables(commands: &[String]) -> Vec<(String, usize)> {
+    let mut out: Vec<(String, usize)> = Vec::new();
+    for command in commands {
+        let line = command.trim();
+        let line = ["export ", "local ", "readonly ", "declare "].iter().find_map(|p| line.strip_prefix(p)).unwrap_or(line).trim_start();
+        let Some(eq) = line.find('=') else { continue };
+        let name = &line[..eq];
+        let is_name =
+            name.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_') && name.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'_');
+        let value = &line[eq + 1..];
+        if !is_name || !value.contains("dirname") || !(value.contains("$0") || value.contains("BASH_SOURCE")) {
+            out.retain(|(n, _)| n != name);
+            continue;
+        }
+        let after = &value[value.find("dirname").unwrap_or(0)..];
+        let ups = after.matches("/..").count();
+        out.retain(|(n, _)| n != name);
+        out.push((name.to_string(), ups));
+    }
+    out
+}
+
+/// A `cp SOURCE DEST` command's destination and source, as written (quotes dropped), when it copies one
+/// YAML or JSON file.
+fn copied(command: &str) -> Option<(String, String)> {
+    let words: Vec<&str> = command.split_whitespace().collect();
+    let at = words.iter().position(|w| *w == "cp")?;
+    let args: Vec<String> = words[at + 1..]
+        .iter()
+        .take_while(|w| !matches!(**w, "|" | "&&" | ";" | "||"))
+        .filter(|w| !w.starts_with('-'))
+        .map(|w| w.trim_matches(['"', '\'']).to_string())
+        .collect();
+    let [from, to] = args.as_slice() else { return None };
+    crate::files::is_yaml_or_json(Path::new(from)).then(|| (to.clone(), from.clone()))
+}
+
 /// The literal words a command's `sed` substitutions replace (`s/HOSTNAME/$i/g`, `s|__TAG__|v1|`): a
 /// pattern of letters, digits, `_` and `-`, at least three long and with a letter, since a pattern with
 /// regular-expression syntax matches text crdls cannot tell.
 fn substituted_words(command: &str) -> Vec<String> {
-    if !command.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '-')).any(|w| w == "sed") {
+    let runs_sed = command.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '-' || c == '$' || c == '{')).any(|w| {
+        let variable = w.trim_start_matches(['$', '{']);
+        w == "sed" || w == "gsed" || (w.starts_with('$') && variable.to_ascii_lowercase().contains("sed"))
+    });
+    if !runs_sed {
         return Vec::new();
     }
     let bytes = command.as_bytes();
@@ -90,15 +205,38 @@ fn substituted_words(command: &str) -> Vec<String> {
     words
 }
 
-/// Whether a word is written as a constant's name: capitals, digits and `_`, starting with a capital
-/// (`HOSTNAME`, `NODE_NAME`), as placeholders are.
-pub(super) fn is_constant_name(word: &str) -> bool {
-    word.starts_with(|c: char| c.is_ascii_uppercase()) && word.bytes().all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == b'_')
+/// The fields a command's `yq` expressions assign (`yq eval '.metadata.name = "x"'`, `|=` too), as
+/// dotted paths; a path with anything but names (`.items[0]`, `.a.*`) is left out.
+fn assigned_fields(command: &str) -> Vec<String> {
+    if !command.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '-')).any(|w| w == "yq") {
+        return Vec::new();
+    }
+    let mut fields = Vec::new();
+    let bytes = command.as_bytes();
+    for (i, _) in command.match_indices('=') {
+        // `==` compares; `!=`, `<=`, `>=` too.
+        if bytes.get(i + 1) == Some(&b'=') || (i > 0 && matches!(bytes[i - 1], b'=' | b'!' | b'<' | b'>')) {
+            continue;
+        }
+        let before = command[..i].trim_end().trim_end_matches('|').trim_end();
+        let start = before.rfind(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'))).map_or(0, |p| p + 1);
+        let path = &before[start..];
+        let after_a_break = start == 0 || before[..start].ends_with([' ', '\t', '\'', '"', '(', '|']);
+        let Some(path) = path.strip_prefix('.').filter(|_| after_a_break) else { continue };
+        let names: Vec<&str> = path.split('.').collect();
+        if !names.is_empty() && names.iter().all(|n| !n.is_empty() && n.starts_with(|c: char| c.is_ascii_alphabetic())) {
+            let path = names.join(".");
+            if !fields.contains(&path) {
+                fields.push(path);
+            }
+        }
+    }
+    fields
 }
 
-/// The YAML and JSON files a command names and does not write to: its words ending in `.yaml`, `.yml`
-/// or `.json` that hold no variable or glob, except the target of a `>` redirection.
-fn files_read(command: &str) -> Vec<PathBuf> {
+/// The words a command names that may be YAML or JSON files it reads: those ending in `.yaml`, `.yml` or
+/// `.json`, quotes dropped, except the target of a `>` redirection.
+fn read_words(command: &str) -> Vec<String> {
     let mut files = Vec::new();
     let mut redirected = false;
     for word in command.split(|c: char| c.is_whitespace() || matches!(c, '|' | ';' | '<' | '(' | ')')) {
@@ -108,12 +246,40 @@ fn files_read(command: &str) -> Vec<PathBuf> {
         let writes = word.starts_with('>') || redirected;
         redirected = word.chars().all(|c| c == '>');
         let word = word.trim_start_matches('>').trim_matches(['"', '\'']);
-        if writes || word.contains(['$', '*', '`']) || ![".yaml", ".yml", ".json"].iter().any(|e| word.ends_with(e)) {
+        if writes || ![".yaml", ".yml", ".json"].iter().any(|e| word.ends_with(e)) {
             continue;
         }
-        files.push(PathBuf::from(word));
+        files.push(word.to_string());
     }
     files
+}
+
+/// The file a word names, as written, or relative to the script's directory when it starts with a
+/// variable holding that directory; `None` when it holds another variable, a glob or a command.
+fn resolved(word: &str, dirs: &[(String, usize)]) -> Option<PathBuf> {
+    let mut word = word.to_string();
+    if let Some(rest) = word.strip_prefix('$') {
+        let (name, after) = match rest.strip_prefix('{') {
+            Some(inner) => {
+                let close = inner.find('}')?;
+                (&inner[..close], &inner[close + 1..])
+            }
+            None => {
+                let len = rest.bytes().take_while(|c| c.is_ascii_alphanumeric() || *c == b'_').count();
+                (&rest[..len], &rest[len..])
+            }
+        };
+        let (_, ups) = dirs.iter().find(|(n, _)| n == name)?;
+        let after = after.strip_prefix('/')?;
+        word = format!("{}{after}", "../".repeat(*ups));
+    }
+    (!word.contains(['$', '*', '`', '?'])).then(|| PathBuf::from(word))
+}
+
+/// Whether a word is written as a constant's name: capitals, digits and `_`, starting with a capital
+/// (`HOSTNAME`, `NODE_NAME`), as placeholders are.
+pub(super) fn is_constant_name(word: &str) -> bool {
+    word.starts_with(|c: char| c.is_ascii_uppercase()) && word.bytes().all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == b'_')
 }
 
 /// A path a script writes a command's output into (`helm template … > tests/fixtures/x.yaml`), as
@@ -225,16 +391,27 @@ fn written(target: &str, assigned: &[(String, String)]) -> Option<Written> {
 }
 
 /// Drops the diagnostics that touch a scalar (a value or a key) holding one of `words`: text a script
-/// replaces before the API server sees it.
-pub(super) fn drop_filled(stream: &Stream, words: &[String], diagnostics: &mut Vec<Diagnostic>) {
+/// replaces before the API server sees it; and those about one of `fields` (dotted paths a script sets)
+/// or below it: their paths, or a range in the field's value as written.
+pub(super) fn drop_filled(stream: &Stream, words: &[String], fields: &[String], diagnostics: &mut Vec<Diagnostic>) {
     let mut filled = Vec::new();
     for root in stream.documents.iter().filter_map(|d| d.root.as_ref()) {
-        holding(root, words, 0, &mut filled);
+        if !words.is_empty() {
+            holding(root, words, 0, &mut filled);
+        }
+        for field in fields {
+            let mut node = Some(root);
+            for name in field.split('.') {
+                node = node.and_then(|n| n.get(name));
+            }
+            if let Some(node) = node {
+                filled.push(node.range);
+            }
+        }
     }
-    if filled.is_empty() {
-        return;
-    }
-    diagnostics.retain(|d| !filled.iter().any(|r| r.start <= d.range.end && d.range.start <= r.end));
+    let set =
+        |path: &str| fields.iter().any(|f| path == f || path.strip_prefix(f.as_str()).is_some_and(|rest| rest.starts_with(['.', '['])));
+    diagnostics.retain(|d| !filled.iter().any(|r| r.start <= d.range.end && d.range.start <= r.end) && !d.path.as_deref().is_some_and(set));
 }
 
 /// The ranges of the scalars below `node` that hold one of `words`, keys included.
@@ -262,17 +439,65 @@ fn holding(node: &Node, words: &[String], depth: usize, out: &mut Vec<TextRange>
 mod tests {
     use super::*;
 
+    fn fill(file: &str, words: &[&str], fields: &[&str]) -> Fill {
+        Fill {
+            file: PathBuf::from(file),
+            words: words.iter().map(|w| w.to_string()).collect(),
+            fields: fields.iter().map(|f| f.to_string()).collect(),
+        }
+    }
+
     #[test]
     fn sed_substitutions_name_the_words_a_script_fills_in() {
         let script = "#!/bin/bash\nfor i in $WORKERS; do\n  cat wipe.yaml | sed -e \"s/HOSTNAME/$i/g\" | kubectl apply -f -\ndone\n\
                       sed 's|__TAG__|v1|; s/[0-9]+/x/' \\\n  deploy/app.yml > out/app.yaml\n\
                       sed -i s/ab/cd/ short.yaml\n\
                       cat other.yaml | kubectl apply -f -\n\
-                      echo s/NOTSED/x/ echo.yaml\n";
+                      echo s/NOTSED/x/ echo.yaml\n\
+                      cat $OTHER/x.yaml | sed s/VARIABLE/x/ | kubectl apply -f -\n";
+        assert_eq!(script_fills(script), [fill("wipe.yaml", &["HOSTNAME"], &[]), fill("deploy/app.yml", &["__TAG__"], &[])]);
+    }
+
+    #[test]
+    fn a_fill_follows_copies_sed_through_variables_and_the_script_s_own_directory() {
+        // The file is copied to a temporary directory and edited there by a sed the script chose.
+        let script = "create() {\n  TMP_DIR=$(mktemp -d)\n  cp src/test/config/svc.yaml ${TMP_DIR}/svc.yaml\n\
+                      SED_COMMAND=\"sed -i\"\n  ${SED_COMMAND} \"s/APP_REPLACEME/${APP}/g\" ${TMP_DIR}/svc.yaml\n\
+                      kubectl apply -f ${TMP_DIR}/svc.yaml\n}\n";
+        assert_eq!(script_fills(script), [fill("src/test/config/svc.yaml", &["APP_REPLACEME"], &[])]);
+        // A variable holding the script's directory (or one above it) names files from there.
+        let script = "#!/bin/bash\ntest_dir=$(realpath $(dirname $0))\nROOT=\"$(cd \"$(dirname \"${BASH_SOURCE[0]}\")/..\" && pwd)\"\n\
+                      cat ${test_dir}/conf/quota.yml | sed \"s/QUOTA/${quota}/\" | kubectl apply -f -\n\
+                      sed -e s/SIZE/1Gi/ $ROOT/conf/pvc.yaml | kubectl apply -f -\n";
+        assert_eq!(script_fills(script), [fill("conf/quota.yml", &["QUOTA"], &[]), fill("../conf/pvc.yaml", &["SIZE"], &[])]);
+    }
+
+    #[test]
+    fn yq_assignments_name_the_fields_a_script_fills_in() {
+        let script = "#!/bin/bash\ntest_dir=$(realpath $(dirname $0))\n\
+                      yq eval \".metadata.name = \\\"${name}\\\"\" ${test_dir}/conf/backup.yml | kubectl apply -f -\n\
+                      yq e -i '.spec.replicas |= 3 | .spec.items[0].x = 1' deploy/cr.yaml\n\
+                      yq '.spec.size == 3' deploy/check.yaml\n";
         assert_eq!(
-            sed_fills(script),
-            [(PathBuf::from("wipe.yaml"), vec!["HOSTNAME".to_string()]), (PathBuf::from("deploy/app.yml"), vec!["__TAG__".to_string()])]
+            script_fills(script),
+            [fill("conf/backup.yml", &[], &["metadata.name"]), fill("deploy/cr.yaml", &[], &["spec.replicas"])]
         );
+    }
+
+    #[test]
+    fn scripts_without_an_extension_are_read_by_their_first_line() {
+        let dir = std::env::temp_dir().join(format!("crdls-scripts-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("run"), "#!/usr/bin/env bash\necho\n").unwrap();
+        std::fs::write(dir.join("check"), "#!/bin/sh\n").unwrap();
+        std::fs::write(dir.join("tool"), "#!/usr/bin/env python3\n").unwrap();
+        std::fs::write(dir.join("OWNERS"), "approvers: []\n").unwrap();
+        std::fs::write(dir.join("Makefile"), "#!/bin/sh\n").unwrap();
+        let names: Vec<String> =
+            shell_scripts(&dir).into_iter().map(|(p, _)| p.file_name().unwrap().to_string_lossy().into_owned()).collect();
+        assert_eq!(names, ["check", "run"]);
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]
@@ -307,8 +532,12 @@ mod tests {
             )
         };
         let mut diagnostics = vec![at("wipe-HOSTNAME"), at("Node_1")];
-        drop_filled(&stream, &["HOSTNAME".to_string()], &mut diagnostics);
+        drop_filled(&stream, &["HOSTNAME".to_string()], &[], &mut diagnostics);
         assert_eq!(diagnostics.len(), 1);
         assert_eq!(diagnostics[0].range.start, text.find("Node_1").unwrap());
+        // A field a script sets: the diagnostics on its value, or with its path or one below it.
+        let mut diagnostics = vec![at("Node_1"), at("wipe-HOSTNAME").with_path("metadata.name")];
+        drop_filled(&stream, &[], &["spec.nodeName".to_string(), "metadata.name".to_string()], &mut diagnostics);
+        assert!(diagnostics.is_empty(), "{diagnostics:?}");
     }
 }

@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use crdls_workspace::{Config, FileRole};
+use crdls_workspace::{Carrier, Config, FileRole};
 
 use super::inputs::{display_path, Input};
 
@@ -117,7 +117,7 @@ pub(super) fn test_inputs(inputs: &[Input], roles: &[FileRole], cwd: &Path) -> T
     let mut cases: BTreeMap<String, usize> = BTreeMap::new();
     let mut completed: Vec<String> = Vec::new();
     let mut completed_lines: Vec<String> = Vec::new();
-    let mut kodata: BTreeMap<String, usize> = BTreeMap::new();
+    let mut carried: BTreeMap<(Carrier, String), usize> = BTreeMap::new();
     for (input, role) in inputs.iter().zip(roles) {
         match (input.report, role) {
             (true, FileRole::TestInput { tests }) => *dirs.entry(display_path(tests, cwd)).or_default() += 1,
@@ -135,7 +135,7 @@ pub(super) fn test_inputs(inputs: &[Input], roles: &[FileRole], cwd: &Path) -> T
                     ));
                 }
             }
-            (true, FileRole::ProgramData { kodata: dir }) => *kodata.entry(display_path(dir, cwd)).or_default() += 1,
+            (true, FileRole::ProgramData { source, carrier }) => *carried.entry((*carrier, display_path(source, cwd))).or_default() += 1,
             _ => {}
         }
     }
@@ -152,18 +152,34 @@ pub(super) fn test_inputs(inputs: &[Input], roles: &[FileRole], cwd: &Path) -> T
         out.notes.push(completed_note(&completed, completed_lines.len()));
         out.lines.extend(completed_lines);
     }
-    if !kodata.is_empty() {
-        out.notes.push(program_data_note(&kodata));
-        out.lines.extend(kodata.iter().map(|(dir, n)| format!("read as a program's ko data: {} in {dir}", plural_count(*n, "file"))));
+    for carrier in [Carrier::Ko, Carrier::GoEmbed, Carrier::Image] {
+        let sources: BTreeMap<String, usize> =
+            carried.iter().filter(|((c, _), _)| *c == carrier).map(|((_, source), n)| (source.clone(), *n)).collect();
+        if sources.is_empty() {
+            continue;
+        }
+        out.notes.push(program_data_note(carrier, &sources));
+        let how = match carrier {
+            Carrier::Ko => "read as a program's ko data",
+            Carrier::GoEmbed => "read as data a Go program embeds",
+            Carrier::Image => "read as data an image carries",
+        };
+        out.lines.extend(sources.iter().map(|(source, n)| format!("{how}: {} ({source})", plural_count(*n, "file"))));
     }
     out
 }
 
-/// The note on the files read as data a Go program bundles with ko (`kodata/`), by directory.
-fn program_data_note(dirs: &BTreeMap<String, usize>) -> String {
+/// The note on the files read as data a program carries (`kodata/`, `//go:embed`, a Dockerfile's `COPY`),
+/// by the directory, Go file or Dockerfile that carries them.
+fn program_data_note(carrier: Carrier, sources: &BTreeMap<String, usize>) -> String {
+    let (place, one, many, what) = match carrier {
+        Carrier::Ko => ("in", "kodata directory", "kodata directories", "data a Go program bundles with ko"),
+        Carrier::GoEmbed => ("embedded by", "Go file", "Go files", "data a Go program embeds"),
+        Carrier::Image => ("copied by", "Dockerfile", "Dockerfiles", "data a container image carries"),
+    };
     format!(
-        "{} read as data a Go program bundles with ko and may complete before applying it: what their objects write is checked, what they leave out and CEL rules are not",
-        files_in(dirs, "in", "kodata directory", "kodata directories")
+        "{} read as {what}, which the program may complete before applying it: what their objects write is checked, what they leave out and CEL rules are not",
+        files_in(sources, place, one, many)
     )
 }
 
