@@ -117,6 +117,8 @@ fn literal_arguments(expr: &IdedExpr, parsed: &Parsed, errors: &mut Vec<CelError
 struct Checker<'p> {
     options: Options,
     offsets: &'p HashMap<u64, usize>,
+    /// The identifiers written with a leading `.` (see [`crate::parse::Parsed::root_scoped`]).
+    root_scoped: &'p std::collections::HashSet<u64>,
     scopes: Vec<HashMap<String, Type>>,
     types: HashMap<u64, Type>,
     errors: Vec<CelError>,
@@ -193,7 +195,8 @@ impl Checker<'_> {
             Expr::Ident(name) => match self.lookup(name).or_else(|| type_named(name).map(Type::type_of)) {
                 Some(t) => t,
                 None => {
-                    self.error(e.id, format!("undeclared reference to '{name}' (in container '')"));
+                    let dot = if self.root_scoped.contains(&e.id) { "." } else { "" };
+                    self.error(e.id, format!("undeclared reference to '{dot}{name}' (in container '')"));
                     Type::Error
                 }
             },
@@ -571,6 +574,7 @@ impl Checker<'_> {
         Checker {
             options,
             offsets: &parsed.offsets,
+            root_scoped: &parsed.root_scoped,
             scopes: vec![variables.iter().map(|(n, t)| (n.to_string(), t.clone())).collect()],
             types: HashMap::new(),
             errors: Vec::new(),

@@ -22,6 +22,8 @@ pub struct Parsed {
     pub expr: IdedExpr,
     /// The byte offset in the source where each node starts (cel-go's error location for it).
     pub offsets: HashMap<u64, usize>,
+    /// The identifiers written with a leading `.` (root-scoped, `.self`), whose names have lost it.
+    pub root_scoped: std::collections::HashSet<u64>,
 }
 
 /// An error in an expression, at a byte offset of its source.
@@ -181,10 +183,12 @@ pub fn depth(expr: &IdedExpr) -> usize {
 fn parse_here(source: &str) -> Result<Parsed, Vec<CelError>> {
     let parser = env().parser().enable_optional_syntax(true).enable_ident_escape_syntax(true).max_recursion_depth(MAX_NESTING as u16);
     match parser.parse_with_source_info(source) {
-        Ok((expr, info)) => {
+        Ok((mut expr, info)) => {
             let mut offsets = HashMap::new();
             collect_offsets(&expr, &info, &mut offsets);
-            Ok(Parsed { expr, offsets })
+            let mut root_scoped = std::collections::HashSet::new();
+            resolve_root_scoped(&mut expr, &mut Vec::new(), &mut root_scoped);
+            Ok(Parsed { expr, offsets, root_scoped })
         }
         // cel-go stops at its recursion limit with one error and no location, where the parser here goes
         // on and reports what its recovery makes of the rest.
@@ -381,6 +385,61 @@ fn collect_offsets(expr: &IdedExpr, info: &cel::common::ast::SourceInfo, out: &m
     }
     for child in children(expr) {
         collect_offsets(child, info, out);
+    }
+}
+
+/// Resolves the names a leading `.` scopes to the root (`.self.group`, `.size(x)`): cel-go looks them up
+/// among the declarations and functions only, never among the variables of the comprehensions around
+/// them. A name no comprehension variable shadows is the declaration's own, and loses its dot; one that a
+/// comprehension variable shadows keeps it, so that it stays an undeclared reference (`.x` inside
+/// `all(x, …)`), as cel-go reports it.
+fn resolve_root_scoped(expr: &mut IdedExpr, locals: &mut Vec<String>, root_scoped: &mut std::collections::HashSet<u64>) {
+    match &mut expr.expr {
+        Expr::Ident(name) => {
+            if let Some(bare) = name.strip_prefix('.') {
+                if !locals.iter().any(|l| l == bare) {
+                    *name = bare.to_string();
+                    root_scoped.insert(expr.id);
+                }
+            }
+        }
+        Expr::Call(call) => {
+            if call.target.is_none() {
+                if let Some(bare) = call.func_name.strip_prefix('.') {
+                    call.func_name = bare.to_string();
+                }
+            }
+            if let Some(target) = call.target.as_deref_mut() {
+                resolve_root_scoped(target, locals, root_scoped);
+            }
+            call.args.iter_mut().for_each(|a| resolve_root_scoped(a, locals, root_scoped));
+        }
+        Expr::Comprehension(c) => {
+            resolve_root_scoped(&mut c.iter_range, locals, root_scoped);
+            resolve_root_scoped(&mut c.accu_init, locals, root_scoped);
+            let pushed = 2 + usize::from(c.iter_var2.is_some());
+            locals.push(c.iter_var.clone());
+            locals.extend(c.iter_var2.clone());
+            locals.push(c.accu_var.clone());
+            resolve_root_scoped(&mut c.loop_cond, locals, root_scoped);
+            resolve_root_scoped(&mut c.loop_step, locals, root_scoped);
+            resolve_root_scoped(&mut c.result, locals, root_scoped);
+            locals.truncate(locals.len() - pushed);
+        }
+        Expr::List(list) => list.elements.iter_mut().for_each(|e| resolve_root_scoped(e, locals, root_scoped)),
+        Expr::Map(map) => map.entries.iter_mut().for_each(|e| match &mut e.expr {
+            EntryExpr::MapEntry(m) => {
+                resolve_root_scoped(&mut m.key, locals, root_scoped);
+                resolve_root_scoped(&mut m.value, locals, root_scoped);
+            }
+            EntryExpr::StructField(f) => resolve_root_scoped(&mut f.value, locals, root_scoped),
+        }),
+        Expr::Struct(s) => s.entries.iter_mut().for_each(|e| match &mut e.expr {
+            EntryExpr::MapEntry(m) => resolve_root_scoped(&mut m.value, locals, root_scoped),
+            EntryExpr::StructField(f) => resolve_root_scoped(&mut f.value, locals, root_scoped),
+        }),
+        Expr::Select(select) => resolve_root_scoped(&mut select.operand, locals, root_scoped),
+        Expr::Literal(_) | Expr::Unspecified => {}
     }
 }
 
@@ -684,6 +743,29 @@ fn renumber(h: &mut MacroExprHelper<'_>, expr: &IdedExpr) -> IdedExpr {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_leading_dot_names_a_declaration_unless_a_comprehension_variable_shadows_it() {
+        let parsed = parse(".self.kind == 'S' && .size(self.names) > 0 && self.names.all(n, .n != .self.kind)").unwrap();
+        let mut idents = Vec::new();
+        let mut calls = Vec::new();
+        fn walk<'a>(e: &'a IdedExpr, idents: &mut Vec<(&'a str, u64)>, calls: &mut Vec<&'a str>) {
+            match &e.expr {
+                Expr::Ident(name) => idents.push((name.as_str(), e.id)),
+                Expr::Call(c) => calls.push(c.func_name.as_str()),
+                _ => {}
+            }
+            children(e).into_iter().for_each(|c| walk(c, idents, calls));
+        }
+        walk(&parsed.expr, &mut idents, &mut calls);
+        let names: Vec<&str> = idents.iter().map(|(n, _)| *n).collect();
+        assert!(names.contains(&"self") && names.contains(&".n") && !names.contains(&".self"), "{names:?}");
+        assert!(calls.contains(&"size") && !calls.contains(&".size"), "{calls:?}");
+        // The first `self` was written `.self`; the one in `self.names` was not.
+        let rooted: Vec<u64> =
+            idents.iter().filter(|(n, _)| *n == "self").map(|(_, id)| *id).filter(|id| parsed.root_scoped.contains(id)).collect();
+        assert_eq!(rooted.len(), 2, "{idents:?}");
+    }
 
     #[test]
     fn errors_are_located_and_displayed_as_cel_go_does() {
