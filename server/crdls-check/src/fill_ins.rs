@@ -10,10 +10,11 @@ use crdls_yaml::{Node, Style, Value};
 
 /// Whether a whole value is an angle-bracketed word: `<`, a letter, then letters, digits, `-` and `_`,
 /// and `>` (`<backup-name>`, `<your_bucket>`, `<CLUSTER_NAME>`). Only a whole value: text around it
-/// (`List<String>`, `x <b>`) is prose or a type. No name, quantity, enum or format is written that way.
+/// (`List<String>`, `x <b>`) is prose or a type. No name, quantity, enum or format is written that way,
+/// a one-letter word included (`replicas: <n>`).
 pub fn is_angle_word(text: &str) -> bool {
     text.strip_prefix('<').and_then(|t| t.strip_suffix('>')).is_some_and(|word| {
-        word.len() >= 2
+        !word.is_empty()
             && word.starts_with(|c: char| c.is_ascii_alphabetic())
             && word.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_'))
     })
@@ -58,10 +59,10 @@ mod tests {
 
     #[test]
     fn angle_words_are_whole_values_only() {
-        for text in ["<backup-name>", "<restore_name>", "<CLUSTER_NAME>", "<Name2>"] {
+        for text in ["<backup-name>", "<restore_name>", "<CLUSTER_NAME>", "<Name2>", "<n>"] {
             assert!(is_angle_word(text), "{text}");
         }
-        for text in ["<a>", "List<String>", "<a b>", "<-a>", "x <b>", "<b> x", "<1a>", "<a.b>", "<>"] {
+        for text in ["List<String>", "<a b>", "<-a>", "x <b>", "<b> x", "<1a>", "<a.b>", "<>"] {
             assert!(!is_angle_word(text), "{text}");
         }
     }

@@ -39,13 +39,41 @@ impl Masked {
 /// (Ansible, mkdocs macros, cookiecutter), whose statements are `{% … %}`; or a FreeMarker template
 /// (`*.ftl.yaml`, rendered by JVM tools), whose directives are `<#if …>`, `</#if>`, `<@macro/>`.
 /// Or it writes a whole value as a `%` token that a program replaces before the file is YAML
-/// (see [`percent_token_end`]), or a `<NAME>` token in capitals (see [`angle_token_end`]).
+/// (see [`percent_token_end`]), or a `<NAME>` token in capitals (see [`angle_token_end`]), or a line
+/// that is only a variable in capitals (see [`variable_line_end`]).
 pub fn has_actions(text: &str) -> bool {
     text.find("{{").is_some_and(|open| text[open..].contains("}}"))
         || text.find("{%").is_some_and(|open| text[open..].contains("%}"))
         || text.match_indices('<').any(|(i, _)| freemarker_directive_end(text.as_bytes(), i).is_some())
         || text.match_indices('%').any(|(i, _)| percent_token_end(text.as_bytes(), i).is_some())
         || text.match_indices('<').any(|(i, _)| angle_token_end(text.as_bytes(), i).is_some())
+        || text.match_indices('$').any(|(i, _)| variable_line_end(text.as_bytes(), i).is_some())
+}
+
+/// The offset just past the variable that starts at `i`, if it stands alone on its line: `$NAME` or
+/// `${NAME}`, a constant's name in capitals, digits and `_`, nothing but blanks around it. `envsubst`
+/// (or a script's `sed`) puts a value of several lines there, a certificate or a list of entries, and
+/// indents it as it goes; as written, YAML reads the line as a node of its own.
+fn variable_line_end(bytes: &[u8], i: usize) -> Option<usize> {
+    let line_start = bytes[..i].iter().rposition(|&b| b == b'\n').map_or(0, |p| p + 1);
+    if !bytes[line_start..i].iter().all(|&b| b == b' ' || b == b'\t') {
+        return None;
+    }
+    let braced = bytes.get(i + 1) == Some(&b'{');
+    let start = i + 1 + usize::from(braced);
+    let len = bytes[start.min(bytes.len())..].iter().take_while(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || **b == b'_').count();
+    if len < 2 || !bytes[start].is_ascii_uppercase() {
+        return None;
+    }
+    let mut end = start + len;
+    if braced {
+        if bytes.get(end) != Some(&b'}') {
+            return None;
+        }
+        end += 1;
+    }
+    let line_end = bytes[end..].iter().position(|&b| b == b'\n').map_or(bytes.len(), |p| end + p);
+    bytes[end..line_end].iter().all(|&b| b == b' ' || b == b'\t' || b == b'\r').then_some(end)
 }
 
 /// Whether offset `i` lies in a YAML comment: after a `#` that starts its line or follows a blank,
@@ -144,6 +172,7 @@ fn action_at(bytes: &[u8], i: usize) -> Option<usize> {
         (b'<', Some(b'#' | b'@' | b'/')) => freemarker_directive_end(bytes, i),
         (b'%', _) => percent_token_end(bytes, i),
         (b'<', Some(c)) if c.is_ascii_uppercase() => angle_token_end(bytes, i),
+        (b'$', _) => variable_line_end(bytes, i),
         _ => None,
     }
 }
@@ -589,6 +618,14 @@ fn undecided_below(text: &str, masked: &Masked, blocks: &[Block], node: &Node, o
             for item in items {
                 if cut(item.range.start) {
                     out.push(item.range);
+                } else if item_written_below(text, masked, item) {
+                    // An empty item's node lies where its line ends; its dash starts the line's text. What is
+                    // said of an empty node is said at the key that holds its list.
+                    let line_start = text.as_bytes()[..item.range.start].iter().rposition(|&b| b == b'\n').map_or(0, |p| p + 1);
+                    out.push(TextRange::new(line_start, item.range.end));
+                    if let Some(owner) = owner {
+                        out.push(TextRange::new(owner, owner));
+                    }
                 } else {
                     // An item is no owner: the lines after a block that holds it continue, where the block
                     // renders nothing, an item of the same list (or no YAML).
@@ -598,6 +635,24 @@ fn undecided_below(text: &str, masked: &Masked, blocks: &[Block], node: &Node, o
         }
         _ => {}
     }
+}
+
+/// Whether a list item written empty (`- # {{ $key }}`, a comment only) is followed by a line holding only
+/// an action (`{{- toYaml $value | nindent 8 }}`): the action writes the item's value, which is never the
+/// null the masked text gives it.
+fn item_written_below(text: &str, masked: &Masked, item: &Node) -> bool {
+    if !matches!(item.value, Value::Null) {
+        return false;
+    }
+    let bytes = text.as_bytes();
+    let Some(newline) = bytes.get(item.range.end..).and_then(|rest| rest.iter().position(|&b| b == b'\n')) else { return false };
+    let next = item.range.end + newline + 1;
+    let line_end = bytes[next..].iter().position(|&b| b == b'\n').map_or(bytes.len(), |p| next + p);
+    let indent = bytes[next..line_end].iter().take_while(|&&b| b == b' ' || b == b'\t').count();
+    let start = next + indent;
+    text[start..line_end].starts_with("{{")
+        && masked.actions.iter().any(|a| a.start == start)
+        && masked.text.get(next..line_end).is_some_and(|line| line.trim().is_empty())
 }
 
 /// Whether an entry's block value starts at a column shallower than an action between its key and
@@ -634,6 +689,32 @@ fn value_written_deeper(text: &str, masked: &Masked, entry: &Entry) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_empty_item_an_action_below_writes_is_undecided() {
+        let text = "spec:\n  tolerations:\n  {{- range $k, $v := .Values.t }}\n  - # {{ $k }}\n  {{- toYaml $v | nindent 4 }}\n  {{- end }}\n  - # plain\n  - key: x\n";
+        let masked = mask_go_template(text);
+        let stream = crate::parse(&masked.text);
+        let root = stream.documents[0].root.as_ref().unwrap();
+        let undecided = undecided(text, &masked, root);
+        let dash = text.find("- # {{").unwrap();
+        assert!(undecided.iter().any(|r| r.start <= dash && dash < r.end), "{undecided:?}");
+        // An empty item with literal text below it is as empty as it looks.
+        let plain = text.find("- # plain").unwrap();
+        assert!(!undecided.iter().any(|r| r.start <= plain + 2 && plain <= r.end), "{undecided:?}");
+    }
+
+    #[test]
+    fn a_variable_alone_on_its_line_is_an_action() {
+        let text = "spec:\n  cert: |\n$SSL_CERT\n  keys:\n    ${KEY_LINES}\n  note: $HOME is $NOT_ALONE\n";
+        assert!(has_actions(text));
+        let masked = mask_go_template(text);
+        assert!(!masked.text.contains("SSL_CERT") && !masked.text.contains("KEY_LINES"), "{}", masked.text);
+        assert!(masked.text.contains("$HOME is $NOT_ALONE"), "{}", masked.text);
+        for text in ["a: b\n$x\n", "a: b\n$A\n", "a: b\n${UNCLOSED\n", "a: b\n# $COMMENTED\n", "a: |\n  text $NAME\n"] {
+            assert!(!has_actions(text), "{text}");
+        }
+    }
 
     #[test]
     fn actions_alone_on_a_line_become_blank_and_inline_ones_a_scalar() {

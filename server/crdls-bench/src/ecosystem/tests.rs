@@ -120,7 +120,10 @@ fn the_committed_list_is_well_formed() {
     }
     assert_eq!(
         categories.keys().copied().collect::<Vec<_>>(),
-        ["fresh", "fresh10", "fresh11", "fresh12", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9", "held-out", "tune"]
+        [
+            "fresh", "fresh10", "fresh11", "fresh12", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9",
+            "held-out", "tune"
+        ]
     );
     assert!(categories.values().all(|c| c.len() == 5), "{categories:?}");
 }

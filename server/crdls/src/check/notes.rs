@@ -164,7 +164,10 @@ pub(super) fn test_inputs(inputs: &[Input], roles: &[FileRole], cwd: &Path) -> T
             Carrier::GoEmbed => "read as data a Go program embeds",
             Carrier::Image => "read as data an image carries",
         };
-        out.lines.extend(sources.iter().map(|(source, n)| format!("{how}: {} ({source})", plural_count(*n, "file"))));
+        out.lines.extend(sources.iter().map(|(source, n)| match carrier {
+            Carrier::Ko => format!("{how}: {} in {source}", plural_count(*n, "file")),
+            _ => format!("{how}: {} ({source})", plural_count(*n, "file")),
+        }));
     }
     out
 }
