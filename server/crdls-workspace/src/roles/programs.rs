@@ -206,7 +206,8 @@ fn split_quoted(text: &str) -> Vec<String> {
 }
 
 /// The sources that a Dockerfile's final stage copies from the build context: the `COPY` and `ADD`
-/// instructions after its last `FROM`, without those that copy from another stage or an image
+/// instructions after its last `FROM` (none when that stage is a Go toolchain's image or runs the Go
+/// tool: it compiles or tests what it copies), without those that copy from another stage or an image
 /// (`--from`), and without sources that are URLs, hold a variable, leave the context, or are the whole
 /// context (`.`), which says nothing about which files the program reads.
 fn copied(text: &str) -> Vec<String> {
@@ -226,8 +227,18 @@ fn copied(text: &str) -> Vec<String> {
         instructions.push(std::mem::take(&mut current));
     }
     let last_from = instructions.iter().rposition(|i| keyword(i).eq_ignore_ascii_case("FROM"));
+    let stage = &instructions[last_from.map_or(0, |i| i + 1)..];
+    // A stage that builds Go code copies sources to compile (or tests to run), not a program's data.
+    let base = last_from.and_then(|i| instructions[i].split_whitespace().skip(1).find(|w| !w.starts_with("--")));
+    let toolchain = base.is_some_and(|image| image.rsplit('/').next().is_some_and(|name| name.starts_with("golang")));
+    let compiles = stage
+        .iter()
+        .any(|i| keyword(i).eq_ignore_ascii_case("RUN") && ["go build", "go test", "go install", "go mod"].iter().any(|g| i.contains(g)));
+    if toolchain || compiles {
+        return Vec::new();
+    }
     let mut out = Vec::new();
-    for instruction in instructions.iter().skip(last_from.map_or(0, |i| i + 1)) {
+    for instruction in stage {
         let word = keyword(instruction);
         if !word.eq_ignore_ascii_case("COPY") && !word.eq_ignore_ascii_case("ADD") {
             continue;
@@ -282,6 +293,9 @@ mod tests {
         assert_eq!(copied(dockerfile), ["assets", "manifests", "more.yaml", "json form"]);
         // One stage only: all of it counts.
         assert_eq!(copied("FROM scratch\nCOPY cfg/ cfg/\n"), ["cfg"]);
+        // A final stage that builds or tests Go code copies sources, not data.
+        assert!(copied("FROM docker.io/library/golang:1.26\nCOPY config/ config/\nCOPY test/ test/\n").is_empty());
+        assert!(copied("FROM ubuntu AS build\nCOPY config/ config/\nRUN go test ./test/...\n").is_empty());
     }
 
     #[test]
