@@ -124,7 +124,7 @@ codes! {
     METADATA_OWNER_REFERENCE = "metadata/owner-reference", Error, "An owner reference lacks its version, kind, name or uid, or names an Event.", completeness;
     METADATA_TYPE = "metadata/type", Error, "Metadata of the wrong type (or an embedded resource's apiVersion or kind that is not a string), which the API server cannot decode.";
     // The API server's own validation of built-in kinds.
-    NATIVE_CONTAINER = "native/container", Error, "A pod has no container, or a container has no image, a name that is invalid or taken, or an image pull policy the API server does not know.";
+    NATIVE_CONTAINER = "native/container", Error, "A pod has no container, or a container has no image, a name that is invalid or taken, an image pull policy the API server does not know, or a proc mount it does not allow.";
     NATIVE_PORT = "native/port", Error, "A container or Service port has an invalid number, name or protocol, or lacks a name it needs.";
     NATIVE_ENV = "native/env", Error, "An environment variable has no name or one the API server does not accept.";
     NATIVE_VOLUME_MOUNT = "native/volume-mount", Error, "A container mounts a volume the pod does not declare.";

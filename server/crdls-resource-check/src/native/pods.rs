@@ -32,6 +32,8 @@ pub(super) fn validate_pod_spec(spec: &Node, key: TextRange, path: &str, claims:
         image_volumes: &image_volumes,
         relaxed_env_names: target.minor >= 32,
         bind_mount_options: target.minor >= 37,
+        proc_mount: target.minor >= 33,
+        host_users: spec.get("hostUsers").is_none_or(|n| n.value != Value::Bool(false)),
     };
     // Pods have a handful of containers and volumes: a list is faster than a set.
     let mut names: Vec<&str> = Vec::new();
@@ -109,6 +111,40 @@ struct ContainerChecks<'a> {
     /// Whether environment variable names may be any printable ASCII but `=` (1.32 on), rather than
     /// C identifiers with `-` and `.`.
     relaxed_env_names: bool,
+    /// Whether a container's `securityContext.procMount` is kept (the ProcMountType feature, on by
+    /// default from 1.33; before, the API server drops the field from a new pod).
+    proc_mount: bool,
+    /// Whether the pod uses the host's user namespace: `hostUsers` is left out or true.
+    host_users: bool,
+}
+
+/// The proc mount types a container may ask for.
+const PROC_MOUNTS: &[&str] = &["Default", "Unmasked"];
+
+/// A container's `securityContext.procMount`: a known type, and `Unmasked` only in a pod with its own user
+/// namespace (`hostUsers: false`), since an unmasked /proc of the host's namespace exposes the host.
+fn proc_mount(container: &Node, path: &str, checks: &ContainerChecks<'_>, out: &mut Vec<Found>) {
+    if !checks.proc_mount {
+        return;
+    }
+    let Some(node) = container.get("securityContext").and_then(|c| c.get("procMount")) else { return };
+    let Some(value) = node.as_str() else { return };
+    let at = format!("{path}.securityContext.procMount");
+    if !PROC_MOUNTS.contains(&value) {
+        out.push(Found::field(
+            error(ErrorType::NotSupported, &at, Some(gofmt::quote(value)), supported(PROC_MOUNTS)),
+            node.range,
+            codes::NATIVE_CONTAINER,
+            format!("procMount {value:?} is not one of Default, Unmasked"),
+        ));
+    } else if value == "Unmasked" && checks.host_users {
+        out.push(Found::field(
+            error(ErrorType::Invalid, &at, Some(gofmt::quote(value)), "`hostUsers` must be false to use `Unmasked`"),
+            node.range,
+            codes::NATIVE_CONTAINER,
+            "procMount Unmasked needs a user namespace of the pod's own: set the pod's hostUsers to false",
+        ));
+    }
 }
 
 /// The options a volume mount may ask of its bind mount (`bindMountOptions`, 1.37 on; earlier releases
@@ -167,6 +203,7 @@ fn container_common(container: &Node, path: &str, checks: &ContainerChecks<'_>, 
         return;
     }
     env_names(container, path, checks.relaxed_env_names, out);
+    proc_mount(container, path, checks, out);
     for (i, mount) in container.get("volumeMounts").and_then(Node::as_seq).unwrap_or_default().iter().enumerate() {
         bind_mount_options(mount, &format!("{path}.volumeMounts[{i}]"), checks, out);
         let Some(node) = mount.get("name") else { continue };

@@ -52,6 +52,35 @@ fn image_pull_policies_are_spelt_as_the_api_server_spells_them() {
 }
 
 #[test]
+fn unmasked_proc_mounts_need_a_user_namespace_of_the_pod_s_own() {
+    let pod = |host_users: &str| {
+        format!(
+            "spec:\n{host_users}  containers:\n    - name: a\n      image: a\n      securityContext:\n        procMount: Unmasked\n    - name: b\n      image: b\n      securityContext:\n        procMount: Weird\n  initContainers:\n    - name: c\n      image: c\n      securityContext:\n        procMount: Default\n"
+        )
+    };
+    check(
+        35,
+        "",
+        "Pod",
+        &pod(""),
+        expect![[r#"
+            spec.containers[0].securityContext.procMount: Invalid value: "Unmasked": `hostUsers` must be false to use `Unmasked` | procMount Unmasked needs a user namespace of the pod's own: set the pod's hostUsers to false
+            spec.containers[1].securityContext.procMount: Unsupported value: "Weird": supported values: "Default", "Unmasked" | procMount "Weird" is not one of Default, Unmasked"#]],
+    );
+    check(
+        35,
+        "",
+        "Pod",
+        &pod("  hostUsers: false\n"),
+        expect![[
+            r#"spec.containers[1].securityContext.procMount: Unsupported value: "Weird": supported values: "Default", "Unmasked" | procMount "Weird" is not one of Default, Unmasked"#
+        ]],
+    );
+    // Before 1.33 the API server drops the field from a new pod.
+    check(32, "", "Pod", &pod(""), expect![[""]]);
+}
+
+#[test]
 fn service_ports() {
     check(
         35,
