@@ -408,6 +408,27 @@ fn go_field(path: &FieldPath<'_>, expected: &str) -> (String, &'static str) {
     (top, go_type)
 }
 
+/// The labels and annotations of a pod template's metadata (at `template_path`, dotted), as the API server
+/// checks a template's object metadata: errors at the template's path (`spec.template.labels`). A value
+/// of another type than a map is the schema's to report.
+pub(crate) fn validate_template_metadata(metadata: &Node, template_path: &str, out: &mut Vec<Diagnostic>) {
+    fn at(parts: &[&str], path: &FieldPath<'_>, metadata: &Node, out: &mut Vec<Diagnostic>) {
+        match parts.split_first() {
+            Some((first, rest)) => at(rest, &path.field(first), metadata, out),
+            None => {
+                if let Some(labels) = metadata.get("labels").filter(|l| matches!(l.value, Value::Map(_))) {
+                    labels_rules(labels, &path.field("labels"), out);
+                }
+                if let Some(annotations) = metadata.get("annotations").filter(|a| matches!(a.value, Value::Map(_))) {
+                    annotation_rules(annotations, &path.field("annotations"), out);
+                }
+            }
+        }
+    }
+    let parts: Vec<&str> = template_path.split('.').collect();
+    at(&parts, &FieldPath::root(), metadata, out);
+}
+
 fn labels_rules(labels: &Node, path: &FieldPath<'_>, out: &mut Vec<Diagnostic>) {
     let Value::Map(entries) = &labels.value else {
         if labels.value != Value::Null {

@@ -54,13 +54,13 @@ pub fn validate(object: &Node, schema: &Schema, target: Target<'_>, anchor: Text
             }
         }
         ("", "PodTemplate") => {
-            template(object.get("template"), key_of(Some(object), "template", anchor), "template", &[], target, &mut errors)
+            template(object.get("template"), key_of(Some(object), "template", anchor), "template", &[], target, &mut errors, out)
         }
         // A ReplicationController's template is a pointer: without one, the API server reports the
         // template itself missing, which is left to the schema.
         ("", "ReplicationController") => {
             if let Some(found) = spec.and_then(|s| s.get("template")) {
-                template(Some(found), found.range, "spec.template", &[], target, &mut errors);
+                template(Some(found), found.range, "spec.template", &[], target, &mut errors, out);
             }
         }
         ("", "Service") => {
@@ -82,18 +82,18 @@ pub fn validate(object: &Node, schema: &Schema, target: Target<'_>, anchor: Text
                 .collect();
             if target.kind != "StatefulSet" || target.minor >= 34 {
                 let at = key_of(spec, "template", spec_key);
-                template(spec.and_then(|s| s.get("template")), at, "spec.template", &claims, target, &mut errors);
+                template(spec.and_then(|s| s.get("template")), at, "spec.template", &claims, target, &mut errors, out);
             }
         }
         ("batch", "Job") => {
             let at = key_of(spec, "template", spec_key);
-            template(spec.and_then(|s| s.get("template")), at, "spec.template", &[], target, &mut errors);
+            template(spec.and_then(|s| s.get("template")), at, "spec.template", &[], target, &mut errors, out);
         }
         ("batch", "CronJob") => {
             let job_template = spec.and_then(|s| s.get("jobTemplate"));
             let job = job_template.and_then(|j| j.get("spec"));
             let at = key_of(job, "template", key_of(job_template, "spec", key_of(spec, "jobTemplate", spec_key)));
-            template(job.and_then(|s| s.get("template")), at, "spec.jobTemplate.spec.template", &[], target, &mut errors);
+            template(job.and_then(|s| s.get("template")), at, "spec.jobTemplate.spec.template", &[], target, &mut errors, out);
         }
         ("node.k8s.io", "RuntimeClass") => runtime_class_handler(object, &mut errors),
         ("policy", "PodDisruptionBudget") => {
@@ -153,7 +153,21 @@ pub fn reports_missing(target: Target<'_>, path: &str) -> bool {
 /// not a pointer: a workload without one (or a template without a spec) is validated with an empty pod
 /// spec, whose missing containers (and, for a Job, restart policy) the API server reports. `parent` is
 /// where such a missing template is pointed at.
-fn template(template: Option<&Node>, parent: TextRange, path: &str, claims: &[&str], target: Target<'_>, errors: &mut Vec<Found>) {
+#[allow(clippy::too_many_arguments)]
+fn template(
+    template: Option<&Node>,
+    parent: TextRange,
+    path: &str,
+    claims: &[&str],
+    target: Target<'_>,
+    errors: &mut Vec<Found>,
+    out: &mut Vec<Diagnostic>,
+) {
+    // The template's own metadata is an object's: its labels and annotations are checked at the
+    // template's path (`spec.template.labels`).
+    if let Some(metadata) = template.and_then(|t| t.get("metadata")) {
+        crate::metadata::validate_template_metadata(metadata, path, out);
+    }
     match template.and_then(|t| t.entry("spec")) {
         Some(entry) => pods::validate_pod_spec(&entry.value, entry.key_range, &format!("{path}.spec"), claims, target, errors),
         None => {
