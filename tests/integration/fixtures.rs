@@ -120,7 +120,9 @@ fn helm_chart_guards_computed_kinds_and_block_actions() {
 
 /// One CRD defined five times (an old fixture, the current one, a looser copy beside the examples, two
 /// alternatives for test scenarios): each object uses the nearest definition that serves its version,
-/// and `--verbose` says which.
+/// and `--verbose` says which. An object that breaks a nearest definition kept as test material (an old
+/// release's CRD for an upgrade test) but suits the project's own gets warnings that name the latter;
+/// one that breaks both keeps its error.
 #[test]
 fn several_definitions_of_a_crd_resolve_per_object() {
     snapshot_with("fixtures/projects/definitions", "projects-definitions", &["--verbose"]);

@@ -54,6 +54,7 @@ pub fn check_file(
     let check = check_stream_as(&stream, &index, cx.options, &mode);
     let mut diagnostics = check.diagnostics();
     cx.role.filter(&stream, &mut diagnostics);
+    soften_where_another_definition_accepts(&stream, &index, cx, &mode, &mut diagnostics);
     if let Some((path, workspace)) = cx.place {
         diagnostics.extend(refused_references(path, &stream, workspace));
     }
@@ -61,6 +62,74 @@ pub fn check_file(
     // Last, so the user's overrides hold for every diagnostic, the hint included.
     cx.config.apply_severity(&mut diagnostics);
     CheckedFile { stream, mode, index, check, diagnostics }
+}
+
+/// How many other definitions of a CRD an object with errors is checked against.
+const MAX_ALTERNATIVES: usize = 4;
+
+/// Where the workspace defines an object's CRD in several places that all serve its version, the
+/// nearest one is used. When that one is test material (a file below a test directory: an old release's
+/// CRD kept for an upgrade test, a scenario's variant) and the object breaks its rules, but a definition
+/// outside test material (as near or farther, the same kind of source, not a packaging or pre-patch copy)
+/// accepts it whole, which definition a cluster has installed decides, and the workspace cannot tell. The
+/// object's errors become warnings that name the definition that accepts it.
+fn soften_where_another_definition_accepts(
+    stream: &Stream,
+    index: &CrdIndex,
+    cx: &FileContext<'_>,
+    mode: &FileMode,
+    diagnostics: &mut [Diagnostic],
+) {
+    use crdls_crd::PassedOver;
+    for document in &stream.documents {
+        let inside = |d: &Diagnostic| document.range.start <= d.range.start && d.range.end <= document.range.end;
+        if !diagnostics.iter().any(|d| d.severity == Severity::Error && inside(d)) {
+            continue;
+        }
+        let Some(root) = document.root.as_ref() else { continue };
+        let (Some(api_version), Some(kind)) = (root.get_str("apiVersion"), root.get_str("kind")) else { continue };
+        if crdls_crd::is_crd(root).is_some() {
+            continue;
+        }
+        let definitions = index.definitions(api_version, kind);
+        let Some((chosen, others)) = definitions.split_first() else { continue };
+        if chosen.version != crdls_crd::VersionFit::Served || !in_test_material(&chosen.crd.source) {
+            continue;
+        }
+        let equal = |d: &&crdls_crd::Definition<'_>| {
+            matches!(d.passed_over, Some(PassedOver::Farther | PassedOver::Order)) && !in_test_material(&d.crd.source)
+        };
+        let one = Stream { documents: vec![document.clone()], text: stream.text.clone() };
+        let mut hidden = vec![chosen.crd.source.clone()];
+        for other in others.iter().filter(equal).take(MAX_ALTERNATIVES) {
+            let mut alternative = index.clone();
+            for source in &hidden {
+                alternative.remove_source(source);
+            }
+            let accepted =
+                !check_stream_as(&one, &alternative, cx.options, mode).diagnostics().iter().any(|d| d.severity == Severity::Error);
+            if accepted {
+                let note = format!(
+                    "; {} also defines CRD {} and accepts this object, so which definition the cluster has decides",
+                    other.crd.source, other.crd.crd.name
+                );
+                for d in diagnostics.iter_mut().filter(|d| d.severity == Severity::Error && inside(d)) {
+                    d.severity = Severity::Warning;
+                    d.message.push_str(&note);
+                }
+                break;
+            }
+            hidden.push(other.crd.source.clone());
+        }
+    }
+}
+
+/// Whether a source (a path) lies below a test directory ([`crate::roles::TEST_DIRS`], or Go's `testdata`).
+fn in_test_material(source: &str) -> bool {
+    std::path::Path::new(source).components().any(|c| {
+        let std::path::Component::Normal(name) = c else { return false };
+        crate::roles::TEST_DIRS.iter().any(|t| name == *t) || name == crate::files::TESTDATA_DIR
+    })
 }
 
 /// The hint a chart's template gets (see [`helm_template_hint`]): `chart_dir` as users see it, and
