@@ -248,7 +248,9 @@ fn test_material_is_checked_when_included() {
 /// Plain manifests below a test directory of the checked tree are test inputs: what they leave out (a
 /// selector, a spec, an image, a name) is not reported, what they write is (a restart policy, a port,
 /// a selector that does not match, a wrong type, a CEL rule); the CRD there is indexed and checked as a
-/// whole CRD, and the manifest outside the test directories is whole. The summary says so.
+/// whole CRD, and the manifest outside the test directories is whole. The summary says so. So are the
+/// files beside a `policy` directory of Rego policies (conftest's inputs); a `policy` directory without
+/// Rego makes nothing a test input.
 #[test]
 fn test_inputs_are_checked_for_what_they_write() {
     project("test-inputs");

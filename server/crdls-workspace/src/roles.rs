@@ -391,6 +391,9 @@ pub fn helm_template_hint(chart_name: &str, chart_dir: &str, templates: Option<u
     )
 }
 
+/// The directory conftest reads its Rego policies from unless told otherwise.
+const CONFTEST_POLICY_DIR: &str = "policy";
+
 /// The directory ko bundles into a Go program's image, for the program to read under `KO_DATA_PATH`.
 const KO_DATA_DIR: &str = "kodata";
 
@@ -440,6 +443,9 @@ struct DirFacts {
     /// Whether this directory is a kuttl test case: one of its numbered step files is a kuttl object
     /// (`TestStep`, `TestAssert`).
     kuttl_case: bool,
+    /// Whether a `policy` directory here holds Rego policies: conftest's default place for them, so the
+    /// YAML files here are what `conftest test` evaluates them against.
+    conftest_policies: bool,
     /// The local directories the kustomization here names in `resources` or `components`, each with
     /// whether the kustomization renames the namespaces of what it includes (it sets `namespace`, or
     /// is a Component, whose includer may).
@@ -644,6 +650,11 @@ impl Roles {
         // A plain manifest below a test directory of the workspace.
         if let Some(tests) = self.workspace.test_dir_of(&path) {
             return FileRole::TestInput { tests };
+        }
+        // What conftest evaluates the Rego policies of the `policy` directory beside it against (its
+        // default), a test input of a policy; read so unless test inputs are read whole.
+        if !self.workspace.whole_test_inputs && self.facts(&dir).conftest_policies {
+            return FileRole::TestInput { tests: dir };
         }
         // An example a documentation page of the workspace shows through an include directive.
         if let Some(page) = self.included_by_docs(&path) {
@@ -957,6 +968,8 @@ fn read_dir_facts(dir: &Path, bound: &Path) -> DirFacts {
         }
     }
     policy_generator::object_templates(dir, bound, facts.kustomization.as_deref(), &mut facts.patches);
+    let policies = dir.join(CONFTEST_POLICY_DIR);
+    facts.conftest_policies = policies.starts_with(bound) && !files_in(&policies, |n| n.ends_with(".rego"), 1).is_empty();
     for name in MAKEFILES {
         if let Some(text) = read(name) {
             facts.make_patches.extend(make_patch_paths(&text));
