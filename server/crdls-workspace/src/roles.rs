@@ -929,6 +929,55 @@ fn subdirectories(dir: &Path) -> Vec<PathBuf> {
 
 /// The files in `dir` whose names `keep` takes, sorted, at most `max` of them: not followed through
 /// links, and read from at most `4 * max` entries, so a huge directory costs no more than a small one.
+/// How far a walk of a whole workspace root for files of one sort goes (documentation pages, Go sources).
+#[derive(Clone, Copy)]
+pub(super) struct RootWalk {
+    /// How deep below the root.
+    pub(super) depth: usize,
+    /// How many directories are listed at most.
+    pub(super) dirs: usize,
+    /// How many files are kept at most.
+    pub(super) files: usize,
+    /// Whether Go's `testdata` directories are skipped too.
+    pub(super) skip_testdata: bool,
+}
+
+/// The files below `root` whose names `keep` takes, sorted per directory, within `walk`'s bounds; hidden
+/// entries and dependencies (see [`crate::files::is_dependency_dir`]) are skipped, and links are not
+/// followed.
+pub(super) fn files_below_root(root: &Path, walk: RootWalk, keep: impl Fn(&str) -> bool) -> Vec<PathBuf> {
+    fn visit(dir: &Path, depth: usize, walk: RootWalk, keep: &dyn Fn(&str) -> bool, dirs: &mut usize, out: &mut Vec<PathBuf>) {
+        if depth > walk.depth || *dirs >= walk.dirs || out.len() >= walk.files {
+            return;
+        }
+        *dirs += 1;
+        let Ok(entries) = std::fs::read_dir(dir) else { return };
+        let mut entries: Vec<(PathBuf, std::fs::FileType)> =
+            entries.flatten().filter_map(|e| e.file_type().ok().map(|t| (e.path(), t))).collect();
+        entries.sort_by(|a, b| a.0.cmp(&b.0));
+        for (path, ty) in entries {
+            let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+            if name.starts_with('.') {
+                continue;
+            }
+            if ty.is_dir() {
+                let skipped = crate::files::is_dependency_dir(&path, &name) || (walk.skip_testdata && name == crate::files::TESTDATA_DIR);
+                if !skipped {
+                    visit(&path, depth + 1, walk, keep, dirs, out);
+                }
+            } else if ty.is_file() && keep(&name) {
+                if out.len() >= walk.files {
+                    return;
+                }
+                out.push(path);
+            }
+        }
+    }
+    let mut out = Vec::new();
+    visit(root, 0, walk, &keep, &mut 0, &mut out);
+    out
+}
+
 pub(super) fn files_in(dir: &Path, keep: impl Fn(&str) -> bool, max: usize) -> Vec<PathBuf> {
     let Ok(entries) = std::fs::read_dir(if dir.as_os_str().is_empty() { Path::new(".") } else { dir }) else { return Vec::new() };
     let mut files: Vec<PathBuf> = entries

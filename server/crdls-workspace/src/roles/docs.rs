@@ -29,9 +29,9 @@ const MAX_TOTAL_BYTES: u64 = 64 * 1024 * 1024;
 /// The YAML and JSON files that the Markdown pages below `root` include, resolved, each with the first
 /// page (in walk order) that includes it.
 pub(super) fn included_by_pages(root: &Path) -> HashMap<PathBuf, PathBuf> {
-    let mut pages = Vec::new();
-    let mut dirs = 0;
-    collect_pages(root, 0, &mut dirs, &mut pages);
+    let walk = super::RootWalk { depth: MAX_DEPTH, dirs: MAX_DIRS, files: MAX_PAGES, skip_testdata: false };
+    let pages =
+        super::files_below_root(root, walk, |name| [".md", ".markdown", ".mdx"].iter().any(|e| name.to_ascii_lowercase().ends_with(e)));
     let mut out = HashMap::new();
     let mut read = 0;
     for page in pages {
@@ -60,35 +60,6 @@ pub(super) fn included_by_pages(root: &Path) -> HashMap<PathBuf, PathBuf> {
         }
     }
     out
-}
-
-/// The Markdown pages below `dir`, sorted per directory, within the bounds above; hidden directories,
-/// and dependencies (see [`crate::files::is_dependency_dir`]) are skipped, and links are not followed.
-fn collect_pages(dir: &Path, depth: usize, dirs: &mut usize, pages: &mut Vec<PathBuf>) {
-    if depth > MAX_DEPTH || *dirs >= MAX_DIRS || pages.len() >= MAX_PAGES {
-        return;
-    }
-    *dirs += 1;
-    let Ok(entries) = std::fs::read_dir(dir) else { return };
-    let mut entries: Vec<(PathBuf, std::fs::FileType)> =
-        entries.flatten().filter_map(|e| e.file_type().ok().map(|t| (e.path(), t))).collect();
-    entries.sort_by(|a, b| a.0.cmp(&b.0));
-    for (path, ty) in entries {
-        let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-        if name.starts_with('.') {
-            continue;
-        }
-        if ty.is_dir() {
-            if !crate::files::is_dependency_dir(&path, &name) {
-                collect_pages(&path, depth + 1, dirs, pages);
-            }
-        } else if ty.is_file() && [".md", ".markdown", ".mdx"].iter().any(|e| name.to_ascii_lowercase().ends_with(e)) {
-            if pages.len() >= MAX_PAGES {
-                return;
-            }
-            pages.push(path);
-        }
-    }
 }
 
 /// Whether a file a page includes shows a fragment rather than an object to copy: one of its objects

@@ -74,9 +74,8 @@ impl Carried {
 /// What the Go files and Dockerfiles below `root` carry, within the bounds above; hidden directories,
 /// test data and dependencies are skipped, and links are not followed.
 pub(super) fn carried_below(root: &Path) -> Carried {
-    let mut sources = Vec::new();
-    let mut dirs = 0;
-    collect_sources(root, 0, &mut dirs, &mut sources);
+    let walk = super::RootWalk { depth: MAX_DEPTH, dirs: MAX_DIRS, files: MAX_SOURCES, skip_testdata: true };
+    let sources = super::files_below_root(root, walk, |name| name.ends_with(".go") || is_dockerfile(name));
     let mut carried = Carried::default();
     let mut read = 0;
     for source in sources {
@@ -119,34 +118,6 @@ fn is_go_source(path: &Path) -> bool {
 fn is_dockerfile(name: &str) -> bool {
     let lower = name.to_ascii_lowercase();
     ["dockerfile", "containerfile"].iter().any(|d| lower == *d || lower.starts_with(&format!("{d}.")) || lower.ends_with(&format!(".{d}")))
-}
-
-/// The Go files and Dockerfiles below `dir`, sorted per directory.
-fn collect_sources(dir: &Path, depth: usize, dirs: &mut usize, sources: &mut Vec<PathBuf>) {
-    if depth > MAX_DEPTH || *dirs >= MAX_DIRS || sources.len() >= MAX_SOURCES {
-        return;
-    }
-    *dirs += 1;
-    let Ok(entries) = std::fs::read_dir(dir) else { return };
-    let mut entries: Vec<(PathBuf, std::fs::FileType)> =
-        entries.flatten().filter_map(|e| e.file_type().ok().map(|t| (e.path(), t))).collect();
-    entries.sort_by(|a, b| a.0.cmp(&b.0));
-    for (path, ty) in entries {
-        let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-        if name.starts_with('.') {
-            continue;
-        }
-        if ty.is_dir() {
-            if !crate::files::is_dependency_dir(&path, &name) && name != crate::files::TESTDATA_DIR {
-                collect_sources(&path, depth + 1, dirs, sources);
-            }
-        } else if ty.is_file() && (is_go_source(&path) || is_dockerfile(&name)) {
-            if sources.len() >= MAX_SOURCES {
-                return;
-            }
-            sources.push(path);
-        }
-    }
 }
 
 /// The patterns of a Go source's `//go:embed` directives: separated by blanks, each possibly quoted
